@@ -1,0 +1,339 @@
+//! Addressing shared by every position tool: `file` plus `line` and
+//! `column`, `file` plus `line` and `symbol`, or `symbol` alone (or with
+//! `file`), resolved to one position in one document, or to a short list of
+//! candidates when a symbol name is ambiguous.
+
+use super::context::Context;
+use super::render::{Sources, Spot, symbol_kind};
+use crate::error::{Error, Result};
+use crate::language_server::{DocumentSnapshot, ServerRequest, TextPosition};
+use crate::lsp::position::line_at;
+use crate::lsp::uri::uri_to_path;
+use crate::roots::RootSet;
+use crate::router::ServerHandle;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use tokio::task::JoinSet;
+
+/// How many candidates an ambiguous symbol lists.
+const MAX_CANDIDATES: usize = 10;
+
+/// Where in the code a question is about.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    /// Absolute, relative to the first root, or ROOTNAME/relative.
+    pub file: Option<String>,
+    /// 1-based line.
+    pub line: Option<u32>,
+    /// 1-based column in Unicode code points.
+    pub column: Option<u32>,
+    /// Identifier on `line`; without `line`, looked up in `file` or the workspace.
+    pub symbol: Option<String>,
+}
+
+/// One resolved position, with everything needed to ask its server.
+pub struct Target {
+    pub roots: Arc<RootSet>,
+    pub server: ServerHandle,
+    pub document: DocumentSnapshot,
+    pub position: TextPosition,
+}
+
+impl Target {
+    /// A request about this position.
+    pub fn request(&self, method: &'static str, params: Value, capability: (&'static str, &'static str)) -> ServerRequest {
+        ServerRequest {
+            method,
+            params,
+            document: Some(self.document.clone()),
+            position: Some(self.position),
+            capability: Some(capability),
+        }
+    }
+
+    /// `path:line:column` of the position, for messages.
+    pub fn describe(&self) -> String {
+        let path = self.roots.display(&self.document.path);
+        format!("{path}:{}:{}", self.position.line + 1, self.position.column + 1)
+    }
+
+    /// The identifier under the position, if any.
+    pub fn word(&self) -> Option<String> {
+        let line = line_at(&self.document.text, self.position.line)?;
+        word_at(line, self.position.column)
+    }
+}
+
+pub enum Resolved {
+    Target(Box<Target>),
+    /// The symbol named several things; the text lists them.
+    Ambiguous(String),
+}
+
+pub async fn resolve(context: &Context, position: &Position) -> Result<Resolved> {
+    let symbol = position.symbol.as_deref().map(str::trim).filter(|symbol| !symbol.is_empty());
+    match (&position.file, position.line, position.column, symbol) {
+        (Some(file), Some(line), Some(column), _) => at_column(context, file, line, column).await,
+        (Some(file), Some(line), None, Some(symbol)) => on_line(context, file, line, symbol).await,
+        (Some(_), Some(_), None, None) => Err(Error::InvalidArgument("give `column` or `symbol` with `line`".into())),
+        (Some(file), None, _, Some(symbol)) => in_file(context, file, symbol).await,
+        (None, _, _, Some(symbol)) => in_workspace(context, symbol).await,
+        (Some(_), None, _, None) => Err(Error::InvalidArgument("give `line` and `column`, `line` and `symbol`, or `symbol`".into())),
+        (None, _, _, None) => Err(Error::InvalidArgument("give `file` with `line` and `column`, or a `symbol`".into())),
+    }
+}
+
+/// The opened document and its server, before a position is chosen.
+struct Opened {
+    roots: Arc<RootSet>,
+    server: ServerHandle,
+    document: DocumentSnapshot,
+}
+
+impl Opened {
+    async fn new(context: &Context, file: &str) -> Result<Self> {
+        let (roots, path) = context.resolve(file).await?;
+        let document = context.snapshot(&path, file).await?;
+        let server = context.route(&path).await?;
+        Ok(Self { roots, server, document })
+    }
+
+    fn line(&self, line: u32) -> Result<(usize, &str)> {
+        let index = (line as usize).checked_sub(1).ok_or_else(|| Error::InvalidArgument("line is 1-based".into()))?;
+        let text = line_at(&self.document.text, index).ok_or_else(|| {
+            let count = self.document.text.lines().count();
+            Error::InvalidArgument(format!("line {line} is past the end of the file ({count} lines)"))
+        })?;
+        Ok((index, text))
+    }
+
+    fn at(self, line: usize, column: usize) -> Resolved {
+        Resolved::Target(Box::new(Target {
+            roots: self.roots,
+            server: self.server,
+            document: self.document,
+            position: TextPosition { line, column },
+        }))
+    }
+}
+
+async fn at_column(context: &Context, file: &str, line: u32, column: u32) -> Result<Resolved> {
+    let opened = Opened::new(context, file).await?;
+    let (index, _) = opened.line(line)?;
+    let column = (column as usize).checked_sub(1).ok_or_else(|| Error::InvalidArgument("column is 1-based".into()))?;
+    Ok(opened.at(index, column))
+}
+
+async fn on_line(context: &Context, file: &str, line: u32, symbol: &str) -> Result<Resolved> {
+    let opened = Opened::new(context, file).await?;
+    let (index, text) = opened.line(line)?;
+    let column = find_word(text, symbol, 0)
+        .ok_or_else(|| Error::InvalidArgument(format!("`{symbol}` does not occur on line {line} of {file}")))?;
+    Ok(opened.at(index, column))
+}
+
+/// A symbol found by name, before it is chosen among others.
+struct Candidate {
+    spot: Spot,
+    kind: u64,
+}
+
+async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved> {
+    let opened = Opened::new(context, file).await?;
+    let request = ServerRequest {
+        method: "textDocument/documentSymbol",
+        params: json!({}),
+        document: Some(opened.document.clone()),
+        position: None,
+        capability: Some(("documentSymbolProvider", "document symbols")),
+    };
+    let reply = context.request(&opened.server, request).await?;
+    let mut sources = Sources::new(&opened.roots);
+    let mut found = Vec::new();
+    let uri = opened.document.uri.clone();
+    for (name, kind, range) in flatten_symbols(&reply.result) {
+        if name == symbol
+            && let Some(spot) = sources.spot(&uri, &range, reply.encoding).await
+        {
+            found.push(Candidate { spot, kind });
+        }
+    }
+    match found.len() {
+        0 => Err(Error::InvalidArgument(format!("no symbol named `{symbol}` in {file}"))),
+        1 => {
+            let spot = &found[0].spot;
+            let (index, text) = opened.line(u32::try_from(spot.line).unwrap_or(u32::MAX))?;
+            let column = find_word(text, symbol, spot.column - 1).unwrap_or(spot.column - 1);
+            Ok(opened.at(index, column))
+        }
+        _ => Ok(ambiguous(symbol, found)),
+    }
+}
+
+async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
+    let roots = context.root_set().await?;
+    let symbols = workspace_symbols(context, symbol).await?;
+    let mut sources = Sources::new(&roots);
+    let mut found = Vec::new();
+    for (name, kind, uri, range, encoding) in symbols {
+        let inside = uri_to_path(&uri).is_some_and(|path| roots.root_of(&path).is_some());
+        if name == symbol
+            && inside
+            && let Some(spot) = sources.spot(&uri, &range, encoding).await
+        {
+            found.push(Candidate { spot, kind });
+        }
+    }
+    found.sort_by_key(|candidate| !is_definition_kind(candidate.kind));
+    match found.len() {
+        0 => Err(Error::InvalidArgument(format!("no symbol named `{symbol}` found in the workspace"))),
+        1 => {
+            let spot = &found[0].spot;
+            let file = spot.path.clone();
+            on_line(context, &file, u32::try_from(spot.line).unwrap_or(u32::MAX), symbol).await
+        }
+        _ => Ok(ambiguous(symbol, found)),
+    }
+}
+
+type WorkspaceSymbol = (String, u64, String, Value, crate::lsp::position::PositionEncoding);
+
+/// `workspace/symbol` on every running server at once.
+async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<WorkspaceSymbol>> {
+    let mut requests = JoinSet::new();
+    for record in context.servers().await? {
+        let Some(actor) = record.actor else { continue };
+        let server = ServerHandle { name: record.name, label: record.languages.join(","), actor };
+        let context = context.clone();
+        let request = ServerRequest {
+            method: "workspace/symbol",
+            params: json!({"query": query}),
+            document: None,
+            position: None,
+            capability: Some(("workspaceSymbolProvider", "workspace symbols")),
+        };
+        requests.spawn(async move { context.request(&server, request).await });
+    }
+    let mut symbols = Vec::new();
+    while let Some(joined) = requests.join_next().await {
+        let Ok(Ok(reply)) = joined else { continue };
+        for item in reply.result.as_array().into_iter().flatten() {
+            let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
+            let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
+            let location = item.get("location");
+            let uri = location.and_then(|l| l.get("uri")).and_then(Value::as_str);
+            let range = location.and_then(|l| l.get("range"));
+            if let (Some(uri), Some(range)) = (uri, range) {
+                symbols.push((name.to_owned(), kind, uri.to_owned(), range.clone(), reply.encoding));
+            }
+        }
+    }
+    Ok(symbols)
+}
+
+/// Every symbol of a documentSymbol result, nested ones included, as
+/// (name, kind, selection range).
+pub fn flatten_symbols(result: &Value) -> Vec<(String, u64, Value)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&Value> = result.as_array().map(|items| items.iter().rev().collect()).unwrap_or_default();
+    while let Some(item) = stack.pop() {
+        let name = item.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
+        let range = item
+            .get("selectionRange")
+            .or_else(|| item.get("location").and_then(|location| location.get("range")))
+            .cloned()
+            .unwrap_or(Value::Null);
+        out.push((name, kind, range));
+        if let Some(children) = item.get("children").and_then(Value::as_array) {
+            stack.extend(children.iter().rev());
+        }
+    }
+    out
+}
+
+fn ambiguous(symbol: &str, found: Vec<Candidate>) -> Resolved {
+    let total = found.len();
+    let mut lines = vec![format!("`{symbol}` is ambiguous ({total} matches); ask again with file and line:")];
+    for candidate in found.into_iter().take(MAX_CANDIDATES) {
+        let spot = candidate.spot;
+        lines.push(format!("{}:{}:{}  {} {symbol}", spot.path, spot.line, spot.column, symbol_kind(candidate.kind)));
+    }
+    if total > MAX_CANDIDATES {
+        lines.push(format!("… {} more", total - MAX_CANDIDATES));
+    }
+    Resolved::Ambiguous(lines.join("\n"))
+}
+
+/// Classes, functions and the like come before variables that share a name.
+fn is_definition_kind(kind: u64) -> bool {
+    matches!(kind, 2..=6 | 9..=12 | 23 | 26)
+}
+
+fn is_identifier_char(character: char) -> bool {
+    character.is_alphanumeric() || character == '_' || character == '$'
+}
+
+/// The code-point column of `word` as a whole identifier on `line`, at or
+/// after column `from`.
+pub fn find_word(line: &str, word: &str, from: usize) -> Option<usize> {
+    let characters: Vec<char> = line.chars().collect();
+    let wanted: Vec<char> = word.chars().collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    (from..=characters.len().checked_sub(wanted.len())?).find(|&start| {
+        let end = start + wanted.len();
+        characters[start..end] == wanted[..]
+            && (start == 0 || !is_identifier_char(characters[start - 1]) || !is_identifier_char(wanted[0]))
+            && characters.get(end).is_none_or(|next| !is_identifier_char(*next))
+    })
+}
+
+/// The identifier that covers code-point column `column`.
+pub fn word_at(line: &str, column: usize) -> Option<String> {
+    let characters: Vec<char> = line.chars().collect();
+    if !characters.get(column).copied().is_some_and(is_identifier_char) {
+        return None;
+    }
+    let start = (0..column).rev().take_while(|&i| is_identifier_char(characters[i])).last().unwrap_or(column);
+    let end = (column..characters.len()).take_while(|&i| is_identifier_char(characters[i])).last().unwrap_or(column);
+    Some(characters[start..=end].iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_whole_words_only() {
+        assert_eq!(find_word("let foobar = foo(1);", "foo", 0), Some(13));
+        assert_eq!(find_word("é = café + café2", "café", 0), Some(4));
+        assert_eq!(find_word("x.café", "café", 0), Some(2));
+        assert_eq!(find_word("afoo", "foo", 0), None);
+        assert_eq!(find_word("foo foo", "foo", 1), Some(4));
+        assert_eq!(find_word("", "foo", 0), None);
+    }
+
+    #[test]
+    fn finds_the_word_under_a_column() {
+        assert_eq!(word_at("    return café_x + 1", 12), Some("café_x".into()));
+        assert_eq!(word_at("a + b", 1), None);
+        assert_eq!(word_at("ab", 5), None);
+    }
+
+    #[test]
+    fn flattens_nested_symbols_in_order() {
+        let result = json!([
+            {"name": "A", "kind": 5, "selectionRange": {"start": {"line": 0}}, "children": [
+                {"name": "m", "kind": 6, "selectionRange": {"start": {"line": 1}}}
+            ]},
+            {"name": "f", "kind": 12, "location": {"uri": "file:///x", "range": {"start": {"line": 5}}}},
+        ]);
+        let names: Vec<String> = flatten_symbols(&result).into_iter().map(|(name, _, _)| name).collect();
+        assert_eq!(names, vec!["A", "m", "f"]);
+    }
+}

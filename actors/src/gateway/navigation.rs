@@ -1,0 +1,182 @@
+//! The navigation tools: hover, the go-to family, references and the
+//! document outline. Each resolves its address, sends one request and
+//! renders the answer.
+
+use super::address::{self, Position, Resolved, Target};
+use super::context::Context;
+use super::render::{self, Sources, Spot};
+use crate::error::Result;
+use crate::language_server::ServerRequest;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// One of the go-to requests, with the capability it needs.
+#[derive(Debug, Clone, Copy)]
+pub struct Goto {
+    pub method: &'static str,
+    pub provider: &'static str,
+    pub feature: &'static str,
+}
+
+pub const DEFINITION: Goto = Goto { method: "textDocument/definition", provider: "definitionProvider", feature: "definition" };
+pub const DECLARATION: Goto = Goto { method: "textDocument/declaration", provider: "declarationProvider", feature: "declaration" };
+pub const TYPE_DEFINITION: Goto =
+    Goto { method: "textDocument/typeDefinition", provider: "typeDefinitionProvider", feature: "type definition" };
+pub const IMPLEMENTATION: Goto =
+    Goto { method: "textDocument/implementation", provider: "implementationProvider", feature: "implementation" };
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReferencesArgs {
+    #[serde(flatten)]
+    pub position: Position,
+    /// Count the declaration itself as a reference (default true).
+    pub include_declaration: Option<bool>,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutlineArgs {
+    /// Absolute, relative to the first root, or ROOTNAME/relative.
+    pub file: String,
+    /// How many levels of nesting to show (default 3).
+    pub depth: Option<u32>,
+}
+
+/// Resolves the address, or returns the candidate list as the answer.
+async fn target(context: &Context, position: &Position) -> Result<Result<Target, String>> {
+    Ok(match address::resolve(context, position).await? {
+        Resolved::Target(target) => Ok(*target),
+        Resolved::Ambiguous(candidates) => Err(candidates),
+    })
+}
+
+pub async fn hover(context: &Context, position: &Position) -> Result<String> {
+    let target = match target(context, position).await? {
+        Ok(target) => target,
+        Err(candidates) => return Ok(candidates),
+    };
+    let request = target.request("textDocument/hover", json!({}), ("hoverProvider", "hover"));
+    let reply = context.request(&target.server, request).await?;
+    let text = render::hover_text(&reply.result);
+    if text.is_empty() {
+        return Ok(format!("no hover information at {}", target.describe()));
+    }
+    Ok(render::bounded(&[text], context.settings.max_output_bytes))
+}
+
+pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<String> {
+    let target = match target(context, position).await? {
+        Ok(target) => target,
+        Err(candidates) => return Ok(candidates),
+    };
+    let request = target.request(goto.method, json!({}), (goto.provider, goto.feature));
+    let reply = context.request(&target.server, request).await?;
+    let spots = spots(&target, &reply.result, reply.encoding).await;
+    if spots.is_empty() {
+        let what = target.word().map(|word| format!("`{word}` at ")).unwrap_or_default();
+        return Ok(format!("no {} found for {what}{}", goto.feature, target.describe()));
+    }
+    Ok(render::bounded(&render::spot_lines(&spots), context.settings.max_output_bytes))
+}
+
+pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<String> {
+    let target = match target(context, &args.position).await? {
+        Ok(target) => target,
+        Err(candidates) => return Ok(candidates),
+    };
+    let include = args.include_declaration.unwrap_or(true);
+    let params = json!({"context": {"includeDeclaration": include}});
+    let request = target.request("textDocument/references", params, ("referencesProvider", "references"));
+    let reply = context.request(&target.server, request).await?;
+    let spots = spots(&target, &reply.result, reply.encoding).await;
+    if spots.is_empty() {
+        return Ok(format!("no references found for {}", target.describe()));
+    }
+    let files = spots.iter().map(|spot| &spot.path).collect::<std::collections::HashSet<_>>().len();
+    let mut lines = vec![format!("{} references in {files} files", spots.len())];
+    lines.extend(render::grouped_lines(&spots));
+    Ok(render::bounded(&lines, context.settings.max_output_bytes))
+}
+
+async fn spots(target: &Target, result: &Value, encoding: crate::lsp::position::PositionEncoding) -> Vec<Spot> {
+    let mut sources = Sources::new(&target.roots);
+    let mut spots = Vec::new();
+    for (uri, range) in render::locations(result) {
+        if let Some(spot) = sources.spot(uri, range, encoding).await {
+            spots.push(spot);
+        }
+    }
+    spots
+}
+
+pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<String> {
+    let (_, path) = context.resolve(&args.file).await?;
+    let document = context.snapshot(&path, &args.file).await?;
+    let server = context.route(&path).await?;
+    let request = ServerRequest {
+        method: "textDocument/documentSymbol",
+        params: json!({}),
+        document: Some(document),
+        position: None,
+        capability: Some(("documentSymbolProvider", "document symbols")),
+    };
+    let reply = context.request(&server, request).await?;
+    let depth = args.depth.unwrap_or(3).max(1) as usize;
+    let mut lines = Vec::new();
+    outline(&reply.result, 0, depth, &mut lines);
+    if lines.is_empty() {
+        return Ok(format!("no symbols in {}", args.file));
+    }
+    Ok(render::bounded(&lines, context.settings.max_output_bytes))
+}
+
+/// `kind name first-last` per symbol, indented by nesting, down to `depth`
+/// levels; the deepest level shown says how many children it hides.
+fn outline(symbols: &Value, level: usize, depth: usize, lines: &mut Vec<String>) {
+    for symbol in symbols.as_array().into_iter().flatten() {
+        let name = symbol.get("name").and_then(Value::as_str).unwrap_or("?");
+        let kind = render::symbol_kind(symbol.get("kind").and_then(Value::as_u64).unwrap_or(0));
+        let range = symbol.get("range").or_else(|| symbol.get("location").and_then(|l| l.get("range")));
+        let line_of = |end: &str| {
+            range.and_then(|r| r.get(end)).and_then(|p| p.get("line")).and_then(Value::as_u64).map(|line| line + 1)
+        };
+        let span = match (line_of("start"), line_of("end")) {
+            (Some(start), Some(end)) if end > start => format!(" {start}-{end}"),
+            (Some(start), _) => format!(" {start}"),
+            _ => String::new(),
+        };
+        let children = symbol.get("children").and_then(Value::as_array).filter(|c| !c.is_empty());
+        let hidden = match children {
+            Some(children) if level + 1 >= depth => format!(" (+{} nested)", children.len()),
+            _ => String::new(),
+        };
+        lines.push(format!("{}{kind} {name}{span}{hidden}", "  ".repeat(level)));
+        if let Some(children) = symbol.get("children")
+            && level + 1 < depth
+        {
+            outline(children, level + 1, depth, lines);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outlines_nested_symbols_to_a_depth() {
+        let symbols = json!([
+            {"name": "Shape", "kind": 5, "range": {"start": {"line": 0}, "end": {"line": 9}}, "children": [
+                {"name": "area", "kind": 6, "range": {"start": {"line": 2}, "end": {"line": 4}}, "children": [
+                    {"name": "inner", "kind": 13, "range": {"start": {"line": 3}, "end": {"line": 3}}}
+                ]}
+            ]},
+            {"name": "main", "kind": 12, "location": {"uri": "file:///x", "range": {"start": {"line": 11}, "end": {"line": 11}}}},
+        ]);
+        let mut lines = Vec::new();
+        outline(&symbols, 0, 2, &mut lines);
+        assert_eq!(lines, vec!["class Shape 1-10", "  method area 3-5 (+1 nested)", "function main 12"]);
+    }
+}

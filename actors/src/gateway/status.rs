@@ -1,0 +1,59 @@
+//! The `status` tool: every configured server's health in a few lines.
+
+use super::context::Context;
+use super::render;
+use crate::error::Result;
+use crate::language_server::{LanguageServerMsg, ServerStatus};
+use crate::supervisor::ServerRecord;
+use ractor::rpc::CallResult;
+use std::time::Duration;
+
+/// A server actor answers status at once; this only guards a dying one.
+const STATUS_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub async fn status(context: &Context) -> Result<String> {
+    let mut lines = Vec::new();
+    for warning in &context.settings.warnings {
+        lines.push(format!("warning: {warning}"));
+    }
+    let records = context.servers().await?;
+    if records.is_empty() {
+        lines.push("no language servers configured".into());
+    }
+    for record in records {
+        let live = match &record.actor {
+            Some(actor) => match actor.call(LanguageServerMsg::Status, Some(STATUS_TIMEOUT)).await {
+                Ok(CallResult::Success(status)) => Some(status),
+                _ => None,
+            },
+            None => None,
+        };
+        lines.extend(describe(&record, live.as_ref()));
+    }
+    Ok(render::bounded(&lines, context.settings.max_output_bytes))
+}
+
+fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {
+    let mut head = format!("[{}] {} {}", record.languages.join(","), record.command, record.phase);
+    if let Some(live) = live {
+        head.push_str(&format!(" {}", live.state));
+        if let Some(pid) = live.pid {
+            head.push_str(&format!(" pid {pid}"));
+        }
+        head.push_str(&format!(" up {}s docs {}", live.uptime.as_secs(), live.open_documents));
+        if let Some(encoding) = live.encoding {
+            head.push_str(&format!(" {}", encoding.lsp_name()));
+        }
+    }
+    head.push_str(&format!(" restarts {}", record.restarts));
+    let mut lines = vec![head];
+    let last_error = live.and_then(|live| live.last_error.clone()).or_else(|| record.last_error.clone());
+    if let Some(error) = last_error {
+        lines.push(format!("  last error: {error}"));
+    }
+    if record.phase == "failed" && !record.stderr.is_empty() {
+        lines.push("  stderr:".into());
+        lines.extend(record.stderr.lines().map(|line| format!("    {line}")));
+    }
+    lines
+}

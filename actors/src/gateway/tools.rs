@@ -1,0 +1,92 @@
+//! The MCP tool surface: one thin method per tool that hands its arguments
+//! to the module that implements it. rmcp runs each call as its own task,
+//! so a slow server delays only the calls that wait on it.
+
+use super::address::Position;
+use super::context::Context;
+use super::directory::{self, ListDirectoryArgs};
+use super::navigation::{self, OutlineArgs, ReferencesArgs};
+use super::status;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+
+/// What the MCP client is told about the server as a whole.
+const INSTRUCTIONS: &str = "Code intelligence from language servers. Positions are 1-based; \
+columns count Unicode code points. Address code by file+line+column, file+line+symbol, or symbol.";
+
+type ToolResult = Result<String, String>;
+
+#[derive(Clone)]
+pub struct Tools {
+    context: Context,
+    tool_router: ToolRouter<Self>,
+}
+
+impl Tools {
+    pub fn new(context: Context) -> Self {
+        Self { context, tool_router: Self::tool_router() }
+    }
+}
+
+fn answer(result: crate::error::Result<String>) -> ToolResult {
+    result.map_err(|error| error.to_string())
+}
+
+#[tool_router]
+impl Tools {
+    #[tool(description = "Type and docs of the symbol at a position.", annotations(read_only_hint = true))]
+    async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
+        answer(navigation::hover(&self.context, &args).await)
+    }
+
+    #[tool(description = "Where the symbol at a position is defined.", annotations(read_only_hint = true))]
+    async fn definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
+        answer(navigation::goto(&self.context, &args, navigation::DEFINITION).await)
+    }
+
+    #[tool(description = "Where the symbol at a position is declared.", annotations(read_only_hint = true))]
+    async fn declaration(&self, Parameters(args): Parameters<Position>) -> ToolResult {
+        answer(navigation::goto(&self.context, &args, navigation::DECLARATION).await)
+    }
+
+    #[tool(description = "Where the type of the symbol at a position is defined.", annotations(read_only_hint = true))]
+    async fn type_definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
+        answer(navigation::goto(&self.context, &args, navigation::TYPE_DEFINITION).await)
+    }
+
+    #[tool(description = "Implementations of the interface or method at a position.", annotations(read_only_hint = true))]
+    async fn implementation(&self, Parameters(args): Parameters<Position>) -> ToolResult {
+        answer(navigation::goto(&self.context, &args, navigation::IMPLEMENTATION).await)
+    }
+
+    #[tool(description = "Every use of the symbol at a position, grouped by file.", annotations(read_only_hint = true))]
+    async fn find_references(&self, Parameters(args): Parameters<ReferencesArgs>) -> ToolResult {
+        answer(navigation::references(&self.context, &args).await)
+    }
+
+    #[tool(description = "Outline of a file: kind, name, line range.", annotations(read_only_hint = true))]
+    async fn document_symbols(&self, Parameters(args): Parameters<OutlineArgs>) -> ToolResult {
+        answer(navigation::document_symbols(&self.context, &args).await)
+    }
+
+    #[tool(description = "Entries of a directory with type and size, gitignore-aware.", annotations(read_only_hint = true))]
+    async fn list_directory(&self, Parameters(args): Parameters<ListDirectoryArgs>) -> ToolResult {
+        answer(directory::list_directory(&self.context, &args).await)
+    }
+
+    #[tool(description = "Health of every language server.", annotations(read_only_hint = true))]
+    async fn status(&self) -> ToolResult {
+        answer(status::status(&self.context).await)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Tools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("windlass", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}

@@ -1,0 +1,18 @@
+//! Windlass's actors and the LSP wire code they share.
+//!
+//! The supervision tree: [`supervisor::Supervisor`] at the root, with
+//! [`roots::Roots`], [`router::Router`], [`gateway::Gateway`] and one
+//! [`language_server::LanguageServer`] per started server as children.
+//! `docs/architecture.md` draws it and lists the messages between them.
+
+pub mod error;
+pub mod gateway;
+pub mod language;
+pub mod language_server;
+pub mod lsp;
+pub mod roots;
+pub mod router;
+pub mod settings;
+pub mod supervisor;
+
+pub use error::{Error, Result};

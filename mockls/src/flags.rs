@@ -1,0 +1,132 @@
+//! mockls's command line: composable behaviours and injected faults.
+
+use windlass_actors::lsp::position::PositionEncoding;
+
+/// Every behaviour mockls can be asked for. Flags compose freely.
+#[derive(Debug, Clone, Default)]
+pub struct Flags {
+    /// Advertise workspace-folder support and honour folder changes.
+    pub workspace_folders: bool,
+    /// Report `$/progress` indexing for this long after `initialized`.
+    pub indexing_delay_ms: u64,
+    /// Wait this long before every response.
+    pub response_delay_ms: u64,
+    /// Wait this long before publishing diagnostics.
+    pub diagnostics_delay_ms: u64,
+    pub no_diagnostics: bool,
+    /// Publish diagnostics only when a document is saved (and opened).
+    pub diagnostics_on_save: bool,
+    /// Echo the document version in `publishDiagnostics`.
+    pub publish_version: bool,
+    /// Wrap each diagnostics computation in `$/progress` begin/end.
+    pub progress_on_change: bool,
+    /// Burn this much CPU before publishing diagnostics.
+    pub cpu_busy_ms: u64,
+    /// Publish an empty first round, then the real diagnostics.
+    pub multi_round_diagnostics: bool,
+    /// Exit after answering this many requests (initialize excluded).
+    pub drop_after: Option<u64>,
+    pub hang_on: Vec<String>,
+    pub fail_on: Vec<String>,
+    pub crash_on: Vec<String>,
+    /// Answer these methods with a body that is not JSON.
+    pub malformed_on: Vec<String>,
+    /// Answer these methods with a Content-Length that overstates the body.
+    pub wrong_length_on: Vec<String>,
+    /// Send a response with an id nobody asked for before the real one.
+    pub unknown_id_on: Vec<String>,
+    /// Answer these methods with a result of `huge_bytes` bytes.
+    pub huge_on: Vec<String>,
+    pub huge_bytes: usize,
+    /// Put invalid UTF-8 into these methods' string results.
+    pub invalid_utf8_on: Vec<String>,
+    /// Point definitions at a file outside the workspace.
+    pub outside_uri: bool,
+    /// Write every message one byte at a time.
+    pub slow_write: bool,
+    pub send_configuration_request: bool,
+    pub position_encoding: Option<PositionEncoding>,
+    /// Append every message received and sent, timestamped, as JSON lines.
+    pub record: Option<String>,
+}
+
+impl Flags {
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
+        let mut flags = Self { huge_bytes: 8 * 1024 * 1024, ..Self::default() };
+        let mut args = args.into_iter();
+        while let Some(flag) = args.next() {
+            let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+            match flag.as_str() {
+                "--workspace-folders" => flags.workspace_folders = true,
+                "--indexing-delay" => flags.indexing_delay_ms = number(&value()?)?,
+                "--response-delay" => flags.response_delay_ms = number(&value()?)?,
+                "--diagnostics-delay" => flags.diagnostics_delay_ms = number(&value()?)?,
+                "--no-diagnostics" => flags.no_diagnostics = true,
+                "--diagnostics-on-save" => flags.diagnostics_on_save = true,
+                "--publish-version" => flags.publish_version = true,
+                "--progress-on-change" => flags.progress_on_change = true,
+                "--cpu-busy" => flags.cpu_busy_ms = number(&value()?)?,
+                "--multi-round-diagnostics" => flags.multi_round_diagnostics = true,
+                "--drop-after" => flags.drop_after = Some(number(&value()?)?),
+                "--hang-on" => flags.hang_on.push(value()?),
+                "--fail-on" => flags.fail_on.push(value()?),
+                "--crash-on" => flags.crash_on.push(value()?),
+                "--malformed-on" => flags.malformed_on.push(value()?),
+                "--wrong-length-on" => flags.wrong_length_on.push(value()?),
+                "--unknown-id-on" => flags.unknown_id_on.push(value()?),
+                "--huge-on" => flags.huge_on.push(value()?),
+                "--huge-bytes" => flags.huge_bytes = usize::try_from(number(&value()?)?).map_err(|e| e.to_string())?,
+                "--invalid-utf8-on" => flags.invalid_utf8_on.push(value()?),
+                "--outside-uri" => flags.outside_uri = true,
+                "--slow-write" => flags.slow_write = true,
+                "--send-configuration-request" => flags.send_configuration_request = true,
+                "--position-encoding" => {
+                    flags.position_encoding = Some(PositionEncoding::from_lsp_name(&value()?));
+                }
+                "--record" => flags.record = Some(value()?),
+                "--stdio" => {}
+                other => return Err(format!("unknown flag {other}")),
+            }
+        }
+        Ok(flags)
+    }
+
+    pub fn hangs_on(&self, method: &str) -> bool {
+        self.hang_on.iter().any(|m| m == method)
+    }
+}
+
+fn number(text: &str) -> Result<u64, String> {
+    text.parse().map_err(|_| format!("expected a number, got {text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Flags, String> {
+        Flags::parse(args.iter().map(|arg| (*arg).to_owned()))
+    }
+
+    #[test]
+    fn composes_flags() {
+        let flags = parse(&["--response-delay", "200", "--hang-on", "textDocument/hover", "--publish-version"]).unwrap();
+        assert_eq!(flags.response_delay_ms, 200);
+        assert!(flags.hangs_on("textDocument/hover"));
+        assert!(flags.publish_version);
+        assert!(!flags.no_diagnostics);
+    }
+
+    #[test]
+    fn rejects_unknown_flags_and_bad_numbers() {
+        assert_eq!(parse(&["--nope"]).unwrap_err(), "unknown flag --nope");
+        assert!(parse(&["--drop-after", "x"]).is_err());
+        assert!(parse(&["--record"]).is_err());
+    }
+
+    #[test]
+    fn reads_position_encoding() {
+        let flags = parse(&["--position-encoding", "utf-8"]).unwrap();
+        assert_eq!(flags.position_encoding, Some(PositionEncoding::Utf8));
+    }
+}
