@@ -107,9 +107,9 @@ impl ServerSpec {
         self.languages.iter().any(|known| known == language)
     }
 
-    /// The label used in errors and status: the languages it serves.
+    /// The label used in errors and status: the configuration key.
     pub fn label(&self) -> String {
-        self.languages.join(",")
+        self.name.clone()
     }
 }
 

@@ -84,6 +84,9 @@ pub enum SupervisorMsg {
     },
     Restart(String),
     Servers(RpcReplyPort<Vec<ServerRecord>>),
+    /// The running servers for a workspace-wide query, after starting
+    /// those the roots need (answered once start-up detection is done).
+    WorkspaceServers(RpcReplyPort<Vec<ServerHandle>>),
 }
 
 pub struct Arguments {
@@ -119,6 +122,10 @@ pub struct State {
     slots: HashMap<String, Slot>,
     router: ActorRef<RouterMsg>,
     gateway: ActorCell,
+    /// The servers the roots need; `None` until detection has finished.
+    needed: Option<Vec<String>>,
+    /// Workspace-wide queries that arrived before detection finished.
+    awaiting_detection: Vec<RpcReplyPort<Vec<ServerHandle>>>,
 }
 
 impl Actor for Supervisor {
@@ -158,7 +165,15 @@ impl Actor for Supervisor {
             .iter()
             .map(|spec| (spec.name.clone(), Slot::new(spec.clone())))
             .collect();
-        Ok(State { settings, policy: args.policy, slots, router, gateway: gateway.get_cell() })
+        Ok(State {
+            settings,
+            policy: args.policy,
+            slots,
+            router,
+            gateway: gateway.get_cell(),
+            needed: None,
+            awaiting_detection: Vec::new(),
+        })
     }
 
     async fn post_start(
@@ -184,10 +199,23 @@ impl Actor for Supervisor {
         match message {
             SupervisorMsg::Ensure { server, reply } => state.ensure(&myself, &server, reply).await,
             SupervisorMsg::Start(servers) => {
-                for server in servers {
-                    state.start_if_idle(&myself, &server).await;
+                for server in &servers {
+                    state.start_if_idle(&myself, server).await;
+                }
+                state.needed = Some(servers);
+                for reply in std::mem::take(&mut state.awaiting_detection) {
+                    let _gone = reply.send(state.running_handles());
                 }
             }
+            SupervisorMsg::WorkspaceServers(reply) => match state.needed.clone() {
+                None => state.awaiting_detection.push(reply),
+                Some(needed) => {
+                    for server in &needed {
+                        state.start_if_idle(&myself, server).await;
+                    }
+                    let _gone = reply.send(state.running_handles());
+                }
+            },
             SupervisorMsg::ServerExited { server, documents, stderr, error } => {
                 state.server_exited(&myself, &server, documents, stderr, error);
             }
@@ -390,6 +418,10 @@ impl State {
             let error = reason.unwrap_or_else(|| "language server actor stopped".into());
             self.server_exited(myself, &server, Vec::new(), String::new(), error);
         }
+    }
+
+    fn running_handles(&self) -> Vec<ServerHandle> {
+        self.slots.values().filter_map(|slot| slot.actor.clone().map(|actor| slot.handle(actor))).collect()
     }
 
     fn records(&self) -> Vec<ServerRecord> {

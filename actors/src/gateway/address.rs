@@ -204,9 +204,7 @@ type WorkspaceSymbol = (String, u64, String, Value, crate::lsp::position::Positi
 /// `workspace/symbol` on every running server at once.
 async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<WorkspaceSymbol>> {
     let mut requests = JoinSet::new();
-    for record in context.servers().await? {
-        let Some(actor) = record.actor else { continue };
-        let server = ServerHandle { name: record.name, label: record.languages.join(","), actor };
+    for server in context.workspace_servers().await? {
         let context = context.clone();
         let request = ServerRequest {
             method: "workspace/symbol",

@@ -45,6 +45,11 @@ impl Context {
         }
     }
 
+    /// Every server a workspace-wide query should ask.
+    pub async fn workspace_servers(&self) -> Result<Vec<ServerHandle>> {
+        ask(&self.supervisor, SupervisorMsg::WorkspaceServers, self.settings.request_timeout).await
+    }
+
     pub async fn servers(&self) -> Result<Vec<ServerRecord>> {
         ask(&self.supervisor, SupervisorMsg::Servers, ACTOR_REPLY_TIMEOUT).await
     }

@@ -1,0 +1,265 @@
+//! Configuration layers, later wins: built-in defaults, the user's
+//! `config.toml`, the project's `.windlass.toml`, `--config`, then
+//! `WINDLASS_*` variables and flags (both through clap).
+//!
+//! Server tables merge field by field, so `[server.python] settings = …`
+//! keeps the built-in command. A project file's server commands run only
+//! once the user has trusted that file (see `trust`).
+
+use crate::trust;
+use anyhow::{Context as _, Result};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use windlass_actors::language::ServerSpec;
+
+/// Known servers used when no configuration names one for their languages
+/// and their binary is on PATH: (name, command, args, languages).
+const BUILT_IN_SERVERS: &[(&str, &str, &[&str], &[&str])] = &[
+    ("rust", "rust-analyzer", &[], &["rust"]),
+    ("python", "pyright-langserver", &["--stdio"], &["python"]),
+    ("pylsp", "pylsp", &[], &["python"]),
+    (
+        "typescript",
+        "typescript-language-server",
+        &["--stdio"],
+        &["typescript", "typescriptreact", "javascript", "javascriptreact"],
+    ),
+    ("go", "gopls", &[], &["go"]),
+    ("c,cpp", "clangd", &[], &["c", "cpp"]),
+    ("shell", "bash-language-server", &["start"], &["shellscript"]),
+];
+
+/// One configuration file as written; every field optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub idle_timeout: Option<u64>,
+    pub request_timeout: Option<u64>,
+    pub max_output_bytes: Option<usize>,
+    #[serde(default)]
+    pub server: BTreeMap<String, ServerEntry>,
+}
+
+/// One `[server.NAME]` table.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerEntry {
+    pub command: Option<String>,
+    pub args: Option<Vec<String>>,
+    pub languages: Option<Vec<String>>,
+    pub initialization_options: Option<toml::Value>,
+    pub settings: Option<toml::Value>,
+}
+
+impl ServerEntry {
+    fn merge(&mut self, later: ServerEntry) {
+        self.command = later.command.or(self.command.take());
+        self.args = later.args.or(self.args.take());
+        self.languages = later.languages.or(self.languages.take());
+        self.initialization_options = later.initialization_options.or(self.initialization_options.take());
+        self.settings = later.settings.or(self.settings.take());
+    }
+}
+
+/// The merged result of every file layer.
+#[derive(Debug, Default)]
+pub struct Layers {
+    pub idle_timeout: u64,
+    pub request_timeout: u64,
+    pub max_output_bytes: usize,
+    pub servers: BTreeMap<String, ServerEntry>,
+    pub warnings: Vec<String>,
+}
+
+impl Layers {
+    fn new() -> Self {
+        Self { idle_timeout: 300, request_timeout: 30, max_output_bytes: 32 * 1024, ..Self::default() }
+    }
+
+    fn apply(&mut self, file: ConfigFile) {
+        self.idle_timeout = file.idle_timeout.unwrap_or(self.idle_timeout);
+        self.request_timeout = file.request_timeout.unwrap_or(self.request_timeout);
+        self.max_output_bytes = file.max_output_bytes.unwrap_or(self.max_output_bytes);
+        for (name, entry) in file.server {
+            self.servers.entry(name).or_default().merge(entry);
+        }
+    }
+}
+
+/// Reads every file layer that exists, in order.
+pub fn load(first_root: &Path, explicit: Option<&Path>) -> Result<Layers> {
+    let mut layers = Layers::new();
+    if let Some(user) = user_config_path().filter(|path| path.is_file()) {
+        layers.apply(read(&user)?);
+    }
+    if let Some(project) = project_config_path(first_root) {
+        let mut file = read(&project)?;
+        if !trust::is_trusted(&project)? && file.server.values().any(|entry| entry.command.is_some() || entry.args.is_some()) {
+            let warning = format!(
+                "{} names server commands but is not trusted; they are ignored (run `windlass trust {}`)",
+                project.display(),
+                project.display()
+            );
+            tracing::warn!("{warning}");
+            layers.warnings.push(warning);
+            for entry in file.server.values_mut() {
+                entry.command = None;
+                entry.args = None;
+            }
+        }
+        layers.apply(file);
+    }
+    if let Some(explicit) = explicit {
+        layers.apply(read(explicit)?);
+    }
+    Ok(layers)
+}
+
+fn read(path: &Path) -> Result<ConfigFile> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
+/// `$XDG_CONFIG_HOME/windlass/config.toml`, else `~/.config/windlass/config.toml`.
+pub fn user_config_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))?;
+    Some(base.join("windlass/config.toml"))
+}
+
+/// `.windlass.toml` in the first root or its nearest parent.
+pub fn project_config_path(first_root: &Path) -> Option<PathBuf> {
+    first_root.ancestors().map(|dir| dir.join(".windlass.toml")).find(|path| path.is_file())
+}
+
+/// Parses `--lsp "LANG[,LANG]:COMMAND ARGS"`.
+pub fn parse_lsp_flag(flag: &str) -> Result<(String, ServerEntry)> {
+    let (languages, command_line) =
+        flag.split_once(':').with_context(|| format!("--lsp {flag:?}: expected LANG:COMMAND"))?;
+    let languages: Vec<String> =
+        languages.split(',').map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+    let mut words = command_line.split_whitespace().map(str::to_owned);
+    let command = words.next().with_context(|| format!("--lsp {flag:?}: missing command"))?;
+    anyhow::ensure!(!languages.is_empty(), "--lsp {flag:?}: missing language");
+    let entry = ServerEntry {
+        command: Some(command),
+        args: Some(words.collect()),
+        languages: Some(languages.clone()),
+        ..ServerEntry::default()
+    };
+    Ok((languages.join(","), entry))
+}
+
+/// Turns the merged entries into server specs: configured servers first,
+/// then built-ins whose binary is on PATH for languages nobody configured.
+pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<ServerSpec>> {
+    let mut specs = Vec::new();
+    for (name, entry) in entries {
+        let built_in = BUILT_IN_SERVERS.iter().find(|(known, ..)| known == name);
+        let command = entry.command.clone().or_else(|| built_in.map(|(_, command, ..)| (*command).to_owned()));
+        let Some(command) = command else {
+            tracing::warn!(server = %name, "server has no command; ignored");
+            continue;
+        };
+        let default_args = built_in.map(|(_, _, args, _)| args.iter().map(|a| (*a).to_owned()).collect());
+        let default_languages = built_in.map(|(.., languages)| languages.iter().map(|l| (*l).to_owned()).collect());
+        specs.push(ServerSpec {
+            name: name.clone(),
+            command,
+            args: entry.args.clone().or(default_args).unwrap_or_default(),
+            languages: entry.languages.clone().or(default_languages).unwrap_or_else(|| vec![name.clone()]),
+            initialization_options: entry.initialization_options.clone().map(to_json).transpose()?,
+            settings: entry.settings.clone().map(to_json).transpose()?.unwrap_or(Value::Object(Default::default())),
+        });
+    }
+    for (name, command, args, languages) in BUILT_IN_SERVERS {
+        let covered = languages.iter().all(|language| specs.iter().any(|spec| spec.serves(language)));
+        if covered || entries.contains_key(*name) || !on_path(command) {
+            continue;
+        }
+        specs.push(ServerSpec {
+            name: (*name).to_owned(),
+            command: (*command).to_owned(),
+            args: args.iter().map(|a| (*a).to_owned()).collect(),
+            languages: languages.iter().map(|l| (*l).to_owned()).collect(),
+            initialization_options: None,
+            settings: Value::Object(Default::default()),
+        });
+    }
+    Ok(specs)
+}
+
+fn to_json(value: toml::Value) -> Result<Value> {
+    serde_json::to_value(value).context("converting configuration to JSON")
+}
+
+/// Whether `command` names an executable, directly or on PATH.
+pub fn on_path(command: &str) -> bool {
+    if command.contains('/') {
+        return is_executable(Path::new(command));
+    }
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(command))))
+        .unwrap_or(false)
+}
+
+fn is_executable(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        path.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    }
+    #[cfg(not(unix))]
+    {
+        path.is_file()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_lsp_flags() {
+        let (name, entry) = parse_lsp_flag("c,cpp:clangd --log=error").unwrap();
+        assert_eq!(name, "c,cpp");
+        assert_eq!(entry.command.as_deref(), Some("clangd"));
+        assert_eq!(entry.args, Some(vec!["--log=error".to_owned()]));
+        assert!(parse_lsp_flag("clangd").is_err());
+        assert!(parse_lsp_flag(":clangd").is_err());
+        assert!(parse_lsp_flag("c:").is_err());
+    }
+
+    #[test]
+    fn later_layers_win_field_by_field() {
+        let mut layers = Layers::new();
+        layers.apply(toml::from_str("request_timeout = 5\n[server.python]\ncommand = \"pylsp\"\n").unwrap());
+        layers.apply(toml::from_str("[server.python]\nsettings = { a = 1 }\n").unwrap());
+        assert_eq!(layers.request_timeout, 5);
+        assert_eq!(layers.idle_timeout, 300);
+        let python = &layers.servers["python"];
+        assert_eq!(python.command.as_deref(), Some("pylsp"));
+        assert!(python.settings.is_some());
+    }
+
+    #[test]
+    fn configured_servers_keep_built_in_defaults() {
+        let mut entries = BTreeMap::new();
+        entries.insert("python".to_owned(), ServerEntry { settings: Some(toml::from_str("x = 1").unwrap()), ..Default::default() });
+        entries.insert("mock".to_owned(), ServerEntry { command: Some("/bin/true".into()), languages: Some(vec!["rust".into()]), ..Default::default() });
+        let specs = resolve_servers(&entries).unwrap();
+        let python = specs.iter().find(|s| s.name == "python").unwrap();
+        assert_eq!(python.command, "pyright-langserver");
+        assert_eq!(python.args, vec!["--stdio"]);
+        assert_eq!(python.settings, serde_json::json!({"x": 1}));
+        assert!(specs.iter().all(|s| s.name != "rust"), "rust is covered by mock");
+    }
+
+    #[test]
+    fn rejects_unknown_keys() {
+        assert!(toml::from_str::<ConfigFile>("idle_timout = 3").is_err());
+    }
+}

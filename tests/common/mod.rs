@@ -1,0 +1,231 @@
+//! A small MCP client for the end-to-end tests: it spawns the real
+//! `windlass` binary and speaks newline-delimited JSON-RPC to it over stdio,
+//! independently of the rmcp crate the server uses.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long any single exchange may take before the test fails instead of
+/// hanging CI.
+pub const WATCHDOG: Duration = Duration::from_secs(90);
+
+pub fn windlass_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_windlass"))
+}
+
+/// mockls is built next to windlass by `cargo test --workspace`.
+pub fn mockls_binary() -> PathBuf {
+    let path = windlass_binary().with_file_name(format!("mockls{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "mockls is not built at {}; run `cargo build --workspace`", path.display());
+    path
+}
+
+/// `--lsp` value that runs mockls for `languages` with extra flags.
+pub fn mockls_lsp(languages: &str, flags: &str) -> String {
+    format!("{languages}:{} {flags}", mockls_binary().display())
+}
+
+/// Whether an executable is on PATH; real-server tests skip, saying so,
+/// when it is not.
+pub fn have(command: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(command).is_file()))
+        .unwrap_or(false)
+}
+
+/// Prints why a test did not run; CI installs every server, so there this
+/// never happens.
+pub fn skip(reason: &str) {
+    eprintln!("SKIPPED: {reason}");
+}
+
+pub struct ToolOutcome {
+    pub text: String,
+    pub is_error: bool,
+}
+
+type Waiters = Arc<Mutex<HashMap<i64, Sender<Value>>>>;
+
+pub struct Session {
+    child: Child,
+    stdin: Arc<Mutex<ChildStdin>>,
+    waiters: Waiters,
+    next_id: AtomicI64,
+    /// Kept so logs and state stay inside the test's own directory.
+    pub state: tempfile::TempDir,
+}
+
+impl Session {
+    /// Starts windlass with `args` and completes the MCP handshake.
+    pub fn start(args: &[String]) -> Session {
+        let state = tempfile::tempdir().unwrap();
+        let mut child = Command::new(windlass_binary())
+            .args(args)
+            .env("XDG_STATE_HOME", state.path().join("state"))
+            .env("XDG_CONFIG_HOME", state.path().join("config"))
+            .env("WINDLASS_LOG_LEVEL", "debug")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn windlass");
+        let stdout = child.stdout.take().unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
+        let waiters: Waiters = Arc::default();
+        spawn_reader(stdout, waiters.clone());
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("windlass: {line}");
+            }
+        });
+        let session = Session { child, stdin, waiters, next_id: AtomicI64::new(1), state };
+        session.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tests", "version": "0"}}),
+        );
+        session.notify("notifications/initialized", json!({}));
+        session
+    }
+
+    /// Sends a request and returns the receiver of its response.
+    pub fn send(&self, method: &str, params: Value) -> Receiver<Value> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (sender, receiver) = channel();
+        self.waiters.lock().unwrap().insert(id, sender);
+        self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        receiver
+    }
+
+    pub fn request(&self, method: &str, params: Value) -> Value {
+        wait(&self.send(method, params))
+    }
+
+    pub fn notify(&self, method: &str, params: Value) {
+        self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn write(&self, message: &Value) {
+        let mut stdin = self.stdin.lock().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    pub fn call_async(&self, tool: &str, arguments: Value) -> Receiver<Value> {
+        self.send("tools/call", json!({"name": tool, "arguments": arguments}))
+    }
+
+    pub fn call(&self, tool: &str, arguments: Value) -> ToolOutcome {
+        outcome(wait(&self.call_async(tool, arguments)))
+    }
+
+    /// Calls a tool expecting success, and returns its text.
+    pub fn ok(&self, tool: &str, arguments: Value) -> String {
+        let outcome = self.call(tool, arguments.clone());
+        assert!(!outcome.is_error, "{tool} {arguments} failed: {}", outcome.text);
+        outcome.text
+    }
+
+    /// Calls a tool expecting a tool error, and returns its text.
+    pub fn err(&self, tool: &str, arguments: Value) -> String {
+        let outcome = self.call(tool, arguments.clone());
+        assert!(outcome.is_error, "{tool} {arguments} should fail, got: {}", outcome.text);
+        outcome.text
+    }
+
+    /// Calls `status` until `done` holds for its text, failing after the
+    /// watchdog.
+    pub fn wait_for_status(&self, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + WATCHDOG;
+        loop {
+            let status = self.ok("status", json!({}));
+            if done(&status) {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "status never matched; last:\n{status}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn wait(receiver: &Receiver<Value>) -> Value {
+    receiver.recv_timeout(WATCHDOG).expect("no answer from windlass within the watchdog")
+}
+
+pub fn outcome(response: Value) -> ToolOutcome {
+    if let Some(error) = response.get("error") {
+        return ToolOutcome { text: error.to_string(), is_error: true };
+    }
+    let result = &response["result"];
+    let text = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    ToolOutcome { text, is_error: result["isError"].as_bool().unwrap_or(false) }
+}
+
+fn spawn_reader(stdout: std::process::ChildStdout, waiters: Waiters) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                panic!("windlass wrote a non-JSON line to stdout: {line}");
+            };
+            let Some(id) = message.get("id").and_then(Value::as_i64) else { continue };
+            if message.get("method").is_some() {
+                continue;
+            }
+            if let Some(sender) = waiters.lock().unwrap().remove(&id) {
+                let _ = sender.send(message);
+            }
+        }
+    });
+}
+
+/// Writes files into a fresh directory: (relative path, content) pairs.
+pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, content) in files {
+        let full = dir.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, content).unwrap();
+    }
+    dir
+}
+
+pub fn root_arg(dir: &Path) -> Vec<String> {
+    vec!["-r".into(), dir.display().to_string()]
+}
+
+/// Reads mockls's `--record` file as (direction, message) pairs.
+pub fn recorded(path: &Path) -> Vec<(String, Value)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .map(|entry| (entry["dir"].as_str().unwrap_or_default().to_owned(), entry["message"].clone()))
+        .collect()
+}
