@@ -54,7 +54,7 @@ pub struct ServerEntry {
 }
 
 impl ServerEntry {
-    fn merge(&mut self, later: ServerEntry) {
+    pub fn merge(&mut self, later: ServerEntry) {
         self.command = later.command.or(self.command.take());
         self.args = later.args.or(self.args.take());
         self.languages = later.languages.or(self.languages.take());

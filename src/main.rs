@@ -104,7 +104,7 @@ fn settings(args: &ServeArgs) -> Result<Settings> {
     let mut layers = config::load(&roots.first_directory(), args.config.as_deref())?;
     for flag in &args.lsp {
         let (name, entry) = config::parse_lsp_flag(flag)?;
-        layers.servers.insert(name, entry);
+        layers.servers.entry(name).or_default().merge(entry);
     }
     Ok(Settings {
         servers: config::resolve_servers(&layers.servers)?,

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::language::{self, ServerSpec};
 use crate::language_server::LanguageServerMsg;
 use crate::supervisor::SupervisorMsg;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor::{Actor, ActorProcessingErr, ActorRef, ActorStatus, RpcReplyPort};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -89,7 +89,7 @@ impl State {
                 return;
             }
         };
-        match self.running.get(server) {
+        match self.running.get(server).filter(|handle| is_alive(&handle.actor)) {
             Some(handle) => {
                 let _gone = reply.send(Ok(handle.clone()));
             }
@@ -114,4 +114,10 @@ impl State {
             .map(|spec| spec.name.as_str())
             .ok_or_else(|| Error::NoServer(format!("language `{own}`")))
     }
+}
+
+/// Whether an actor still takes requests. One that is stopping has
+/// already reported its exit, and its requests would be dropped.
+pub fn is_alive(actor: &ActorRef<LanguageServerMsg>) -> bool {
+    matches!(actor.get_status(), ActorStatus::Running | ActorStatus::Starting)
 }

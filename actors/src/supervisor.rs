@@ -17,7 +17,7 @@ use crate::gateway::{self, Gateway};
 use crate::language::ServerSpec;
 use crate::language_server::{self, DocumentSnapshot, LanguageServer, LanguageServerMsg, Timeouts};
 use crate::roots::Roots;
-use crate::router::{Router, RouterMsg, ServerHandle};
+use crate::router::{Router, RouterMsg, ServerHandle, is_alive};
 use crate::settings::Settings;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use std::collections::{HashMap, VecDeque};
@@ -234,8 +234,8 @@ impl Actor for Supervisor {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match event {
-            SupervisionEvent::ActorTerminated(cell, _, reason) => state.child_ended(&myself, &cell, reason),
-            SupervisionEvent::ActorFailed(cell, error) => state.child_ended(&myself, &cell, Some(error.to_string())),
+            SupervisionEvent::ActorTerminated(cell, ..) => state.child_stopped(&myself, &cell),
+            SupervisionEvent::ActorFailed(cell, error) => state.child_failed(&myself, &cell, error.to_string()),
             SupervisionEvent::ActorStarted(_) | SupervisionEvent::ProcessGroupChanged(_) => {}
         }
         Ok(())
@@ -292,10 +292,12 @@ impl State {
             return;
         };
         match (slot.phase, &slot.actor) {
-            (Phase::Running, Some(actor)) => {
+            (Phase::Running, Some(actor)) if is_alive(actor) => {
                 let _gone = reply.send(Ok(slot.handle(actor.clone())));
             }
-            (Phase::Backoff, _) => slot.waiters.push(reply),
+            // A stopping server's exit report is on its way; the restart
+            // answers the waiter.
+            (Phase::Running, Some(_)) | (Phase::Backoff, _) => slot.waiters.push(reply),
             (Phase::Failed { until }, _) if Instant::now() < until => {
                 let _gone = reply.send(Err(slot.failed_error(until)));
             }
@@ -373,7 +375,7 @@ impl State {
         stderr: String,
         error: String,
     ) {
-        let Some(slot) = self.slots.get_mut(server) else {
+        let Some(slot) = self.slots.get_mut(server).filter(|slot| slot.phase == Phase::Running) else {
             return;
         };
         slot.actor = None;
@@ -401,22 +403,27 @@ impl State {
         myself.send_after(backoff, move || SupervisorMsg::Restart(server));
     }
 
-    /// A child stopped. The gateway ending means the client is gone, so
-    /// the whole tree stops; a server actor that died without reporting
-    /// (a panic) is handled as a crash.
-    fn child_ended(&mut self, myself: &ActorRef<SupervisorMsg>, cell: &ActorCell, reason: Option<String>) {
+    /// A child stopped cleanly. The gateway stopping means the client is
+    /// gone, so the whole tree stops. A server actor stops cleanly only
+    /// after sending `ServerExited`, which does the bookkeeping.
+    fn child_stopped(&mut self, myself: &ActorRef<SupervisorMsg>, cell: &ActorCell) {
         if cell.get_id() == self.gateway.get_id() {
             tracing::info!("MCP client disconnected; shutting down");
             myself.stop(Some("client disconnected".into()));
-            return;
         }
+    }
+
+    /// A child panicked or returned an error. A server actor that died
+    /// this way never reported its exit, so it counts as a crash here.
+    fn child_failed(&mut self, myself: &ActorRef<SupervisorMsg>, cell: &ActorCell, error: String) {
+        tracing::error!(actor = ?cell.get_id(), "actor failed: {error}");
         let crashed = self.slots.iter().find_map(|(name, slot)| {
             let same = slot.actor.as_ref().is_some_and(|actor| actor.get_id() == cell.get_id());
             same.then(|| name.clone())
         });
-        if let Some(server) = crashed {
-            let error = reason.unwrap_or_else(|| "language server actor stopped".into());
-            self.server_exited(myself, &server, Vec::new(), String::new(), error);
+        match crashed {
+            Some(server) => self.server_exited(myself, &server, Vec::new(), String::new(), error),
+            None => myself.stop(Some(format!("a core actor failed: {error}"))),
         }
     }
 

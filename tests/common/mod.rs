@@ -220,6 +220,23 @@ pub fn root_arg(dir: &Path) -> Vec<String> {
     vec!["-r".into(), dir.display().to_string()]
 }
 
+/// Polls `done` until it holds, failing after the watchdog.
+pub fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + WATCHDOG;
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Where mockls records its messages: a hidden directory of the project,
+/// which mockls's own file scan skips.
+pub fn record_path(project: &Path) -> PathBuf {
+    let directory = project.join(".records");
+    std::fs::create_dir_all(&directory).unwrap();
+    directory.join("record.jsonl")
+}
+
 /// Reads mockls's `--record` file as (direction, message) pairs.
 pub fn recorded(path: &Path) -> Vec<(String, Value)> {
     std::fs::read_to_string(path)

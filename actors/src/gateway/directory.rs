@@ -105,7 +105,7 @@ mod tests {
             std::os::unix::fs::symlink(dir.path().join("secret"), root.join("out")).unwrap();
             std::os::unix::fs::symlink(root.join("a.txt"), root.join("in")).unwrap();
         }
-        let roots = RootSet::new(&[root.clone()]).unwrap();
+        let roots = RootSet::new(std::slice::from_ref(&root)).unwrap();
         let lines = entries(&roots, &root.canonicalize().unwrap());
         let mut expected = vec![".gitignore  7 B", "a.txt  5 B", "src/"];
         if cfg!(unix) {

@@ -190,6 +190,19 @@ impl Actor for LanguageServer {
         Ok(())
     }
 
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        let error = match &state.last_error {
+            Some(_) => Error::ServerExited { server: state.spec.label(), detail: state.exit_detail() },
+            None => Error::ShuttingDown,
+        };
+        state.fail_everything(&error);
+        Ok(())
+    }
+
     async fn handle(
         &self,
         myself: ActorRef<Self::Msg>,
@@ -381,7 +394,6 @@ impl State {
     /// Supervisor's restart budget decides what happens next.
     fn fail_startup(&mut self, myself: &ActorRef<LanguageServerMsg>, error: Error) {
         self.last_error = Some(error.to_string());
-        self.fail_everything(&error);
         self.report_exit(myself);
     }
 
@@ -430,17 +442,16 @@ impl State {
     }
 
     fn exited(&mut self, myself: &ActorRef<LanguageServerMsg>) {
-        let stderr = self.transport.stderr_tail();
-        let detail = stderr.lines().last().unwrap_or_default().to_owned();
-        let error = Error::ServerExited { server: self.spec.label(), detail };
+        let error = Error::ServerExited { server: self.spec.label(), detail: self.exit_detail() };
         tracing::warn!(server = %self.spec.name, "language server exited");
         self.last_error = Some(error.to_string());
-        self.fail_everything(&error);
         self.report_exit(myself);
     }
 
     /// Hands the open documents to the Supervisor, which restarts the
-    /// server with them, and stops this actor.
+    /// server with them, and stops this actor. Parked requests fail in
+    /// `post_stop`, once this actor no longer looks alive, so a caller
+    /// that retries at once is routed to the restarted server.
     fn report_exit(&mut self, myself: &ActorRef<LanguageServerMsg>) {
         let mut documents = self.documents.snapshots();
         documents.append(&mut self.reopen);
@@ -464,6 +475,11 @@ impl State {
                 let _gone = reply.send(Err(error.clone()));
             }
         }
+    }
+
+    /// The last thing the server said on stderr, for exit errors.
+    fn exit_detail(&self) -> String {
+        self.transport.stderr_tail().lines().last().unwrap_or_default().to_owned()
     }
 
     fn close_idle(&mut self) {
