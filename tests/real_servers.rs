@@ -1,0 +1,110 @@
+//! The navigation tools against real language servers, with zero
+//! configuration: Windlass finds pyright and clangd on PATH. Each test
+//! skips, saying why, when its server is not installed; CI installs both.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+/// 1-based code-point column of `word` in `line`.
+fn column_of(line: &str, word: &str) -> usize {
+    line[..line.find(word).unwrap()].chars().count() + 1
+}
+
+const SHAPES_PY: &str = "\
+class Shape:
+    def area(self) -> float:
+        return 0.0
+
+
+def total(shapes: list[Shape]) -> float:
+    return sum(s.area() for s in shapes)
+";
+
+const MAIN_PY: &str = "\
+from shapes import Shape, total
+
+label = \"😀日本\"; naïve = total([Shape()])
+";
+
+#[test]
+fn pyright_answers_every_navigation_tool() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let dir = project(&[("shapes.py", SHAPES_PY), ("main.py", MAIN_PY)]);
+    let session = Session::start(&root_arg(dir.path()));
+    let line = MAIN_PY.lines().nth(2).unwrap();
+
+    let hover = session.ok("hover", json!({"file": "main.py", "line": 3, "column": column_of(line, "total")}));
+    assert!(hover.contains("def total(shapes: list[Shape]) -> float"), "{hover}");
+    assert!(!hover.contains("```"), "hover text is unframed: {hover}");
+
+    let definition = session.ok("definition", json!({"file": "main.py", "line": 3, "symbol": "Shape"}));
+    assert_eq!(definition, "shapes.py:1:7  class Shape:");
+
+    let references = session.ok("find_references", json!({"file": "shapes.py", "line": 1, "column": 7}));
+    let shape_column = column_of(line, "Shape");
+    assert!(references.contains("main.py (2)"), "{references}");
+    assert!(references.contains(&format!("  3:{shape_column}  label = ")), "{references}");
+    assert!(references.contains("shapes.py (2)\n  1:7  class Shape:\n  6:24  def total"), "{references}");
+
+    let outline = session.ok("document_symbols", json!({"file": "shapes.py"}));
+    assert!(outline.contains("class Shape 1-3\n  method area 2-3"), "{outline}");
+    assert!(outline.contains("function total 6-7"), "{outline}");
+
+    let by_symbol = session.ok("definition", json!({"symbol": "total"}));
+    assert_eq!(by_symbol, "shapes.py:6:5  def total(shapes: list[Shape]) -> float:");
+
+    let type_definition = session.ok("type_definition", json!({"file": "main.py", "line": 3, "symbol": "naïve"}));
+    assert!(type_definition.contains("builtins.pyi") || type_definition.contains("float"), "{type_definition}");
+
+    let status = session.ok("status", json!({}));
+    assert!(status.contains("[python] pyright-langserver running ready"), "{status}");
+}
+
+const MAIN_C: &str = "\
+#include \"shapes.h\"
+
+static int twice(int x) { return 2 * x; }
+
+/* é日本 😀 */ int main(void) { return twice(area(2, 3)); }
+";
+
+#[test]
+fn clangd_answers_with_utf8_columns_and_serves_headers() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let dir = project(&[
+        ("shapes.h", "int area(int w, int h);\n"),
+        ("main.c", MAIN_C),
+        ("compile_flags.txt", "-xc\n-std=c11\n"),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let line = MAIN_C.lines().nth(4).unwrap();
+
+    let definition = session.ok("definition", json!({"file": "main.c", "line": 5, "column": column_of(line, "twice")}));
+    assert_eq!(definition, "main.c:3:12  static int twice(int x) { return 2 * x; }");
+
+    let hover = session.ok("hover", json!({"file": "main.c", "line": 5, "symbol": "twice"}));
+    assert!(hover.contains("twice"), "{hover}");
+
+    let references = session.ok("find_references", json!({"file": "main.c", "line": 3, "symbol": "twice"}));
+    let call = column_of(line, "twice");
+    assert!(references.contains(&format!("main.c (2)\n  3:12  static int twice")), "{references}");
+    assert!(references.contains(&format!("  5:{call}  /* é日本 😀 */")), "{references}");
+
+    let declaration = session.ok("declaration", json!({"file": "main.c", "line": 5, "symbol": "area"}));
+    assert_eq!(declaration, "shapes.h:1:5  int area(int w, int h);");
+
+    let header = session.ok("document_symbols", json!({"file": "shapes.h"}));
+    assert!(header.contains("function area 1"), "{header}");
+
+    let outline = session.ok("document_symbols", json!({"file": "main.c"}));
+    assert!(outline.contains("function twice 3") && outline.contains("function main 5"), "{outline}");
+
+    let status = session.ok("status", json!({}));
+    assert!(status.contains("[c,cpp] clangd running ready") && status.contains("utf-8"), "{status}");
+}
