@@ -24,11 +24,21 @@ const BUILT_IN_SERVERS: &[(&str, &str, &[&str], &[&str])] = &[
         "typescript",
         "typescript-language-server",
         &["--stdio"],
-        &["typescript", "typescriptreact", "javascript", "javascriptreact"],
+        &[
+            "typescript",
+            "typescriptreact",
+            "javascript",
+            "javascriptreact",
+        ],
     ),
     ("go", "gopls", &[], &["go"]),
     ("c,cpp", "clangd", &[], &["c", "cpp"]),
-    ("shell", "bash-language-server", &["start"], &["shellscript"]),
+    (
+        "shell",
+        "bash-language-server",
+        &["start"],
+        &["shellscript"],
+    ),
 ];
 
 /// One configuration file as written; every field optional.
@@ -58,7 +68,9 @@ impl ServerEntry {
         self.command = later.command.or(self.command.take());
         self.args = later.args.or(self.args.take());
         self.languages = later.languages.or(self.languages.take());
-        self.initialization_options = later.initialization_options.or(self.initialization_options.take());
+        self.initialization_options = later
+            .initialization_options
+            .or(self.initialization_options.take());
         self.settings = later.settings.or(self.settings.take());
     }
 }
@@ -75,7 +87,12 @@ pub struct Layers {
 
 impl Layers {
     fn new() -> Self {
-        Self { idle_timeout: 300, request_timeout: 30, max_output_bytes: 32 * 1024, ..Self::default() }
+        Self {
+            idle_timeout: 300,
+            request_timeout: 30,
+            max_output_bytes: 32 * 1024,
+            ..Self::default()
+        }
     }
 
     fn apply(&mut self, file: ConfigFile) {
@@ -96,7 +113,12 @@ pub fn load(first_root: &Path, explicit: Option<&Path>) -> Result<Layers> {
     }
     if let Some(project) = project_config_path(first_root) {
         let mut file = read(&project)?;
-        if !trust::is_trusted(&project)? && file.server.values().any(|entry| entry.command.is_some() || entry.args.is_some()) {
+        if !trust::is_trusted(&project)?
+            && file
+                .server
+                .values()
+                .any(|entry| entry.command.is_some() || entry.args.is_some())
+        {
             let warning = format!(
                 "{} names server commands but is not trusted; they are ignored (run `windlass trust {}`)",
                 project.display(),
@@ -118,7 +140,8 @@ pub fn load(first_root: &Path, explicit: Option<&Path>) -> Result<Layers> {
 }
 
 fn read(path: &Path) -> Result<ConfigFile> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     toml::from_str(&text).with_context(|| format!("parsing {}", path.display()))
 }
 
@@ -132,17 +155,27 @@ pub fn user_config_path() -> Option<PathBuf> {
 
 /// `.windlass.toml` in the first root or its nearest parent.
 pub fn project_config_path(first_root: &Path) -> Option<PathBuf> {
-    first_root.ancestors().map(|dir| dir.join(".windlass.toml")).find(|path| path.is_file())
+    first_root
+        .ancestors()
+        .map(|dir| dir.join(".windlass.toml"))
+        .find(|path| path.is_file())
 }
 
 /// Parses `--lsp "LANG[,LANG]:COMMAND ARGS"`.
 pub fn parse_lsp_flag(flag: &str) -> Result<(String, ServerEntry)> {
-    let (languages, command_line) =
-        flag.split_once(':').with_context(|| format!("--lsp {flag:?}: expected LANG:COMMAND"))?;
-    let languages: Vec<String> =
-        languages.split(',').map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned).collect();
+    let (languages, command_line) = flag
+        .split_once(':')
+        .with_context(|| format!("--lsp {flag:?}: expected LANG:COMMAND"))?;
+    let languages: Vec<String> = languages
+        .split(',')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
     let mut words = command_line.split_whitespace().map(str::to_owned);
-    let command = words.next().with_context(|| format!("--lsp {flag:?}: missing command"))?;
+    let command = words
+        .next()
+        .with_context(|| format!("--lsp {flag:?}: missing command"))?;
     anyhow::ensure!(!languages.is_empty(), "--lsp {flag:?}: missing language");
     let entry = ServerEntry {
         command: Some(command),
@@ -159,24 +192,44 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
     let mut specs = Vec::new();
     for (name, entry) in entries {
         let built_in = BUILT_IN_SERVERS.iter().find(|(known, ..)| known == name);
-        let command = entry.command.clone().or_else(|| built_in.map(|(_, command, ..)| (*command).to_owned()));
+        let command = entry
+            .command
+            .clone()
+            .or_else(|| built_in.map(|(_, command, ..)| (*command).to_owned()));
         let Some(command) = command else {
             tracing::warn!(server = %name, "server has no command; ignored");
             continue;
         };
-        let default_args = built_in.map(|(_, _, args, _)| args.iter().map(|a| (*a).to_owned()).collect());
-        let default_languages = built_in.map(|(.., languages)| languages.iter().map(|l| (*l).to_owned()).collect());
+        let default_args =
+            built_in.map(|(_, _, args, _)| args.iter().map(|a| (*a).to_owned()).collect());
+        let default_languages =
+            built_in.map(|(.., languages)| languages.iter().map(|l| (*l).to_owned()).collect());
         specs.push(ServerSpec {
             name: name.clone(),
             command,
             args: entry.args.clone().or(default_args).unwrap_or_default(),
-            languages: entry.languages.clone().or(default_languages).unwrap_or_else(|| vec![name.clone()]),
-            initialization_options: entry.initialization_options.clone().map(to_json).transpose()?,
-            settings: entry.settings.clone().map(to_json).transpose()?.unwrap_or(Value::Object(Default::default())),
+            languages: entry
+                .languages
+                .clone()
+                .or(default_languages)
+                .unwrap_or_else(|| vec![name.clone()]),
+            initialization_options: entry
+                .initialization_options
+                .clone()
+                .map(to_json)
+                .transpose()?,
+            settings: entry
+                .settings
+                .clone()
+                .map(to_json)
+                .transpose()?
+                .unwrap_or(Value::Object(Default::default())),
         });
     }
     for (name, command, args, languages) in BUILT_IN_SERVERS {
-        let covered = languages.iter().all(|language| specs.iter().any(|spec| spec.serves(language)));
+        let covered = languages
+            .iter()
+            .all(|language| specs.iter().any(|spec| spec.serves(language)));
         if covered || entries.contains_key(*name) || !on_path(command) {
             continue;
         }
@@ -210,7 +263,9 @@ fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        path.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+        path.metadata()
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
     }
     #[cfg(not(unix))]
     {
@@ -236,7 +291,9 @@ mod tests {
     #[test]
     fn later_layers_win_field_by_field() {
         let mut layers = Layers::new();
-        layers.apply(toml::from_str("request_timeout = 5\n[server.python]\ncommand = \"pylsp\"\n").unwrap());
+        layers.apply(
+            toml::from_str("request_timeout = 5\n[server.python]\ncommand = \"pylsp\"\n").unwrap(),
+        );
         layers.apply(toml::from_str("[server.python]\nsettings = { a = 1 }\n").unwrap());
         assert_eq!(layers.request_timeout, 5);
         assert_eq!(layers.idle_timeout, 300);
@@ -248,14 +305,30 @@ mod tests {
     #[test]
     fn configured_servers_keep_built_in_defaults() {
         let mut entries = BTreeMap::new();
-        entries.insert("python".to_owned(), ServerEntry { settings: Some(toml::from_str("x = 1").unwrap()), ..Default::default() });
-        entries.insert("mock".to_owned(), ServerEntry { command: Some("/bin/true".into()), languages: Some(vec!["rust".into()]), ..Default::default() });
+        entries.insert(
+            "python".to_owned(),
+            ServerEntry {
+                settings: Some(toml::from_str("x = 1").unwrap()),
+                ..Default::default()
+            },
+        );
+        entries.insert(
+            "mock".to_owned(),
+            ServerEntry {
+                command: Some("/bin/true".into()),
+                languages: Some(vec!["rust".into()]),
+                ..Default::default()
+            },
+        );
         let specs = resolve_servers(&entries).unwrap();
         let python = specs.iter().find(|s| s.name == "python").unwrap();
         assert_eq!(python.command, "pyright-langserver");
         assert_eq!(python.args, vec!["--stdio"]);
         assert_eq!(python.settings, serde_json::json!({"x": 1}));
-        assert!(specs.iter().all(|s| s.name != "rust"), "rust is covered by mock");
+        assert!(
+            specs.iter().all(|s| s.name != "rust"),
+            "rust is covered by mock"
+        );
     }
 
     #[test]

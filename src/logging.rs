@@ -9,9 +9,11 @@ use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, fmt};
 
 pub fn init(level: &str) -> Result<()> {
-    let filter = EnvFilter::try_new(level).with_context(|| format!("invalid log level {level:?}"))?;
+    let filter =
+        EnvFilter::try_new(level).with_context(|| format!("invalid log level {level:?}"))?;
     let directory = crate::trust::state_dir()?.join("logs");
-    std::fs::create_dir_all(&directory).with_context(|| format!("creating {}", directory.display()))?;
+    std::fs::create_dir_all(&directory)
+        .with_context(|| format!("creating {}", directory.display()))?;
     let path = directory.join(format!("windlass-{}.log", std::process::id()));
     let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     tracing_subscriber::registry()

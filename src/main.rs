@@ -15,7 +15,11 @@ use windlass_actors::settings::Settings;
 use windlass_actors::supervisor::{self, RestartPolicy, Supervisor};
 
 #[derive(Parser)]
-#[command(name = "windlass", version, about = "Language-server answers for AI coding agents, over MCP")]
+#[command(
+    name = "windlass",
+    version,
+    about = "Language-server answers for AI coding agents, over MCP"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -71,7 +75,8 @@ fn main() -> Result<()> {
 fn trust_command(file: Option<PathBuf>) -> Result<()> {
     let file = match file {
         Some(file) => file,
-        None => config::project_config_path(&std::env::current_dir()?).context("no .windlass.toml here or above")?,
+        None => config::project_config_path(&std::env::current_dir()?)
+            .context("no .windlass.toml here or above")?,
     };
     let trusted = trust::trust(&file)?;
     eprintln!("trusted {trusted}");
@@ -86,10 +91,17 @@ fn serve(args: ServeArgs) -> Result<()> {
         servers = ?settings.servers.iter().map(|spec| spec.name.as_str()).collect::<Vec<_>>(),
         "windlass starting"
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(async {
-        let arguments = supervisor::Arguments { settings, policy: RestartPolicy::default() };
-        let (_supervisor, handle) = Actor::spawn(None, Supervisor, arguments).await.context("starting the supervisor")?;
+        let arguments = supervisor::Arguments {
+            settings,
+            policy: RestartPolicy::default(),
+        };
+        let (_supervisor, handle) = Actor::spawn(None, Supervisor, arguments)
+            .await
+            .context("starting the supervisor")?;
         handle.await.context("supervisor task")?;
         anyhow::Ok(())
     })?;
@@ -99,7 +111,11 @@ fn serve(args: ServeArgs) -> Result<()> {
 }
 
 fn settings(args: &ServeArgs) -> Result<Settings> {
-    let directories = if args.roots.is_empty() { vec![std::env::current_dir()?] } else { args.roots.clone() };
+    let directories = if args.roots.is_empty() {
+        vec![std::env::current_dir()?]
+    } else {
+        args.roots.clone()
+    };
     let roots = RootSet::new(&directories).context("a root directory does not exist")?;
     let mut layers = config::load(&roots.first_directory(), args.config.as_deref())?;
     for flag in &args.lsp {
@@ -109,9 +125,16 @@ fn settings(args: &ServeArgs) -> Result<Settings> {
     Ok(Settings {
         servers: config::resolve_servers(&layers.servers)?,
         roots,
-        request_timeout: Duration::from_secs(args.request_timeout.unwrap_or(layers.request_timeout).max(1)),
+        request_timeout: Duration::from_secs(
+            args.request_timeout
+                .unwrap_or(layers.request_timeout)
+                .max(1),
+        ),
         idle_timeout: Duration::from_secs(args.idle_timeout.unwrap_or(layers.idle_timeout)),
-        max_output_bytes: args.max_output_bytes.unwrap_or(layers.max_output_bytes).max(256),
+        max_output_bytes: args
+            .max_output_bytes
+            .unwrap_or(layers.max_output_bytes)
+            .max(256),
         warnings: layers.warnings,
     })
 }

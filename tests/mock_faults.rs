@@ -2,6 +2,8 @@
 //! agents that send bad input. Windlass must answer every call with a
 //! clear result or error, stay alive, and recover.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;
@@ -33,22 +35,41 @@ fn methods(record: &[(String, Value)], direction: &str) -> Vec<String> {
 fn a_crash_fails_the_request_in_flight_then_the_server_restarts_with_its_documents() {
     let dir = project(&[("main.py", MAIN)]);
     let record = record_path(dir.path());
-    let session = start(dir.path(), &format!("--drop-after 3 --record {}", record.display()), &[]);
+    let session = start(
+        dir.path(),
+        &format!("--drop-after 3 --record {}", record.display()),
+        &[],
+    );
     for _ in 0..3 {
         assert_eq!(hover_shape(&session).text, "Shape");
     }
     let crashed = hover_shape(&session);
     assert!(crashed.is_error, "{}", crashed.text);
-    assert!(crashed.text.starts_with("[python] server exited"), "{}", crashed.text);
+    assert!(
+        crashed.text.starts_with("[python] server exited"),
+        "{}",
+        crashed.text
+    );
     let again = hover_shape(&session);
     assert!(!again.is_error, "{}", again.text);
     assert_eq!(again.text, "Shape");
 
     let received = methods(&recorded(&record), "in");
     let second_start = received.iter().rposition(|m| m == "initialized").unwrap();
-    assert_eq!(received.iter().filter(|m| *m == "initialize").count(), 2, "{received:?}");
-    let after: Vec<&str> = received[second_start + 1..].iter().map(String::as_str).collect();
-    assert_eq!(after, vec!["textDocument/didOpen", "textDocument/hover"], "the restarted server gets the open document back");
+    assert_eq!(
+        received.iter().filter(|m| *m == "initialize").count(),
+        2,
+        "{received:?}"
+    );
+    let after: Vec<&str> = received[second_start + 1..]
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        after,
+        vec!["textDocument/didOpen", "textDocument/hover"],
+        "the restarted server gets the open document back"
+    );
     session.wait_for_status(|status| status.contains("restarts 1"));
 }
 
@@ -57,10 +78,19 @@ fn a_restart_storm_ends_in_failed_with_the_servers_last_words() {
     let dir = project(&[("main.py", MAIN)]);
     let session = start(dir.path(), "--crash-on initialize", &[]);
     let status = session.wait_for_status(|status| status.contains(" failed"));
-    assert!(status.contains("mockls: crashing on initialize as asked"), "{status}");
+    assert!(
+        status.contains("mockls: crashing on initialize as asked"),
+        "{status}"
+    );
     let refused = hover_shape(&session);
     assert!(refused.is_error);
-    assert!(refused.text.starts_with("[python] failed after repeated crashes"), "{}", refused.text);
+    assert!(
+        refused
+            .text
+            .starts_with("[python] failed after repeated crashes"),
+        "{}",
+        refused.text
+    );
 }
 
 #[test]
@@ -71,11 +101,23 @@ fn a_hanging_request_times_out_with_attribution_while_everything_else_answers() 
     let session = start(dir.path(), &flags, &["--request-timeout", "3"]);
     let hanging = session.call_async("hover", json!({"file": "main.py", "line": 4, "column": 10}));
     assert!(session.request("ping", json!({})).get("result").is_some());
-    assert_eq!(session.ok("definition", json!({"file": "main.py", "line": 4, "column": 10})), "main.py:1:7  class Shape:");
-    assert!(hanging.try_recv().is_err(), "the hover cannot have finished before the definition");
+    assert_eq!(
+        session.ok(
+            "definition",
+            json!({"file": "main.py", "line": 4, "column": 10})
+        ),
+        "main.py:1:7  class Shape:"
+    );
+    assert!(
+        hanging.try_recv().is_err(),
+        "the hover cannot have finished before the definition"
+    );
     let timed_out = outcome(wait(&hanging));
     assert!(timed_out.is_error);
-    assert_eq!(timed_out.text, "[python] textDocument/hover timed out after 3 s");
+    assert_eq!(
+        timed_out.text,
+        "[python] textDocument/hover timed out after 3 s"
+    );
     wait_until("the abandoned request is cancelled at the server", || {
         methods(&recorded(&record), "in").contains(&"$/cancelRequest".to_owned())
     });
@@ -85,21 +127,35 @@ fn a_hanging_request_times_out_with_attribution_while_everything_else_answers() 
 fn a_slow_language_never_delays_another() {
     let dir = project(&[("main.py", MAIN), ("lib.rs", "fn main() {}\n")]);
     let mut args = root_arg(dir.path());
-    args.extend(["--lsp".into(), mockls_lsp("python", "--hang-on textDocument/hover")]);
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", "--hang-on textDocument/hover"),
+    ]);
     args.extend(["--lsp".into(), mockls_lsp("rust", "")]);
     let session = Session::start(&args);
     let slow = session.call_async("hover", json!({"file": "main.py", "line": 4, "column": 10}));
-    assert_eq!(session.ok("hover", json!({"file": "lib.rs", "line": 1, "column": 4})), "main");
-    assert!(slow.try_recv().is_err(), "python's hover is still pending while rust answered");
+    assert_eq!(
+        session.ok("hover", json!({"file": "lib.rs", "line": 1, "column": 4})),
+        "main"
+    );
+    assert!(
+        slow.try_recv().is_err(),
+        "python's hover is still pending while rust answered"
+    );
 }
 
 #[test]
 fn five_concurrent_hovers_are_in_flight_at_the_server_together() {
     let dir = project(&[("main.py", MAIN)]);
     let record = record_path(dir.path());
-    let session = start(dir.path(), &format!("--response-delay 1000 --record {}", record.display()), &[]);
-    let pending: Vec<_> =
-        (0..5).map(|_| session.call_async("hover", json!({"file": "main.py", "line": 4, "column": 10}))).collect();
+    let session = start(
+        dir.path(),
+        &format!("--response-delay 1000 --record {}", record.display()),
+        &[],
+    );
+    let pending: Vec<_> = (0..5)
+        .map(|_| session.call_async("hover", json!({"file": "main.py", "line": 4, "column": 10})))
+        .collect();
     for receiver in &pending {
         assert_eq!(outcome(wait(receiver)).text, "Shape");
     }
@@ -110,17 +166,32 @@ fn five_concurrent_hovers_are_in_flight_at_the_server_together() {
         .map(|(_, message)| message["id"].clone())
         .collect();
     assert_eq!(hover_ids.len(), 5);
-    let last_request = record.iter().rposition(|(dir, m)| dir == "in" && m["method"] == "textDocument/hover").unwrap();
-    let first_response = record.iter().position(|(dir, m)| dir == "out" && hover_ids.contains(&m["id"])).unwrap();
-    assert!(last_request < first_response, "all five requests reached mockls before it answered any");
+    let last_request = record
+        .iter()
+        .rposition(|(dir, m)| dir == "in" && m["method"] == "textDocument/hover")
+        .unwrap();
+    let first_response = record
+        .iter()
+        .position(|(dir, m)| dir == "out" && hover_ids.contains(&m["id"]))
+        .unwrap();
+    assert!(
+        last_request < first_response,
+        "all five requests reached mockls before it answered any"
+    );
 }
 
 #[test]
 fn a_failing_method_reports_the_servers_error() {
     let dir = project(&[("main.py", MAIN)]);
     let session = start(dir.path(), "--fail-on textDocument/definition", &[]);
-    let failed = session.err("definition", json!({"file": "main.py", "line": 4, "column": 10}));
-    assert_eq!(failed, "[python] mockls: failing textDocument/definition as asked (code -32603)");
+    let failed = session.err(
+        "definition",
+        json!({"file": "main.py", "line": 4, "column": 10}),
+    );
+    assert_eq!(
+        failed,
+        "[python] mockls: failing textDocument/definition as asked (code -32603)"
+    );
     assert_eq!(hover_shape(&session).text, "Shape");
 }
 
@@ -130,9 +201,21 @@ fn malformed_and_misframed_responses_fail_their_request_at_once() {
     let flags = "--malformed-on textDocument/hover --wrong-length-on textDocument/definition";
     let session = start(dir.path(), flags, &["--request-timeout", "60"]);
     let malformed = hover_shape(&session);
-    assert!(malformed.text.starts_with("[python] sent a malformed response"), "{}", malformed.text);
-    let misframed = session.err("definition", json!({"file": "main.py", "line": 4, "column": 10}));
-    assert!(misframed.starts_with("[python] sent a malformed response"), "{misframed}");
+    assert!(
+        malformed
+            .text
+            .starts_with("[python] sent a malformed response"),
+        "{}",
+        malformed.text
+    );
+    let misframed = session.err(
+        "definition",
+        json!({"file": "main.py", "line": 4, "column": 10}),
+    );
+    assert!(
+        misframed.starts_with("[python] sent a malformed response"),
+        "{misframed}"
+    );
     let outline = session.ok("document_symbols", json!({"file": "main.py"}));
     assert_eq!(outline, "class Shape 1-2", "the stream resynchronised");
 }
@@ -140,11 +223,19 @@ fn malformed_and_misframed_responses_fail_their_request_at_once() {
 #[test]
 fn unknown_ids_invalid_utf8_and_slow_writes_are_survived() {
     let dir = project(&[("main.py", MAIN)]);
-    let flags = "--unknown-id-on textDocument/hover --invalid-utf8-on textDocument/definition --slow-write";
+    let flags =
+        "--unknown-id-on textDocument/hover --invalid-utf8-on textDocument/definition --slow-write";
     let session = start(dir.path(), flags, &[]);
     assert_eq!(hover_shape(&session).text, "Shape");
-    let hover = session.call("definition", json!({"file": "main.py", "line": 4, "column": 10}));
-    assert!(!hover.is_error || hover.text.contains("malformed"), "{}", hover.text);
+    let hover = session.call(
+        "definition",
+        json!({"file": "main.py", "line": 4, "column": 10}),
+    );
+    assert!(
+        !hover.is_error || hover.text.contains("malformed"),
+        "{}",
+        hover.text
+    );
 }
 
 #[test]
@@ -153,35 +244,99 @@ fn an_oversize_response_is_refused_and_the_request_times_out() {
     let flags = "--huge-on textDocument/hover --huge-bytes 70000000";
     let session = start(dir.path(), flags, &["--request-timeout", "5"]);
     let refused = hover_shape(&session);
-    assert_eq!(refused.text, "[python] textDocument/hover timed out after 5 s");
-    assert_eq!(session.ok("definition", json!({"file": "main.py", "line": 4, "column": 10})), "main.py:1:7  class Shape:");
+    assert_eq!(
+        refused.text,
+        "[python] textDocument/hover timed out after 5 s"
+    );
+    assert_eq!(
+        session.ok(
+            "definition",
+            json!({"file": "main.py", "line": 4, "column": 10})
+        ),
+        "main.py:1:7  class Shape:"
+    );
 }
 
 #[test]
 fn locations_outside_the_roots_are_shown_but_never_opened() {
     let dir = project(&[("main.py", MAIN)]);
     let session = start(dir.path(), "--outside-uri", &[]);
-    let definition = session.ok("definition", json!({"file": "main.py", "line": 4, "column": 10}));
+    let definition = session.ok(
+        "definition",
+        json!({"file": "main.py", "line": 4, "column": 10}),
+    );
     assert_eq!(definition, "/etc/passwd:1:1");
 }
 
 #[test]
 fn bad_input_gets_a_clear_error_and_windlass_stays_up() {
-    let dir = project(&[("main.py", MAIN), ("data.xyz", "x"), ("prog.go", "package main\n")]);
-    std::fs::write(dir.path().parent().unwrap().join("windlass-outside.py"), "x = 1\n").unwrap();
+    let dir = project(&[
+        ("main.py", MAIN),
+        ("data.xyz", "x"),
+        ("prog.go", "package main\n"),
+    ]);
+    std::fs::write(
+        dir.path().parent().unwrap().join("windlass-outside.py"),
+        "x = 1\n",
+    )
+    .unwrap();
     let mut session = start(dir.path(), "", &[]);
     let cases = [
-        ("hover", json!({"file": "main.py", "line": 1, "colum": 2}), "colum"),
-        ("hover", json!({"file": "main.py", "line": "one", "column": 2}), "invalid type: string \"one\", expected u32"),
-        ("hover", json!({"file": "missing.py", "line": 1, "column": 1}), "missing.py: no such file or directory"),
-        ("hover", json!({"file": "data.xyz", "line": 1, "column": 1}), "no language server configured for data.xyz (unknown language)"),
-        ("hover", json!({"file": "prog.go", "line": 1, "column": 1}), "no language server configured for language `go`"),
-        ("hover", json!({"file": "../windlass-outside.py", "line": 1, "column": 1}), "../windlass-outside.py is outside the workspace roots"),
-        ("hover", json!({"file": "/etc/passwd", "line": 1, "column": 1}), "/etc/passwd is outside the workspace roots"),
-        ("hover", json!({"file": "main.py", "line": 99, "column": 1}), "line 99 is past the end of the file (4 lines)"),
-        ("hover", json!({"file": "main.py", "line": 1}), "give `column` or `symbol` with `line`"),
-        ("hover", json!({"file": "main.py", "line": 1, "symbol": "nothere"}), "`nothere` does not occur on line 1 of main.py"),
-        ("list_directory", json!({"path": ".."}), ".. is outside the workspace roots"),
+        (
+            "hover",
+            json!({"file": "main.py", "line": 1, "colum": 2}),
+            "colum",
+        ),
+        (
+            "hover",
+            json!({"file": "main.py", "line": "one", "column": 2}),
+            "invalid type: string \"one\", expected u32",
+        ),
+        (
+            "hover",
+            json!({"file": "missing.py", "line": 1, "column": 1}),
+            "missing.py: no such file or directory",
+        ),
+        (
+            "hover",
+            json!({"file": "data.xyz", "line": 1, "column": 1}),
+            "no language server configured for data.xyz (unknown language)",
+        ),
+        (
+            "hover",
+            json!({"file": "prog.go", "line": 1, "column": 1}),
+            "no language server configured for language `go`",
+        ),
+        (
+            "hover",
+            json!({"file": "../windlass-outside.py", "line": 1, "column": 1}),
+            "../windlass-outside.py is outside the workspace roots",
+        ),
+        (
+            "hover",
+            json!({"file": "/etc/passwd", "line": 1, "column": 1}),
+            "/etc/passwd is outside the workspace roots",
+        ),
+        (
+            "hover",
+            json!({"file": "main.py", "line": 99, "column": 1}),
+            "line 99 is past the end of the file (4 lines)",
+        ),
+        (
+            "hover",
+            json!({"file": "main.py", "line": 1}),
+            "give `column` or `symbol` with `line`",
+        ),
+        (
+            "hover",
+            json!({"file": "main.py", "line": 1, "symbol": "nothere"}),
+            "`nothere` does not occur on line 1 of main.py",
+        ),
+        (
+            "list_directory",
+            json!({"path": ".."}),
+            ".. is outside the workspace roots",
+        ),
     ];
     for (tool, arguments, expected) in cases {
         let error = session.err(tool, arguments.clone());
@@ -195,9 +350,17 @@ fn bad_input_gets_a_clear_error_and_windlass_stays_up() {
 fn edits_on_disk_are_synced_and_idle_documents_closed() {
     let dir = project(&[("main.py", MAIN)]);
     let record = record_path(dir.path());
-    let session = start(dir.path(), &format!("--record {}", record.display()), &["--idle-timeout", "1"]);
+    let session = start(
+        dir.path(),
+        &format!("--record {}", record.display()),
+        &["--idle-timeout", "1"],
+    );
     assert_eq!(hover_shape(&session).text, "Shape");
-    std::fs::write(dir.path().join("main.py"), "class Circle:\n    pass\n\nshape = Circle()\n").unwrap();
+    std::fs::write(
+        dir.path().join("main.py"),
+        "class Circle:\n    pass\n\nshape = Circle()\n",
+    )
+    .unwrap();
     assert_eq!(hover_shape(&session).text, "Circle");
     let changes: Vec<Value> = recorded(&record)
         .into_iter()
@@ -206,7 +369,12 @@ fn edits_on_disk_are_synced_and_idle_documents_closed() {
         .collect();
     assert_eq!(changes.len(), 1);
     assert_eq!(changes[0]["textDocument"]["version"], 2);
-    assert!(changes[0]["contentChanges"][0]["text"].as_str().unwrap().contains("Circle"));
+    assert!(
+        changes[0]["contentChanges"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Circle")
+    );
     wait_until("the idle document is closed", || {
         methods(&recorded(&record), "in").contains(&"textDocument/didClose".to_owned())
     });
@@ -217,7 +385,11 @@ fn workspace_configuration_is_answered_from_settings() {
     let dir = project(&[("main.py", MAIN)]);
     let record = record_path(dir.path());
     let config = dir.path().join("windlass-test.toml");
-    std::fs::write(&config, "[server.python.settings.mockls]\nlevel = \"strict\"\n").unwrap();
+    std::fs::write(
+        &config,
+        "[server.python.settings.mockls]\nlevel = \"strict\"\n",
+    )
+    .unwrap();
     let flags = format!("--send-configuration-request --record {}", record.display());
     let session = start(dir.path(), &flags, &["--config", config.to_str().unwrap()]);
     assert_eq!(hover_shape(&session).text, "Shape");

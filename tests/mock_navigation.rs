@@ -1,6 +1,8 @@
 //! The navigation tools end to end against mockls: the real binary, MCP
 //! over stdio, answers checked to the line and column.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;
@@ -23,7 +25,11 @@ print(café)
 ";
 
 fn session(flags: &str) -> (tempfile::TempDir, Session) {
-    let dir = project(&[("lib.py", LIB), ("main.py", MAIN), ("notes/readme.txt", "hello")]);
+    let dir = project(&[
+        ("lib.py", LIB),
+        ("main.py", MAIN),
+        ("notes/readme.txt", "hello"),
+    ]);
     let mut args = root_arg(dir.path());
     args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
     let session = Session::start(&args);
@@ -36,13 +42,29 @@ fn hover_definition_and_references_answer_with_exact_positions() {
     let hover = session.ok("hover", json!({"file": "main.py", "line": 3, "column": 16}));
     assert_eq!(hover, "Shape");
 
-    let definition = session.ok("definition", json!({"file": "main.py", "line": 3, "symbol": "Shape"}));
+    let definition = session.ok(
+        "definition",
+        json!({"file": "main.py", "line": 3, "symbol": "Shape"}),
+    );
     assert_eq!(definition, "lib.py:1:7  class Shape:");
 
-    let references = session.ok("find_references", json!({"file": "lib.py", "line": 1, "column": 7}));
-    assert!(references.starts_with("4 references in 2 files\n"), "{references}");
-    assert!(references.contains("lib.py (2)\n  1:7  class Shape:\n  6:12  return Shape()"), "{references}");
-    assert!(references.contains("main.py (2)\n  1:17  from lib import Shape\n  3:15  café = 1; s = Shape()"), "{references}");
+    let references = session.ok(
+        "find_references",
+        json!({"file": "lib.py", "line": 1, "column": 7}),
+    );
+    assert!(
+        references.starts_with("4 references in 2 files\n"),
+        "{references}"
+    );
+    assert!(
+        references.contains("lib.py (2)\n  1:7  class Shape:\n  6:12  return Shape()"),
+        "{references}"
+    );
+    assert!(
+        references
+            .contains("main.py (2)\n  1:17  from lib import Shape\n  3:15  café = 1; s = Shape()"),
+        "{references}"
+    );
 }
 
 #[test]
@@ -52,9 +74,18 @@ fn non_ascii_columns_round_trip_through_every_encoding() {
         // `café` at column 1 and `Shape` after non-ASCII text on line 3.
         let hover = session.ok("hover", json!({"file": "main.py", "line": 4, "column": 7}));
         assert_eq!(hover, "café", "{encoding}");
-        let references = session.ok("find_references", json!({"file": "main.py", "line": 3, "symbol": "café"}));
-        assert!(references.contains("  3:1  café = 1; s = Shape()\n  4:7  print(café)"), "{encoding}: {references}");
-        let definition = session.ok("definition", json!({"file": "main.py", "line": 3, "column": 16}));
+        let references = session.ok(
+            "find_references",
+            json!({"file": "main.py", "line": 3, "symbol": "café"}),
+        );
+        assert!(
+            references.contains("  3:1  café = 1; s = Shape()\n  4:7  print(café)"),
+            "{encoding}: {references}"
+        );
+        let definition = session.ok(
+            "definition",
+            json!({"file": "main.py", "line": 3, "column": 16}),
+        );
         assert_eq!(definition, "lib.py:1:7  class Shape:", "{encoding}");
     }
 }
@@ -70,35 +101,62 @@ fn symbol_alone_resolves_through_the_workspace() {
 
 #[test]
 fn ambiguous_symbols_list_candidates_instead_of_guessing() {
-    let dir = project(&[("a.py", "def run():\n    pass\n"), ("b.py", "def run():\n    pass\n")]);
+    let dir = project(&[
+        ("a.py", "def run():\n    pass\n"),
+        ("b.py", "def run():\n    pass\n"),
+    ]);
     let mut args = root_arg(dir.path());
     args.extend(["--lsp".into(), mockls_lsp("python", "")]);
     let session = Session::start(&args);
     let answer = session.ok("definition", json!({"symbol": "run"}));
-    assert!(answer.starts_with("`run` is ambiguous (2 matches)"), "{answer}");
-    assert!(answer.contains("a.py:1:5  function run") && answer.contains("b.py:1:5  function run"), "{answer}");
+    assert!(
+        answer.starts_with("`run` is ambiguous (2 matches)"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("a.py:1:5  function run") && answer.contains("b.py:1:5  function run"),
+        "{answer}"
+    );
 }
 
 #[test]
 fn document_symbols_outline_nests_and_limits_depth() {
     let (_dir, session) = session("");
     let outline = session.ok("document_symbols", json!({"file": "lib.py"}));
-    assert_eq!(outline, "class Shape 1-3\n  method area 2-3\nfunction make_shape 5-6");
+    assert_eq!(
+        outline,
+        "class Shape 1-3\n  method area 2-3\nfunction make_shape 5-6"
+    );
     let shallow = session.ok("document_symbols", json!({"file": "lib.py", "depth": 1}));
-    assert_eq!(shallow, "class Shape 1-3 (+1 nested)\nfunction make_shape 5-6");
+    assert_eq!(
+        shallow,
+        "class Shape 1-3 (+1 nested)\nfunction make_shape 5-6"
+    );
 }
 
 #[test]
 fn declaration_type_definition_and_implementation_answer() {
-    let dir = project(&[("shapes.rs", "trait Draw {}\nstruct Dot;\nimpl Draw for Dot {}\nfn show(d: Dot) {}\n")]);
+    let dir = project(&[(
+        "shapes.rs",
+        "trait Draw {}\nstruct Dot;\nimpl Draw for Dot {}\nfn show(d: Dot) {}\n",
+    )]);
     let mut args = root_arg(dir.path());
     args.extend(["--lsp".into(), mockls_lsp("rust", "")]);
     let session = Session::start(&args);
-    let declaration = session.ok("declaration", json!({"file": "shapes.rs", "line": 4, "symbol": "Dot"}));
+    let declaration = session.ok(
+        "declaration",
+        json!({"file": "shapes.rs", "line": 4, "symbol": "Dot"}),
+    );
     assert_eq!(declaration, "shapes.rs:2:8  struct Dot;");
-    let type_definition = session.ok("type_definition", json!({"file": "shapes.rs", "line": 4, "symbol": "Dot"}));
+    let type_definition = session.ok(
+        "type_definition",
+        json!({"file": "shapes.rs", "line": 4, "symbol": "Dot"}),
+    );
     assert_eq!(type_definition, "shapes.rs:2:8  struct Dot;");
-    let implementation = session.ok("implementation", json!({"file": "shapes.rs", "line": 1, "symbol": "Draw"}));
+    let implementation = session.ok(
+        "implementation",
+        json!({"file": "shapes.rs", "line": 1, "symbol": "Draw"}),
+    );
     assert_eq!(implementation, "shapes.rs:3:6  impl Draw for Dot {}");
 }
 
@@ -106,7 +164,10 @@ fn declaration_type_definition_and_implementation_answer() {
 fn list_directory_shows_types_and_sizes() {
     let (_dir, session) = session("");
     let listing = session.ok("list_directory", json!({}));
-    assert_eq!(listing, format!("lib.py  {} B\nmain.py  {} B\nnotes/", LIB.len(), MAIN.len()));
+    assert_eq!(
+        listing,
+        format!("lib.py  {} B\nmain.py  {} B\nnotes/", LIB.len(), MAIN.len())
+    );
     let nested = session.ok("list_directory", json!({"path": "notes"}));
     assert_eq!(nested, "readme.txt  5 B");
 }
@@ -116,11 +177,28 @@ fn tools_are_listed_read_only_with_schemas() {
     let (_dir, session) = session("");
     let tools = session.request("tools/list", json!({}));
     let tools = tools["result"]["tools"].as_array().unwrap();
-    let names: Vec<&str> = tools.iter().map(|tool| tool["name"].as_str().unwrap()).collect();
-    for name in ["hover", "definition", "declaration", "type_definition", "implementation", "find_references", "document_symbols", "list_directory", "status"] {
+    let names: Vec<&str> = tools
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "hover",
+        "definition",
+        "declaration",
+        "type_definition",
+        "implementation",
+        "find_references",
+        "document_symbols",
+        "list_directory",
+        "status",
+    ] {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
     for tool in tools {
-        assert_eq!(tool["annotations"]["readOnlyHint"], true, "{}", tool["name"]);
+        assert_eq!(
+            tool["annotations"]["readOnlyHint"], true,
+            "{}",
+            tool["name"]
+        );
     }
 }

@@ -2,6 +2,8 @@
 //! configuration: Windlass finds pyright and clangd on PATH. Each test
 //! skips, saying why, when its server is not installed; CI installs both.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 mod common;
 
 use common::*;
@@ -37,31 +39,64 @@ fn pyright_answers_every_navigation_tool() {
     let session = Session::start(&root_arg(dir.path()));
     let line = MAIN_PY.lines().nth(2).unwrap();
 
-    let hover = session.ok("hover", json!({"file": "main.py", "line": 3, "column": column_of(line, "total")}));
-    assert!(hover.contains("def total(shapes: list[Shape]) -> float"), "{hover}");
+    let hover = session.ok(
+        "hover",
+        json!({"file": "main.py", "line": 3, "column": column_of(line, "total")}),
+    );
+    assert!(
+        hover.contains("def total(shapes: list[Shape]) -> float"),
+        "{hover}"
+    );
     assert!(!hover.contains("```"), "hover text is unframed: {hover}");
 
-    let definition = session.ok("definition", json!({"file": "main.py", "line": 3, "symbol": "Shape"}));
+    let definition = session.ok(
+        "definition",
+        json!({"file": "main.py", "line": 3, "symbol": "Shape"}),
+    );
     assert_eq!(definition, "shapes.py:1:7  class Shape:");
 
-    let references = session.ok("find_references", json!({"file": "shapes.py", "line": 1, "column": 7}));
+    let references = session.ok(
+        "find_references",
+        json!({"file": "shapes.py", "line": 1, "column": 7}),
+    );
     let shape_column = column_of(line, "Shape");
     assert!(references.contains("main.py (2)"), "{references}");
-    assert!(references.contains(&format!("  3:{shape_column}  label = ")), "{references}");
-    assert!(references.contains("shapes.py (2)\n  1:7  class Shape:\n  6:24  def total"), "{references}");
+    assert!(
+        references.contains(&format!("  3:{shape_column}  label = ")),
+        "{references}"
+    );
+    assert!(
+        references.contains("shapes.py (2)\n  1:7  class Shape:\n  6:24  def total"),
+        "{references}"
+    );
 
     let outline = session.ok("document_symbols", json!({"file": "shapes.py"}));
-    assert!(outline.contains("class Shape 1-3\n  method area 2-3"), "{outline}");
+    assert!(
+        outline.contains("class Shape 1-3\n  method area 2-3"),
+        "{outline}"
+    );
     assert!(outline.contains("function total 6-7"), "{outline}");
 
     let by_symbol = session.ok("definition", json!({"symbol": "total"}));
-    assert_eq!(by_symbol, "shapes.py:6:5  def total(shapes: list[Shape]) -> float:");
+    assert_eq!(
+        by_symbol,
+        "shapes.py:6:5  def total(shapes: list[Shape]) -> float:"
+    );
 
-    let type_definition = session.ok("type_definition", json!({"file": "main.py", "line": 3, "symbol": "naïve"}));
-    assert!(type_definition.contains("builtins.pyi") || type_definition.contains("float"), "{type_definition}");
+    let type_definition = session.ok(
+        "type_definition",
+        json!({"file": "main.py", "line": 3, "symbol": "naïve"}),
+    );
+    assert!(
+        type_definition.contains("builtins.pyi") || type_definition.contains("float"),
+        "{type_definition}"
+    );
 
     let status = session.ok("status", json!({}));
-    assert!(status.contains("[python] pyright-langserver running ready"), "{status}");
+    assert!(
+        status.contains("[python] pyright-langserver running ready"),
+        "{status}"
+    );
 }
 
 const MAIN_C: &str = "\
@@ -85,26 +120,53 @@ fn clangd_answers_with_utf8_columns_and_serves_headers() {
     let session = Session::start(&root_arg(dir.path()));
     let line = MAIN_C.lines().nth(4).unwrap();
 
-    let definition = session.ok("definition", json!({"file": "main.c", "line": 5, "column": column_of(line, "twice")}));
-    assert_eq!(definition, "main.c:3:12  static int twice(int x) { return 2 * x; }");
+    let definition = session.ok(
+        "definition",
+        json!({"file": "main.c", "line": 5, "column": column_of(line, "twice")}),
+    );
+    assert_eq!(
+        definition,
+        "main.c:3:12  static int twice(int x) { return 2 * x; }"
+    );
 
-    let hover = session.ok("hover", json!({"file": "main.c", "line": 5, "symbol": "twice"}));
+    let hover = session.ok(
+        "hover",
+        json!({"file": "main.c", "line": 5, "symbol": "twice"}),
+    );
     assert!(hover.contains("twice"), "{hover}");
 
-    let references = session.ok("find_references", json!({"file": "main.c", "line": 3, "symbol": "twice"}));
+    let references = session.ok(
+        "find_references",
+        json!({"file": "main.c", "line": 3, "symbol": "twice"}),
+    );
     let call = column_of(line, "twice");
-    assert!(references.contains(&format!("main.c (2)\n  3:12  static int twice")), "{references}");
-    assert!(references.contains(&format!("  5:{call}  /* é日本 😀 */")), "{references}");
+    assert!(
+        references.contains("main.c (2)\n  3:12  static int twice"),
+        "{references}"
+    );
+    assert!(
+        references.contains(&format!("  5:{call}  /* é日本 😀 */")),
+        "{references}"
+    );
 
-    let declaration = session.ok("declaration", json!({"file": "main.c", "line": 5, "symbol": "area"}));
+    let declaration = session.ok(
+        "declaration",
+        json!({"file": "main.c", "line": 5, "symbol": "area"}),
+    );
     assert_eq!(declaration, "shapes.h:1:5  int area(int w, int h);");
 
     let header = session.ok("document_symbols", json!({"file": "shapes.h"}));
     assert!(header.contains("function area 1"), "{header}");
 
     let outline = session.ok("document_symbols", json!({"file": "main.c"}));
-    assert!(outline.contains("function twice 3") && outline.contains("function main 5"), "{outline}");
+    assert!(
+        outline.contains("function twice 3") && outline.contains("function main 5"),
+        "{outline}"
+    );
 
     let status = session.ok("status", json!({}));
-    assert!(status.contains("[c,cpp] clangd running ready") && status.contains("utf-8"), "{status}");
+    assert!(
+        status.contains("[c,cpp] clangd running ready") && status.contains("utf-8"),
+        "{status}"
+    );
 }

@@ -62,13 +62,19 @@ impl RootSet {
     }
 
     pub fn first_directory(&self) -> PathBuf {
-        self.roots.first().map(|root| root.path.clone()).unwrap_or_else(|| PathBuf::from("."))
+        self.roots
+            .first()
+            .map(|root| root.path.clone())
+            .unwrap_or_else(|| PathBuf::from("."))
     }
 
     pub fn workspace_folders(&self) -> Vec<WorkspaceFolder> {
         self.roots
             .iter()
-            .map(|root| WorkspaceFolder { uri: path_to_uri(&root.path), name: root.name.clone() })
+            .map(|root| WorkspaceFolder {
+                uri: path_to_uri(&root.path),
+                name: root.name.clone(),
+            })
             .collect()
     }
 
@@ -80,13 +86,15 @@ impl RootSet {
             return Err(Error::InvalidArgument("file must not be empty".into()));
         }
         let candidate = self.candidate(Path::new(given));
-        let canonical = candidate.canonicalize().map_err(|error| match error.kind() {
-            std::io::ErrorKind::NotFound if self.lexically_inside(&candidate) => {
-                Error::InvalidArgument(format!("{given}: no such file or directory"))
-            }
-            std::io::ErrorKind::NotFound => Error::OutsideRoots(given.to_owned()),
-            _ => Error::InvalidArgument(format!("{given}: {error}")),
-        })?;
+        let canonical = candidate
+            .canonicalize()
+            .map_err(|error| match error.kind() {
+                std::io::ErrorKind::NotFound if self.lexically_inside(&candidate) => {
+                    Error::InvalidArgument(format!("{given}: no such file or directory"))
+                }
+                std::io::ErrorKind::NotFound => Error::OutsideRoots(given.to_owned()),
+                _ => Error::InvalidArgument(format!("{given}: {error}")),
+            })?;
         if self.root_of(&canonical).is_none() {
             return Err(Error::OutsideRoots(given.to_owned()));
         }
@@ -99,7 +107,10 @@ impl RootSet {
         }
         if self.roots.len() > 1
             && let Some(Component::Normal(first)) = given.components().next()
-            && let Some(root) = self.roots.iter().find(|root| first.to_str() == Some(root.name.as_str()))
+            && let Some(root) = self
+                .roots
+                .iter()
+                .find(|root| first.to_str() == Some(root.name.as_str()))
         {
             let rest: PathBuf = given.components().skip(1).collect();
             return root.path.join(rest);
@@ -157,7 +168,11 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Vec<String> {
             .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
             .take(DETECTION_FILE_LIMIT);
         for entry in files {
-            languages.extend(language::candidate_languages(entry.path()).into_iter().take(1));
+            languages.extend(
+                language::candidate_languages(entry.path())
+                    .into_iter()
+                    .take(1),
+            );
         }
     }
     let mut needed: Vec<String> = specs
@@ -232,7 +247,12 @@ mod tests {
     fn refuses_traversal_and_outside_paths_without_echoing_them() {
         let (dir, roots) = workspace();
         let outside = dir.path().join("secret.txt");
-        for given in ["../secret.txt", "src/../../secret.txt", outside.to_str().unwrap(), "/etc/passwd"] {
+        for given in [
+            "../secret.txt",
+            "src/../../secret.txt",
+            outside.to_str().unwrap(),
+            "/etc/passwd",
+        ] {
             let error = roots.resolve(given).unwrap_err();
             assert_eq!(error, Error::OutsideRoots(given.to_owned()));
         }
@@ -242,7 +262,11 @@ mod tests {
     #[test]
     fn refuses_symlinks_that_point_out() {
         let (dir, roots) = workspace();
-        std::os::unix::fs::symlink(dir.path().join("secret.txt"), dir.path().join("project/link")).unwrap();
+        std::os::unix::fs::symlink(
+            dir.path().join("secret.txt"),
+            dir.path().join("project/link"),
+        )
+        .unwrap();
         let error = roots.resolve("link").unwrap_err();
         assert_eq!(error, Error::OutsideRoots("link".into()));
         assert!(!error.to_string().contains("secret"));
@@ -252,7 +276,10 @@ mod tests {
     fn reports_missing_files_inside_as_not_found() {
         let (_dir, roots) = workspace();
         let error = roots.resolve("src/missing.py").unwrap_err();
-        assert_eq!(error, Error::InvalidArgument("src/missing.py: no such file or directory".into()));
+        assert_eq!(
+            error,
+            Error::InvalidArgument("src/missing.py: no such file or directory".into())
+        );
     }
 
     #[test]
@@ -262,8 +289,17 @@ mod tests {
             fs::create_dir_all(dir.path().join(name)).unwrap();
         }
         fs::write(dir.path().join("b/app/x.rs"), "").unwrap();
-        let roots = RootSet::new(&[dir.path().join("a/app"), dir.path().join("b/app"), dir.path().join("lib")]).unwrap();
-        let names: Vec<&str> = roots.roots().iter().map(|root| root.name.as_str()).collect();
+        let roots = RootSet::new(&[
+            dir.path().join("a/app"),
+            dir.path().join("b/app"),
+            dir.path().join("lib"),
+        ])
+        .unwrap();
+        let names: Vec<&str> = roots
+            .roots()
+            .iter()
+            .map(|root| root.name.as_str())
+            .collect();
         assert_eq!(names, vec!["app", "app-2", "lib"]);
         let resolved = roots.resolve("app-2/x.rs").unwrap();
         assert_eq!(roots.display(&resolved), "app-2/x.rs");

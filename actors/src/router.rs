@@ -58,7 +58,11 @@ impl Actor for Router {
         _myself: ActorRef<Self::Msg>,
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
-        Ok(State { specs: args.specs, supervisor: args.supervisor, running: HashMap::new() })
+        Ok(State {
+            specs: args.specs,
+            supervisor: args.supervisor,
+            running: HashMap::new(),
+        })
     }
 
     async fn handle(
@@ -89,12 +93,19 @@ impl State {
                 return;
             }
         };
-        match self.running.get(server).filter(|handle| is_alive(&handle.actor)) {
+        match self
+            .running
+            .get(server)
+            .filter(|handle| is_alive(&handle.actor))
+        {
             Some(handle) => {
                 let _gone = reply.send(Ok(handle.clone()));
             }
             None => {
-                let ensure = SupervisorMsg::Ensure { server: server.to_owned(), reply };
+                let ensure = SupervisorMsg::Ensure {
+                    server: server.to_owned(),
+                    reply,
+                };
                 if let Err(error) = self.supervisor.send_message(ensure) {
                     tracing::error!("supervisor unreachable: {error}");
                 }
@@ -105,7 +116,10 @@ impl State {
     fn server_for(&self, path: &std::path::Path) -> Result<&str> {
         let candidates = language::candidate_languages(path);
         let Some(own) = candidates.first() else {
-            let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = path
+                .file_name()
+                .map(|name| name.to_string_lossy().into_owned())
+                .unwrap_or_default();
             return Err(Error::NoServer(format!("{name} (unknown language)")));
         };
         candidates
@@ -119,5 +133,8 @@ impl State {
 /// Whether an actor still takes requests. One that is stopping has
 /// already reported its exit, and its requests would be dropped.
 pub fn is_alive(actor: &ActorRef<LanguageServerMsg>) -> bool {
-    matches!(actor.get_status(), ActorStatus::Running | ActorStatus::Starting)
+    matches!(
+        actor.get_status(),
+        ActorStatus::Running | ActorStatus::Starting
+    )
 }

@@ -52,7 +52,9 @@ impl Default for RestartPolicy {
 
 impl RestartPolicy {
     fn backoff(&self, recent_crashes: usize) -> Duration {
-        let doublings = u32::try_from(recent_crashes.saturating_sub(1)).unwrap_or(u32::MAX).min(16);
+        let doublings = u32::try_from(recent_crashes.saturating_sub(1))
+            .unwrap_or(u32::MAX)
+            .min(16);
         (self.first_backoff * 2u32.pow(doublings)).min(self.max_backoff)
     }
 }
@@ -139,24 +141,27 @@ impl Actor for Supervisor {
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
         let settings = args.settings;
-        let (roots, _) = Actor::spawn_linked(
-            None,
-            Roots,
-            settings.roots.clone(),
-            myself.get_cell(),
-        )
-        .await?;
+        let (roots, _) =
+            Actor::spawn_linked(None, Roots, settings.roots.clone(), myself.get_cell()).await?;
         let (router, _) = Actor::spawn_linked(
             None,
             Router,
-            crate::router::Arguments { specs: settings.servers.clone(), supervisor: myself.clone() },
+            crate::router::Arguments {
+                specs: settings.servers.clone(),
+                supervisor: myself.clone(),
+            },
             myself.get_cell(),
         )
         .await?;
         let (gateway, _) = Actor::spawn_linked(
             None,
             Gateway,
-            gateway::Arguments { roots, router: router.clone(), supervisor: myself.clone(), settings: settings.clone() },
+            gateway::Arguments {
+                roots,
+                router: router.clone(),
+                supervisor: myself.clone(),
+                settings: settings.clone(),
+            },
             myself.get_cell(),
         )
         .await?;
@@ -216,7 +221,12 @@ impl Actor for Supervisor {
                     let _gone = reply.send(state.running_handles());
                 }
             },
-            SupervisorMsg::ServerExited { server, documents, stderr, error } => {
+            SupervisorMsg::ServerExited {
+                server,
+                documents,
+                stderr,
+                error,
+            } => {
                 state.server_exited(&myself, &server, documents, stderr, error);
             }
             SupervisorMsg::Restart(server) => state.restart(&myself, &server).await,
@@ -235,7 +245,9 @@ impl Actor for Supervisor {
     ) -> Result<(), ActorProcessingErr> {
         match event {
             SupervisionEvent::ActorTerminated(cell, ..) => state.child_stopped(&myself, &cell),
-            SupervisionEvent::ActorFailed(cell, error) => state.child_failed(&myself, &cell, error.to_string()),
+            SupervisionEvent::ActorFailed(cell, error) => {
+                state.child_failed(&myself, &cell, error.to_string())
+            }
             SupervisionEvent::ActorStarted(_) | SupervisionEvent::ProcessGroupChanged(_) => {}
         }
         Ok(())
@@ -258,7 +270,11 @@ impl Slot {
     }
 
     fn handle(&self, actor: ActorRef<LanguageServerMsg>) -> ServerHandle {
-        ServerHandle { name: self.spec.name.clone(), label: self.spec.label(), actor }
+        ServerHandle {
+            name: self.spec.name.clone(),
+            label: self.spec.label(),
+            actor,
+        }
     }
 
     fn failed_error(&self, until: Instant) -> Error {
@@ -273,7 +289,11 @@ impl Slot {
     fn record_crash(&mut self, window: Duration) -> usize {
         let now = Instant::now();
         self.crashes.push_back(now);
-        while self.crashes.front().is_some_and(|at| now.duration_since(*at) > window) {
+        while self
+            .crashes
+            .front()
+            .is_some_and(|at| now.duration_since(*at) > window)
+        {
             self.crashes.pop_front();
         }
         self.crashes.len()
@@ -309,13 +329,21 @@ impl State {
     }
 
     async fn start_if_idle(&mut self, myself: &ActorRef<SupervisorMsg>, server: &str) {
-        if self.slots.get(server).is_some_and(|slot| slot.phase == Phase::NotStarted) {
+        if self
+            .slots
+            .get(server)
+            .is_some_and(|slot| slot.phase == Phase::NotStarted)
+        {
             self.spawn(myself, server).await;
         }
     }
 
     async fn restart(&mut self, myself: &ActorRef<SupervisorMsg>, server: &str) {
-        if self.slots.get(server).is_some_and(|slot| slot.phase == Phase::Backoff) {
+        if self
+            .slots
+            .get(server)
+            .is_some_and(|slot| slot.phase == Phase::Backoff)
+        {
             if let Some(slot) = self.slots.get_mut(server) {
                 slot.restarts += 1;
             }
@@ -334,7 +362,10 @@ impl State {
             spec: slot.spec.clone(),
             folders: self.settings.roots.workspace_folders(),
             directory: self.settings.roots.first_directory(),
-            timeouts: Timeouts { request: self.settings.request_timeout, idle: self.settings.idle_timeout },
+            timeouts: Timeouts {
+                request: self.settings.request_timeout,
+                idle: self.settings.idle_timeout,
+            },
             reopen: std::mem::take(&mut slot.reopen),
             supervisor: myself.clone(),
         };
@@ -356,7 +387,9 @@ impl State {
                 slot.last_error = Some(error.to_string());
                 let crashes = slot.record_crash(self.policy.window);
                 slot.phase = if crashes > self.policy.max_crashes {
-                    Phase::Failed { until: Instant::now() + self.policy.cooldown }
+                    Phase::Failed {
+                        until: Instant::now() + self.policy.cooldown,
+                    }
                 } else {
                     Phase::NotStarted
                 };
@@ -375,7 +408,11 @@ impl State {
         stderr: String,
         error: String,
     ) {
-        let Some(slot) = self.slots.get_mut(server).filter(|slot| slot.phase == Phase::Running) else {
+        let Some(slot) = self
+            .slots
+            .get_mut(server)
+            .filter(|slot| slot.phase == Phase::Running)
+        else {
             return;
         };
         slot.actor = None;
@@ -384,12 +421,18 @@ impl State {
         if !error.is_empty() {
             slot.last_error = Some(error);
         }
-        let _stopped = self.router.send_message(RouterMsg::ServerDown(server.to_owned()));
+        let _stopped = self
+            .router
+            .send_message(RouterMsg::ServerDown(server.to_owned()));
         let crashes = slot.record_crash(self.policy.window);
         if crashes > self.policy.max_crashes {
             let until = Instant::now() + self.policy.cooldown;
             slot.phase = Phase::Failed { until };
-            tracing::error!(server, crashes, "language server failed after repeated crashes");
+            tracing::error!(
+                server,
+                crashes,
+                "language server failed after repeated crashes"
+            );
             let error = slot.failed_error(until);
             for waiter in slot.waiters.drain(..) {
                 let _gone = waiter.send(Err(error.clone()));
@@ -398,7 +441,12 @@ impl State {
         }
         slot.phase = Phase::Backoff;
         let backoff = self.policy.backoff(crashes);
-        tracing::warn!(server, crashes, backoff_ms = backoff.as_millis() as u64, "restarting language server");
+        tracing::warn!(
+            server,
+            crashes,
+            backoff_ms = backoff.as_millis() as u64,
+            "restarting language server"
+        );
         let server = server.to_owned();
         myself.send_after(backoff, move || SupervisorMsg::Restart(server));
     }
@@ -418,7 +466,10 @@ impl State {
     fn child_failed(&mut self, myself: &ActorRef<SupervisorMsg>, cell: &ActorCell, error: String) {
         tracing::error!(actor = ?cell.get_id(), "actor failed: {error}");
         let crashed = self.slots.iter().find_map(|(name, slot)| {
-            let same = slot.actor.as_ref().is_some_and(|actor| actor.get_id() == cell.get_id());
+            let same = slot
+                .actor
+                .as_ref()
+                .is_some_and(|actor| actor.get_id() == cell.get_id());
             same.then(|| name.clone())
         });
         match crashed {
@@ -428,7 +479,10 @@ impl State {
     }
 
     fn running_handles(&self) -> Vec<ServerHandle> {
-        self.slots.values().filter_map(|slot| slot.actor.clone().map(|actor| slot.handle(actor))).collect()
+        self.slots
+            .values()
+            .filter_map(|slot| slot.actor.clone().map(|actor| slot.handle(actor)))
+            .collect()
     }
 
     fn records(&self) -> Vec<ServerRecord> {
@@ -457,7 +511,11 @@ impl State {
 }
 
 fn spawn_error(spec: &ServerSpec, detail: &str) -> Error {
-    Error::SpawnFailed { server: spec.label(), command: spec.command.clone(), detail: detail.to_owned() }
+    Error::SpawnFailed {
+        server: spec.label(),
+        command: spec.command.clone(),
+        detail: detail.to_owned(),
+    }
 }
 
 #[cfg(test)]

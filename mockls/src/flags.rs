@@ -52,7 +52,10 @@ pub struct Flags {
 
 impl Flags {
     pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
-        let mut flags = Self { huge_bytes: 8 * 1024 * 1024, ..Self::default() };
+        let mut flags = Self {
+            huge_bytes: 8 * 1024 * 1024,
+            ..Self::default()
+        };
         let mut args = args.into_iter();
         while let Some(flag) = args.next() {
             let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -75,7 +78,10 @@ impl Flags {
                 "--wrong-length-on" => flags.wrong_length_on.push(value()?),
                 "--unknown-id-on" => flags.unknown_id_on.push(value()?),
                 "--huge-on" => flags.huge_on.push(value()?),
-                "--huge-bytes" => flags.huge_bytes = usize::try_from(number(&value()?)?).map_err(|e| e.to_string())?,
+                "--huge-bytes" => {
+                    flags.huge_bytes =
+                        usize::try_from(number(&value()?)?).map_err(|e| e.to_string())?
+                }
                 "--invalid-utf8-on" => flags.invalid_utf8_on.push(value()?),
                 "--outside-uri" => flags.outside_uri = true,
                 "--slow-write" => flags.slow_write = true,
@@ -97,7 +103,8 @@ impl Flags {
 }
 
 fn number(text: &str) -> Result<u64, String> {
-    text.parse().map_err(|_| format!("expected a number, got {text:?}"))
+    text.parse()
+        .map_err(|_| format!("expected a number, got {text:?}"))
 }
 
 #[cfg(test)]
@@ -110,7 +117,14 @@ mod tests {
 
     #[test]
     fn composes_flags() {
-        let flags = parse(&["--response-delay", "200", "--hang-on", "textDocument/hover", "--publish-version"]).unwrap();
+        let flags = parse(&[
+            "--response-delay",
+            "200",
+            "--hang-on",
+            "textDocument/hover",
+            "--publish-version",
+        ])
+        .unwrap();
         assert_eq!(flags.response_delay_ms, 200);
         assert!(flags.hangs_on("textDocument/hover"));
         assert!(flags.publish_version);

@@ -18,16 +18,25 @@ pub struct Output {
 impl Output {
     pub fn new(slow: bool, record: Option<&str>) -> std::io::Result<Self> {
         let record = match record {
-            Some(path) => Some(Mutex::new(File::options().create(true).append(true).open(path)?)),
+            Some(path) => Some(Mutex::new(
+                File::options().create(true).append(true).open(path)?,
+            )),
             None => None,
         };
-        Ok(Self { stdout: Mutex::new(std::io::stdout()), slow, record })
+        Ok(Self {
+            stdout: Mutex::new(std::io::stdout()),
+            slow,
+            record,
+        })
     }
 
     /// Appends one message to the record with a millisecond timestamp.
     pub fn record(&self, direction: &str, message: &Value) {
         let Some(record) = &self.record else { return };
-        let millis = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64() * 1000.0).unwrap_or(0.0);
+        let millis = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs_f64() * 1000.0)
+            .unwrap_or(0.0);
         let line = json!({"t": millis, "dir": direction, "message": message});
         if let Ok(mut file) = record.lock() {
             let _ = writeln!(file, "{line}");
@@ -46,7 +55,9 @@ impl Output {
     }
 
     fn write(&self, bytes: &[u8]) {
-        let Ok(mut stdout) = self.stdout.lock() else { return };
+        let Ok(mut stdout) = self.stdout.lock() else {
+            return;
+        };
         if !self.slow {
             let _ = stdout.write_all(bytes);
             let _ = stdout.flush();

@@ -50,7 +50,10 @@ impl Server {
             return;
         };
         self.output.record("in", &message);
-        let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let params = message.get("params").cloned().unwrap_or(Value::Null);
         match (method, message.get("id").cloned()) {
             (Some(method), Some(id)) => self.request(id, &method, &params),
@@ -66,7 +69,11 @@ impl Server {
         }
         match method {
             "initialize" => return self.initialize(&id, params),
-            "shutdown" => return self.output.send(&json!({"jsonrpc": "2.0", "id": id, "result": null})),
+            "shutdown" => {
+                return self
+                    .output
+                    .send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
+            }
             _ => {}
         }
         if let Some(limit) = self.flags.drop_after
@@ -80,21 +87,34 @@ impl Server {
             return;
         }
         if self.flags.fail_on.iter().any(|m| m == method) {
-            let error = json!({"code": -32603, "message": format!("mockls: failing {method} as asked")});
+            let error =
+                json!({"code": -32603, "message": format!("mockls: failing {method} as asked")});
             return self.respond_later(json!({"jsonrpc": "2.0", "id": id, "error": error}));
         }
         let result = match self.answer(method, params) {
             Ok(result) => result,
-            Err(error) => return self.respond_later(json!({"jsonrpc": "2.0", "id": id, "error": error})),
+            Err(error) => {
+                return self.respond_later(json!({"jsonrpc": "2.0", "id": id, "error": error}));
+            }
         };
         self.respond_with_faults(id, method, result);
     }
 
     fn initialize(&mut self, id: &Value, params: &Value) {
-        let folders = params.get("workspaceFolders").and_then(Value::as_array).cloned().unwrap_or_default();
-        let mut roots: Vec<_> = folders.iter().filter_map(|f| f.get("uri")?.as_str().and_then(uri_to_path)).collect();
+        let folders = params
+            .get("workspaceFolders")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut roots: Vec<_> = folders
+            .iter()
+            .filter_map(|f| f.get("uri")?.as_str().and_then(uri_to_path))
+            .collect();
         if roots.is_empty()
-            && let Some(root) = params.get("rootUri").and_then(Value::as_str).and_then(uri_to_path)
+            && let Some(root) = params
+                .get("rootUri")
+                .and_then(Value::as_str)
+                .and_then(uri_to_path)
         {
             roots.push(root);
         }
@@ -118,10 +138,12 @@ impl Server {
             capabilities["positionEncoding"] = json!(encoding.lsp_name());
         }
         if self.flags.workspace_folders {
-            capabilities["workspace"] = json!({"workspaceFolders": {"supported": true, "changeNotifications": true}});
+            capabilities["workspace"] =
+                json!({"workspaceFolders": {"supported": true, "changeNotifications": true}});
         }
         let result = json!({"capabilities": capabilities, "serverInfo": {"name": "mockls"}});
-        self.output.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+        self.output
+            .send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
     }
 
     fn answer(&self, method: &str, params: &Value) -> Result<Value, Value> {
@@ -129,17 +151,24 @@ impl Server {
         let empty_while_indexing = |value: Value| if indexing { Value::Null } else { value };
         Ok(match method {
             "textDocument/hover" => empty_while_indexing(self.hover(params)),
-            "textDocument/definition" | "textDocument/declaration" | "textDocument/typeDefinition" => {
-                empty_while_indexing(self.definition(params))
-            }
+            "textDocument/definition"
+            | "textDocument/declaration"
+            | "textDocument/typeDefinition" => empty_while_indexing(self.definition(params)),
             "textDocument/implementation" => {
                 let word = self.word(params);
-                self.locations(word.map(|w| self.workspace.implementations(&w)).unwrap_or_default())
+                self.locations(
+                    word.map(|w| self.workspace.implementations(&w))
+                        .unwrap_or_default(),
+                )
             }
             "textDocument/references" => empty_while_indexing(self.references(params)),
             "textDocument/documentSymbol" => self.document_symbols(params),
             "workspace/symbol" => self.workspace_symbols(params),
-            _ => return Err(json!({"code": -32601, "message": format!("mockls: no method {method}")})),
+            _ => {
+                return Err(
+                    json!({"code": -32601, "message": format!("mockls: no method {method}")}),
+                );
+            }
         })
     }
 
@@ -155,25 +184,39 @@ impl Server {
 
     fn hover(&self, params: &Value) -> Value {
         match self.word(params) {
-            Some(word) => json!({"contents": {"kind": "markdown", "value": format!("```mockls\n{word}\n```")}}),
+            Some(word) => {
+                json!({"contents": {"kind": "markdown", "value": format!("```mockls\n{word}\n```")}})
+            }
             None => Value::Null,
         }
     }
 
     fn definition(&self, params: &Value) -> Value {
         if self.flags.outside_uri {
-            let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}});
+            let range =
+                json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}});
             return json!([{"uri": "file:///etc/passwd", "range": range}]);
         }
-        let current = params.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or_default();
-        let spans = self.word(params).map(|word| self.workspace.definitions(&word, current)).unwrap_or_default();
+        let current = params
+            .pointer("/textDocument/uri")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let spans = self
+            .word(params)
+            .map(|word| self.workspace.definitions(&word, current))
+            .unwrap_or_default();
         self.locations(spans)
     }
 
     fn references(&self, params: &Value) -> Value {
-        let Some(word) = self.word(params) else { return json!([]) };
+        let Some(word) = self.word(params) else {
+            return json!([]);
+        };
         let mut spans = self.workspace.references(&word);
-        let include_declaration = params.pointer("/context/includeDeclaration").and_then(Value::as_bool).unwrap_or(true);
+        let include_declaration = params
+            .pointer("/context/includeDeclaration")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
         if !include_declaration {
             let definitions = self.workspace.definitions(&word, "");
             spans.retain(|span| !definitions.contains(span));
@@ -182,16 +225,26 @@ impl Server {
     }
 
     fn document_symbols(&self, params: &Value) -> Value {
-        let uri = params.pointer("/textDocument/uri").and_then(Value::as_str).unwrap_or_default();
+        let uri = params
+            .pointer("/textDocument/uri")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let text = self.workspace.text(uri).unwrap_or_default();
-        Value::Array(text::document_symbols(&text).iter().map(|symbol| self.symbol_json(&text, symbol)).collect())
+        Value::Array(
+            text::document_symbols(&text)
+                .iter()
+                .map(|symbol| self.symbol_json(&text, symbol))
+                .collect(),
+        )
     }
 
     fn symbol_json(&self, text: &str, symbol: &Symbol) -> Value {
         let line = line_at(text, symbol.line).unwrap_or("");
         let selection = self.range(line, symbol.line, symbol.start, symbol.end);
         let end_text = line_at(text, symbol.end_line).unwrap_or("");
-        let end_character = self.encoding.encode_column(end_text, end_text.chars().count());
+        let end_character = self
+            .encoding
+            .encode_column(end_text, end_text.chars().count());
         json!({
             "name": symbol.name,
             "kind": symbol.kind,
@@ -202,7 +255,10 @@ impl Server {
     }
 
     fn workspace_symbols(&self, params: &Value) -> Value {
-        let query = params.get("query").and_then(Value::as_str).unwrap_or_default();
+        let query = params
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let symbols = self.workspace.workspace_symbols(query);
         Value::Array(
             symbols
@@ -235,7 +291,8 @@ impl Server {
         let has = |list: &[String]| list.iter().any(|m| m == method);
         let id_text = id.to_string();
         if has(&self.flags.unknown_id_on) {
-            self.output.send(&json!({"jsonrpc": "2.0", "id": UNKNOWN_ID, "result": null}));
+            self.output
+                .send(&json!({"jsonrpc": "2.0", "id": UNKNOWN_ID, "result": null}));
         }
         if has(&self.flags.malformed_on) {
             let body = format!(r#"{{"jsonrpc":"2.0","id":{id_text},"result":{{"contents":"#);
@@ -243,18 +300,22 @@ impl Server {
         }
         if has(&self.flags.wrong_length_on) {
             let body = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
-            let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len().saturating_sub(3)).into_bytes();
+            let mut bytes =
+                format!("Content-Length: {}\r\n\r\n", body.len().saturating_sub(3)).into_bytes();
             bytes.extend_from_slice(body.as_bytes());
             return self.raw_later(bytes);
         }
         if has(&self.flags.invalid_utf8_on) {
-            let mut body = format!(r#"{{"jsonrpc":"2.0","id":{id_text},"result":{{"contents":"bad "#).into_bytes();
+            let mut body =
+                format!(r#"{{"jsonrpc":"2.0","id":{id_text},"result":{{"contents":"bad "#)
+                    .into_bytes();
             body.extend_from_slice(b"\xff\xfe bytes\"}}");
             return self.raw_later(windlass_actors::lsp::framing::encode(&body));
         }
         if has(&self.flags.huge_on) {
             let huge = "x".repeat(self.flags.huge_bytes);
-            return self.respond_later(json!({"jsonrpc": "2.0", "id": id, "result": {"contents": huge}}));
+            return self
+                .respond_later(json!({"jsonrpc": "2.0", "id": id, "result": {"contents": huge}}));
         }
         self.respond_later(json!({"jsonrpc": "2.0", "id": id, "result": result}));
     }
@@ -329,7 +390,10 @@ impl Server {
     }
 
     fn begin_progress(&self, title: &str) -> String {
-        let token = format!("mockls-{}", self.progress_tokens.fetch_add(1, Ordering::Relaxed));
+        let token = format!(
+            "mockls-{}",
+            self.progress_tokens.fetch_add(1, Ordering::Relaxed)
+        );
         self.output.send(&json!({"jsonrpc": "2.0", "id": format!("create-{token}"), "method": "window/workDoneProgress/create", "params": {"token": token}}));
         let value = json!({"kind": "begin", "title": title, "percentage": 0});
         self.output.send(&json!({"jsonrpc": "2.0", "method": "$/progress", "params": {"token": token, "value": value}}));
@@ -337,21 +401,41 @@ impl Server {
     }
 
     fn did_open(&mut self, params: &Value) {
-        let Some(document) = params.get("textDocument") else { return };
-        let (Some(uri), Some(text)) = (document.get("uri").and_then(Value::as_str), document.get("text").and_then(Value::as_str)) else {
+        let Some(document) = params.get("textDocument") else {
+            return;
+        };
+        let (Some(uri), Some(text)) = (
+            document.get("uri").and_then(Value::as_str),
+            document.get("text").and_then(Value::as_str),
+        ) else {
             return;
         };
         self.workspace.open.insert(uri.to_owned(), text.to_owned());
-        self.versions.insert(uri.to_owned(), document.get("version").and_then(Value::as_i64).unwrap_or(0));
+        self.versions.insert(
+            uri.to_owned(),
+            document.get("version").and_then(Value::as_i64).unwrap_or(0),
+        );
         self.publish(uri);
     }
 
     fn did_change(&mut self, params: &Value) {
-        let Some(uri) = params.pointer("/textDocument/uri").and_then(Value::as_str) else { return };
-        let version = params.pointer("/textDocument/version").and_then(Value::as_i64).unwrap_or(0);
+        let Some(uri) = params.pointer("/textDocument/uri").and_then(Value::as_str) else {
+            return;
+        };
+        let version = params
+            .pointer("/textDocument/version")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
         let mut text = self.workspace.open.get(uri).cloned().unwrap_or_default();
-        for change in params.get("contentChanges").and_then(Value::as_array).into_iter().flatten() {
-            let Some(new_text) = change.get("text").and_then(Value::as_str) else { continue };
+        for change in params
+            .get("contentChanges")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(new_text) = change.get("text").and_then(Value::as_str) else {
+                continue;
+            };
             text = match change.get("range") {
                 Some(range) => self.apply_range(&text, range, new_text),
                 None => new_text.to_owned(),
@@ -366,12 +450,22 @@ impl Server {
 
     fn apply_range(&self, text: &str, range: &Value, new_text: &str) -> String {
         let offset = |point: &str| -> usize {
-            let line = range.pointer(&format!("/{point}/line")).and_then(Value::as_u64).unwrap_or(0) as usize;
-            let character = range.pointer(&format!("/{point}/character")).and_then(Value::as_u64).unwrap_or(0) as u32;
+            let line = range
+                .pointer(&format!("/{point}/line"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0) as usize;
+            let character = range
+                .pointer(&format!("/{point}/character"))
+                .and_then(Value::as_u64)
+                .unwrap_or(0) as u32;
             byte_offset(text, line, character, self.encoding)
         };
         let (start, end) = (offset("start"), offset("end"));
-        format!("{}{new_text}{}", &text[..start.min(text.len())], &text[end.min(text.len())..])
+        format!(
+            "{}{new_text}{}",
+            &text[..start.min(text.len())],
+            &text[end.min(text.len())..]
+        )
     }
 
     fn change_folders(&mut self, params: &Value) {
@@ -398,7 +492,9 @@ impl Server {
         }
         let text = self.workspace.open.get(uri).cloned().unwrap_or_default();
         let generation = {
-            let Ok(mut generations) = self.generations.lock() else { return };
+            let Ok(mut generations) = self.generations.lock() else {
+                return;
+            };
             let entry = generations.entry(uri.to_owned()).or_insert(0);
             *entry += 1;
             *entry
@@ -411,7 +507,10 @@ impl Server {
             generations: self.generations.clone(),
             output: self.output.clone(),
             flags: self.flags.clone(),
-            progress: self.flags.progress_on_change.then(|| self.begin_progress("checking")),
+            progress: self
+                .flags
+                .progress_on_change
+                .then(|| self.begin_progress("checking")),
         };
         std::thread::spawn(move || job.run());
     }
@@ -451,7 +550,9 @@ impl PublishJob {
         }
         if self.flags.multi_round_diagnostics {
             self.send(&[]);
-            std::thread::sleep(Duration::from_millis(self.flags.diagnostics_delay_ms.max(50)));
+            std::thread::sleep(Duration::from_millis(
+                self.flags.diagnostics_delay_ms.max(50),
+            ));
             if !self.is_current() {
                 return self.finish_progress();
             }
@@ -461,7 +562,10 @@ impl PublishJob {
     }
 
     fn is_current(&self) -> bool {
-        self.generations.lock().map(|g| g.get(&self.uri) == Some(&self.generation)).unwrap_or(false)
+        self.generations
+            .lock()
+            .map(|g| g.get(&self.uri) == Some(&self.generation))
+            .unwrap_or(false)
     }
 
     fn send(&self, diagnostics: &[Value]) {
@@ -499,7 +603,12 @@ fn byte_offset(text: &str, line: usize, character: u32, encoding: PositionEncodi
     for (index, line_text) in text.split('\n').enumerate() {
         if index == line {
             let column = encoding.decode_column(line_text, character);
-            return offset + line_text.chars().take(column).map(char::len_utf8).sum::<usize>();
+            return offset
+                + line_text
+                    .chars()
+                    .take(column)
+                    .map(char::len_utf8)
+                    .sum::<usize>();
         }
         offset += line_text.len() + 1;
     }

@@ -8,7 +8,18 @@ use std::path::{Path, PathBuf};
 use windlass_actors::lsp::uri::{path_to_uri, uri_to_path};
 
 /// Keywords that introduce a definition of the identifier after them.
-const DEFINING: &[&str] = &["fn", "def", "function", "let", "const", "var", "class", "struct", "interface", "trait"];
+const DEFINING: &[&str] = &[
+    "fn",
+    "def",
+    "function",
+    "let",
+    "const",
+    "var",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+];
 
 /// Directories never scanned for on-disk files.
 const SKIPPED_DIRS: &[&str] = &["target", "node_modules", ".git"];
@@ -64,7 +75,9 @@ fn identifiers(line: &str) -> Vec<(String, usize, usize)> {
 
 /// The identifier covering code-point `column`, with its span.
 pub fn word_at(line: &str, column: usize) -> Option<(String, usize, usize)> {
-    identifiers(line).into_iter().find(|(_, start, end)| (*start..*end).contains(&column))
+    identifiers(line)
+        .into_iter()
+        .find(|(_, start, end)| (*start..*end).contains(&column))
 }
 
 /// Definitions on one line: (keyword, name, start, end).
@@ -74,7 +87,11 @@ fn definitions_on(line: &str) -> Vec<(String, String, usize, usize)> {
     words
         .windows(2)
         .filter(|pair| DEFINING.contains(&pair[0].0.as_str()))
-        .filter(|pair| characters[pair[0].2..pair[1].1].iter().all(|c| c.is_whitespace()))
+        .filter(|pair| {
+            characters[pair[0].2..pair[1].1]
+                .iter()
+                .all(|c| c.is_whitespace())
+        })
         .map(|pair| (pair[0].0.clone(), pair[1].0.clone(), pair[1].1, pair[1].2))
         .collect()
 }
@@ -109,7 +126,18 @@ pub fn document_symbols(text: &str) -> Vec<Symbol> {
         close_deeper(&mut stack, &mut roots, indent);
         let kind = kind_of(&keyword, !stack.is_empty());
         let end_line = block_end(&lines, index, indent);
-        stack.push((indent, Symbol { name, kind, line: index, end_line, start, end, children: Vec::new() }));
+        stack.push((
+            indent,
+            Symbol {
+                name,
+                kind,
+                line: index,
+                end_line,
+                start,
+                end,
+                children: Vec::new(),
+            },
+        ));
     }
     close_deeper(&mut stack, &mut roots, 0);
     roots
@@ -117,7 +145,9 @@ pub fn document_symbols(text: &str) -> Vec<Symbol> {
 
 fn close_deeper(stack: &mut Vec<(usize, Symbol)>, roots: &mut Vec<Symbol>, indent: usize) {
     while stack.last().is_some_and(|(open, _)| *open >= indent) {
-        let Some((_, symbol)) = stack.pop() else { break };
+        let Some((_, symbol)) = stack.pop() else {
+            break;
+        };
         match stack.last_mut() {
             Some((_, parent)) => parent.children.push(symbol),
             None => roots.push(symbol),
@@ -168,7 +198,11 @@ impl Workspace {
     /// Definitions of `word`, the current document's first.
     pub fn definitions(&self, word: &str, current: &str) -> Vec<Span> {
         let mut spans = self.find(|line| {
-            definitions_on(line).into_iter().filter(|(_, name, _, _)| name == word).map(|(_, _, s, e)| (s, e)).collect()
+            definitions_on(line)
+                .into_iter()
+                .filter(|(_, name, _, _)| name == word)
+                .map(|(_, _, s, e)| (s, e))
+                .collect()
         });
         spans.sort_by_key(|span| span.uri != current);
         spans
@@ -176,7 +210,13 @@ impl Workspace {
 
     /// Every whole-word occurrence of `word`.
     pub fn references(&self, word: &str) -> Vec<Span> {
-        self.find(|line| identifiers(line).into_iter().filter(|(w, _, _)| w == word).map(|(_, s, e)| (s, e)).collect())
+        self.find(|line| {
+            identifiers(line)
+                .into_iter()
+                .filter(|(w, _, _)| w == word)
+                .map(|(_, s, e)| (s, e))
+                .collect()
+        })
     }
 
     /// Occurrences of `word` right after `impl` or `implements`.
@@ -184,7 +224,9 @@ impl Workspace {
         self.find(|line| {
             identifiers(line)
                 .windows(2)
-                .filter(|pair| matches!(pair[0].0.as_str(), "impl" | "implements") && pair[1].0 == word)
+                .filter(|pair| {
+                    matches!(pair[0].0.as_str(), "impl" | "implements") && pair[1].0 == word
+                })
                 .map(|pair| (pair[1].1, pair[1].2))
                 .collect()
         })
@@ -198,7 +240,12 @@ impl Workspace {
             let mut stack = document_symbols(&text);
             while let Some(symbol) = stack.pop() {
                 if symbol.name.to_lowercase().contains(&query) {
-                    let span = Span { uri: uri.clone(), line: symbol.line, start: symbol.start, end: symbol.end };
+                    let span = Span {
+                        uri: uri.clone(),
+                        line: symbol.line,
+                        start: symbol.start,
+                        end: symbol.end,
+                    };
                     found.push((symbol.name.clone(), symbol.kind, span));
                 }
                 stack.extend(symbol.children);
@@ -212,7 +259,12 @@ impl Workspace {
         for (uri, text) in self.documents() {
             for (line_index, line) in text.lines().enumerate() {
                 for (start, end) in matches(line) {
-                    spans.push(Span { uri: uri.clone(), line: line_index, start, end });
+                    spans.push(Span {
+                        uri: uri.clone(),
+                        line: line_index,
+                        start,
+                        end,
+                    });
                 }
             }
         }
@@ -221,7 +273,9 @@ impl Workspace {
 }
 
 fn collect_files(directory: &Path, documents: &mut BTreeMap<String, String>) {
-    let Ok(entries) = std::fs::read_dir(directory) else { return };
+    let Ok(entries) = std::fs::read_dir(directory) else {
+        return;
+    };
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
     entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
@@ -230,7 +284,9 @@ fn collect_files(directory: &Path, documents: &mut BTreeMap<String, String>) {
         }
         let path = entry.path();
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() && !name.starts_with('.') && !SKIPPED_DIRS.contains(&name.as_str()) {
             collect_files(&path, documents);
         } else if kind.is_file()
@@ -264,18 +320,39 @@ mod tests {
         let text = "class Shape:\n    def area(self):\n        return 1\n\ndef main():\n    pass\n";
         let symbols = document_symbols(text);
         assert_eq!(symbols.len(), 2);
-        assert_eq!((symbols[0].name.as_str(), symbols[0].kind, symbols[0].end_line), ("Shape", 5, 2));
+        assert_eq!(
+            (
+                symbols[0].name.as_str(),
+                symbols[0].kind,
+                symbols[0].end_line
+            ),
+            ("Shape", 5, 2)
+        );
         assert_eq!(symbols[0].children[0].name, "area");
         assert_eq!(symbols[0].children[0].kind, 6);
-        assert_eq!((symbols[1].name.as_str(), symbols[1].kind, symbols[1].line), ("main", 12, 4));
+        assert_eq!(
+            (symbols[1].name.as_str(), symbols[1].kind, symbols[1].line),
+            ("main", 12, 4)
+        );
     }
 
     #[test]
     fn finds_references_and_implementations_in_open_documents() {
         let mut workspace = Workspace::default();
-        workspace.open.insert("file:///a.rs".into(), "trait Draw {}\nimpl Draw for X {}\nfn f(d: &dyn Draw) {}".into());
+        workspace.open.insert(
+            "file:///a.rs".into(),
+            "trait Draw {}\nimpl Draw for X {}\nfn f(d: &dyn Draw) {}".into(),
+        );
         assert_eq!(workspace.references("Draw").len(), 3);
-        assert_eq!(workspace.implementations("Draw"), vec![Span { uri: "file:///a.rs".into(), line: 1, start: 5, end: 9 }]);
+        assert_eq!(
+            workspace.implementations("Draw"),
+            vec![Span {
+                uri: "file:///a.rs".into(),
+                line: 1,
+                start: 5,
+                end: 9
+            }]
+        );
         assert_eq!(workspace.definitions("Draw", "file:///a.rs")[0].line, 0);
         assert_eq!(workspace.workspace_symbols("dra").len(), 1);
     }

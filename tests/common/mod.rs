@@ -25,7 +25,11 @@ pub fn windlass_binary() -> PathBuf {
 /// mockls is built next to windlass by `cargo test --workspace`.
 pub fn mockls_binary() -> PathBuf {
     let path = windlass_binary().with_file_name(format!("mockls{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "mockls is not built at {}; run `cargo build --workspace`", path.display());
+    assert!(
+        path.exists(),
+        "mockls is not built at {}; run `cargo build --workspace`",
+        path.display()
+    );
     path
 }
 
@@ -88,7 +92,13 @@ impl Session {
                 eprintln!("windlass: {line}");
             }
         });
-        let session = Session { child, stdin, waiters, next_id: AtomicI64::new(1), state };
+        let session = Session {
+            child,
+            stdin,
+            waiters,
+            next_id: AtomicI64::new(1),
+            state,
+        };
         session.request(
             "initialize",
             json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tests", "version": "0"}}),
@@ -131,14 +141,22 @@ impl Session {
     /// Calls a tool expecting success, and returns its text.
     pub fn ok(&self, tool: &str, arguments: Value) -> String {
         let outcome = self.call(tool, arguments.clone());
-        assert!(!outcome.is_error, "{tool} {arguments} failed: {}", outcome.text);
+        assert!(
+            !outcome.is_error,
+            "{tool} {arguments} failed: {}",
+            outcome.text
+        );
         outcome.text
     }
 
     /// Calls a tool expecting a tool error, and returns its text.
     pub fn err(&self, tool: &str, arguments: Value) -> String {
         let outcome = self.call(tool, arguments.clone());
-        assert!(outcome.is_error, "{tool} {arguments} should fail, got: {}", outcome.text);
+        assert!(
+            outcome.is_error,
+            "{tool} {arguments} should fail, got: {}",
+            outcome.text
+        );
         outcome.text
     }
 
@@ -151,7 +169,10 @@ impl Session {
             if done(&status) {
                 return status;
             }
-            assert!(Instant::now() < deadline, "status never matched; last:\n{status}");
+            assert!(
+                Instant::now() < deadline,
+                "status never matched; last:\n{status}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -170,12 +191,17 @@ impl Drop for Session {
 }
 
 pub fn wait(receiver: &Receiver<Value>) -> Value {
-    receiver.recv_timeout(WATCHDOG).expect("no answer from windlass within the watchdog")
+    receiver
+        .recv_timeout(WATCHDOG)
+        .expect("no answer from windlass within the watchdog")
 }
 
 pub fn outcome(response: Value) -> ToolOutcome {
     if let Some(error) = response.get("error") {
-        return ToolOutcome { text: error.to_string(), is_error: true };
+        return ToolOutcome {
+            text: error.to_string(),
+            is_error: true,
+        };
     }
     let result = &response["result"];
     let text = result["content"]
@@ -185,7 +211,10 @@ pub fn outcome(response: Value) -> ToolOutcome {
         .filter_map(|item| item["text"].as_str())
         .collect::<Vec<_>>()
         .join("\n");
-    ToolOutcome { text, is_error: result["isError"].as_bool().unwrap_or(false) }
+    ToolOutcome {
+        text,
+        is_error: result["isError"].as_bool().unwrap_or(false),
+    }
 }
 
 fn spawn_reader(stdout: std::process::ChildStdout, waiters: Waiters) {
@@ -194,7 +223,9 @@ fn spawn_reader(stdout: std::process::ChildStdout, waiters: Waiters) {
             let Ok(message) = serde_json::from_str::<Value>(&line) else {
                 panic!("windlass wrote a non-JSON line to stdout: {line}");
             };
-            let Some(id) = message.get("id").and_then(Value::as_i64) else { continue };
+            let Some(id) = message.get("id").and_then(Value::as_i64) else {
+                continue;
+            };
             if message.get("method").is_some() {
                 continue;
             }
@@ -243,6 +274,11 @@ pub fn recorded(path: &Path) -> Vec<(String, Value)> {
         .unwrap_or_default()
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .map(|entry| (entry["dir"].as_str().unwrap_or_default().to_owned(), entry["message"].clone()))
+        .map(|entry| {
+            (
+                entry["dir"].as_str().unwrap_or_default().to_owned(),
+                entry["message"].clone(),
+            )
+        })
         .collect()
 }

@@ -44,7 +44,12 @@ pub struct Target {
 
 impl Target {
     /// A request about this position.
-    pub fn request(&self, method: &'static str, params: Value, capability: (&'static str, &'static str)) -> ServerRequest {
+    pub fn request(
+        &self,
+        method: &'static str,
+        params: Value,
+        capability: (&'static str, &'static str),
+    ) -> ServerRequest {
         ServerRequest {
             method,
             params,
@@ -57,7 +62,11 @@ impl Target {
     /// `path:line:column` of the position, for messages.
     pub fn describe(&self) -> String {
         let path = self.roots.display(&self.document.path);
-        format!("{path}:{}:{}", self.position.line + 1, self.position.column + 1)
+        format!(
+            "{path}:{}:{}",
+            self.position.line + 1,
+            self.position.column + 1
+        )
     }
 
     /// The identifier under the position, if any.
@@ -74,15 +83,25 @@ pub enum Resolved {
 }
 
 pub async fn resolve(context: &Context, position: &Position) -> Result<Resolved> {
-    let symbol = position.symbol.as_deref().map(str::trim).filter(|symbol| !symbol.is_empty());
+    let symbol = position
+        .symbol
+        .as_deref()
+        .map(str::trim)
+        .filter(|symbol| !symbol.is_empty());
     match (&position.file, position.line, position.column, symbol) {
         (Some(file), Some(line), Some(column), _) => at_column(context, file, line, column).await,
         (Some(file), Some(line), None, Some(symbol)) => on_line(context, file, line, symbol).await,
-        (Some(_), Some(_), None, None) => Err(Error::InvalidArgument("give `column` or `symbol` with `line`".into())),
+        (Some(_), Some(_), None, None) => Err(Error::InvalidArgument(
+            "give `column` or `symbol` with `line`".into(),
+        )),
         (Some(file), None, _, Some(symbol)) => in_file(context, file, symbol).await,
         (None, _, _, Some(symbol)) => in_workspace(context, symbol).await,
-        (Some(_), None, _, None) => Err(Error::InvalidArgument("give `line` and `column`, `line` and `symbol`, or `symbol`".into())),
-        (None, _, _, None) => Err(Error::InvalidArgument("give `file` with `line` and `column`, or a `symbol`".into())),
+        (Some(_), None, _, None) => Err(Error::InvalidArgument(
+            "give `line` and `column`, `line` and `symbol`, or `symbol`".into(),
+        )),
+        (None, _, _, None) => Err(Error::InvalidArgument(
+            "give `file` with `line` and `column`, or a `symbol`".into(),
+        )),
     }
 }
 
@@ -98,14 +117,22 @@ impl Opened {
         let (roots, path) = context.resolve(file).await?;
         let document = context.snapshot(&path, file).await?;
         let server = context.route(&path).await?;
-        Ok(Self { roots, server, document })
+        Ok(Self {
+            roots,
+            server,
+            document,
+        })
     }
 
     fn line(&self, line: u32) -> Result<(usize, &str)> {
-        let index = (line as usize).checked_sub(1).ok_or_else(|| Error::InvalidArgument("line is 1-based".into()))?;
+        let index = (line as usize)
+            .checked_sub(1)
+            .ok_or_else(|| Error::InvalidArgument("line is 1-based".into()))?;
         let text = line_at(&self.document.text, index).ok_or_else(|| {
             let count = self.document.text.lines().count();
-            Error::InvalidArgument(format!("line {line} is past the end of the file ({count} lines)"))
+            Error::InvalidArgument(format!(
+                "line {line} is past the end of the file ({count} lines)"
+            ))
         })?;
         Ok((index, text))
     }
@@ -123,15 +150,20 @@ impl Opened {
 async fn at_column(context: &Context, file: &str, line: u32, column: u32) -> Result<Resolved> {
     let opened = Opened::new(context, file).await?;
     let (index, _) = opened.line(line)?;
-    let column = (column as usize).checked_sub(1).ok_or_else(|| Error::InvalidArgument("column is 1-based".into()))?;
+    let column = (column as usize)
+        .checked_sub(1)
+        .ok_or_else(|| Error::InvalidArgument("column is 1-based".into()))?;
     Ok(opened.at(index, column))
 }
 
 async fn on_line(context: &Context, file: &str, line: u32, symbol: &str) -> Result<Resolved> {
     let opened = Opened::new(context, file).await?;
     let (index, text) = opened.line(line)?;
-    let column = find_word(text, symbol, 0)
-        .ok_or_else(|| Error::InvalidArgument(format!("`{symbol}` does not occur on line {line} of {file}")))?;
+    let column = find_word(text, symbol, 0).ok_or_else(|| {
+        Error::InvalidArgument(format!(
+            "`{symbol}` does not occur on line {line} of {file}"
+        ))
+    })?;
     Ok(opened.at(index, column))
 }
 
@@ -162,7 +194,9 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
         }
     }
     match found.len() {
-        0 => Err(Error::InvalidArgument(format!("no symbol named `{symbol}` in {file}"))),
+        0 => Err(Error::InvalidArgument(format!(
+            "no symbol named `{symbol}` in {file}"
+        ))),
         1 => {
             let spot = &found[0].spot;
             let (index, text) = opened.line(u32::try_from(spot.line).unwrap_or(u32::MAX))?;
@@ -189,17 +223,31 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     }
     found.sort_by_key(|candidate| !is_definition_kind(candidate.kind));
     match found.len() {
-        0 => Err(Error::InvalidArgument(format!("no symbol named `{symbol}` found in the workspace"))),
+        0 => Err(Error::InvalidArgument(format!(
+            "no symbol named `{symbol}` found in the workspace"
+        ))),
         1 => {
             let spot = &found[0].spot;
             let file = spot.path.clone();
-            on_line(context, &file, u32::try_from(spot.line).unwrap_or(u32::MAX), symbol).await
+            on_line(
+                context,
+                &file,
+                u32::try_from(spot.line).unwrap_or(u32::MAX),
+                symbol,
+            )
+            .await
         }
         _ => Ok(ambiguous(symbol, found)),
     }
 }
 
-type WorkspaceSymbol = (String, u64, String, Value, crate::lsp::position::PositionEncoding);
+type WorkspaceSymbol = (
+    String,
+    u64,
+    String,
+    Value,
+    crate::lsp::position::PositionEncoding,
+);
 
 /// `workspace/symbol` on every running server at once.
 async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<WorkspaceSymbol>> {
@@ -225,7 +273,13 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<Workspa
             let uri = location.and_then(|l| l.get("uri")).and_then(Value::as_str);
             let range = location.and_then(|l| l.get("range"));
             if let (Some(uri), Some(range)) = (uri, range) {
-                symbols.push((name.to_owned(), kind, uri.to_owned(), range.clone(), reply.encoding));
+                symbols.push((
+                    name.to_owned(),
+                    kind,
+                    uri.to_owned(),
+                    range.clone(),
+                    reply.encoding,
+                ));
             }
         }
     }
@@ -236,13 +290,23 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<Workspa
 /// (name, kind, selection range).
 pub fn flatten_symbols(result: &Value) -> Vec<(String, u64, Value)> {
     let mut out = Vec::new();
-    let mut stack: Vec<&Value> = result.as_array().map(|items| items.iter().rev().collect()).unwrap_or_default();
+    let mut stack: Vec<&Value> = result
+        .as_array()
+        .map(|items| items.iter().rev().collect())
+        .unwrap_or_default();
     while let Some(item) = stack.pop() {
-        let name = item.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let name = item
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
         let range = item
             .get("selectionRange")
-            .or_else(|| item.get("location").and_then(|location| location.get("range")))
+            .or_else(|| {
+                item.get("location")
+                    .and_then(|location| location.get("range"))
+            })
             .cloned()
             .unwrap_or(Value::Null);
         out.push((name, kind, range));
@@ -255,10 +319,18 @@ pub fn flatten_symbols(result: &Value) -> Vec<(String, u64, Value)> {
 
 fn ambiguous(symbol: &str, found: Vec<Candidate>) -> Resolved {
     let total = found.len();
-    let mut lines = vec![format!("`{symbol}` is ambiguous ({total} matches); ask again with file and line:")];
+    let mut lines = vec![format!(
+        "`{symbol}` is ambiguous ({total} matches); ask again with file and line:"
+    )];
     for candidate in found.into_iter().take(MAX_CANDIDATES) {
         let spot = candidate.spot;
-        lines.push(format!("{}:{}:{}  {} {symbol}", spot.path, spot.line, spot.column, symbol_kind(candidate.kind)));
+        lines.push(format!(
+            "{}:{}:{}  {} {symbol}",
+            spot.path,
+            spot.line,
+            spot.column,
+            symbol_kind(candidate.kind)
+        ));
     }
     if total > MAX_CANDIDATES {
         lines.push(format!("… {} more", total - MAX_CANDIDATES));
@@ -286,19 +358,34 @@ pub fn find_word(line: &str, word: &str, from: usize) -> Option<usize> {
     (from..=characters.len().checked_sub(wanted.len())?).find(|&start| {
         let end = start + wanted.len();
         characters[start..end] == wanted[..]
-            && (start == 0 || !is_identifier_char(characters[start - 1]) || !is_identifier_char(wanted[0]))
-            && characters.get(end).is_none_or(|next| !is_identifier_char(*next))
+            && (start == 0
+                || !is_identifier_char(characters[start - 1])
+                || !is_identifier_char(wanted[0]))
+            && characters
+                .get(end)
+                .is_none_or(|next| !is_identifier_char(*next))
     })
 }
 
 /// The identifier that covers code-point column `column`.
 pub fn word_at(line: &str, column: usize) -> Option<String> {
     let characters: Vec<char> = line.chars().collect();
-    if !characters.get(column).copied().is_some_and(is_identifier_char) {
+    if !characters
+        .get(column)
+        .copied()
+        .is_some_and(is_identifier_char)
+    {
         return None;
     }
-    let start = (0..column).rev().take_while(|&i| is_identifier_char(characters[i])).last().unwrap_or(column);
-    let end = (column..characters.len()).take_while(|&i| is_identifier_char(characters[i])).last().unwrap_or(column);
+    let start = (0..column)
+        .rev()
+        .take_while(|&i| is_identifier_char(characters[i]))
+        .last()
+        .unwrap_or(column);
+    let end = (column..characters.len())
+        .take_while(|&i| is_identifier_char(characters[i]))
+        .last()
+        .unwrap_or(column);
     Some(characters[start..=end].iter().collect())
 }
 
@@ -331,7 +418,10 @@ mod tests {
             ]},
             {"name": "f", "kind": 12, "location": {"uri": "file:///x", "range": {"start": {"line": 5}}}},
         ]);
-        let names: Vec<String> = flatten_symbols(&result).into_iter().map(|(name, _, _)| name).collect();
+        let names: Vec<String> = flatten_symbols(&result)
+            .into_iter()
+            .map(|(name, _, _)| name)
+            .collect();
         assert_eq!(names, vec!["A", "m", "f"]);
     }
 }

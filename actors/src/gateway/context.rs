@@ -38,7 +38,11 @@ impl Context {
     pub async fn route(&self, path: &Path) -> Result<ServerHandle> {
         let path = path.to_path_buf();
         let limit = self.settings.request_timeout;
-        match self.router.call(|reply| RouterMsg::Route { path, reply }, Some(limit)).await {
+        match self
+            .router
+            .call(|reply| RouterMsg::Route { path, reply }, Some(limit))
+            .await
+        {
             Ok(CallResult::Success(routed)) => routed,
             Ok(CallResult::Timeout) => Err(Error::NotReady { after: limit }),
             Ok(CallResult::SenderError) | Err(_) => Err(Error::ShuttingDown),
@@ -47,11 +51,21 @@ impl Context {
 
     /// Every server a workspace-wide query should ask.
     pub async fn workspace_servers(&self) -> Result<Vec<ServerHandle>> {
-        ask(&self.supervisor, SupervisorMsg::WorkspaceServers, self.settings.request_timeout).await
+        ask(
+            &self.supervisor,
+            SupervisorMsg::WorkspaceServers,
+            self.settings.request_timeout,
+        )
+        .await
     }
 
     pub async fn servers(&self) -> Result<Vec<ServerRecord>> {
-        ask(&self.supervisor, SupervisorMsg::Servers, ACTOR_REPLY_TIMEOUT).await
+        ask(
+            &self.supervisor,
+            SupervisorMsg::Servers,
+            ACTOR_REPLY_TIMEOUT,
+        )
+        .await
     }
 
     /// Sends one request and waits for its reply. The actor enforces the
@@ -60,25 +74,46 @@ impl Context {
     pub async fn request(&self, server: &ServerHandle, request: ServerRequest) -> Result<Reply> {
         let method = request.method;
         let limit = self.settings.request_timeout * 2 + Duration::from_secs(5);
-        match server.actor.call(|reply| LanguageServerMsg::Request(request, reply), Some(limit)).await {
+        match server
+            .actor
+            .call(
+                |reply| LanguageServerMsg::Request(request, reply),
+                Some(limit),
+            )
+            .await
+        {
             Ok(CallResult::Success(reply)) => reply,
-            Ok(CallResult::Timeout) => Err(Error::Timeout { server: server.label.clone(), method: method.into(), after: limit }),
-            Ok(CallResult::SenderError) | Err(_) => Err(Error::ServerExited { server: server.label.clone(), detail: String::new() }),
+            Ok(CallResult::Timeout) => Err(Error::Timeout {
+                server: server.label.clone(),
+                method: method.into(),
+                after: limit,
+            }),
+            Ok(CallResult::SenderError) | Err(_) => Err(Error::ServerExited {
+                server: server.label.clone(),
+                detail: String::new(),
+            }),
         }
     }
 
     /// Reads a file as the server should see it now.
     pub async fn snapshot(&self, path: &Path, display: &str) -> Result<DocumentSnapshot> {
         let language = language::language_id(path).unwrap_or("plaintext");
-        let metadata = tokio::fs::metadata(path).await.map_err(|error| io_error(display, &error))?;
+        let metadata = tokio::fs::metadata(path)
+            .await
+            .map_err(|error| io_error(display, &error))?;
         if !metadata.is_file() {
             return Err(Error::InvalidArgument(format!("{display} is not a file")));
         }
         if metadata.len() > MAX_DOCUMENT_BYTES {
-            return Err(Error::InvalidArgument(format!("{display} is larger than {MAX_DOCUMENT_BYTES} bytes")));
+            return Err(Error::InvalidArgument(format!(
+                "{display} is larger than {MAX_DOCUMENT_BYTES} bytes"
+            )));
         }
-        let bytes = tokio::fs::read(path).await.map_err(|error| io_error(display, &error))?;
-        let text = String::from_utf8(bytes).map_err(|_| Error::InvalidArgument(format!("{display} is not UTF-8 text")))?;
+        let bytes = tokio::fs::read(path)
+            .await
+            .map_err(|error| io_error(display, &error))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::InvalidArgument(format!("{display} is not UTF-8 text")))?;
         Ok(DocumentSnapshot::new(path.to_path_buf(), language, text))
     }
 
@@ -95,7 +130,11 @@ fn io_error(display: &str, error: &std::io::Error) -> Error {
 }
 
 /// Asks an actor that answers without waiting on anything outside.
-async fn ask<M, T>(actor: &ActorRef<M>, message: impl FnOnce(RpcReplyPort<T>) -> M, limit: Duration) -> Result<T>
+async fn ask<M, T>(
+    actor: &ActorRef<M>,
+    message: impl FnOnce(RpcReplyPort<T>) -> M,
+    limit: Duration,
+) -> Result<T>
 where
     M: ractor::Message,
     T: Send + 'static,

@@ -20,7 +20,9 @@ pub async fn list_directory(context: &Context, args: &ListDirectoryArgs) -> Resu
     let given = args.path.as_deref().unwrap_or(".");
     let (roots, directory) = context.resolve(given).await?;
     if !directory.is_dir() {
-        return Err(Error::InvalidArgument(format!("{given} is not a directory")));
+        return Err(Error::InvalidArgument(format!(
+            "{given} is not a directory"
+        )));
     }
     let lines = tokio::task::spawn_blocking(move || entries(&roots, &directory))
         .await
@@ -49,13 +51,18 @@ fn entries(roots: &RootSet, directory: &Path) -> Vec<String> {
 }
 
 fn describe(roots: &RootSet, path: &Path) -> String {
-    let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let Ok(metadata) = path.symlink_metadata() else {
         return format!("{name}  (unreadable)");
     };
     if metadata.file_type().is_symlink() {
         return match path.canonicalize() {
-            Ok(target) if roots.root_of(&target).is_some() => format!("{name} -> {}", roots.display(&target)),
+            Ok(target) if roots.root_of(&target).is_some() => {
+                format!("{name} -> {}", roots.display(&target))
+            }
             Ok(_) => format!("{name} -> (outside the roots)"),
             Err(_) => format!("{name} -> (broken link)"),
         };
@@ -74,7 +81,11 @@ fn human_size(bytes: u64) -> String {
         size /= 1024.0;
         unit += 1;
     }
-    if unit == 0 { format!("{bytes} B") } else { format!("{size:.1} {}", UNITS[unit]) }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{size:.1} {}", UNITS[unit])
+    }
 }
 
 #[cfg(test)]
@@ -109,7 +120,13 @@ mod tests {
         let lines = entries(&roots, &root.canonicalize().unwrap());
         let mut expected = vec![".gitignore  7 B", "a.txt  5 B", "src/"];
         if cfg!(unix) {
-            expected = vec![".gitignore  7 B", "a.txt  5 B", "in -> a.txt", "out -> (outside the roots)", "src/"];
+            expected = vec![
+                ".gitignore  7 B",
+                "a.txt  5 B",
+                "in -> a.txt",
+                "out -> (outside the roots)",
+                "src/",
+            ];
         }
         assert_eq!(lines, expected);
     }

@@ -59,7 +59,12 @@ impl Actor for Gateway {
         myself: ActorRef<Self::Msg>,
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
-        let context = Context { roots: args.roots, router: args.router, supervisor: args.supervisor, settings: args.settings };
+        let context = Context {
+            roots: args.roots,
+            router: args.router,
+            supervisor: args.supervisor,
+            settings: args.settings,
+        };
         let service = tokio::spawn(serve_stdio(tools::Tools::new(context), myself));
         Ok(State { service })
     }
@@ -71,7 +76,9 @@ impl Actor for Gateway {
         _state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            GatewayMsg::ClientClosed => myself.stop(Some("MCP client closed the connection".into())),
+            GatewayMsg::ClientClosed => {
+                myself.stop(Some("MCP client closed the connection".into()))
+            }
         }
         Ok(())
     }

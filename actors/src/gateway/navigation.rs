@@ -19,12 +19,26 @@ pub struct Goto {
     pub feature: &'static str,
 }
 
-pub const DEFINITION: Goto = Goto { method: "textDocument/definition", provider: "definitionProvider", feature: "definition" };
-pub const DECLARATION: Goto = Goto { method: "textDocument/declaration", provider: "declarationProvider", feature: "declaration" };
-pub const TYPE_DEFINITION: Goto =
-    Goto { method: "textDocument/typeDefinition", provider: "typeDefinitionProvider", feature: "type definition" };
-pub const IMPLEMENTATION: Goto =
-    Goto { method: "textDocument/implementation", provider: "implementationProvider", feature: "implementation" };
+pub const DEFINITION: Goto = Goto {
+    method: "textDocument/definition",
+    provider: "definitionProvider",
+    feature: "definition",
+};
+pub const DECLARATION: Goto = Goto {
+    method: "textDocument/declaration",
+    provider: "declarationProvider",
+    feature: "declaration",
+};
+pub const TYPE_DEFINITION: Goto = Goto {
+    method: "textDocument/typeDefinition",
+    provider: "typeDefinitionProvider",
+    feature: "type definition",
+};
+pub const IMPLEMENTATION: Goto = Goto {
+    method: "textDocument/implementation",
+    provider: "implementationProvider",
+    feature: "implementation",
+};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -75,10 +89,20 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
     let reply = context.request(&target.server, request).await?;
     let spots = spots(&target, &reply.result, reply.encoding).await;
     if spots.is_empty() {
-        let what = target.word().map(|word| format!("`{word}` at ")).unwrap_or_default();
-        return Ok(format!("no {} found for {what}{}", goto.feature, target.describe()));
+        let what = target
+            .word()
+            .map(|word| format!("`{word}` at "))
+            .unwrap_or_default();
+        return Ok(format!(
+            "no {} found for {what}{}",
+            goto.feature,
+            target.describe()
+        ));
     }
-    Ok(render::bounded(&render::spot_lines(&spots), context.settings.max_output_bytes))
+    Ok(render::bounded(
+        &render::spot_lines(&spots),
+        context.settings.max_output_bytes,
+    ))
 }
 
 pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<String> {
@@ -88,19 +112,31 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     };
     let include = args.include_declaration.unwrap_or(true);
     let params = json!({"context": {"includeDeclaration": include}});
-    let request = target.request("textDocument/references", params, ("referencesProvider", "references"));
+    let request = target.request(
+        "textDocument/references",
+        params,
+        ("referencesProvider", "references"),
+    );
     let reply = context.request(&target.server, request).await?;
     let spots = spots(&target, &reply.result, reply.encoding).await;
     if spots.is_empty() {
         return Ok(format!("no references found for {}", target.describe()));
     }
-    let files = spots.iter().map(|spot| &spot.path).collect::<std::collections::HashSet<_>>().len();
+    let files = spots
+        .iter()
+        .map(|spot| &spot.path)
+        .collect::<std::collections::HashSet<_>>()
+        .len();
     let mut lines = vec![format!("{} references in {files} files", spots.len())];
     lines.extend(render::grouped_lines(&spots));
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
-async fn spots(target: &Target, result: &Value, encoding: crate::lsp::position::PositionEncoding) -> Vec<Spot> {
+async fn spots(
+    target: &Target,
+    result: &Value,
+    encoding: crate::lsp::position::PositionEncoding,
+) -> Vec<Spot> {
     let mut sources = Sources::new(&target.roots);
     let mut spots = Vec::new();
     for (uri, range) in render::locations(result) {
@@ -138,16 +174,25 @@ fn outline(symbols: &Value, level: usize, depth: usize, lines: &mut Vec<String>)
     for symbol in symbols.as_array().into_iter().flatten() {
         let name = symbol.get("name").and_then(Value::as_str).unwrap_or("?");
         let kind = render::symbol_kind(symbol.get("kind").and_then(Value::as_u64).unwrap_or(0));
-        let range = symbol.get("range").or_else(|| symbol.get("location").and_then(|l| l.get("range")));
+        let range = symbol
+            .get("range")
+            .or_else(|| symbol.get("location").and_then(|l| l.get("range")));
         let line_of = |end: &str| {
-            range.and_then(|r| r.get(end)).and_then(|p| p.get("line")).and_then(Value::as_u64).map(|line| line + 1)
+            range
+                .and_then(|r| r.get(end))
+                .and_then(|p| p.get("line"))
+                .and_then(Value::as_u64)
+                .map(|line| line + 1)
         };
         let span = match (line_of("start"), line_of("end")) {
             (Some(start), Some(end)) if end > start => format!(" {start}-{end}"),
             (Some(start), _) => format!(" {start}"),
             _ => String::new(),
         };
-        let children = symbol.get("children").and_then(Value::as_array).filter(|c| !c.is_empty());
+        let children = symbol
+            .get("children")
+            .and_then(Value::as_array)
+            .filter(|c| !c.is_empty());
         let hidden = match children {
             Some(children) if level + 1 >= depth => format!(" (+{} nested)", children.len()),
             _ => String::new(),
@@ -177,6 +222,13 @@ mod tests {
         ]);
         let mut lines = Vec::new();
         outline(&symbols, 0, 2, &mut lines);
-        assert_eq!(lines, vec!["class Shape 1-10", "  method area 3-5 (+1 nested)", "function main 12"]);
+        assert_eq!(
+            lines,
+            vec![
+                "class Shape 1-10",
+                "  method area 3-5 (+1 nested)",
+                "function main 12"
+            ]
+        );
     }
 }

@@ -28,12 +28,18 @@ pub struct Sources<'a> {
 
 impl<'a> Sources<'a> {
     pub fn new(roots: &'a RootSet) -> Self {
-        Self { roots, files: HashMap::new() }
+        Self {
+            roots,
+            files: HashMap::new(),
+        }
     }
 
     async fn line(&mut self, path: &Path, index: usize) -> Option<String> {
         if !self.files.contains_key(path) {
-            let inside = path.canonicalize().ok().filter(|real| self.roots.root_of(real).is_some());
+            let inside = path
+                .canonicalize()
+                .ok()
+                .filter(|real| self.roots.root_of(real).is_some());
             let text = match inside {
                 Some(real) => tokio::fs::read_to_string(real).await.ok(),
                 None => None,
@@ -46,7 +52,12 @@ impl<'a> Sources<'a> {
 
     /// Converts an LSP `{uri, range}` pair into a spot; `None` for URIs
     /// that are not files.
-    pub async fn spot(&mut self, uri: &str, range: &Value, encoding: PositionEncoding) -> Option<Spot> {
+    pub async fn spot(
+        &mut self,
+        uri: &str,
+        range: &Value,
+        encoding: PositionEncoding,
+    ) -> Option<Spot> {
         let path = uri_to_path(uri)?;
         let start = range.get("start")?;
         let line = usize::try_from(start.get("line")?.as_u64()?).ok()?;
@@ -77,7 +88,11 @@ pub fn locations(result: &Value) -> Vec<(&str, &Value)> {
         .filter_map(|item| {
             let link_target = item.get("targetUri").and_then(Value::as_str);
             match link_target {
-                Some(uri) => Some((uri, item.get("targetSelectionRange").or_else(|| item.get("targetRange"))?)),
+                Some(uri) => Some((
+                    uri,
+                    item.get("targetSelectionRange")
+                        .or_else(|| item.get("targetRange"))?,
+                )),
                 None => Some((item.get("uri")?.as_str()?, item.get("range")?)),
             }
         })
@@ -112,7 +127,11 @@ pub fn grouped_lines(spots: &[Spot]) -> Vec<String> {
         lines.push(format!("{path} ({})", spots.len()));
         for spot in spots {
             let source = spot.source.as_deref().unwrap_or("");
-            lines.push(format!("  {}:{}  {source}", spot.line, spot.column).trim_end().to_owned());
+            lines.push(
+                format!("  {}:{}  {source}", spot.line, spot.column)
+                    .trim_end()
+                    .to_owned(),
+            );
         }
     }
     lines
@@ -137,7 +156,11 @@ pub fn hover_text(result: &Value) -> String {
 fn marked_text(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
-        Value::Object(object) => object.get("value").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        Value::Object(object) => object
+            .get("value")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
         _ => String::new(),
     }
 }
@@ -145,9 +168,32 @@ fn marked_text(value: &Value) -> String {
 /// The LSP name of a `SymbolKind` number.
 pub fn symbol_kind(kind: u64) -> &'static str {
     const KINDS: [&str; 26] = [
-        "file", "module", "namespace", "package", "class", "method", "property", "field", "constructor",
-        "enum", "interface", "function", "variable", "constant", "string", "number", "boolean", "array",
-        "object", "key", "null", "enum-member", "struct", "event", "operator", "type-parameter",
+        "file",
+        "module",
+        "namespace",
+        "package",
+        "class",
+        "method",
+        "property",
+        "field",
+        "constructor",
+        "enum",
+        "interface",
+        "function",
+        "variable",
+        "constant",
+        "string",
+        "number",
+        "boolean",
+        "array",
+        "object",
+        "key",
+        "null",
+        "enum-member",
+        "struct",
+        "event",
+        "operator",
+        "type-parameter",
     ];
     usize::try_from(kind)
         .ok()
@@ -188,7 +234,10 @@ mod tests {
         let found: Vec<&str> = locations(&result).into_iter().map(|(uri, _)| uri).collect();
         assert_eq!(found, vec!["file:///a", "file:///b"]);
         assert!(locations(&Value::Null).is_empty());
-        assert_eq!(locations(&json!({"uri": "file:///c", "range": {}})).len(), 1);
+        assert_eq!(
+            locations(&json!({"uri": "file:///c", "range": {}})).len(),
+            1
+        );
     }
 
     #[test]
@@ -201,9 +250,17 @@ mod tests {
 
     #[test]
     fn groups_spots_by_file() {
-        let spot = |path: &str, line| Spot { path: path.into(), line, column: 1, source: Some("x".into()) };
+        let spot = |path: &str, line| Spot {
+            path: path.into(),
+            line,
+            column: 1,
+            source: Some("x".into()),
+        };
         let lines = grouped_lines(&[spot("a.py", 1), spot("b.py", 2), spot("a.py", 3)]);
-        assert_eq!(lines, vec!["a.py (2)", "  1:1  x", "  3:1  x", "b.py (1)", "  2:1  x"]);
+        assert_eq!(
+            lines,
+            vec!["a.py (2)", "  1:1  x", "  3:1  x", "b.py (1)", "  2:1  x"]
+        );
     }
 
     #[test]

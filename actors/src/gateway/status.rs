@@ -22,7 +22,10 @@ pub async fn status(context: &Context) -> Result<String> {
     }
     for record in records {
         let live = match &record.actor {
-            Some(actor) => match actor.call(LanguageServerMsg::Status, Some(STATUS_TIMEOUT)).await {
+            Some(actor) => match actor
+                .call(LanguageServerMsg::Status, Some(STATUS_TIMEOUT))
+                .await
+            {
                 Ok(CallResult::Success(status)) => Some(status),
                 _ => None,
             },
@@ -34,20 +37,31 @@ pub async fn status(context: &Context) -> Result<String> {
 }
 
 fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {
-    let mut head = format!("[{}] {} {}", record.languages.join(","), record.command, record.phase);
+    let mut head = format!(
+        "[{}] {} {}",
+        record.languages.join(","),
+        record.command,
+        record.phase
+    );
     if let Some(live) = live {
         head.push_str(&format!(" {}", live.state));
         if let Some(pid) = live.pid {
             head.push_str(&format!(" pid {pid}"));
         }
-        head.push_str(&format!(" up {}s docs {}", live.uptime.as_secs(), live.open_documents));
+        head.push_str(&format!(
+            " up {}s docs {}",
+            live.uptime.as_secs(),
+            live.open_documents
+        ));
         if let Some(encoding) = live.encoding {
             head.push_str(&format!(" {}", encoding.lsp_name()));
         }
     }
     head.push_str(&format!(" restarts {}", record.restarts));
     let mut lines = vec![head];
-    let last_error = live.and_then(|live| live.last_error.clone()).or_else(|| record.last_error.clone());
+    let last_error = live
+        .and_then(|live| live.last_error.clone())
+        .or_else(|| record.last_error.clone());
     if let Some(error) = last_error {
         lines.push(format!("  last error: {error}"));
     }

@@ -26,7 +26,10 @@ pub struct Tools {
 
 impl Tools {
     pub fn new(context: Context) -> Self {
-        Self { context, tool_router: Self::tool_router() }
+        Self {
+            context,
+            tool_router: Self::tool_router(),
+        }
     }
 }
 
@@ -36,47 +39,74 @@ fn answer(result: crate::error::Result<String>) -> ToolResult {
 
 #[tool_router]
 impl Tools {
-    #[tool(description = "Type and docs of the symbol at a position.", annotations(read_only_hint = true))]
+    #[tool(
+        description = "Type and docs of the symbol at a position.",
+        annotations(read_only_hint = true)
+    )]
     async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
         answer(navigation::hover(&self.context, &args).await)
     }
 
-    #[tool(description = "Where the symbol at a position is defined.", annotations(read_only_hint = true))]
+    #[tool(
+        description = "Where the symbol at a position is defined.",
+        annotations(read_only_hint = true)
+    )]
     async fn definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
         answer(navigation::goto(&self.context, &args, navigation::DEFINITION).await)
     }
 
-    #[tool(description = "Where the symbol at a position is declared.", annotations(read_only_hint = true))]
+    #[tool(
+        description = "Where the symbol at a position is declared.",
+        annotations(read_only_hint = true)
+    )]
     async fn declaration(&self, Parameters(args): Parameters<Position>) -> ToolResult {
         answer(navigation::goto(&self.context, &args, navigation::DECLARATION).await)
     }
 
-    #[tool(description = "Where the type of the symbol at a position is defined.", annotations(read_only_hint = true))]
+    #[tool(
+        description = "Where the type of the symbol at a position is defined.",
+        annotations(read_only_hint = true)
+    )]
     async fn type_definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
         answer(navigation::goto(&self.context, &args, navigation::TYPE_DEFINITION).await)
     }
 
-    #[tool(description = "Implementations of the interface or method at a position.", annotations(read_only_hint = true))]
+    #[tool(
+        description = "Implementations of the interface or method at a position.",
+        annotations(read_only_hint = true)
+    )]
     async fn implementation(&self, Parameters(args): Parameters<Position>) -> ToolResult {
         answer(navigation::goto(&self.context, &args, navigation::IMPLEMENTATION).await)
     }
 
-    #[tool(description = "Every use of the symbol at a position, grouped by file.", annotations(read_only_hint = true))]
+    #[tool(
+        description = "Every use of the symbol at a position, grouped by file.",
+        annotations(read_only_hint = true)
+    )]
     async fn find_references(&self, Parameters(args): Parameters<ReferencesArgs>) -> ToolResult {
         answer(navigation::references(&self.context, &args).await)
     }
 
-    #[tool(description = "Outline of a file: kind, name, line range.", annotations(read_only_hint = true))]
+    #[tool(
+        description = "Outline of a file: kind, name, line range.",
+        annotations(read_only_hint = true)
+    )]
     async fn document_symbols(&self, Parameters(args): Parameters<OutlineArgs>) -> ToolResult {
         answer(navigation::document_symbols(&self.context, &args).await)
     }
 
-    #[tool(description = "Entries of a directory with type and size, gitignore-aware.", annotations(read_only_hint = true))]
+    #[tool(
+        description = "Entries of a directory with type and size, gitignore-aware.",
+        annotations(read_only_hint = true)
+    )]
     async fn list_directory(&self, Parameters(args): Parameters<ListDirectoryArgs>) -> ToolResult {
         answer(directory::list_directory(&self.context, &args).await)
     }
 
-    #[tool(description = "Health of every language server.", annotations(read_only_hint = true))]
+    #[tool(
+        description = "Health of every language server.",
+        annotations(read_only_hint = true)
+    )]
     async fn status(&self) -> ToolResult {
         answer(status::status(&self.context).await)
     }

@@ -34,9 +34,14 @@ impl DocumentSnapshot {
 /// What the server must be told so its copy matches a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SyncAction {
-    Open { version: i32 },
+    Open {
+        version: i32,
+    },
     /// `previous` is the text the server has, for incremental sync.
-    Change { version: i32, previous: Arc<str> },
+    Change {
+        version: i32,
+        previous: Arc<str>,
+    },
     Unchanged,
 }
 
@@ -121,7 +126,10 @@ impl Documents {
 
     /// Every open document, for re-opening them on a restarted server.
     pub fn snapshots(&self) -> Vec<DocumentSnapshot> {
-        self.open.values().map(|open| open.snapshot.clone()).collect()
+        self.open
+            .values()
+            .map(|open| open.snapshot.clone())
+            .collect()
     }
 }
 
@@ -136,11 +144,17 @@ mod tests {
     #[test]
     fn opens_then_changes_only_when_content_differs() {
         let mut documents = Documents::default();
-        assert_eq!(documents.sync(snapshot("a")), SyncAction::Open { version: 1 });
+        assert_eq!(
+            documents.sync(snapshot("a")),
+            SyncAction::Open { version: 1 }
+        );
         assert_eq!(documents.sync(snapshot("a")), SyncAction::Unchanged);
         assert_eq!(
             documents.sync(snapshot("b")),
-            SyncAction::Change { version: 2, previous: "a".into() }
+            SyncAction::Change {
+                version: 2,
+                previous: "a".into()
+            }
         );
         assert_eq!(documents.text("file:///w/a.py"), Some("b"));
         assert_eq!(documents.len(), 1);
@@ -151,7 +165,10 @@ mod tests {
         let mut documents = Documents::default();
         documents.sync(snapshot("a"));
         assert!(documents.close_idle(Duration::from_secs(60)).is_empty());
-        assert_eq!(documents.close_idle(Duration::ZERO), vec!["file:///w/a.py".to_owned()]);
+        assert_eq!(
+            documents.close_idle(Duration::ZERO),
+            vec!["file:///w/a.py".to_owned()]
+        );
         assert!(documents.is_empty());
     }
 }

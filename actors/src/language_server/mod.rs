@@ -184,7 +184,8 @@ impl Actor for LanguageServer {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         if !state.timeouts.idle.is_zero() {
-            let sweep = (state.timeouts.idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(30));
+            let sweep =
+                (state.timeouts.idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(30));
             myself.send_interval(sweep, || LanguageServerMsg::CloseIdle);
         }
         Ok(())
@@ -196,7 +197,10 @@ impl Actor for LanguageServer {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         let error = match &state.last_error {
-            Some(_) => Error::ServerExited { server: state.spec.label(), detail: state.exit_detail() },
+            Some(_) => Error::ServerExited {
+                server: state.spec.label(),
+                detail: state.exit_detail(),
+            },
             None => Error::ShuttingDown,
         };
         state.fail_everything(&error);
@@ -224,17 +228,25 @@ impl Actor for LanguageServer {
 
 impl State {
     fn send_initialize(&mut self, myself: &ActorRef<LanguageServerMsg>) {
-        let params = protocol::initialize_params(&self.folders, self.spec.initialization_options.as_ref());
+        let params =
+            protocol::initialize_params(&self.folders, self.spec.initialization_options.as_ref());
         let id = self.send_request("initialize", params, myself);
         self.pending.insert(id, Pending::Initialize);
     }
 
     /// Writes a request and arms its deadline; the caller parks the reply.
-    fn send_request(&mut self, method: &str, params: Value, myself: &ActorRef<LanguageServerMsg>) -> i64 {
+    fn send_request(
+        &mut self,
+        method: &str,
+        params: Value,
+        myself: &ActorRef<LanguageServerMsg>,
+    ) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
         self.transport.send(message::request(id, method, params));
-        myself.send_after(self.timeouts.request, move || LanguageServerMsg::TimedOut(id));
+        myself.send_after(self.timeouts.request, move || {
+            LanguageServerMsg::TimedOut(id)
+        });
         id
     }
 
@@ -258,13 +270,27 @@ impl State {
         if let Some((provider, feature)) = request.capability
             && !capabilities.supports(provider)
         {
-            let refusal = Error::Unsupported { server: self.spec.label(), feature: feature.into() };
+            let refusal = Error::Unsupported {
+                server: self.spec.label(),
+                feature: feature.into(),
+            };
             let _gone = reply.send(Err(refusal));
             return;
         }
-        let params = self.prepare_params(request.params, request.document, request.position, &capabilities);
+        let params = self.prepare_params(
+            request.params,
+            request.document,
+            request.position,
+            &capabilities,
+        );
         let id = self.send_request(request.method, params, myself);
-        self.pending.insert(id, Pending::Caller { method: request.method, reply });
+        self.pending.insert(
+            id,
+            Pending::Caller {
+                method: request.method,
+                reply,
+            },
+        );
     }
 
     /// Syncs the document and adds `textDocument` and `position`.
@@ -285,7 +311,11 @@ impl State {
         }
         params["textDocument"] = json!({"uri": uri});
         if let Some(position) = position {
-            let line = self.documents.text(&uri).and_then(|text| line_at(text, position.line)).unwrap_or("");
+            let line = self
+                .documents
+                .text(&uri)
+                .and_then(|text| line_at(text, position.line))
+                .unwrap_or("");
             let character = capabilities.encoding.encode_column(line, position.column);
             params["position"] = json!({"line": position.line, "character": character});
         }
@@ -330,11 +360,16 @@ impl State {
     ) {
         let change = match capabilities.sync {
             SyncKind::Full => json!({"text": text}),
-            SyncKind::Incremental => json!({"range": whole_range(previous, capabilities.encoding), "text": text}),
+            SyncKind::Incremental => {
+                json!({"range": whole_range(previous, capabilities.encoding), "text": text})
+            }
             SyncKind::None => {
                 // A server that takes no changes learns new content only by
                 // reopening the document.
-                self.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+                self.notify(
+                    "textDocument/didClose",
+                    json!({"textDocument": {"uri": uri}}),
+                );
                 return self.did_open(uri, language, version, text);
             }
         };
@@ -354,7 +389,12 @@ impl State {
         }
     }
 
-    fn complete(&mut self, myself: &ActorRef<LanguageServerMsg>, id: i64, result: Result<Value, ResponseError>) {
+    fn complete(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        id: i64,
+        result: Result<Value, ResponseError>,
+    ) {
         match self.pending.remove(&id) {
             Some(Pending::Initialize) => self.initialized(myself, result),
             Some(Pending::Caller { reply, .. }) => {
@@ -364,11 +404,17 @@ impl State {
                     .map_err(|error| self.server_error(error));
                 let _gone = reply.send(answer);
             }
-            None => tracing::debug!(server = %self.spec.name, request_id = id, "response to no pending request dropped"),
+            None => {
+                tracing::debug!(server = %self.spec.name, request_id = id, "response to no pending request dropped")
+            }
         }
     }
 
-    fn initialized(&mut self, myself: &ActorRef<LanguageServerMsg>, result: Result<Value, ResponseError>) {
+    fn initialized(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        result: Result<Value, ResponseError>,
+    ) {
         let capabilities = match result {
             Ok(result) => Capabilities::from_initialize_result(&result),
             Err(error) => {
@@ -398,23 +444,36 @@ impl State {
     }
 
     fn answer(&self, id: &Value, method: &str, params: &Value) {
-        let body = match protocol::answer_server_request(method, params, &self.spec.settings, &self.folders) {
+        let body = match protocol::answer_server_request(
+            method,
+            params,
+            &self.spec.settings,
+            &self.folders,
+        ) {
             Some(result) => message::response(id, result),
-            None => message::error_response(id, message::METHOD_NOT_FOUND, "not supported by windlass"),
+            None => {
+                message::error_response(id, message::METHOD_NOT_FOUND, "not supported by windlass")
+            }
         };
         self.transport.send(body);
     }
 
     fn observe(&self, method: &str, params: &Value) {
         if method == "window/logMessage" {
-            let text = params.get("message").and_then(Value::as_str).unwrap_or_default();
+            let text = params
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             tracing::debug!(server = %self.spec.name, "{text}");
         }
     }
 
     fn malformed(&mut self, myself: &ActorRef<LanguageServerMsg>, id: Option<i64>, detail: String) {
         tracing::warn!(server = %self.spec.name, request_id = ?id, "malformed message: {detail}");
-        let error = Error::Malformed { server: self.spec.label(), detail };
+        let error = Error::Malformed {
+            server: self.spec.label(),
+            detail,
+        };
         self.last_error = Some(error.to_string());
         match id.and_then(|id| self.pending.remove(&id)) {
             Some(Pending::Caller { reply, .. }) => drop(reply.send(Err(error))),
@@ -431,7 +490,11 @@ impl State {
             Pending::Initialize => "initialize",
             Pending::Caller { method, .. } => method,
         };
-        let error = Error::Timeout { server: self.spec.label(), method: method.into(), after: self.timeouts.request };
+        let error = Error::Timeout {
+            server: self.spec.label(),
+            method: method.into(),
+            after: self.timeouts.request,
+        };
         tracing::warn!(server = %self.spec.name, request_id = id, method, "request timed out");
         self.notify("$/cancelRequest", json!({"id": id}));
         self.last_error = Some(error.to_string());
@@ -442,7 +505,10 @@ impl State {
     }
 
     fn exited(&mut self, myself: &ActorRef<LanguageServerMsg>) {
-        let error = Error::ServerExited { server: self.spec.label(), detail: self.exit_detail() };
+        let error = Error::ServerExited {
+            server: self.spec.label(),
+            detail: self.exit_detail(),
+        };
         tracing::warn!(server = %self.spec.name, "language server exited");
         self.last_error = Some(error.to_string());
         self.report_exit(myself);
@@ -479,17 +545,29 @@ impl State {
 
     /// The last thing the server said on stderr, for exit errors.
     fn exit_detail(&self) -> String {
-        self.transport.stderr_tail().lines().last().unwrap_or_default().to_owned()
+        self.transport
+            .stderr_tail()
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_owned()
     }
 
     fn close_idle(&mut self) {
         for uri in self.documents.close_idle(self.timeouts.idle) {
-            self.notify("textDocument/didClose", json!({"textDocument": {"uri": uri}}));
+            self.notify(
+                "textDocument/didClose",
+                json!({"textDocument": {"uri": uri}}),
+            );
         }
     }
 
     fn server_error(&self, error: ResponseError) -> Error {
-        Error::ServerError { server: self.spec.label(), code: error.code, message: error.message }
+        Error::ServerError {
+            server: self.spec.label(),
+            code: error.code,
+            message: error.message,
+        }
     }
 
     fn encoding(&self) -> PositionEncoding {

@@ -107,12 +107,20 @@ impl Capabilities {
             Some(Value::Object(save)) => Some(save.get("includeText") == Some(&Value::Bool(true))),
             _ => None,
         };
-        Self { raw, encoding, sync, save }
+        Self {
+            raw,
+            encoding,
+            sync,
+            save,
+        }
     }
 
     /// Whether a `…Provider` capability is present and not `false`.
     pub fn supports(&self, provider: &str) -> bool {
-        !matches!(self.raw.get(provider), None | Some(Value::Null) | Some(Value::Bool(false)))
+        !matches!(
+            self.raw.get(provider),
+            None | Some(Value::Null) | Some(Value::Bool(false))
+        )
     }
 }
 
@@ -220,6 +228,9 @@ mod tests {
 
     #[test]
     fn leaves_unknown_requests_unanswered() {
-        assert_eq!(answer_server_request("x/y", &Value::Null, &Value::Null, &[]), None);
+        assert_eq!(
+            answer_server_request("x/y", &Value::Null, &Value::Null, &[]),
+            None
+        );
     }
 }

@@ -156,7 +156,10 @@ mod tests {
     fn splits_two_messages_in_one_read() {
         let mut bytes = encode(b"{}");
         bytes.extend(encode(b"[1]"));
-        assert_eq!(decode_all(&bytes), vec![Ok(b"{}".to_vec()), Ok(b"[1]".to_vec())]);
+        assert_eq!(
+            decode_all(&bytes),
+            vec![Ok(b"{}".to_vec()), Ok(b"[1]".to_vec())]
+        );
     }
 
     #[test]
@@ -196,7 +199,10 @@ mod tests {
         let mut bytes = format!("Content-Length: {}\r\n\r\n", MAX_BODY_BYTES + 1).into_bytes();
         let mut decoder = FrameDecoder::new();
         decoder.push(&bytes);
-        assert_eq!(decoder.next_body(), Err(FramingError::TooLarge(MAX_BODY_BYTES + 1)));
+        assert_eq!(
+            decoder.next_body(),
+            Err(FramingError::TooLarge(MAX_BODY_BYTES + 1))
+        );
         bytes = vec![b'x'; MAX_BODY_BYTES + 1];
         bytes.extend(encode(b"{}"));
         decoder.push(&bytes);
@@ -207,7 +213,10 @@ mod tests {
     fn resynchronises_after_an_understated_length() {
         let mut bytes = b"Content-Length: 5\r\n\r\n{\"a\":1}".to_vec();
         bytes.extend(encode(b"{}"));
-        assert_eq!(decode_all(&bytes), vec![Ok(b"{\"a\":".to_vec()), Ok(b"{}".to_vec())]);
+        assert_eq!(
+            decode_all(&bytes),
+            vec![Ok(b"{\"a\":".to_vec()), Ok(b"{}".to_vec())]
+        );
     }
 
     #[test]

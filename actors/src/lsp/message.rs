@@ -55,8 +55,14 @@ pub fn parse(body: &[u8]) -> Incoming {
 }
 
 fn classify(mut value: Value) -> Incoming {
-    let method = value.get("method").and_then(Value::as_str).map(str::to_owned);
-    let params = value.get_mut("params").map(Value::take).unwrap_or(Value::Null);
+    let method = value
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let params = value
+        .get_mut("params")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
     match (method, value.get("id").cloned()) {
         (Some(method), Some(id)) if !id.is_null() => Incoming::Request { id, method, params },
         (Some(method), _) => Incoming::Notification { method, params },
@@ -113,15 +119,21 @@ fn recover_id(text: &str) -> Option<i64> {
 }
 
 pub fn request(id: i64, method: &str, params: Value) -> Vec<u8> {
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string().into_bytes()
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        .to_string()
+        .into_bytes()
 }
 
 pub fn notification(method: &str, params: Value) -> Vec<u8> {
-    json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string().into_bytes()
+    json!({"jsonrpc": "2.0", "method": method, "params": params})
+        .to_string()
+        .into_bytes()
 }
 
 pub fn response(id: &Value, result: Value) -> Vec<u8> {
-    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string().into_bytes()
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+        .to_string()
+        .into_bytes()
 }
 
 pub fn error_response(id: &Value, code: i64, message: &str) -> Vec<u8> {
@@ -142,17 +154,26 @@ mod tests {
         let cases: Vec<(&str, Incoming)> = vec![
             (
                 r#"{"jsonrpc":"2.0","id":3,"result":{"x":1}}"#,
-                Incoming::Response { id: 3, result: Ok(json!({"x":1})) },
+                Incoming::Response {
+                    id: 3,
+                    result: Ok(json!({"x":1})),
+                },
             ),
             (
                 r#"{"jsonrpc":"2.0","id":"4","result":null}"#,
-                Incoming::Response { id: 4, result: Ok(Value::Null) },
+                Incoming::Response {
+                    id: 4,
+                    result: Ok(Value::Null),
+                },
             ),
             (
                 r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"bad"}}"#,
                 Incoming::Response {
                     id: 5,
-                    result: Err(ResponseError { code: -32600, message: "bad".into() }),
+                    result: Err(ResponseError {
+                        code: -32600,
+                        message: "bad".into(),
+                    }),
                 },
             ),
             (
@@ -165,7 +186,10 @@ mod tests {
             ),
             (
                 r#"{"jsonrpc":"2.0","method":"$/progress","params":[1]}"#,
-                Incoming::Notification { method: "$/progress".into(), params: json!([1]) },
+                Incoming::Notification {
+                    method: "$/progress".into(),
+                    params: json!([1]),
+                },
             ),
         ];
         for (text, expected) in cases {
@@ -176,20 +200,35 @@ mod tests {
     #[test]
     fn attributes_broken_json_to_its_request() {
         let parsed = parse(br#"{"jsonrpc":"2.0","id": 17,"result":{"#);
-        assert!(matches!(parsed, Incoming::Malformed { id: Some(17), .. }), "{parsed:?}");
+        assert!(
+            matches!(parsed, Incoming::Malformed { id: Some(17), .. }),
+            "{parsed:?}"
+        );
         let parsed = parse(b"not json");
-        assert!(matches!(parsed, Incoming::Malformed { id: None, .. }), "{parsed:?}");
+        assert!(
+            matches!(parsed, Incoming::Malformed { id: None, .. }),
+            "{parsed:?}"
+        );
     }
 
     #[test]
     fn accepts_invalid_utf8_with_replacement() {
         let parsed = parse(b"{\"id\":1,\"result\":\"a\xffb\"}");
-        assert_eq!(parsed, Incoming::Response { id: 1, result: Ok(json!("a\u{fffd}b")) });
+        assert_eq!(
+            parsed,
+            Incoming::Response {
+                id: 1,
+                result: Ok(json!("a\u{fffd}b"))
+            }
+        );
     }
 
     #[test]
     fn rejects_a_response_without_result() {
         let parsed = parse(br#"{"id":2}"#);
-        assert!(matches!(parsed, Incoming::Malformed { id: Some(2), .. }), "{parsed:?}");
+        assert!(
+            matches!(parsed, Incoming::Malformed { id: Some(2), .. }),
+            "{parsed:?}"
+        );
     }
 }
