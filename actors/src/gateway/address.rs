@@ -115,7 +115,7 @@ struct Opened {
 impl Opened {
     async fn new(context: &Context, file: &str) -> Result<Self> {
         let (roots, path) = context.resolve(file).await?;
-        let document = context.snapshot(&path, file).await?;
+        let document = context.snapshot(&path, file)?;
         let server = context.route(&path).await?;
         Ok(Self {
             roots,
@@ -188,7 +188,7 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
     let uri = opened.document.uri.clone();
     for (name, kind, range) in flatten_symbols(&reply.result) {
         if name == symbol
-            && let Some(spot) = sources.spot(&uri, &range, reply.encoding).await
+            && let Some(spot) = sources.spot(&uri, &range, reply.encoding)
         {
             found.push(Candidate { spot, kind });
         }
@@ -216,7 +216,7 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         let inside = uri_to_path(&uri).is_some_and(|path| roots.root_of(&path).is_some());
         if name == symbol
             && inside
-            && let Some(spot) = sources.spot(&uri, &range, encoding).await
+            && let Some(spot) = sources.spot(&uri, &range, encoding)
         {
             found.push(Candidate { spot, kind });
         }

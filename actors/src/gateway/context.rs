@@ -95,25 +95,20 @@ impl Context {
         }
     }
 
-    /// Reads a file as the server should see it now.
-    pub async fn snapshot(&self, path: &Path, display: &str) -> Result<DocumentSnapshot> {
+    /// Reads a file as the server should see it now. Plain blocking reads:
+    /// source files are small, and a hop to tokio's blocking pool per call
+    /// costs more than the read itself.
+    pub fn snapshot(&self, path: &Path, display: &str) -> Result<DocumentSnapshot> {
         let language = language::language_id(path).unwrap_or("plaintext");
-        let metadata = tokio::fs::metadata(path)
-            .await
-            .map_err(|error| io_error(display, &error))?;
+        let metadata = std::fs::metadata(path).map_err(|error| io_error(display, &error))?;
         if !metadata.is_file() {
             return Err(Error::InvalidArgument(format!("{display} is not a file")));
         }
         if metadata.len() > MAX_DOCUMENT_BYTES {
-            return Err(Error::InvalidArgument(format!(
-                "{display} is larger than {MAX_DOCUMENT_BYTES} bytes"
-            )));
+            return Err(Error::InvalidArgument(format!("{display} is larger than {MAX_DOCUMENT_BYTES} bytes")));
         }
-        let bytes = tokio::fs::read(path)
-            .await
-            .map_err(|error| io_error(display, &error))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::InvalidArgument(format!("{display} is not UTF-8 text")))?;
+        let bytes = std::fs::read(path).map_err(|error| io_error(display, &error))?;
+        let text = String::from_utf8(bytes).map_err(|_| Error::InvalidArgument(format!("{display} is not UTF-8 text")))?;
         Ok(DocumentSnapshot::new(path.to_path_buf(), language, text))
     }
 

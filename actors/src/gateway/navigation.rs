@@ -87,7 +87,7 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
     };
     let request = target.request(goto.method, json!({}), (goto.provider, goto.feature));
     let reply = context.request(&target.server, request).await?;
-    let spots = spots(&target, &reply.result, reply.encoding).await;
+    let spots = spots(&target, &reply.result, reply.encoding);
     if spots.is_empty() {
         let what = target
             .word()
@@ -118,7 +118,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
         ("referencesProvider", "references"),
     );
     let reply = context.request(&target.server, request).await?;
-    let spots = spots(&target, &reply.result, reply.encoding).await;
+    let spots = spots(&target, &reply.result, reply.encoding);
     if spots.is_empty() {
         return Ok(format!("no references found for {}", target.describe()));
     }
@@ -132,7 +132,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
-async fn spots(
+fn spots(
     target: &Target,
     result: &Value,
     encoding: crate::lsp::position::PositionEncoding,
@@ -140,7 +140,7 @@ async fn spots(
     let mut sources = Sources::new(&target.roots);
     let mut spots = Vec::new();
     for (uri, range) in render::locations(result) {
-        if let Some(spot) = sources.spot(uri, range, encoding).await {
+        if let Some(spot) = sources.spot(uri, range, encoding) {
             spots.push(spot);
         }
     }
@@ -149,7 +149,7 @@ async fn spots(
 
 pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<String> {
     let (_, path) = context.resolve(&args.file).await?;
-    let document = context.snapshot(&path, &args.file).await?;
+    let document = context.snapshot(&path, &args.file)?;
     let server = context.route(&path).await?;
     let request = ServerRequest {
         method: "textDocument/documentSymbol",

@@ -34,16 +34,13 @@ impl<'a> Sources<'a> {
         }
     }
 
-    async fn line(&mut self, path: &Path, index: usize) -> Option<String> {
+    fn line(&mut self, path: &Path, index: usize) -> Option<String> {
         if !self.files.contains_key(path) {
             let inside = path
                 .canonicalize()
                 .ok()
                 .filter(|real| self.roots.root_of(real).is_some());
-            let text = match inside {
-                Some(real) => tokio::fs::read_to_string(real).await.ok(),
-                None => None,
-            };
+            let text = inside.and_then(|real| std::fs::read_to_string(real).ok());
             self.files.insert(path.to_path_buf(), text);
         }
         let text = self.files.get(path)?.as_ref()?;
@@ -52,7 +49,7 @@ impl<'a> Sources<'a> {
 
     /// Converts an LSP `{uri, range}` pair into a spot; `None` for URIs
     /// that are not files.
-    pub async fn spot(
+    pub fn spot(
         &mut self,
         uri: &str,
         range: &Value,
@@ -62,7 +59,7 @@ impl<'a> Sources<'a> {
         let start = range.get("start")?;
         let line = usize::try_from(start.get("line")?.as_u64()?).ok()?;
         let character = u32::try_from(start.get("character")?.as_u64()?).unwrap_or(u32::MAX);
-        let text = self.line(&path, line).await;
+        let text = self.line(&path, line);
         let column = match &text {
             Some(text) => encoding.decode_column(text, character),
             None => character as usize,
