@@ -7,7 +7,12 @@
 //! Prints start-up to `tools/list`, warm hover through Windlass versus
 //! straight to mockls, five concurrent 200 ms requests, and peak RSS.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -28,7 +33,14 @@ fn main() {
     let dir = project(&[("main.py", SOURCE), ("lib.rs", "fn main() {}\n")]);
     startup("mockls", &dir, &[mockls_lsp("python", "")]);
     if have("pyright-langserver") {
-        startup("mockls + pyright", &dir, &[mockls_lsp("rust", ""), "python:pyright-langserver --stdio".into()]);
+        startup(
+            "mockls + pyright",
+            &dir,
+            &[
+                mockls_lsp("rust", ""),
+                "python:pyright-langserver --stdio".into(),
+            ],
+        );
     }
     let through = hover_through_windlass(&dir);
     let direct = hover_direct(&dir);
@@ -73,12 +85,18 @@ fn hover_through_windlass(dir: &tempfile::TempDir) -> Vec<Duration> {
 
 /// The same hover sent by a bare LSP client, for the bridge's overhead.
 fn hover_direct(dir: &tempfile::TempDir) -> Vec<Duration> {
-    let mut child = Command::new(mockls_binary()).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(mockls_binary())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = child.stdout.take().unwrap();
     let mut decoder = FrameDecoder::new();
     let mut exchange = |message: Value, id: Option<i64>| {
-        stdin.write_all(&encode(message.to_string().as_bytes())).unwrap();
+        stdin
+            .write_all(&encode(message.to_string().as_bytes()))
+            .unwrap();
         stdin.flush().unwrap();
         let Some(id) = id else { return };
         let mut buffer = [0u8; 8192];
@@ -93,11 +111,23 @@ fn hover_direct(dir: &tempfile::TempDir) -> Vec<Duration> {
             decoder.push(&buffer[..read]);
         }
     };
-    let uri = format!("file://{}/main.py", dir.path().canonicalize().unwrap().display());
-    exchange(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}), Some(0));
-    exchange(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}), None);
+    let uri = format!(
+        "file://{}/main.py",
+        dir.path().canonicalize().unwrap().display()
+    );
+    exchange(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}),
+        Some(0),
+    );
+    exchange(
+        json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        None,
+    );
     let document = json!({"uri": uri, "languageId": "python", "version": 1, "text": SOURCE});
-    exchange(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": document}}), None);
+    exchange(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": document}}),
+        None,
+    );
     let samples = (1..=HOVERS as i64)
         .map(|id| {
             let params = json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 9}});
@@ -117,7 +147,9 @@ fn concurrent(dir: &tempfile::TempDir) {
     let mut samples = Vec::new();
     for _ in 0..10 {
         let started = Instant::now();
-        let pending: Vec<_> = (0..5).map(|_| session.call_async("hover", arguments.clone())).collect();
+        let pending: Vec<_> = (0..5)
+            .map(|_| session.call_async("hover", arguments.clone()))
+            .collect();
         for receiver in &pending {
             assert_eq!(outcome(wait(receiver)).text, "Shape");
         }
@@ -127,15 +159,26 @@ fn concurrent(dir: &tempfile::TempDir) {
 }
 
 fn peak_rss(dir: &tempfile::TempDir) {
-    let session = Session::start(&args(dir, &[mockls_lsp("python", ""), mockls_lsp("rust", "")]));
+    let session = Session::start(&args(
+        dir,
+        &[mockls_lsp("python", ""), mockls_lsp("rust", "")],
+    ));
     for _ in 0..200 {
         session.ok("hover", json!({"file": "main.py", "line": 4, "column": 10}));
         session.ok("hover", json!({"file": "lib.rs", "line": 1, "column": 4}));
     }
     session.ok("status", json!({}));
-    let status = std::fs::read_to_string(format!("/proc/{}/status", session.pid())).unwrap_or_default();
-    let peak = status.lines().find(|line| line.starts_with("VmHWM")).unwrap_or("VmHWM: unknown");
-    println!("{:<44} {}", "peak RSS, two servers, 400 hovers", peak.trim_start_matches("VmHWM:").trim());
+    let status =
+        std::fs::read_to_string(format!("/proc/{}/status", session.pid())).unwrap_or_default();
+    let peak = status
+        .lines()
+        .find(|line| line.starts_with("VmHWM"))
+        .unwrap_or("VmHWM: unknown");
+    println!(
+        "{:<44} {}",
+        "peak RSS, two servers, 400 hovers",
+        peak.trim_start_matches("VmHWM:").trim()
+    );
 }
 
 fn report(label: &str, samples: &[Duration]) {

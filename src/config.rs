@@ -8,6 +8,7 @@
 
 use crate::trust;
 use anyhow::{Context as _, Result};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -41,25 +42,36 @@ const BUILT_IN_SERVERS: &[(&str, &str, &[&str], &[&str])] = &[
     ),
 ];
 
-/// One configuration file as written; every field optional.
-#[derive(Debug, Default, Deserialize)]
+/// A Windlass configuration file (`config.toml`, `.windlass.toml`); every
+/// field is optional and later layers win.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
+    /// Seconds before an idle document is closed; 0 keeps documents open.
     pub idle_timeout: Option<u64>,
+    /// Seconds a server gets to answer one request.
     pub request_timeout: Option<u64>,
+    /// Cap on one tool result, in bytes.
     pub max_output_bytes: Option<usize>,
+    /// Language servers by name; the name labels their errors.
     #[serde(default)]
     pub server: BTreeMap<String, ServerEntry>,
 }
 
 /// One `[server.NAME]` table.
-#[derive(Debug, Default, Clone, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerEntry {
+    /// The executable, found on PATH unless it contains a slash.
     pub command: Option<String>,
     pub args: Option<Vec<String>>,
+    /// LSP language ids this server answers for (default: the table name).
     pub languages: Option<Vec<String>>,
+    /// Sent as `initializationOptions` in `initialize`.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub initialization_options: Option<toml::Value>,
+    /// Answered to `workspace/configuration`, looked up by section.
+    #[schemars(with = "Option<serde_json::Value>")]
     pub settings: Option<toml::Value>,
 }
 
@@ -328,6 +340,23 @@ mod tests {
         assert!(
             specs.iter().all(|s| s.name != "rust"),
             "rust is covered by mock"
+        );
+    }
+
+    /// The schema in the repository is generated from `ConfigFile`; set
+    /// `WINDLASS_WRITE_SCHEMA=1` to rewrite it after changing the struct.
+    #[test]
+    fn the_shipped_json_schema_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/config.schema.json");
+        let generated =
+            serde_json::to_string_pretty(&schemars::schema_for!(ConfigFile)).unwrap() + "\n";
+        if std::env::var_os("WINDLASS_WRITE_SCHEMA").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        let shipped = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(
+            shipped, generated,
+            "docs/config.schema.json is stale: rerun with WINDLASS_WRITE_SCHEMA=1"
         );
     }
 

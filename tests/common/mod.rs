@@ -71,7 +71,11 @@ pub struct Session {
 impl Session {
     /// Starts windlass with `args` and completes the MCP handshake.
     pub fn start(args: &[String]) -> Session {
-        let state = tempfile::tempdir().unwrap();
+        Session::start_with_state(tempfile::tempdir().unwrap(), args)
+    }
+
+    /// Starts windlass with its state and config directories under `state`.
+    pub fn start_with_state(state: tempfile::TempDir, args: &[String]) -> Session {
         let mut child = Command::new(windlass_binary())
             .args(args)
             .env("XDG_STATE_HOME", state.path().join("state"))
@@ -253,6 +257,16 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
 
 pub fn root_arg(dir: &Path) -> Vec<String> {
     vec!["-r".into(), dir.display().to_string()]
+}
+
+/// Runs a windlass subcommand with state and config under `state`.
+pub fn run_windlass(state: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(windlass_binary())
+        .args(args)
+        .env("XDG_STATE_HOME", state.join("state"))
+        .env("XDG_CONFIG_HOME", state.join("config"))
+        .output()
+        .unwrap()
 }
 
 /// Polls `done` until it holds, failing after the watchdog.

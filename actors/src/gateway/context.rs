@@ -105,10 +105,13 @@ impl Context {
             return Err(Error::InvalidArgument(format!("{display} is not a file")));
         }
         if metadata.len() > MAX_DOCUMENT_BYTES {
-            return Err(Error::InvalidArgument(format!("{display} is larger than {MAX_DOCUMENT_BYTES} bytes")));
+            return Err(Error::InvalidArgument(format!(
+                "{display} is larger than {MAX_DOCUMENT_BYTES} bytes"
+            )));
         }
         let bytes = std::fs::read(path).map_err(|error| io_error(display, &error))?;
-        let text = String::from_utf8(bytes).map_err(|_| Error::InvalidArgument(format!("{display} is not UTF-8 text")))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::InvalidArgument(format!("{display} is not UTF-8 text")))?;
         Ok(DocumentSnapshot::new(path.to_path_buf(), language, text))
     }
 

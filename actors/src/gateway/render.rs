@@ -49,12 +49,7 @@ impl<'a> Sources<'a> {
 
     /// Converts an LSP `{uri, range}` pair into a spot; `None` for URIs
     /// that are not files.
-    pub fn spot(
-        &mut self,
-        uri: &str,
-        range: &Value,
-        encoding: PositionEncoding,
-    ) -> Option<Spot> {
+    pub fn spot(&mut self, uri: &str, range: &Value, encoding: PositionEncoding) -> Option<Spot> {
         let path = uri_to_path(uri)?;
         let start = range.get("start")?;
         let line = usize::try_from(start.get("line")?.as_u64()?).ok()?;

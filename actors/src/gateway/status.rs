@@ -37,12 +37,14 @@ pub async fn status(context: &Context) -> Result<String> {
 }
 
 fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {
-    let mut head = format!(
-        "[{}] {} {}",
-        record.languages.join(","),
-        record.command,
-        record.phase
-    );
+    let languages = record.languages.join(",");
+    let mut head = format!("[{}] {} {}", record.name, record.command, record.phase);
+    if languages != record.name {
+        head = format!(
+            "[{}] ({languages}) {} {}",
+            record.name, record.command, record.phase
+        );
+    }
     if let Some(live) = live {
         head.push_str(&format!(" {}", live.state));
         if let Some(pid) = live.pid {
