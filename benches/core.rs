@@ -137,6 +137,7 @@ fn hover_direct(dir: &tempfile::TempDir) -> Vec<Duration> {
         })
         .collect();
     let _ = child.kill();
+    let _ = child.wait();
     samples
 }
 
