@@ -150,7 +150,7 @@ fn five_concurrent_hovers_are_in_flight_at_the_server_together() {
     let record = record_path(dir.path());
     let session = start(
         dir.path(),
-        &format!("--response-delay 1000 --record {}", record.display()),
+        &format!("--response-delay 200 --record {}", record.display()),
         &[],
     );
     let pending: Vec<_> = (0..5)
@@ -398,4 +398,24 @@ fn workspace_configuration_is_answered_from_settings() {
         .find(|(dir, m)| dir == "in" && m["id"] == "mockls-configuration")
         .map(|(_, m)| m["result"].clone());
     assert_eq!(answer, Some(json!([{"level": "strict"}])));
+}
+
+#[test]
+fn closing_stdin_ends_the_session_and_its_servers() {
+    let dir = project(&[("main.py", MAIN)]);
+    let mut session = start(dir.path(), "", &[]);
+    let status = session.wait_for_status(|status| status.contains("running ready"));
+    let pid: u32 = status
+        .split(" pid ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    session.close_stdin();
+    assert_eq!(session.wait_exit(), Some(0));
+    wait_until("the language server process is gone", || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.is_empty() || stat.contains(") Z ")
+    });
 }

@@ -202,3 +202,25 @@ fn tools_are_listed_read_only_with_schemas() {
         );
     }
 }
+
+#[test]
+fn several_roots_prefix_paths_with_their_names() {
+    let first = project(&[("app/main.py", "from util import helper\nhelper()\n")]);
+    let second = project(&[("app/util.py", "def helper():\n    pass\n")]);
+    let mut args = root_arg(&first.path().join("app"));
+    args.extend(root_arg(&second.path().join("app")));
+    args.extend(["--lsp".into(), mockls_lsp("python", "--workspace-folders")]);
+    let session = Session::start(&args);
+    let definition = session.ok(
+        "definition",
+        json!({"file": "app/main.py", "line": 2, "symbol": "helper"}),
+    );
+    assert_eq!(definition, "app-2/util.py:1:5  def helper():");
+    let hover = session.ok(
+        "hover",
+        json!({"file": "app-2/util.py", "line": 1, "column": 5}),
+    );
+    assert_eq!(hover, "helper");
+    let listing = session.ok("list_directory", json!({"path": "app-2"}));
+    assert_eq!(listing, "util.py  23 B");
+}

@@ -61,7 +61,7 @@ type Waiters = Arc<Mutex<HashMap<i64, Sender<Value>>>>;
 
 pub struct Session {
     child: Child,
-    stdin: Arc<Mutex<ChildStdin>>,
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
     waiters: Waiters,
     next_id: AtomicI64,
     /// Kept so logs and state stay inside the test's own directory.
@@ -88,7 +88,7 @@ impl Session {
             .expect("spawn windlass");
         let stdout = child.stdout.take().unwrap();
         let stderr = child.stderr.take().unwrap();
-        let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
+        let stdin = Arc::new(Mutex::new(child.stdin.take()));
         let waiters: Waiters = Arc::default();
         spawn_reader(stdout, waiters.clone());
         std::thread::spawn(move || {
@@ -130,6 +130,7 @@ impl Session {
 
     fn write(&self, message: &Value) {
         let mut stdin = self.stdin.lock().unwrap();
+        let stdin = stdin.as_mut().expect("stdin was closed");
         writeln!(stdin, "{message}").unwrap();
         stdin.flush().unwrap();
     }
@@ -178,6 +179,23 @@ impl Session {
                 "status never matched; last:\n{status}"
             );
             std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Closes windlass's stdin, as a client that goes away does.
+    pub fn close_stdin(&self) {
+        self.stdin.lock().unwrap().take();
+    }
+
+    /// Waits for the process to exit and returns its exit code.
+    pub fn wait_exit(&mut self) -> Option<i32> {
+        let deadline = Instant::now() + WATCHDOG;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "windlass did not exit");
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
