@@ -53,6 +53,9 @@ pub struct ConfigFile {
     pub request_timeout: Option<u64>,
     /// Cap on one tool result, in bytes.
     pub max_output_bytes: Option<usize>,
+    /// A fixed diagnostics settle window in milliseconds instead of the
+    /// learned one; for baseline measurements only.
+    pub diagnostics_settle_ms: Option<u64>,
     /// Language servers by name; the name labels their errors.
     #[serde(default)]
     pub server: BTreeMap<String, ServerEntry>,
@@ -93,6 +96,7 @@ pub struct Layers {
     pub idle_timeout: u64,
     pub request_timeout: u64,
     pub max_output_bytes: usize,
+    pub diagnostics_settle_ms: Option<u64>,
     pub servers: BTreeMap<String, ServerEntry>,
     pub warnings: Vec<String>,
 }
@@ -111,6 +115,7 @@ impl Layers {
         self.idle_timeout = file.idle_timeout.unwrap_or(self.idle_timeout);
         self.request_timeout = file.request_timeout.unwrap_or(self.request_timeout);
         self.max_output_bytes = file.max_output_bytes.unwrap_or(self.max_output_bytes);
+        self.diagnostics_settle_ms = file.diagnostics_settle_ms.or(self.diagnostics_settle_ms);
         for (name, entry) in file.server {
             self.servers.entry(name).or_default().merge(entry);
         }

@@ -58,6 +58,10 @@ struct ServeArgs {
     /// Cap on one tool result, in bytes.
     #[arg(long, env = "WINDLASS_MAX_OUTPUT_BYTES")]
     max_output_bytes: Option<usize>,
+    /// Fixed diagnostics settle window in ms instead of the learned one
+    /// (for baseline measurements).
+    #[arg(long, env = "WINDLASS_DIAGNOSTICS_SETTLE_MS", value_name = "MS")]
+    diagnostics_settle_ms: Option<u64>,
     /// Log filter for stderr and the log file (error, warn, info, debug, trace).
     #[arg(long, env = "WINDLASS_LOG_LEVEL", default_value = "info")]
     log_level: String,
@@ -135,6 +139,10 @@ fn settings(args: &ServeArgs) -> Result<Settings> {
             .max_output_bytes
             .unwrap_or(layers.max_output_bytes)
             .max(256),
+        diagnostics_settle: args
+            .diagnostics_settle_ms
+            .or(layers.diagnostics_settle_ms)
+            .map(Duration::from_millis),
         warnings: layers.warnings,
     })
 }

@@ -37,6 +37,8 @@ pub enum Error {
         retry_in: Duration,
         stderr: String,
     },
+    #[error("[{server}] {detail}")]
+    Diagnostics { server: String, detail: String },
     #[error("[{server}] does not support {feature}")]
     Unsupported { server: String, feature: String },
     #[error("{0} is outside the workspace roots")]

@@ -10,6 +10,7 @@ pub mod gateway;
 pub mod language;
 pub mod language_server;
 pub mod lsp;
+pub mod monitor;
 pub mod roots;
 pub mod router;
 pub mod settings;

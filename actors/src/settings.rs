@@ -12,6 +12,9 @@ pub struct Settings {
     pub request_timeout: Duration,
     /// Zero keeps documents open for ever.
     pub idle_timeout: Duration,
+    /// A fixed diagnostics settle window replacing the learned one; only
+    /// for measuring the adaptive window against a baseline.
+    pub diagnostics_settle: Option<Duration>,
     /// The cap on one tool result, in bytes.
     pub max_output_bytes: usize,
     /// Configuration problems worth showing in `status` (an untrusted

@@ -1,6 +1,6 @@
 //! The Supervisor actor: the root of the tree.
 //!
-//! Owns the child actors (Roots, Router, Gateway and one LanguageServer per
+//! Owns the child actors (Monitor, Roots, Router, Gateway and one LanguageServer per
 //! configured server that has been started) and each server's restart
 //! budget. Takes [`SupervisorMsg`]: `Ensure` (forwarded by the Router when
 //! a tool needs a server that is not running), `Start` (servers the roots
@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::gateway::{self, Gateway};
 use crate::language::ServerSpec;
 use crate::language_server::{self, DocumentSnapshot, LanguageServer, LanguageServerMsg, Timeouts};
+use crate::monitor::{Monitor, MonitorMsg};
 use crate::roots::Roots;
 use crate::router::{Router, RouterMsg, ServerHandle, is_alive};
 use crate::settings::Settings;
@@ -123,6 +124,7 @@ pub struct State {
     policy: RestartPolicy,
     slots: HashMap<String, Slot>,
     router: ActorRef<RouterMsg>,
+    monitor: ActorRef<MonitorMsg>,
     gateway: ActorCell,
     /// The servers the roots need; `None` until detection has finished.
     needed: Option<Vec<String>>,
@@ -141,6 +143,7 @@ impl Actor for Supervisor {
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
         let settings = args.settings;
+        let (monitor, _) = Actor::spawn_linked(None, Monitor, (), myself.get_cell()).await?;
         let (roots, _) =
             Actor::spawn_linked(None, Roots, settings.roots.clone(), myself.get_cell()).await?;
         let (router, _) = Actor::spawn_linked(
@@ -175,6 +178,7 @@ impl Actor for Supervisor {
             policy: args.policy,
             slots,
             router,
+            monitor,
             gateway: gateway.get_cell(),
             needed: None,
             awaiting_detection: Vec::new(),
@@ -362,9 +366,11 @@ impl State {
             spec: slot.spec.clone(),
             folders: self.settings.roots.workspace_folders(),
             directory: self.settings.roots.first_directory(),
+            monitor: self.monitor.clone(),
             timeouts: Timeouts {
                 request: self.settings.request_timeout,
                 idle: self.settings.idle_timeout,
+                fixed_settle: self.settings.diagnostics_settle,
             },
             reopen: std::mem::take(&mut slot.reopen),
             supervisor: myself.clone(),

@@ -66,6 +66,8 @@ pub struct Session {
     next_id: AtomicI64,
     /// Kept so logs and state stay inside the test's own directory.
     pub state: tempfile::TempDir,
+    /// Directories that must outlive the session.
+    kept: Mutex<Vec<tempfile::TempDir>>,
 }
 
 impl Session {
@@ -102,6 +104,7 @@ impl Session {
             waiters,
             next_id: AtomicI64::new(1),
             state,
+            kept: Mutex::default(),
         };
         session.request(
             "initialize",
@@ -180,6 +183,11 @@ impl Session {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// Keeps `dir` until the session ends.
+    pub fn keep(&self, dir: tempfile::TempDir) {
+        self.kept.lock().unwrap().push(dir);
     }
 
     /// Closes windlass's stdin, as a client that goes away does.

@@ -3,7 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::language;
-use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Reply, ServerRequest};
+use crate::language_server::{
+    DiagnosticsReply, DocumentSnapshot, LanguageServerMsg, Reply, ServerRequest,
+};
 use crate::roots::{RootSet, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
 use crate::settings::Settings;
@@ -86,6 +88,36 @@ impl Context {
             Ok(CallResult::Timeout) => Err(Error::Timeout {
                 server: server.label.clone(),
                 method: method.into(),
+                after: limit,
+            }),
+            Ok(CallResult::SenderError) | Err(_) => Err(Error::ServerExited {
+                server: server.label.clone(),
+                detail: String::new(),
+            }),
+        }
+    }
+
+    /// Asks for the diagnostics of a document as it is now. The server
+    /// actor bounds the wait itself; the limit here only covers an actor
+    /// that vanished without answering.
+    pub async fn diagnostics(
+        &self,
+        server: &ServerHandle,
+        document: DocumentSnapshot,
+    ) -> Result<DiagnosticsReply> {
+        let limit = crate::language_server::DIAGNOSTICS_HARD_LIMIT + Duration::from_secs(10);
+        match server
+            .actor
+            .call(
+                |reply| LanguageServerMsg::Diagnostics(document, reply),
+                Some(limit),
+            )
+            .await
+        {
+            Ok(CallResult::Success(reply)) => reply,
+            Ok(CallResult::Timeout) => Err(Error::Timeout {
+                server: server.label.clone(),
+                method: "diagnostics".into(),
                 after: limit,
             }),
             Ok(CallResult::SenderError) | Err(_) => Err(Error::ServerExited {

@@ -9,6 +9,7 @@
 
 mod address;
 mod context;
+mod diagnostics;
 mod directory;
 mod navigation;
 mod render;

@@ -58,6 +58,12 @@ fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {
         if let Some(encoding) = live.encoding {
             head.push_str(&format!(" {}", encoding.lsp_name()));
         }
+        if let Some(process) = live.process {
+            let cpu = process.cpu_ticks as f64 / 100.0;
+            let rss = process.rss_bytes as f64 / (1024.0 * 1024.0);
+            head.push_str(&format!(" cpu {cpu:.1}s rss {rss:.1}MB"));
+        }
+        head.push_str(&format!(" diagnostics by {}", live.strategy.name()));
     }
     head.push_str(&format!(" restarts {}", record.restarts));
     let mut lines = vec![head];

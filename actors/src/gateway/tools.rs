@@ -4,6 +4,7 @@
 
 use super::address::Position;
 use super::context::Context;
+use super::diagnostics::{self, DiagnosticsArgs};
 use super::directory::{self, ListDirectoryArgs};
 use super::navigation::{self, OutlineArgs, ReferencesArgs};
 use super::status;
@@ -93,6 +94,14 @@ impl Tools {
     )]
     async fn document_symbols(&self, Parameters(args): Parameters<OutlineArgs>) -> ToolResult {
         answer(navigation::document_symbols(&self.context, &args).await)
+    }
+
+    #[tool(
+        description = "Diagnostics of files as they are now on disk, after the server has checked them.",
+        annotations(read_only_hint = true)
+    )]
+    async fn diagnostics(&self, Parameters(args): Parameters<DiagnosticsArgs>) -> ToolResult {
+        answer(diagnostics::diagnostics(&self.context, &args).await)
     }
 
     #[tool(

@@ -2,33 +2,47 @@
 //!
 //! Owns the child process and its transport (stdin writer, stdout reader,
 //! stderr tail), the requests in flight parked by JSON-RPC id, the open
-//! documents and their versions, and the capabilities and position encoding
-//! the server negotiated.
+//! documents and their versions, the capabilities and position encoding the
+//! server negotiated, its `$/progress` work, and the diagnostics cache with
+//! its generation counters and the callers waiting on it.
 //!
-//! Takes [`LanguageServerMsg`]: `Request` from the gateway (through the
-//! router's handle), `Status`, and `Incoming`/`TimedOut`/`CloseIdle` from its
-//! own tasks and timers. Tells the Supervisor when its process exits.
+//! Takes [`LanguageServerMsg`]: `Request`, `Diagnostics` and `Status` from
+//! the gateway (through the router's handle); `Incoming` from its reader
+//! task; `Activity` from the Monitor; `TimedOut`, `CheckDiagnostics`,
+//! `ReleaseHeld` and `CloseIdle` from its own timers. Tells the Supervisor
+//! when its process exits and the Monitor which process to sample.
 //!
 //! Invariant: no handler awaits a server reply. A request is written, its
 //! reply port parked in `pending` with a deadline timer, and the reader task
-//! delivers the response as an `Incoming` message.
+//! delivers the response as an `Incoming` message. Diagnostics callers are
+//! parked in `waits` and answered when the cache says they may be.
 
+mod diagnostics;
 mod documents;
+mod inbound;
+mod progress;
 pub mod protocol;
+mod sync;
+mod waiting;
 
+pub use diagnostics::Strategy;
 pub use documents::{DocumentSnapshot, Documents, SyncAction};
+pub use waiting::HARD_LIMIT as DIAGNOSTICS_HARD_LIMIT;
 
 use crate::error::{Error, Result};
 use crate::language::ServerSpec;
-use crate::lsp::message::{self, Incoming, ResponseError};
-use crate::lsp::position::{PositionEncoding, line_at};
+use crate::lsp::message;
+use crate::lsp::message::Incoming;
+use crate::lsp::position::PositionEncoding;
 use crate::lsp::transport::Transport;
+use crate::monitor::{MonitorMsg, ProcessSample};
 use crate::supervisor::SupervisorMsg;
-use protocol::{Capabilities, SyncKind, WorkspaceFolder};
+use protocol::{Capabilities, WorkspaceFolder};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The actor type; its state lives in [`State`].
@@ -43,7 +57,7 @@ pub struct TextPosition {
 }
 
 /// One LSP request a tool wants answered.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ServerRequest {
     pub method: &'static str,
     /// Parameters besides `textDocument` and `position`, which the actor
@@ -64,34 +78,57 @@ pub struct Reply {
     pub encoding: PositionEncoding,
 }
 
+/// Fresh diagnostics of one document.
+#[derive(Debug, Clone)]
+pub struct DiagnosticsReply {
+    /// `None` when the server has never published anything.
+    pub items: Option<Arc<[Value]>>,
+    pub encoding: PositionEncoding,
+    pub strategy: Strategy,
+}
+
 /// One server's health, as `status` shows it.
 #[derive(Debug, Clone)]
 pub struct ServerStatus {
-    pub state: &'static str,
+    pub state: String,
     pub pid: Option<u32>,
     pub uptime: Duration,
     pub open_documents: usize,
     pub encoding: Option<PositionEncoding>,
+    pub strategy: Strategy,
+    pub process: Option<ProcessSample>,
     pub last_error: Option<String>,
 }
 
 pub enum LanguageServerMsg {
     Request(ServerRequest, RpcReplyPort<Result<Reply>>),
+    Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
     Status(RpcReplyPort<ServerStatus>),
     /// A message from the reader task.
     Incoming(Incoming),
+    /// A CPU sample of the process, from the Monitor.
+    Activity(ProcessSample),
     /// The deadline of request `id` has passed.
     TimedOut(i64),
+    /// A diagnostics wait may be due.
+    CheckDiagnostics,
+    /// The hard limit of diagnostics wait `id` has passed.
+    DiagnosticsExpired(u64),
+    /// Requests held while the server indexed have waited long enough.
+    ReleaseHeld,
     /// Periodic sweep of documents idle past the idle timeout.
     CloseIdle,
 }
 
-/// Timeouts that apply to one server.
+/// Limits that apply to one server.
 #[derive(Debug, Clone, Copy)]
 pub struct Timeouts {
     pub request: Duration,
     /// Zero keeps documents open for ever.
     pub idle: Duration,
+    /// A fixed diagnostics settle window instead of the learned one (for
+    /// baseline measurements).
+    pub fixed_settle: Option<Duration>,
 }
 
 pub struct Arguments {
@@ -103,19 +140,30 @@ pub struct Arguments {
     /// Documents a previous process of this server had open.
     pub reopen: Vec<DocumentSnapshot>,
     pub supervisor: ActorRef<SupervisorMsg>,
+    pub monitor: ActorRef<MonitorMsg>,
+}
+
+/// Work that arrived before the server could take it.
+enum Queued {
+    Request(ServerRequest, RpcReplyPort<Result<Reply>>),
+    Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
 }
 
 enum Phase {
-    /// `initialize` is in flight; requests wait here in arrival order.
-    Initializing(Vec<(ServerRequest, RpcReplyPort<Result<Reply>>)>),
+    /// `initialize` is in flight; work waits here in arrival order.
+    Initializing(Vec<Queued>),
     Ready(Capabilities),
 }
 
 enum Pending {
     Initialize,
+    /// The request is kept so that it can be sent again if the server
+    /// answered it empty because it began indexing meanwhile; `may_hold`
+    /// is false for a request already sent during indexing.
     Caller {
-        method: &'static str,
+        request: Box<ServerRequest>,
         reply: RpcReplyPort<Result<Reply>>,
+        may_hold: bool,
     },
 }
 
@@ -124,6 +172,7 @@ pub struct State {
     folders: Vec<WorkspaceFolder>,
     timeouts: Timeouts,
     supervisor: ActorRef<SupervisorMsg>,
+    monitor: ActorRef<MonitorMsg>,
     transport: Transport,
     started: Instant,
     next_id: i64,
@@ -132,6 +181,15 @@ pub struct State {
     documents: Documents,
     /// Held until `initialize` answers, then sent as `didOpen`.
     reopen: Vec<DocumentSnapshot>,
+    progress: progress::Progress,
+    /// Requests held while the server indexes.
+    held: Vec<(ServerRequest, RpcReplyPort<Result<Reply>>)>,
+    diagnostics: diagnostics::Cache,
+    waits: HashMap<u64, waiting::Parked>,
+    next_wait: u64,
+    /// The earliest instant a `CheckDiagnostics` is already scheduled for.
+    next_check: Option<Instant>,
+    last_sample: Option<ProcessSample>,
     last_error: Option<String>,
 }
 
@@ -165,6 +223,7 @@ impl Actor for LanguageServer {
             folders: args.folders,
             timeouts: args.timeouts,
             supervisor: args.supervisor,
+            monitor: args.monitor,
             transport,
             started: Instant::now(),
             next_id: 1,
@@ -172,6 +231,13 @@ impl Actor for LanguageServer {
             phase: Phase::Initializing(Vec::new()),
             documents: Documents::default(),
             reopen: args.reopen,
+            progress: progress::Progress::default(),
+            held: Vec::new(),
+            diagnostics: diagnostics::Cache::default(),
+            waits: HashMap::new(),
+            next_wait: 1,
+            next_check: None,
+            last_sample: None,
             last_error: None,
         };
         state.send_initialize(&myself);
@@ -183,6 +249,12 @@ impl Actor for LanguageServer {
         myself: ActorRef<Self::Msg>,
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
+        if let Some(pid) = state.transport.pid() {
+            let _gone = state.monitor.send_message(MonitorMsg::Watch {
+                pid,
+                server: myself.clone(),
+            });
+        }
         if !state.timeouts.idle.is_zero() {
             let sweep =
                 (state.timeouts.idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(30));
@@ -196,6 +268,9 @@ impl Actor for LanguageServer {
         _myself: ActorRef<Self::Msg>,
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
+        if let Some(pid) = state.transport.pid() {
+            let _gone = state.monitor.send_message(MonitorMsg::Unwatch { pid });
+        }
         let error = match &state.last_error {
             Some(_) => Error::ServerExited {
                 server: state.spec.label(),
@@ -215,11 +290,21 @@ impl Actor for LanguageServer {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             LanguageServerMsg::Request(request, reply) => state.request(&myself, request, reply),
+            LanguageServerMsg::Diagnostics(document, reply) => {
+                state.diagnostics(&myself, document, reply)
+            }
             LanguageServerMsg::Status(reply) => {
                 let _gone = reply.send(state.status());
             }
             LanguageServerMsg::Incoming(incoming) => state.receive(&myself, incoming),
+            LanguageServerMsg::Activity(sample) => state.activity(&myself, sample),
             LanguageServerMsg::TimedOut(id) => state.time_out(&myself, id),
+            LanguageServerMsg::CheckDiagnostics => {
+                state.next_check = None;
+                state.check_waits(&myself);
+            }
+            LanguageServerMsg::DiagnosticsExpired(id) => state.expire_wait(id),
+            LanguageServerMsg::ReleaseHeld => state.release_held(&myself),
             LanguageServerMsg::CloseIdle => state.close_idle(),
         }
         Ok(())
@@ -260,8 +345,22 @@ impl State {
         request: ServerRequest,
         reply: RpcReplyPort<Result<Reply>>,
     ) {
+        if matches!(self.phase, Phase::Ready(_)) && self.progress.indexing().is_some() {
+            return self.hold(myself, request, reply);
+        }
+        self.send_without_holding(myself, request, reply);
+    }
+
+    /// Sends a request now, even while the server indexes (a held request
+    /// whose patience ran out). Its answer is final, empty or not.
+    fn send_without_holding(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        request: ServerRequest,
+        reply: RpcReplyPort<Result<Reply>>,
+    ) {
         let capabilities = match &mut self.phase {
-            Phase::Initializing(queued) => return queued.push((request, reply)),
+            Phase::Initializing(queued) => return queued.push(Queued::Request(request, reply)),
             Phase::Ready(capabilities) => capabilities.clone(),
         };
         if reply.is_closed() {
@@ -277,269 +376,25 @@ impl State {
             let _gone = reply.send(Err(refusal));
             return;
         }
-        let params = self.prepare_params(
-            request.params,
-            request.document,
-            request.position,
-            &capabilities,
-        );
+        let params = self.prepare_params(&request, &capabilities);
         let id = self.send_request(request.method, params, myself);
+        let may_hold = self.progress.indexing().is_none();
         self.pending.insert(
             id,
             Pending::Caller {
-                method: request.method,
+                request: Box::new(request),
                 reply,
+                may_hold,
             },
         );
     }
 
-    /// Syncs the document and adds `textDocument` and `position`.
-    fn prepare_params(
-        &mut self,
-        mut params: Value,
-        document: Option<DocumentSnapshot>,
-        position: Option<TextPosition>,
-        capabilities: &Capabilities,
-    ) -> Value {
-        let Some(document) = document else {
-            return params;
-        };
-        let uri = document.uri.clone();
-        self.sync_document(document, capabilities);
-        if !params.is_object() {
-            params = json!({});
-        }
-        params["textDocument"] = json!({"uri": uri});
-        if let Some(position) = position {
-            let line = self
-                .documents
-                .text(&uri)
-                .and_then(|text| line_at(text, position.line))
-                .unwrap_or("");
-            let character = capabilities.encoding.encode_column(line, position.column);
-            params["position"] = json!({"line": position.line, "character": character});
-        }
-        params
-    }
-
-    fn sync_document(&mut self, document: DocumentSnapshot, capabilities: &Capabilities) {
-        let uri = document.uri.clone();
-        let text = document.text.clone();
-        let language = document.language_id.clone();
-        match self.documents.sync(document) {
-            SyncAction::Unchanged => {}
-            SyncAction::Open { version } => self.did_open(&uri, &language, version, &text),
-            SyncAction::Change { version, previous } => {
-                self.did_change(&uri, &language, version, &previous, &text, capabilities);
-                if let Some(include_text) = capabilities.save {
-                    let mut params = json!({"textDocument": {"uri": uri}});
-                    if include_text {
-                        params["text"] = json!(&*text);
-                    }
-                    self.notify("textDocument/didSave", params);
-                }
-            }
-        }
-    }
-
-    fn did_open(&self, uri: &str, language: &str, version: i32, text: &str) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": language, "version": version, "text": text}}),
-        );
-    }
-
-    fn did_change(
-        &self,
-        uri: &str,
-        language: &str,
-        version: i32,
-        previous: &str,
-        text: &str,
-        capabilities: &Capabilities,
-    ) {
-        let change = match capabilities.sync {
-            SyncKind::Full => json!({"text": text}),
-            SyncKind::Incremental => {
-                json!({"range": whole_range(previous, capabilities.encoding), "text": text})
-            }
-            SyncKind::None => {
-                // A server that takes no changes learns new content only by
-                // reopening the document.
-                self.notify(
-                    "textDocument/didClose",
-                    json!({"textDocument": {"uri": uri}}),
-                );
-                return self.did_open(uri, language, version, text);
-            }
-        };
-        self.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
-        );
-    }
-
-    fn receive(&mut self, myself: &ActorRef<LanguageServerMsg>, incoming: Incoming) {
-        match incoming {
-            Incoming::Response { id, result } => self.complete(myself, id, result),
-            Incoming::Request { id, method, params } => self.answer(&id, &method, &params),
-            Incoming::Notification { method, params } => self.observe(&method, &params),
-            Incoming::Malformed { id, detail } => self.malformed(myself, id, detail),
-            Incoming::Closed => self.exited(myself),
-        }
-    }
-
-    fn complete(
-        &mut self,
-        myself: &ActorRef<LanguageServerMsg>,
-        id: i64,
-        result: Result<Value, ResponseError>,
-    ) {
-        match self.pending.remove(&id) {
-            Some(Pending::Initialize) => self.initialized(myself, result),
-            Some(Pending::Caller { reply, .. }) => {
-                let encoding = self.encoding();
-                let answer = result
-                    .map(|result| Reply { result, encoding })
-                    .map_err(|error| self.server_error(error));
-                let _gone = reply.send(answer);
-            }
-            None => {
-                tracing::debug!(server = %self.spec.name, request_id = id, "response to no pending request dropped")
-            }
-        }
-    }
-
-    fn initialized(
-        &mut self,
-        myself: &ActorRef<LanguageServerMsg>,
-        result: Result<Value, ResponseError>,
-    ) {
-        let capabilities = match result {
-            Ok(result) => Capabilities::from_initialize_result(&result),
-            Err(error) => {
-                let error = self.server_error(error);
-                return self.fail_startup(myself, error);
-            }
-        };
-        self.notify("initialized", json!({}));
-        tracing::info!(server = %self.spec.name, encoding = capabilities.encoding.lsp_name(), "language server ready");
-        for document in std::mem::take(&mut self.reopen) {
-            self.sync_document(document, &capabilities);
-        }
-        let queued = match std::mem::replace(&mut self.phase, Phase::Ready(capabilities)) {
-            Phase::Initializing(queued) => queued,
-            Phase::Ready(_) => Vec::new(),
-        };
-        for (request, reply) in queued {
-            self.request(myself, request, reply);
-        }
-    }
-
-    /// A server that cannot initialize is treated as crashed, so the
-    /// Supervisor's restart budget decides what happens next.
-    fn fail_startup(&mut self, myself: &ActorRef<LanguageServerMsg>, error: Error) {
-        self.last_error = Some(error.to_string());
-        self.report_exit(myself);
-    }
-
-    fn answer(&self, id: &Value, method: &str, params: &Value) {
-        let body = match protocol::answer_server_request(
-            method,
-            params,
-            &self.spec.settings,
-            &self.folders,
-        ) {
-            Some(result) => message::response(id, result),
-            None => {
-                message::error_response(id, message::METHOD_NOT_FOUND, "not supported by windlass")
-            }
-        };
-        self.transport.send(body);
-    }
-
-    fn observe(&self, method: &str, params: &Value) {
-        if method == "window/logMessage" {
-            let text = params
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            tracing::debug!(server = %self.spec.name, "{text}");
-        }
-    }
-
-    fn malformed(&mut self, myself: &ActorRef<LanguageServerMsg>, id: Option<i64>, detail: String) {
-        tracing::warn!(server = %self.spec.name, request_id = ?id, "malformed message: {detail}");
-        let error = Error::Malformed {
-            server: self.spec.label(),
-            detail,
-        };
-        self.last_error = Some(error.to_string());
-        match id.and_then(|id| self.pending.remove(&id)) {
-            Some(Pending::Caller { reply, .. }) => drop(reply.send(Err(error))),
-            Some(Pending::Initialize) => self.fail_startup(myself, error),
-            None => {}
-        }
-    }
-
-    fn time_out(&mut self, myself: &ActorRef<LanguageServerMsg>, id: i64) {
-        let Some(pending) = self.pending.remove(&id) else {
-            return;
-        };
-        let method = match &pending {
-            Pending::Initialize => "initialize",
-            Pending::Caller { method, .. } => method,
-        };
-        let error = Error::Timeout {
-            server: self.spec.label(),
-            method: method.into(),
-            after: self.timeouts.request,
-        };
-        tracing::warn!(server = %self.spec.name, request_id = id, method, "request timed out");
-        self.notify("$/cancelRequest", json!({"id": id}));
-        self.last_error = Some(error.to_string());
-        match pending {
-            Pending::Caller { reply, .. } => drop(reply.send(Err(error))),
-            Pending::Initialize => self.fail_startup(myself, error),
-        }
-    }
-
-    fn exited(&mut self, myself: &ActorRef<LanguageServerMsg>) {
-        let error = Error::ServerExited {
-            server: self.spec.label(),
-            detail: self.exit_detail(),
-        };
-        tracing::warn!(server = %self.spec.name, "language server exited");
-        self.last_error = Some(error.to_string());
-        self.report_exit(myself);
-    }
-
-    /// Hands the open documents to the Supervisor, which restarts the
-    /// server with them, and stops this actor. Parked requests fail in
-    /// `post_stop`, once this actor no longer looks alive, so a caller
-    /// that retries at once is routed to the restarted server.
-    fn report_exit(&mut self, myself: &ActorRef<LanguageServerMsg>) {
-        let mut documents = self.documents.snapshots();
-        documents.append(&mut self.reopen);
-        let _stopped = self.supervisor.send_message(SupervisorMsg::ServerExited {
-            server: self.spec.name.clone(),
-            documents,
-            stderr: self.transport.stderr_tail(),
-            error: self.last_error.clone().unwrap_or_default(),
-        });
-        myself.stop(Some("language server exited".into()));
-    }
-
-    fn fail_everything(&mut self, error: &Error) {
-        for (_, pending) in self.pending.drain() {
-            if let Pending::Caller { reply, .. } = pending {
-                let _gone = reply.send(Err(error.clone()));
-            }
-        }
-        if let Phase::Initializing(queued) = &mut self.phase {
-            for (_, reply) in queued.drain(..) {
-                let _gone = reply.send(Err(error.clone()));
-            }
+    fn close_idle(&mut self) {
+        for uri in self.documents.close_idle(self.timeouts.idle) {
+            self.notify(
+                "textDocument/didClose",
+                json!({"textDocument": {"uri": uri}}),
+            );
         }
     }
 
@@ -553,23 +408,6 @@ impl State {
             .to_owned()
     }
 
-    fn close_idle(&mut self) {
-        for uri in self.documents.close_idle(self.timeouts.idle) {
-            self.notify(
-                "textDocument/didClose",
-                json!({"textDocument": {"uri": uri}}),
-            );
-        }
-    }
-
-    fn server_error(&self, error: ResponseError) -> Error {
-        Error::ServerError {
-            server: self.spec.label(),
-            code: error.code,
-            message: error.message,
-        }
-    }
-
     fn encoding(&self) -> PositionEncoding {
         match &self.phase {
             Phase::Ready(capabilities) => capabilities.encoding,
@@ -577,10 +415,22 @@ impl State {
         }
     }
 
+    fn strategy(&self) -> Strategy {
+        self.diagnostics.observations.strategy(self.progress.seen)
+    }
+
     fn status(&self) -> ServerStatus {
-        let (state, encoding) = match &self.phase {
-            Phase::Initializing(_) => ("starting", None),
-            Phase::Ready(capabilities) => ("ready", Some(capabilities.encoding)),
+        let state = match (&self.phase, self.progress.indexing()) {
+            (Phase::Initializing(_), _) => "starting".to_owned(),
+            (Phase::Ready(_), Some(work)) => match work.percentage {
+                Some(percentage) => format!("indexing ({} {percentage}%)", work.title),
+                None => format!("indexing ({})", work.title),
+            },
+            (Phase::Ready(_), None) => "ready".to_owned(),
+        };
+        let encoding = match &self.phase {
+            Phase::Ready(capabilities) => Some(capabilities.encoding),
+            Phase::Initializing(_) => None,
         };
         ServerStatus {
             state,
@@ -588,33 +438,9 @@ impl State {
             uptime: self.started.elapsed(),
             open_documents: self.documents.len(),
             encoding,
+            strategy: self.strategy(),
+            process: self.last_sample,
             last_error: self.last_error.clone(),
         }
-    }
-}
-
-/// The range covering all of `text`, for an incremental change that
-/// replaces the whole document.
-fn whole_range(text: &str, encoding: PositionEncoding) -> Value {
-    let last_line = text.split('\n').count().saturating_sub(1);
-    let last = line_at(text, last_line).unwrap_or("");
-    let character = encoding.encode_column(last, last.chars().count());
-    json!({"start": {"line": 0, "character": 0}, "end": {"line": last_line, "character": character}})
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn whole_range_ends_after_the_last_character() {
-        assert_eq!(
-            whole_range("ab\nc😀", PositionEncoding::Utf16),
-            json!({"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 3}})
-        );
-        assert_eq!(
-            whole_range("ab\n", PositionEncoding::Utf8),
-            json!({"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}})
-        );
     }
 }

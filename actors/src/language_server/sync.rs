@@ -1,0 +1,134 @@
+//! Keeping the server's copy of each document equal to the file on disk:
+//! `didOpen`, `didChange` (full or incremental), `didSave` where the server
+//! asked for it, and the request parameters that name a document and a
+//! position in the server's encoding.
+
+use super::{ServerRequest, State};
+use crate::language_server::documents::{DocumentSnapshot, SyncAction};
+use crate::language_server::protocol::{Capabilities, SyncKind};
+use crate::lsp::position::{PositionEncoding, line_at};
+use serde_json::{Value, json};
+
+impl State {
+    /// Syncs the request's document and adds `textDocument` and `position`.
+    pub(super) fn prepare_params(
+        &mut self,
+        request: &ServerRequest,
+        capabilities: &Capabilities,
+    ) -> Value {
+        let mut params = request.params.clone();
+        let Some(document) = &request.document else {
+            return params;
+        };
+        let uri = document.uri.clone();
+        self.sync_document(document.clone(), capabilities);
+        if !params.is_object() {
+            params = json!({});
+        }
+        params["textDocument"] = json!({"uri": uri});
+        if let Some(position) = request.position {
+            let line = self
+                .documents
+                .text(&uri)
+                .and_then(|text| line_at(text, position.line))
+                .unwrap_or("");
+            let character = capabilities.encoding.encode_column(line, position.column);
+            params["position"] = json!({"line": position.line, "character": character});
+        }
+        params
+    }
+
+    /// Brings the server's copy up to date. The diagnostics generation is
+    /// recorded before the change is written, so no publication that
+    /// answers it can be missed or mistaken for an older one.
+    pub(super) fn sync_document(
+        &mut self,
+        document: DocumentSnapshot,
+        capabilities: &Capabilities,
+    ) {
+        let uri = document.uri.clone();
+        let text = document.text.clone();
+        let language = document.language_id.clone();
+        match self.documents.sync(document) {
+            SyncAction::Unchanged => {}
+            SyncAction::Open { version } => {
+                self.diagnostics.note_change(&uri, i64::from(version));
+                self.did_open(&uri, &language, version, &text);
+            }
+            SyncAction::Change { version, previous } => {
+                self.diagnostics.note_change(&uri, i64::from(version));
+                self.did_change(&uri, &language, version, &previous, &text, capabilities);
+                if let Some(include_text) = capabilities.save {
+                    let mut params = json!({"textDocument": {"uri": uri}});
+                    if include_text {
+                        params["text"] = json!(&*text);
+                    }
+                    self.notify("textDocument/didSave", params);
+                }
+            }
+        }
+    }
+
+    fn did_open(&self, uri: &str, language: &str, version: i32, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": language, "version": version, "text": text}}),
+        );
+    }
+
+    fn did_change(
+        &self,
+        uri: &str,
+        language: &str,
+        version: i32,
+        previous: &str,
+        text: &str,
+        capabilities: &Capabilities,
+    ) {
+        let change = match capabilities.sync {
+            SyncKind::Full => json!({"text": text}),
+            SyncKind::Incremental => {
+                json!({"range": whole_range(previous, capabilities.encoding), "text": text})
+            }
+            SyncKind::None => {
+                // A server that takes no changes learns new content only by
+                // reopening the document.
+                self.notify(
+                    "textDocument/didClose",
+                    json!({"textDocument": {"uri": uri}}),
+                );
+                return self.did_open(uri, language, version, text);
+            }
+        };
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
+        );
+    }
+}
+
+/// The range covering all of `text`, for an incremental change that
+/// replaces the whole document.
+fn whole_range(text: &str, encoding: PositionEncoding) -> Value {
+    let last_line = text.split('\n').count().saturating_sub(1);
+    let last = line_at(text, last_line).unwrap_or("");
+    let character = encoding.encode_column(last, last.chars().count());
+    json!({"start": {"line": 0, "character": 0}, "end": {"line": last_line, "character": character}})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_range_ends_after_the_last_character() {
+        assert_eq!(
+            whole_range("ab\nc😀", PositionEncoding::Utf16),
+            json!({"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 3}})
+        );
+        assert_eq!(
+            whole_range("ab\n", PositionEncoding::Utf8),
+            json!({"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}})
+        );
+    }
+}

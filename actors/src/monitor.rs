@@ -1,0 +1,228 @@
+//! The Monitor actor: how busy each language server process is.
+//!
+//! Owns the last CPU sample of every watched server process. Takes
+//! [`MonitorMsg`]: `Watch`/`Unwatch` from LanguageServer actors as their
+//! processes start and stop, `Urgent` while one of them waits on its
+//! server's diagnostics, and its own `Tick`. Sends each watched server a
+//! [`ProcessSample`] per tick: every 20 ms for servers someone waits on,
+//! every second otherwise (for `status`). CPU time is read from procfs on
+//! Linux and libproc on macOS; elsewhere no samples are sent and the
+//! diagnostics wait relies on publications alone.
+
+use crate::language_server::LanguageServerMsg;
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// Sampling period while a caller waits on the server.
+pub const URGENT_PERIOD: Duration = Duration::from_millis(20);
+/// Sampling period otherwise, enough for `status`.
+pub const IDLE_PERIOD: Duration = Duration::from_secs(1);
+
+/// One reading of a process, as sent to its server actor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessSample {
+    /// User plus system CPU time since the process started, in 10 ms ticks.
+    pub cpu_ticks: u64,
+    /// Ticks since the previous sample of this process.
+    pub delta_ticks: u64,
+    /// Whether the kernel had it on (or waiting for) a CPU.
+    pub running: bool,
+    pub rss_bytes: u64,
+}
+
+pub enum MonitorMsg {
+    Watch {
+        pid: u32,
+        server: ActorRef<LanguageServerMsg>,
+    },
+    Unwatch {
+        pid: u32,
+    },
+    Urgent {
+        pid: u32,
+        urgent: bool,
+    },
+    /// Carries the schedule it belongs to; ticks of a replaced schedule
+    /// are ignored, so at most one chain of ticks runs.
+    Tick(u64),
+}
+
+struct Watched {
+    server: ActorRef<LanguageServerMsg>,
+    last_ticks: Option<u64>,
+    urgent: bool,
+    sampled_at: Option<Instant>,
+}
+
+/// The actor type; its state lives in [`State`].
+pub struct Monitor;
+
+#[derive(Default)]
+pub struct State {
+    watched: HashMap<u32, Watched>,
+    schedule: u64,
+    urgent_scheduled: bool,
+}
+
+impl Actor for Monitor {
+    type Msg = MonitorMsg;
+    type State = State;
+    type Arguments = ();
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        _: (),
+    ) -> Result<State, ActorProcessingErr> {
+        let state = State::default();
+        myself.send_after(IDLE_PERIOD, || MonitorMsg::Tick(0));
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            MonitorMsg::Watch { pid, server } => {
+                state.watched.insert(
+                    pid,
+                    Watched {
+                        server,
+                        last_ticks: None,
+                        urgent: false,
+                        sampled_at: None,
+                    },
+                );
+            }
+            MonitorMsg::Unwatch { pid } => {
+                state.watched.remove(&pid);
+            }
+            MonitorMsg::Urgent { pid, urgent } => {
+                if let Some(watched) = state.watched.get_mut(&pid) {
+                    watched.urgent = urgent;
+                }
+                if urgent && !state.urgent_scheduled {
+                    state.reschedule(&myself, Duration::ZERO);
+                }
+            }
+            MonitorMsg::Tick(schedule) if schedule == state.schedule => state.tick(&myself),
+            MonitorMsg::Tick(_) => {}
+        }
+        Ok(())
+    }
+}
+
+impl State {
+    fn tick(&mut self, myself: &ActorRef<MonitorMsg>) {
+        let now = Instant::now();
+        let mut gone = Vec::new();
+        for (pid, watched) in &mut self.watched {
+            let due = watched.urgent
+                || watched
+                    .sampled_at
+                    .is_none_or(|at| now.duration_since(at) >= IDLE_PERIOD);
+            if !due {
+                continue;
+            }
+            let Some(reading) = read_process(*pid) else {
+                continue;
+            };
+            let delta_ticks = watched
+                .last_ticks
+                .map_or(0, |last| reading.cpu_ticks.saturating_sub(last));
+            watched.last_ticks = Some(reading.cpu_ticks);
+            watched.sampled_at = Some(now);
+            let sample = ProcessSample {
+                delta_ticks,
+                ..reading
+            };
+            if watched
+                .server
+                .send_message(LanguageServerMsg::Activity(sample))
+                .is_err()
+            {
+                gone.push(*pid);
+            }
+        }
+        for pid in gone {
+            self.watched.remove(&pid);
+        }
+        let urgent = self.watched.values().any(|watched| watched.urgent);
+        self.reschedule(myself, if urgent { URGENT_PERIOD } else { IDLE_PERIOD });
+    }
+
+    fn reschedule(&mut self, myself: &ActorRef<MonitorMsg>, after: Duration) {
+        self.schedule += 1;
+        self.urgent_scheduled = after <= URGENT_PERIOD;
+        let schedule = self.schedule;
+        myself.send_after(after, move || MonitorMsg::Tick(schedule));
+    }
+}
+
+/// Reads a process's CPU time, run state and resident size. The process
+/// counts as running when any of its threads is, since language servers
+/// do their work on worker threads while the main thread sleeps.
+#[cfg(target_os = "linux")]
+pub fn read_process(pid: u32) -> Option<ProcessSample> {
+    let process = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?;
+    let stat = process.stat().ok()?;
+    let running = process
+        .tasks()
+        .map(|tasks| {
+            tasks
+                .filter_map(|task| task.ok()?.stat().ok())
+                .any(|task| matches!(task.state, 'R' | 'D'))
+        })
+        .unwrap_or(matches!(stat.state, 'R' | 'D'));
+    let per_tick = procfs::ticks_per_second().max(1);
+    // Normalised to 100 ticks a second whatever the kernel's USER_HZ.
+    let cpu_ticks = (stat.utime + stat.stime) * 100 / per_tick;
+    Some(ProcessSample {
+        cpu_ticks,
+        delta_ticks: 0,
+        running,
+        rss_bytes: stat.rss * procfs::page_size(),
+    })
+}
+
+/// Reads a process's CPU time, run state and resident size. The task
+/// times are nanoseconds on Intel Macs; Apple silicon reports Mach
+/// absolute-time units, which this does not yet convert.
+#[cfg(target_os = "macos")]
+pub fn read_process(pid: u32) -> Option<ProcessSample> {
+    use libproc::libproc::proc_pid::pidinfo;
+    use libproc::libproc::task_info::TaskInfo;
+    let info = pidinfo::<TaskInfo>(i32::try_from(pid).ok()?, 0).ok()?;
+    Some(ProcessSample {
+        cpu_ticks: (info.pti_total_user + info.pti_total_system) / 10_000_000,
+        delta_ticks: 0,
+        running: info.pti_numrunning > 0,
+        rss_bytes: info.pti_resident_size,
+    })
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+pub fn read_process(_pid: u32) -> Option<ProcessSample> {
+    None
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_this_process() {
+        let sample = read_process(std::process::id()).unwrap();
+        assert!(sample.rss_bytes > 0);
+        assert!(sample.running, "the test thread is running while it reads");
+    }
+
+    #[test]
+    fn a_missing_process_reads_as_none() {
+        assert_eq!(read_process(u32::MAX - 1), None);
+    }
+}

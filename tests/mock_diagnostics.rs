@@ -1,0 +1,177 @@
+//! Fresh diagnostics after every edit, against every mockls publishing
+//! profile: each answer must describe the file as it is on disk now.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+/// The file's text with `ERROR` on line `error_line` (1-based), if any.
+fn text(error_line: Option<usize>) -> String {
+    (1..=4)
+        .map(|line| {
+            if Some(line) == error_line {
+                "x = 1  # ERROR\n".to_owned()
+            } else {
+                format!("v{line} = {line}\n")
+            }
+        })
+        .collect()
+}
+
+fn expected(error_line: Option<usize>) -> String {
+    match error_line {
+        Some(line) => {
+            format!("main.py: 1 error\n  {line}:10 error [mockls E1] mockls: ERROR on line {line}")
+        }
+        None => "main.py: no problems".to_owned(),
+    }
+}
+
+/// Edits the file through a cycle of states and checks every answer.
+fn cycle(flags: &str, extra: &[&str]) -> Session {
+    let dir = project(&[("main.py", &text(Some(2)))]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+    args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+    let session = Session::start(&args);
+    for error_line in [Some(2), None, Some(3), Some(1), None, Some(4)] {
+        std::fs::write(dir.path().join("main.py"), text(error_line)).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": "main.py"}));
+        assert_eq!(answer, expected(error_line), "profile `{flags}`");
+    }
+    session.keep(dir);
+    session
+}
+
+fn strategy_of(session: &Session) -> String {
+    let status = session.ok("status", json!({}));
+    status
+        .split("diagnostics by ")
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn default_profile() {
+    let session = cycle("", &[]);
+    assert_eq!(strategy_of(&session), "process");
+}
+
+#[test]
+fn publish_version_profile_is_waited_for_by_version() {
+    let session = cycle("--publish-version --diagnostics-delay 50", &[]);
+    assert_eq!(strategy_of(&session), "version");
+}
+
+#[test]
+fn progress_profile_is_waited_for_by_progress() {
+    let session = cycle("--progress-on-change --diagnostics-delay 50", &[]);
+    assert_eq!(strategy_of(&session), "progress");
+}
+
+#[test]
+fn diagnostics_on_save_profile_gets_its_save() {
+    cycle("--diagnostics-on-save", &[]);
+}
+
+#[test]
+fn slow_publisher_is_waited_for() {
+    cycle("--diagnostics-delay 500", &[]);
+}
+
+#[test]
+fn cpu_busy_publisher_is_waited_for_by_its_cpu() {
+    let session = cycle("--cpu-busy 2000", &[]);
+    assert_eq!(strategy_of(&session), "process");
+}
+
+#[test]
+fn multi_round_publisher_gives_its_last_round() {
+    cycle("--multi-round-diagnostics --publish-version", &[]);
+    cycle("--multi-round-diagnostics", &[]);
+}
+
+#[test]
+fn a_fixed_settle_gives_the_same_answers() {
+    cycle("--publish-version", &["--diagnostics-settle-ms", "300"]);
+}
+
+#[test]
+fn a_server_that_never_publishes_says_so() {
+    let dir = project(&[("main.py", &text(Some(2)))]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "--no-diagnostics")]);
+    let session = Session::start(&args);
+    for _ in 0..2 {
+        assert_eq!(
+            session.ok("diagnostics", json!({"file": "main.py"})),
+            "main.py: no diagnostics from [python]"
+        );
+    }
+}
+
+#[test]
+fn unexplained_cpu_work_past_the_budget_is_an_attributed_error() {
+    let dir = project(&[("main.py", &text(Some(2)))]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "--cpu-busy 12000")]);
+    let session = Session::start(&args);
+    let error = session.err("diagnostics", json!({"file": "main.py"}));
+    assert!(
+        error.starts_with("[python] worked 10.")
+            && error.ends_with("CPU-seconds without publishing diagnostics"),
+        "{error}"
+    );
+}
+
+#[test]
+fn queries_during_indexing_wait_and_answer_correctly() {
+    let dir = project(&[("main.py", "def run():\n    pass\n")]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", "--indexing-delay 2000"),
+    ]);
+    let session = Session::start(&args);
+    let status = session.wait_for_status(|status| status.contains("indexing"));
+    assert!(status.contains("indexing (indexing 0%)"), "{status}");
+    assert_eq!(
+        session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
+        "run"
+    );
+    assert_eq!(
+        session.ok(
+            "definition",
+            json!({"file": "main.py", "line": 1, "symbol": "run"})
+        ),
+        "main.py:1:5  def run():"
+    );
+}
+
+#[test]
+fn several_files_are_checked_at_once_each_by_its_server() {
+    let dir = project(&[
+        ("a.py", "ok\nERROR\n"),
+        ("b.rs", "fine\n"),
+        ("c.py", "ERROR\n"),
+    ]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "--publish-version")]);
+    args.extend(["--lsp".into(), mockls_lsp("rust", "")]);
+    let session = Session::start(&args);
+    let answer = session.ok(
+        "diagnostics",
+        json!({"files": ["a.py", "b.rs", "c.py", "missing.py"]}),
+    );
+    assert_eq!(
+        answer,
+        "a.py: 1 error\n  2:1 error [mockls E1] mockls: ERROR on line 2\nb.rs: no problems\nc.py: 1 error\n  1:1 error [mockls E1] mockls: ERROR on line 1\nmissing.py: missing.py: no such file or directory"
+    );
+}
