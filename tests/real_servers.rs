@@ -170,3 +170,83 @@ fn clangd_answers_with_utf8_columns_and_serves_headers() {
         "{status}"
     );
 }
+
+/// Ten edit cycles: each error names its cycle, so a stale answer from an
+/// earlier cycle cannot pass for a fresh one.
+fn edit_cycles(
+    session: &Session,
+    dir: &std::path::Path,
+    file: &str,
+    broken: impl Fn(usize) -> String,
+    fixed: impl Fn(usize) -> String,
+    error_for: impl Fn(usize) -> String,
+) {
+    for cycle in 0..10 {
+        std::fs::write(dir.join(file), broken(cycle)).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": file}));
+        assert!(
+            answer.contains(&error_for(cycle)),
+            "cycle {cycle}, broken: {answer}"
+        );
+        if cycle > 0 {
+            assert!(
+                !answer.contains(&error_for(cycle - 1)),
+                "cycle {cycle}: stale error in {answer}"
+            );
+        }
+        std::fs::write(dir.join(file), fixed(cycle)).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": file}));
+        assert_eq!(
+            answer,
+            format!("{file}: no problems"),
+            "cycle {cycle}, fixed"
+        );
+    }
+}
+
+#[test]
+fn pyright_diagnostics_are_fresh_through_ten_edit_cycles() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let dir = project(&[("main.py", "value = 1\n")]);
+    let session = Session::start(&root_arg(dir.path()));
+    edit_cycles(
+        &session,
+        dir.path(),
+        "main.py",
+        |cycle| format!("value = 1\nprint(undefined_{cycle})\n"),
+        |cycle| format!("value = {cycle}\nprint(value)\n"),
+        |cycle| {
+            format!(
+                "2:7 error [Pyright reportUndefinedVariable] \"undefined_{cycle}\" is not defined"
+            )
+        },
+    );
+}
+
+#[test]
+fn clangd_diagnostics_are_fresh_through_ten_edit_cycles() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let dir = project(&[
+        ("main.c", "int main(void) { return 0; }\n"),
+        ("compile_flags.txt", "-xc\n"),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    edit_cycles(
+        &session,
+        dir.path(),
+        "main.c",
+        |cycle| format!("/* é 😀 */ int main(void) {{ return undefined_{cycle}; }}\n"),
+        |cycle| format!("int main(void) {{ return {cycle}; }}\n"),
+        |cycle| {
+            format!(
+                "1:35 error [clang undeclared_var_use] Use of undeclared identifier 'undefined_{cycle}'"
+            )
+        },
+    );
+    let status = session.ok("status", json!({}));
+    assert!(status.contains("diagnostics by version"), "{status}");
+}
