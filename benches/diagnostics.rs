@@ -9,7 +9,12 @@
 //! (read from mockls's `--record` file, same clock), with the adaptive
 //! settle and with the settle forced to a fixed 2 s as the baseline.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::print_stdout)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -19,10 +24,16 @@ use serde_json::json;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 const PROFILES: &[(&str, &str)] = &[
-    ("process (no version, no progress)", "--diagnostics-delay 50"),
+    (
+        "process (no version, no progress)",
+        "--diagnostics-delay 50",
+    ),
     ("version", "--diagnostics-delay 50 --publish-version"),
     ("progress", "--diagnostics-delay 50 --progress-on-change"),
-    ("version, two rounds", "--diagnostics-delay 50 --publish-version --multi-round-diagnostics"),
+    (
+        "version, two rounds",
+        "--diagnostics-delay 50 --publish-version --multi-round-diagnostics",
+    ),
 ];
 
 fn main() {
@@ -35,7 +46,11 @@ fn main() {
 }
 
 fn now_ms() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64() * 1000.0
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+        * 1000.0
 }
 
 fn run(label: &str, flags: &str, fixed_settle_ms: Option<u64>, iterations: usize) {
@@ -43,7 +58,10 @@ fn run(label: &str, flags: &str, fixed_settle_ms: Option<u64>, iterations: usize
     let record = record_path(dir.path());
     let mut args = root_arg(dir.path());
     args.extend(["--log-level".into(), "warn".into()]);
-    args.extend(["--lsp".into(), mockls_lsp("python", &format!("{flags} --record {}", record.display()))]);
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", &format!("{flags} --record {}", record.display())),
+    ]);
     if let Some(settle) = fixed_settle_ms {
         args.extend(["--diagnostics-settle-ms".into(), settle.to_string()]);
     }
@@ -52,19 +70,36 @@ fn run(label: &str, flags: &str, fixed_settle_ms: Option<u64>, iterations: usize
     let mut edit_to_answer = Vec::new();
     let mut after_publish = Vec::new();
     for iteration in 0..iterations {
-        let text = if iteration % 2 == 0 { "v = 1  # ERROR\n".to_owned() } else { format!("v = {iteration}\n") };
+        let text = if iteration % 2 == 0 {
+            "v = 1  # ERROR\n".to_owned()
+        } else {
+            format!("v = {iteration}\n")
+        };
         std::fs::write(dir.path().join("main.py"), text).unwrap();
         let started = Instant::now();
         let answer = session.ok("diagnostics", json!({"file": "main.py"}));
         let answered_at = now_ms();
         edit_to_answer.push(started.elapsed());
         assert_eq!(answer.contains("ERROR"), iteration % 2 == 0, "{answer}");
-        let last_publish = recorded_publications(&record).into_iter().filter(|t| *t <= answered_at).fold(0.0, f64::max);
-        after_publish.push(Duration::from_secs_f64((answered_at - last_publish).max(0.0) / 1000.0));
+        let last_publish = recorded_publications(&record)
+            .into_iter()
+            .filter(|t| *t <= answered_at)
+            .fold(0.0, f64::max);
+        after_publish.push(Duration::from_secs_f64(
+            (answered_at - last_publish).max(0.0) / 1000.0,
+        ));
     }
-    let settle = fixed_settle_ms.map_or("adaptive settle".to_owned(), |ms| format!("fixed {ms} ms settle"));
-    report(&format!("{label}, {settle}: edit → answer"), &edit_to_answer);
-    report(&format!("{label}, {settle}: answer − last publish"), &after_publish);
+    let settle = fixed_settle_ms.map_or("adaptive settle".to_owned(), |ms| {
+        format!("fixed {ms} ms settle")
+    });
+    report(
+        &format!("{label}, {settle}: edit → answer"),
+        &edit_to_answer,
+    );
+    report(
+        &format!("{label}, {settle}: answer − last publish"),
+        &after_publish,
+    );
 }
 
 fn recorded_publications(record: &std::path::Path) -> Vec<f64> {
@@ -72,7 +107,9 @@ fn recorded_publications(record: &std::path::Path) -> Vec<f64> {
         .unwrap_or_default()
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|entry| entry["dir"] == "out" && entry["message"]["method"] == "textDocument/publishDiagnostics")
+        .filter(|entry| {
+            entry["dir"] == "out" && entry["message"]["method"] == "textDocument/publishDiagnostics"
+        })
         .filter_map(|entry| entry["t"].as_f64())
         .collect()
 }

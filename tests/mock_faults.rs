@@ -393,11 +393,14 @@ fn workspace_configuration_is_answered_from_settings() {
     let flags = format!("--send-configuration-request --record {}", record.display());
     let session = start(dir.path(), &flags, &["--config", config.to_str().unwrap()]);
     assert_eq!(hover_shape(&session).text, "Shape");
-    let answer = recorded(&record)
-        .into_iter()
-        .find(|(dir, m)| dir == "in" && m["id"] == "mockls-configuration")
-        .map(|(_, m)| m["result"].clone());
-    assert_eq!(answer, Some(json!([{"level": "strict"}])));
+    let answer = || {
+        recorded(&record)
+            .into_iter()
+            .find(|(dir, m)| dir == "in" && m["id"] == "mockls-configuration")
+            .map(|(_, m)| m["result"].clone())
+    };
+    wait_until("mockls has the configuration answer", || answer().is_some());
+    assert_eq!(answer(), Some(json!([{"level": "strict"}])));
 }
 
 #[test]

@@ -505,7 +505,7 @@ mod tests {
                 &cache.observations,
                 true,
                 &RULES,
-                at(now, 100)
+                at(now, 200)
             ),
             Verdict::Done(_)
         ));
