@@ -46,6 +46,8 @@ pub struct Flags {
     pub slow_write: bool,
     pub send_configuration_request: bool,
     pub position_encoding: Option<PositionEncoding>,
+    /// Capabilities to leave out of the `initialize` answer.
+    pub without: Vec<String>,
     /// Append every message received and sent, timestamped, as JSON lines.
     pub record: Option<String>,
 }
@@ -90,6 +92,7 @@ impl Flags {
                     flags.position_encoding = Some(PositionEncoding::from_lsp_name(&value()?));
                 }
                 "--record" => flags.record = Some(value()?),
+                "--without" => flags.without.push(value()?),
                 "--stdio" => {}
                 other => return Err(format!("unknown flag {other}")),
             }

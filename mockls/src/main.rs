@@ -5,7 +5,10 @@
 //! answer garbage, publish diagnostics late or twice. Its diagnostics follow
 //! the text: one error per line containing `ERROR`.
 
+mod assist;
+mod features;
 mod flags;
+mod hierarchy;
 mod output;
 mod server;
 mod text;

@@ -1,15 +1,16 @@
 //! mockls's protocol handling: requests answered from the text, document
 //! sync, diagnostics publishing, and the faults the flags inject.
 
+use crate::features::{Answers, range_json};
 use crate::flags::Flags;
 use crate::output::Output;
-use crate::text::{self, Span, Symbol, Workspace};
+use crate::text::Workspace;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use windlass_actors::lsp::position::{PositionEncoding, line_at};
+use windlass_actors::lsp::position::PositionEncoding;
 use windlass_actors::lsp::uri::uri_to_path;
 
 /// An id mockls never gave out, for the unknown-id fault.
@@ -133,7 +134,18 @@ impl Server {
             "referencesProvider": true,
             "documentSymbolProvider": true,
             "workspaceSymbolProvider": true,
+            "callHierarchyProvider": true,
+            "typeHierarchyProvider": true,
+            "codeActionProvider": true,
+            "renameProvider": true,
+            "completionProvider": {"triggerCharacters": ["."]},
+            "signatureHelpProvider": {"triggerCharacters": ["(", ","]},
         });
+        if let Some(object) = capabilities.as_object_mut() {
+            for capability in &self.flags.without {
+                object.remove(capability);
+            }
+        }
         if let Some(encoding) = self.flags.position_encoding {
             capabilities["positionEncoding"] = json!(encoding.lsp_name());
         }
@@ -148,141 +160,12 @@ impl Server {
 
     fn answer(&self, method: &str, params: &Value) -> Result<Value, Value> {
         let indexing = self.indexing.lock().map(|flag| *flag).unwrap_or(false);
-        let empty_while_indexing = |value: Value| if indexing { Value::Null } else { value };
-        Ok(match method {
-            "textDocument/hover" => empty_while_indexing(self.hover(params)),
-            "textDocument/definition"
-            | "textDocument/declaration"
-            | "textDocument/typeDefinition" => empty_while_indexing(self.definition(params)),
-            "textDocument/implementation" => {
-                let word = self.word(params);
-                self.locations(
-                    word.map(|w| self.workspace.implementations(&w))
-                        .unwrap_or_default(),
-                )
-            }
-            "textDocument/references" => empty_while_indexing(self.references(params)),
-            "textDocument/documentSymbol" => self.document_symbols(params),
-            "workspace/symbol" => self.workspace_symbols(params),
-            _ => {
-                return Err(
-                    json!({"code": -32601, "message": format!("mockls: no method {method}")}),
-                );
-            }
-        })
-    }
-
-    fn word(&self, params: &Value) -> Option<String> {
-        let uri = params.pointer("/textDocument/uri")?.as_str()?;
-        let line = usize::try_from(params.pointer("/position/line")?.as_u64()?).ok()?;
-        let character = u32::try_from(params.pointer("/position/character")?.as_u64()?).ok()?;
-        let text = self.workspace.text(uri)?;
-        let line_text = line_at(&text, line)?;
-        let column = self.encoding.decode_column(line_text, character);
-        text::word_at(line_text, column).map(|(word, _, _)| word)
-    }
-
-    fn hover(&self, params: &Value) -> Value {
-        match self.word(params) {
-            Some(word) => {
-                json!({"contents": {"kind": "markdown", "value": format!("```mockls\n{word}\n```")}})
-            }
-            None => Value::Null,
-        }
-    }
-
-    fn definition(&self, params: &Value) -> Value {
-        if self.flags.outside_uri {
-            let range =
-                json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}});
-            return json!([{"uri": "file:///etc/passwd", "range": range}]);
-        }
-        let current = params
-            .pointer("/textDocument/uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let spans = self
-            .word(params)
-            .map(|word| self.workspace.definitions(&word, current))
-            .unwrap_or_default();
-        self.locations(spans)
-    }
-
-    fn references(&self, params: &Value) -> Value {
-        let Some(word) = self.word(params) else {
-            return json!([]);
+        let answers = Answers {
+            workspace: &self.workspace,
+            encoding: self.encoding,
+            outside_uri: self.flags.outside_uri,
         };
-        let mut spans = self.workspace.references(&word);
-        let include_declaration = params
-            .pointer("/context/includeDeclaration")
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
-        if !include_declaration {
-            let definitions = self.workspace.definitions(&word, "");
-            spans.retain(|span| !definitions.contains(span));
-        }
-        self.locations(spans)
-    }
-
-    fn document_symbols(&self, params: &Value) -> Value {
-        let uri = params
-            .pointer("/textDocument/uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let text = self.workspace.text(uri).unwrap_or_default();
-        Value::Array(
-            text::document_symbols(&text)
-                .iter()
-                .map(|symbol| self.symbol_json(&text, symbol))
-                .collect(),
-        )
-    }
-
-    fn symbol_json(&self, text: &str, symbol: &Symbol) -> Value {
-        let line = line_at(text, symbol.line).unwrap_or("");
-        let selection = self.range(line, symbol.line, symbol.start, symbol.end);
-        let end_text = line_at(text, symbol.end_line).unwrap_or("");
-        let end_character = self
-            .encoding
-            .encode_column(end_text, end_text.chars().count());
-        json!({
-            "name": symbol.name,
-            "kind": symbol.kind,
-            "range": {"start": {"line": symbol.line, "character": 0}, "end": {"line": symbol.end_line, "character": end_character}},
-            "selectionRange": selection,
-            "children": symbol.children.iter().map(|child| self.symbol_json(text, child)).collect::<Vec<_>>(),
-        })
-    }
-
-    fn workspace_symbols(&self, params: &Value) -> Value {
-        let query = params
-            .get("query")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let symbols = self.workspace.workspace_symbols(query);
-        Value::Array(
-            symbols
-                .into_iter()
-                .map(|(name, kind, span)| json!({"name": name, "kind": kind, "location": self.location(&span)}))
-                .collect(),
-        )
-    }
-
-    fn locations(&self, spans: Vec<Span>) -> Value {
-        Value::Array(spans.iter().map(|span| self.location(span)).collect())
-    }
-
-    fn location(&self, span: &Span) -> Value {
-        let text = self.workspace.text(&span.uri).unwrap_or_default();
-        let line = line_at(&text, span.line).unwrap_or("");
-        json!({"uri": span.uri, "range": self.range(line, span.line, span.start, span.end)})
-    }
-
-    fn range(&self, line_text: &str, line: usize, start: usize, end: usize) -> Value {
-        json!({
-            "start": {"line": line, "character": self.encoding.encode_column(line_text, start)},
-            "end": {"line": line, "character": self.encoding.encode_column(line_text, end)},
-        })
+        answers.answer(method, params, indexing)
     }
 
     /// Sends a response after the response delay, with any faults asked
@@ -520,7 +403,7 @@ impl Server {
             .enumerate()
             .filter_map(|(index, line)| {
                 let column = line.find("ERROR").map(|byte| line[..byte].chars().count())?;
-                let range = self.range(line, index, column, column + 5);
+                let range = range_json(self.encoding, line, index, column, column + 5);
                 Some(json!({"range": range, "severity": 1, "source": "mockls", "code": "E1", "message": format!("mockls: ERROR on line {}", index + 1)}))
             })
             .collect()

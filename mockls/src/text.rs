@@ -49,7 +49,7 @@ pub struct Symbol {
 }
 
 /// An identifier on a line: its text and code-point columns.
-fn identifiers(line: &str) -> Vec<(String, usize, usize)> {
+pub fn identifiers(line: &str) -> Vec<(String, usize, usize)> {
     let mut found = Vec::new();
     let mut current: Option<(String, usize)> = None;
     for (column, character) in line.chars().enumerate() {
@@ -81,7 +81,7 @@ pub fn word_at(line: &str, column: usize) -> Option<(String, usize, usize)> {
 }
 
 /// Definitions on one line: (keyword, name, start, end).
-fn definitions_on(line: &str) -> Vec<(String, String, usize, usize)> {
+pub fn definitions_on(line: &str) -> Vec<(String, String, usize, usize)> {
     let words = identifiers(line);
     let characters: Vec<char> = line.chars().collect();
     words
