@@ -89,7 +89,16 @@ pub enum SupervisorMsg {
     Servers(RpcReplyPort<Vec<ServerRecord>>),
     /// The running servers for a workspace-wide query, after starting
     /// those the roots need (answered once start-up detection is done).
-    WorkspaceServers(RpcReplyPort<Vec<ServerHandle>>),
+    WorkspaceServers(RpcReplyPort<WorkspaceServers>),
+}
+
+/// The servers a workspace-wide query asks, and the needed ones it cannot.
+#[derive(Debug, Clone, Default)]
+pub struct WorkspaceServers {
+    pub running: Vec<ServerHandle>,
+    /// Names of servers the roots need that are failed, restarting or
+    /// could not start.
+    pub unavailable: Vec<String>,
 }
 
 pub struct Arguments {
@@ -129,7 +138,7 @@ pub struct State {
     /// The servers the roots need; `None` until detection has finished.
     needed: Option<Vec<String>>,
     /// Workspace-wide queries that arrived before detection finished.
-    awaiting_detection: Vec<RpcReplyPort<Vec<ServerHandle>>>,
+    awaiting_detection: Vec<RpcReplyPort<WorkspaceServers>>,
 }
 
 impl Actor for Supervisor {
@@ -213,7 +222,7 @@ impl Actor for Supervisor {
                 }
                 state.needed = Some(servers);
                 for reply in std::mem::take(&mut state.awaiting_detection) {
-                    let _gone = reply.send(state.running_handles());
+                    let _gone = reply.send(state.workspace_servers());
                 }
             }
             SupervisorMsg::WorkspaceServers(reply) => match state.needed.clone() {
@@ -222,7 +231,7 @@ impl Actor for Supervisor {
                     for server in &needed {
                         state.start_if_idle(&myself, server).await;
                     }
-                    let _gone = reply.send(state.running_handles());
+                    let _gone = reply.send(state.workspace_servers());
                 }
             },
             SupervisorMsg::ServerExited {
@@ -484,11 +493,27 @@ impl State {
         }
     }
 
-    fn running_handles(&self) -> Vec<ServerHandle> {
-        self.slots
+    fn workspace_servers(&self) -> WorkspaceServers {
+        let running = self
+            .slots
             .values()
             .filter_map(|slot| slot.actor.clone().map(|actor| slot.handle(actor)))
-            .collect()
+            .collect();
+        let unavailable = self
+            .needed
+            .iter()
+            .flatten()
+            .filter(|name| {
+                self.slots
+                    .get(*name)
+                    .is_some_and(|slot| slot.actor.is_none())
+            })
+            .cloned()
+            .collect();
+        WorkspaceServers {
+            running,
+            unavailable,
+        }
     }
 
     fn records(&self) -> Vec<ServerRecord> {

@@ -252,7 +252,7 @@ type WorkspaceSymbol = (
 /// `workspace/symbol` on every running server at once.
 async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<WorkspaceSymbol>> {
     let mut requests = JoinSet::new();
-    for server in context.workspace_servers().await? {
+    for server in context.workspace_servers().await?.running {
         let context = context.clone();
         let request = ServerRequest {
             method: "workspace/symbol",

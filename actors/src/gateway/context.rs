@@ -9,7 +9,7 @@ use crate::language_server::{
 use crate::roots::{RootSet, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
 use crate::settings::Settings;
-use crate::supervisor::{ServerRecord, SupervisorMsg};
+use crate::supervisor::{ServerRecord, SupervisorMsg, WorkspaceServers};
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ impl Context {
     }
 
     /// Every server a workspace-wide query should ask.
-    pub async fn workspace_servers(&self) -> Result<Vec<ServerHandle>> {
+    pub async fn workspace_servers(&self) -> Result<WorkspaceServers> {
         ask(
             &self.supervisor,
             SupervisorMsg::WorkspaceServers,

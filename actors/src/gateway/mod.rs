@@ -8,11 +8,17 @@
 //! tells the Supervisor the session is over.
 
 mod address;
+mod assist;
 mod context;
 mod diagnostics;
 mod directory;
+mod editing;
+mod edits;
+mod hierarchy;
+mod map;
 mod navigation;
 mod render;
+mod search;
 mod status;
 mod tools;
 

@@ -59,7 +59,10 @@ pub struct OutlineArgs {
 }
 
 /// Resolves the address, or returns the candidate list as the answer.
-async fn target(context: &Context, position: &Position) -> Result<Result<Target, String>> {
+pub async fn target_or_candidates(
+    context: &Context,
+    position: &Position,
+) -> Result<Result<Target, String>> {
     Ok(match address::resolve(context, position).await? {
         Resolved::Target(target) => Ok(*target),
         Resolved::Ambiguous(candidates) => Err(candidates),
@@ -67,7 +70,7 @@ async fn target(context: &Context, position: &Position) -> Result<Result<Target,
 }
 
 pub async fn hover(context: &Context, position: &Position) -> Result<String> {
-    let target = match target(context, position).await? {
+    let target = match target_or_candidates(context, position).await? {
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
@@ -81,7 +84,7 @@ pub async fn hover(context: &Context, position: &Position) -> Result<String> {
 }
 
 pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<String> {
-    let target = match target(context, position).await? {
+    let target = match target_or_candidates(context, position).await? {
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
@@ -106,7 +109,7 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
 }
 
 pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<String> {
-    let target = match target(context, &args.position).await? {
+    let target = match target_or_candidates(context, &args.position).await? {
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };

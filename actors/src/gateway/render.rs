@@ -34,7 +34,8 @@ impl<'a> Sources<'a> {
         }
     }
 
-    fn line(&mut self, path: &Path, index: usize) -> Option<String> {
+    /// A file's text, read once; `None` outside the roots or unreadable.
+    fn text(&mut self, path: &Path) -> Option<&str> {
         if !self.files.contains_key(path) {
             let inside = path
                 .canonicalize()
@@ -43,22 +44,66 @@ impl<'a> Sources<'a> {
             let text = inside.and_then(|real| std::fs::read_to_string(real).ok());
             self.files.insert(path.to_path_buf(), text);
         }
-        let text = self.files.get(path)?.as_ref()?;
-        line_at(text, index).map(str::to_owned)
+        self.files.get(path)?.as_deref()
+    }
+
+    fn line(&mut self, path: &Path, index: usize) -> Option<String> {
+        line_at(self.text(path)?, index).map(str::to_owned)
+    }
+
+    /// A 0-based (line, code-point column) from an LSP position.
+    pub fn point(
+        &mut self,
+        path: &Path,
+        position: &Value,
+        encoding: PositionEncoding,
+    ) -> Option<(usize, usize)> {
+        let line = usize::try_from(position.get("line")?.as_u64()?).ok()?;
+        let character = u32::try_from(position.get("character")?.as_u64()?).unwrap_or(u32::MAX);
+        let column = match self.line(path, line) {
+            Some(text) => encoding.decode_column(&text, character),
+            None => character as usize,
+        };
+        Some((line, column))
+    }
+
+    /// The text an LSP range covers, when the file is inside the roots.
+    pub fn slice(
+        &mut self,
+        path: &Path,
+        range: &Value,
+        encoding: PositionEncoding,
+    ) -> Option<String> {
+        let start = self.point(path, range.get("start")?, encoding)?;
+        let end = self.point(path, range.get("end")?, encoding)?;
+        let text = self.text(path)?;
+        let offset = |(line, column): (usize, usize)| -> usize {
+            let line_start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+            let line_text = text[line_start.min(text.len())..]
+                .split('\n')
+                .next()
+                .unwrap_or("");
+            line_start
+                + line_text
+                    .chars()
+                    .take(column)
+                    .map(char::len_utf8)
+                    .sum::<usize>()
+        };
+        let (from, to) = (offset(start).min(text.len()), offset(end).min(text.len()));
+        text.get(from..to.max(from)).map(str::to_owned)
+    }
+
+    pub fn display(&self, path: &Path) -> String {
+        self.roots.display(path)
     }
 
     /// Converts an LSP `{uri, range}` pair into a spot; `None` for URIs
     /// that are not files.
     pub fn spot(&mut self, uri: &str, range: &Value, encoding: PositionEncoding) -> Option<Spot> {
         let path = uri_to_path(uri)?;
-        let start = range.get("start")?;
-        let line = usize::try_from(start.get("line")?.as_u64()?).ok()?;
-        let character = u32::try_from(start.get("character")?.as_u64()?).unwrap_or(u32::MAX);
+        let (line, column) = self.point(&path, range.get("start")?, encoding)?;
         let text = self.line(&path, line);
-        let column = match &text {
-            Some(text) => encoding.decode_column(text, character),
-            None => character as usize,
-        };
         Some(Spot {
             path: self.roots.display(&path),
             line: line + 1,

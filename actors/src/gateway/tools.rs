@@ -3,10 +3,15 @@
 //! so a slow server delays only the calls that wait on it.
 
 use super::address::Position;
+use super::assist;
 use super::context::Context;
 use super::diagnostics::{self, DiagnosticsArgs};
 use super::directory::{self, ListDirectoryArgs};
+use super::editing::{self, CodeActionsArgs, RenameArgs};
+use super::hierarchy::{self, CallHierarchyArgs, TypeHierarchyArgs};
+use super::map::{self, MapArgs};
 use super::navigation::{self, OutlineArgs, ReferencesArgs};
+use super::search::{self, SearchArgs};
 use super::status;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -110,6 +115,70 @@ impl Tools {
     )]
     async fn list_directory(&self, Parameters(args): Parameters<ListDirectoryArgs>) -> ToolResult {
         answer(directory::list_directory(&self.context, &args).await)
+    }
+
+    #[tool(
+        description = "Workspace symbols and a per-file text heatmap for a query.",
+        annotations(read_only_hint = true)
+    )]
+    async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> ToolResult {
+        answer(search::search(&self.context, &args).await)
+    }
+
+    #[tool(
+        description = "File tree, optionally with each file's symbols.",
+        annotations(read_only_hint = true)
+    )]
+    async fn codebase_map(&self, Parameters(args): Parameters<MapArgs>) -> ToolResult {
+        answer(map::codebase_map(&self.context, &args).await)
+    }
+
+    #[tool(
+        description = "Callers or callees of the function at a position.",
+        annotations(read_only_hint = true)
+    )]
+    async fn call_hierarchy(&self, Parameters(args): Parameters<CallHierarchyArgs>) -> ToolResult {
+        answer(hierarchy::call_hierarchy(&self.context, &args).await)
+    }
+
+    #[tool(
+        description = "Supertypes or subtypes of the type at a position.",
+        annotations(read_only_hint = true)
+    )]
+    async fn type_hierarchy(&self, Parameters(args): Parameters<TypeHierarchyArgs>) -> ToolResult {
+        answer(hierarchy::type_hierarchy(&self.context, &args).await)
+    }
+
+    #[tool(
+        description = "Fixes and refactorings offered for a line range, as proposed edits.",
+        annotations(read_only_hint = true)
+    )]
+    async fn code_actions(&self, Parameters(args): Parameters<CodeActionsArgs>) -> ToolResult {
+        answer(editing::code_actions(&self.context, &args).await)
+    }
+
+    #[tool(
+        description = "Edits a rename would make, as text; nothing is written.",
+        annotations(read_only_hint = true)
+    )]
+    async fn rename(&self, Parameters(args): Parameters<RenameArgs>) -> ToolResult {
+        answer(editing::rename(&self.context, &args).await)
+    }
+
+    #[tool(
+        description = "Completions at a position, most relevant first (max 50).",
+        annotations(read_only_hint = true)
+    )]
+    async fn completion(&self, Parameters(args): Parameters<Position>) -> ToolResult {
+        answer(assist::completion(&self.context, &args).await)
+    }
+
+    #[tool(
+        description = "Signatures of the call at a position, active parameter in «».",
+        annotations(read_only_hint = true)
+    )]
+    async fn signature_help(&self, Parameters(args): Parameters<Position>) -> ToolResult {
+        answer(assist::signature_help(&self.context, &args).await)
     }
 
     #[tool(

@@ -1,0 +1,238 @@
+//! The `codebase_map` tool: the file tree of a root or directory, to a
+//! depth, optionally with each file's top-level symbols, trimmed to a
+//! budget of lines with a marker saying what was left out.
+
+use super::context::Context;
+use super::render;
+use crate::error::{Error, Result};
+use crate::language;
+use crate::language_server::ServerRequest;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use tokio::task::JoinSet;
+
+/// Symbol requests in flight at once while mapping.
+const PARALLEL_SYMBOL_REQUESTS: usize = 8;
+/// Top-level symbols listed per file.
+const SYMBOLS_PER_FILE: usize = 12;
+
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MapArgs {
+    /// Directory to map (default: every root).
+    pub path: Option<String>,
+    /// Levels of directories to descend (default 3).
+    pub max_depth: Option<u32>,
+    /// List each file's top-level symbols (default false).
+    pub include_symbols: Option<bool>,
+    /// Most lines to return (default 200).
+    pub budget: Option<u32>,
+}
+
+/// One entry of the tree: its depth below the mapped directory.
+struct Node {
+    path: PathBuf,
+    depth: usize,
+    is_dir: bool,
+}
+
+pub async fn codebase_map(context: &Context, args: &MapArgs) -> Result<String> {
+    let roots = context.root_set().await?;
+    let starts: Vec<PathBuf> = match &args.path {
+        Some(given) => vec![roots.resolve(given)?],
+        None => roots.roots().iter().map(|root| root.path.clone()).collect(),
+    };
+    if let Some(start) = starts.iter().find(|start| !start.is_dir()) {
+        return Err(Error::InvalidArgument(format!(
+            "{} is not a directory",
+            roots.display(start)
+        )));
+    }
+    let max_depth = args.max_depth.unwrap_or(3).max(1) as usize;
+    let budget = args.budget.unwrap_or(200).max(1) as usize;
+    let mut lines = Vec::new();
+    for start in starts {
+        let nodes = {
+            let start = start.clone();
+            tokio::task::spawn_blocking(move || walk(&start, max_depth))
+                .await
+                .map_err(|_| Error::ShuttingDown)?
+        };
+        let symbols = match args.include_symbols.unwrap_or(false) {
+            true => symbols_by_file(context, &nodes).await,
+            false => Vec::new(),
+        };
+        lines.push(format!("{}/", roots.display(&start)));
+        lines.extend(tree_lines(&nodes, &symbols));
+    }
+    Ok(trim(lines, budget, context.settings.max_output_bytes))
+}
+
+/// The tree under `start`, gitignore-aware, directories before files.
+fn walk(start: &Path, max_depth: usize) -> Vec<Node> {
+    let walker = ignore::WalkBuilder::new(start)
+        .max_depth(Some(max_depth))
+        .require_git(false)
+        .sort_by_file_path(|a, b| {
+            let dir = |path: &Path| !path.is_dir();
+            (dir(a), a).cmp(&(dir(b), b))
+        })
+        .build();
+    walker
+        .filter_map(std::result::Result::ok)
+        .filter(|entry| entry.depth() > 0)
+        .map(|entry| Node {
+            is_dir: entry.file_type().is_some_and(|kind| kind.is_dir()),
+            depth: entry.depth(),
+            path: entry.into_path(),
+        })
+        .collect()
+}
+
+/// Top-level symbols of every file that has a server, a few requests at
+/// a time. Files whose server is missing or fails are listed plainly.
+async fn symbols_by_file(context: &Context, nodes: &[Node]) -> Vec<(PathBuf, Vec<String>)> {
+    let files: Vec<PathBuf> = nodes
+        .iter()
+        .filter(|node| !node.is_dir && language::language_id(&node.path).is_some())
+        .map(|node| node.path.clone())
+        .collect();
+    let mut found = Vec::new();
+    for chunk in files.chunks(PARALLEL_SYMBOL_REQUESTS) {
+        let mut requests = JoinSet::new();
+        for path in chunk {
+            let context = context.clone();
+            let path = path.clone();
+            requests.spawn(async move {
+                let names = file_symbols(&context, &path).await.unwrap_or_default();
+                (path, names)
+            });
+        }
+        while let Some(joined) = requests.join_next().await {
+            if let Ok(result) = joined {
+                found.push(result);
+            }
+        }
+    }
+    found
+}
+
+async fn file_symbols(context: &Context, path: &Path) -> Result<Vec<String>> {
+    let display = path.display().to_string();
+    let document = context.snapshot(path, &display)?;
+    let server = context.route(path).await?;
+    let request = ServerRequest {
+        method: "textDocument/documentSymbol",
+        params: json!({}),
+        document: Some(document),
+        position: None,
+        capability: Some(("documentSymbolProvider", "document symbols")),
+    };
+    let reply = context.request(&server, request).await?;
+    Ok(reply
+        .result
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|symbol| {
+            symbol
+                .get("containerName")
+                .is_none_or(|c| c.as_str().is_none_or(str::is_empty))
+        })
+        .map(|symbol| {
+            let kind = render::symbol_kind(symbol.get("kind").and_then(Value::as_u64).unwrap_or(0));
+            format!(
+                "{kind} {}",
+                symbol.get("name").and_then(Value::as_str).unwrap_or("?")
+            )
+        })
+        .collect())
+}
+
+fn tree_lines(nodes: &[Node], symbols: &[(PathBuf, Vec<String>)]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for node in nodes {
+        let name = node
+            .path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let indent = "  ".repeat(node.depth);
+        if node.is_dir {
+            lines.push(format!("{indent}{name}/"));
+            continue;
+        }
+        let names = symbols
+            .iter()
+            .find(|(path, _)| *path == node.path)
+            .map(|(_, names)| names);
+        match names.filter(|names| !names.is_empty()) {
+            Some(names) => {
+                let mut shown = names
+                    .iter()
+                    .take(SYMBOLS_PER_FILE)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if names.len() > SYMBOLS_PER_FILE {
+                    shown.push_str(&format!(", … {} more", names.len() - SYMBOLS_PER_FILE));
+                }
+                lines.push(format!("{indent}{name}: {shown}"));
+            }
+            None => lines.push(format!("{indent}{name}")),
+        }
+    }
+    lines
+}
+
+/// Keeps the first `budget` lines and says how many were left out.
+fn trim(mut lines: Vec<String>, budget: usize, max_bytes: usize) -> String {
+    if lines.len() > budget {
+        let left_out = lines.len() - budget;
+        lines.truncate(budget);
+        lines.push(format!(
+            "… {left_out} more lines (raise budget or lower max_depth)"
+        ));
+    }
+    render::bounded(&lines, max_bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roots::RootSet;
+
+    #[test]
+    fn walks_directories_first_to_a_depth() {
+        let dir = tempfile::tempdir().unwrap();
+        for path in ["b.txt", "a/x.py", "a/deep/y.py", "a/deep/deeper/z.py"] {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, "").unwrap();
+        }
+        let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
+        let nodes = walk(&roots.first_directory(), 3);
+        assert_eq!(
+            tree_lines(&nodes, &[]),
+            vec![
+                "  a/",
+                "    deep/",
+                "      deeper/",
+                "      y.py",
+                "    x.py",
+                "  b.txt"
+            ]
+        );
+    }
+
+    #[test]
+    fn trims_to_the_budget_with_a_marker() {
+        let lines: Vec<String> = (0..10).map(|n| n.to_string()).collect();
+        assert_eq!(
+            trim(lines, 3, 10_000),
+            "0\n1\n2\n… 7 more lines (raise budget or lower max_depth)"
+        );
+    }
+}

@@ -1,0 +1,339 @@
+//! The `search` tool: workspace symbols from every running server, merged
+//! and ranked, plus a text heatmap of the roots (which files match, how
+//! often, between which lines) from ripgrep's own libraries.
+
+use super::context::Context;
+use super::render::{self, Sources};
+use crate::error::{Error, Result};
+use crate::language_server::ServerRequest;
+use crate::roots::RootSet;
+use grep_matcher::Matcher;
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::sinks::Lossy;
+use grep_searcher::{BinaryDetection, SearcherBuilder};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use tokio::task::JoinSet;
+
+/// Symbols shown per query; the rest are counted.
+const MAX_SYMBOLS: usize = 20;
+/// Files shown in the heatmap per query; the rest are counted.
+const MAX_FILES: usize = 20;
+
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// Text or symbol name to look for (literal; case-insensitive when all lower case).
+    pub query: Option<String>,
+    /// Several queries at once.
+    pub queries: Option<Vec<String>>,
+}
+
+/// A workspace symbol as found: name, kind, displayed path, line, column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FoundSymbol {
+    name: String,
+    kind: u64,
+    path: String,
+    line: usize,
+    column: usize,
+}
+
+/// One file's matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct FileHits {
+    path: PathBuf,
+    matches: u64,
+    first_line: u64,
+    last_line: u64,
+}
+
+pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
+    let queries: Vec<String> = args
+        .query
+        .iter()
+        .chain(args.queries.iter().flatten())
+        .filter(|q| !q.is_empty())
+        .cloned()
+        .collect();
+    if queries.is_empty() {
+        return Err(Error::InvalidArgument("give `query` or `queries`".into()));
+    }
+    let roots = context.root_set().await?;
+    let mut lines = Vec::new();
+    for query in &queries {
+        if queries.len() > 1 {
+            lines.push(format!("## {query}"));
+        }
+        let (symbols, warnings) = symbols(context, &roots, query).await?;
+        lines.extend(warnings);
+        lines.extend(symbol_lines(query, symbols));
+        let hits = {
+            let roots = roots.clone();
+            let query = query.clone();
+            tokio::task::spawn_blocking(move || heatmap(&roots, &query))
+                .await
+                .map_err(|_| Error::ShuttingDown)??
+        };
+        lines.extend(heatmap_lines(&roots, &hits));
+    }
+    Ok(render::bounded(&lines, context.settings.max_output_bytes))
+}
+
+/// `workspace/symbol` on every server the workspace needs; a server that is
+/// down or fails adds a warning instead of vanishing.
+async fn symbols(
+    context: &Context,
+    roots: &RootSet,
+    query: &str,
+) -> Result<(Vec<FoundSymbol>, Vec<String>)> {
+    let servers = context.workspace_servers().await?;
+    let mut warnings: Vec<String> = servers
+        .unavailable
+        .iter()
+        .map(|name| format!("warning: [{name}] unavailable, results may be incomplete"))
+        .collect();
+    let mut requests = JoinSet::new();
+    for server in servers.running {
+        let context = context.clone();
+        let request = ServerRequest {
+            method: "workspace/symbol",
+            params: json!({"query": query}),
+            document: None,
+            position: None,
+            capability: Some(("workspaceSymbolProvider", "workspace symbols")),
+        };
+        requests.spawn(async move {
+            (
+                server.label.clone(),
+                context.request(&server, request).await,
+            )
+        });
+    }
+    let mut sources = Sources::new(roots);
+    let mut found = Vec::new();
+    while let Some(joined) = requests.join_next().await {
+        let Ok((label, reply)) = joined else { continue };
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(crate::error::Error::Unsupported { .. }) => continue,
+            Err(error) => {
+                warnings.push(format!("warning: {error}; results may be incomplete"));
+                tracing::debug!(server = %label, "workspace symbols failed");
+                continue;
+            }
+        };
+        for item in reply.result.as_array().into_iter().flatten() {
+            let (Some(name), Some(uri), Some(range)) = (
+                item.get("name").and_then(Value::as_str),
+                item.pointer("/location/uri").and_then(Value::as_str),
+                item.pointer("/location/range"),
+            ) else {
+                continue;
+            };
+            let Some(spot) = sources.spot(uri, range, reply.encoding) else {
+                continue;
+            };
+            let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
+            found.push(FoundSymbol {
+                name: name.to_owned(),
+                kind,
+                path: spot.path,
+                line: spot.line,
+                column: spot.column,
+            });
+        }
+    }
+    Ok((rank(found, query), warnings))
+}
+
+/// Exact names first, then names that start with the query, then the
+/// rest; duplicates (several servers, one symbol) dropped.
+fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
+    let lower = query.to_lowercase();
+    found.sort_by_key(|symbol| {
+        let name = symbol.name.to_lowercase();
+        let tier = if symbol.name == query {
+            0
+        } else if name == lower {
+            1
+        } else if name.starts_with(&lower) {
+            2
+        } else {
+            3
+        };
+        (tier, symbol.name.len(), symbol.path.clone(), symbol.line)
+    });
+    found.dedup_by(|a, b| a.name == b.name && a.path == b.path && a.line == b.line);
+    found
+}
+
+fn symbol_lines(query: &str, symbols: Vec<FoundSymbol>) -> Vec<String> {
+    if symbols.is_empty() {
+        return vec![format!("symbols: none named like {query:?}")];
+    }
+    let total = symbols.len();
+    let mut lines = vec![format!("symbols ({total})")];
+    let shown: Vec<FoundSymbol> = symbols.into_iter().take(MAX_SYMBOLS).collect();
+    let mut paths: Vec<&str> = Vec::new();
+    for symbol in &shown {
+        if !paths.contains(&symbol.path.as_str()) {
+            paths.push(&symbol.path);
+        }
+    }
+    for path in paths {
+        lines.push(format!("  {path}"));
+        for symbol in shown.iter().filter(|symbol| symbol.path == path) {
+            lines.push(format!(
+                "    {} {} {}:{}",
+                render::symbol_kind(symbol.kind),
+                symbol.name,
+                symbol.line,
+                symbol.column
+            ));
+        }
+    }
+    if total > MAX_SYMBOLS {
+        lines.push(format!("  … {} more symbols", total - MAX_SYMBOLS));
+    }
+    lines
+}
+
+/// Every file under the roots that matches, gitignore-aware and skipping
+/// binary files, most matches first.
+fn heatmap(roots: &RootSet, query: &str) -> Result<Vec<FileHits>> {
+    let matcher = RegexMatcherBuilder::new()
+        .fixed_strings(true)
+        .case_smart(true)
+        .build(query)
+        .map_err(|error| Error::InvalidArgument(format!("query {query:?}: {error}")))?;
+    let mut searcher = SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .build();
+    let mut hits = Vec::new();
+    for root in roots.roots() {
+        let walker = ignore::WalkBuilder::new(&root.path)
+            .require_git(false)
+            .build();
+        for entry in walker.filter_map(std::result::Result::ok) {
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                continue;
+            }
+            let mut file = FileHits {
+                path: entry.path().to_path_buf(),
+                matches: 0,
+                first_line: 0,
+                last_line: 0,
+            };
+            let searched = searcher.search_path(
+                &matcher,
+                entry.path(),
+                Lossy(|line_number, line| {
+                    let mut count = 0;
+                    let _ = matcher.find_iter(line.as_bytes(), |_| {
+                        count += 1;
+                        true
+                    });
+                    if file.matches == 0 {
+                        file.first_line = line_number;
+                    }
+                    file.matches += count.max(1);
+                    file.last_line = line_number;
+                    Ok(true)
+                }),
+            );
+            if searched.is_ok() && file.matches > 0 {
+                hits.push(file);
+            }
+        }
+    }
+    hits.sort_by(|a, b| b.matches.cmp(&a.matches).then_with(|| a.path.cmp(&b.path)));
+    Ok(hits)
+}
+
+fn heatmap_lines(roots: &RootSet, hits: &[FileHits]) -> Vec<String> {
+    if hits.is_empty() {
+        return vec!["text: no matches".into()];
+    }
+    let total: u64 = hits.iter().map(|hit| hit.matches).sum();
+    let mut lines = vec![format!("text ({total} matches in {} files)", hits.len())];
+    for hit in hits.iter().take(MAX_FILES) {
+        let span = if hit.first_line == hit.last_line {
+            format!("line {}", hit.first_line)
+        } else {
+            format!("lines {}-{}", hit.first_line, hit.last_line)
+        };
+        lines.push(format!(
+            "  {}  {} × {span}",
+            roots.display(&hit.path),
+            hit.matches
+        ));
+    }
+    if hits.len() > MAX_FILES {
+        lines.push(format!("  … {} more files", hits.len() - MAX_FILES));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn symbol(name: &str, path: &str, line: usize) -> FoundSymbol {
+        FoundSymbol {
+            name: name.into(),
+            kind: 12,
+            path: path.into(),
+            line,
+            column: 1,
+        }
+    }
+
+    #[test]
+    fn ranks_exact_then_prefix_then_others_without_duplicates() {
+        let found = vec![
+            symbol("func_10", "a.py", 3),
+            symbol("my_func_1", "a.py", 9),
+            symbol("func_1", "b.py", 1),
+            symbol("func_1", "b.py", 1),
+            symbol("Func_1", "c.py", 2),
+        ];
+        let names: Vec<(String, String)> = rank(found, "func_1")
+            .into_iter()
+            .map(|s| (s.name, s.path))
+            .collect();
+        let expected = [
+            ("func_1", "b.py"),
+            ("Func_1", "c.py"),
+            ("func_10", "a.py"),
+            ("my_func_1", "a.py"),
+        ];
+        assert_eq!(names, expected.map(|(n, p)| (n.to_owned(), p.to_owned())));
+    }
+
+    #[test]
+    fn maps_text_matches_per_file_skipping_ignored_and_binary_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "ignored.txt\n").unwrap();
+        std::fs::write(dir.path().join("a.txt"), "needle\nx\nneedle needle\n").unwrap();
+        std::fs::write(dir.path().join("ignored.txt"), "needle\n").unwrap();
+        std::fs::write(dir.path().join("blob.bin"), b"needle\0\x01").unwrap();
+        std::fs::write(dir.path().join("b.txt"), "NEEDLE\n").unwrap();
+        let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
+        let hits = heatmap(&roots, "needle").unwrap();
+        let lines = heatmap_lines(&roots, &hits);
+        assert_eq!(
+            lines,
+            vec![
+                "text (4 matches in 2 files)",
+                "  a.txt  3 × lines 1-3",
+                "  b.txt  1 × line 1"
+            ]
+        );
+        let exact = heatmap(&roots, "NEEDLE").unwrap();
+        assert_eq!(exact.len(), 1, "an upper-case query is case-sensitive");
+    }
+}
