@@ -7,6 +7,9 @@ use crate::text::{self, Span, Symbol, Workspace};
 use serde_json::{Value, json};
 use windlass_actors::lsp::position::{PositionEncoding, line_at};
 
+/// Finds callers or callees of a function by name.
+type CallFinder = fn(&Workspace, &str) -> Vec<(Item, Vec<Span>)>;
+
 /// Everything an answer needs: the documents and how to write positions.
 pub struct Answers<'a> {
     pub workspace: &'a Workspace,
@@ -211,7 +214,7 @@ impl Answers<'_> {
         &self,
         params: &Value,
         side: &str,
-        find: fn(&Workspace, &str) -> Vec<(Item, Vec<Span>)>,
+        find: CallFinder,
     ) -> Value {
         let calls = find(self.workspace, Self::item_name(params));
         Value::Array(
