@@ -210,12 +210,7 @@ impl Answers<'_> {
             .unwrap_or_default()
     }
 
-    fn calls(
-        &self,
-        params: &Value,
-        side: &str,
-        find: CallFinder,
-    ) -> Value {
+    fn calls(&self, params: &Value, side: &str, find: CallFinder) -> Value {
         let calls = find(self.workspace, Self::item_name(params));
         Value::Array(
             calls

@@ -1,0 +1,242 @@
+//! The rest of the tool surface end to end against mockls: search,
+//! codebase_map, hierarchies, code actions, rename, completion and
+//! signature help, and refusals read from capabilities.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+const SHAPES: &str = "\
+class Shape:
+    pass
+
+class Circle(Shape):
+    pass
+
+def area(s, scale):
+    return measure(s)
+
+def measure(s):
+    return 1
+
+def report():
+    area(Circle(), 2)
+    area(Shape(), 3)
+";
+
+const MAIN: &str = "\
+from shapes import area
+total = area(s, 1)  # ERROR here
+sc = measure(
+";
+
+fn session(flags: &str) -> (tempfile::TempDir, Session) {
+    let dir = project(&[
+        ("shapes.py", SHAPES),
+        ("main.py", MAIN),
+        ("docs/notes.md", "area of a Shape\n"),
+        ("target/ignored.py", "def area():\n    pass\n"),
+        (".gitignore", "target/\n"),
+    ]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+    let session = Session::start(&args);
+    (dir, session)
+}
+
+#[test]
+fn search_merges_symbols_and_maps_text() {
+    let (_dir, session) = session("");
+    let answer = session.ok("search", json!({"query": "area"}));
+    assert_eq!(
+        answer,
+        "symbols (1)\n  shapes.py\n    function area 7:5\ntext (6 matches in 3 files)\n  shapes.py  3 × lines 7-15\n  main.py  2 × lines 1-2\n  docs/notes.md  1 × line 1"
+    );
+    let several = session.ok(
+        "search",
+        json!({"queries": ["measure", "nothing_like_this"]}),
+    );
+    assert!(
+        several.starts_with("## measure\nsymbols (1)\n  shapes.py\n    function measure 10:5\n"),
+        "{several}"
+    );
+    assert!(
+        several.contains(
+            "## nothing_like_this\nsymbols: none named like \"nothing_like_this\"\ntext: no matches"
+        ),
+        "{several}"
+    );
+}
+
+#[test]
+fn search_warns_when_a_needed_server_is_down() {
+    let dir = project(&[
+        ("a.py", "def alpha():\n    pass\n"),
+        ("b.rs", "fn beta() {}\n"),
+    ]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    args.extend(["--lsp".into(), mockls_lsp("rust", "--crash-on initialize")]);
+    let session = Session::start(&args);
+    session.wait_for_status(|status| status.contains("[rust]") && status.contains(" failed"));
+    let answer = session.ok("search", json!({"query": "alpha"}));
+    assert!(
+        answer.starts_with("warning: [rust] unavailable, results may be incomplete\nsymbols (1)"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn codebase_map_shows_the_tree_with_symbols_within_budget() {
+    let (_dir, session) = session("");
+    let plain = session.ok("codebase_map", json!({}));
+    assert_eq!(plain, "./\n  docs/\n    notes.md\n  main.py\n  shapes.py");
+    assert!(
+        !plain.contains("ignored.py"),
+        "gitignored files are left out: {plain}"
+    );
+    let with_symbols = session.ok("codebase_map", json!({"include_symbols": true}));
+    assert!(with_symbols.contains("  shapes.py: class Shape, class Circle, function area, function measure, function report"), "{with_symbols}");
+    assert!(
+        with_symbols.contains("    notes.md\n"),
+        "files without a server are listed plainly: {with_symbols}"
+    );
+    let trimmed = session.ok("codebase_map", json!({"budget": 2}));
+    assert_eq!(
+        trimmed,
+        "./\n  docs/\n… 3 more lines (raise budget or lower max_depth)"
+    );
+    let sub = session.ok("codebase_map", json!({"path": "docs", "max_depth": 1}));
+    assert_eq!(sub, "docs/\n  notes.md");
+}
+
+#[test]
+fn call_hierarchy_lists_callers_and_callees() {
+    let (_dir, session) = session("");
+    let callers = session.ok(
+        "call_hierarchy",
+        json!({"file": "shapes.py", "line": 7, "symbol": "area", "direction": "incoming"}),
+    );
+    assert_eq!(
+        callers,
+        "callers of area (1)\nshapes.py\n  function report 13:5 — calls at 14:5, 15:5"
+    );
+    let callees = session.ok(
+        "call_hierarchy",
+        json!({"symbol": "area", "direction": "outgoing"}),
+    );
+    assert_eq!(
+        callees,
+        "callees of area (1)\nshapes.py\n  function measure 10:5 — calls at 8:12"
+    );
+}
+
+#[test]
+fn type_hierarchy_lists_supertypes_and_subtypes() {
+    let (_dir, session) = session("");
+    let up = session.ok(
+        "type_hierarchy",
+        json!({"file": "shapes.py", "line": 4, "symbol": "Circle", "direction": "supertypes"}),
+    );
+    assert_eq!(up, "supertypes of Circle (1)\nshapes.py\n  class Shape 1:7");
+    let down = session.ok(
+        "type_hierarchy",
+        json!({"symbol": "Shape", "direction": "subtypes"}),
+    );
+    assert_eq!(down, "subtypes of Shape (1)\nshapes.py\n  class Circle 4:7");
+}
+
+#[test]
+fn code_actions_send_the_ranges_diagnostics_and_write_nothing() {
+    let (dir, session) = session("");
+    let before = std::fs::read(dir.path().join("main.py")).unwrap();
+    let actions = session.ok(
+        "code_actions",
+        json!({"file": "main.py", "start_line": 1, "end_line": 2}),
+    );
+    assert_eq!(
+        actions,
+        "1. Replace ERROR on line 2 with FIXED (1 diagnostics in context) (quickfix)\n   main.py (1)\n     2:23-2:28  \"ERROR\" → \"FIXED\""
+    );
+    let none = session.ok("code_actions", json!({"file": "main.py", "start_line": 1}));
+    assert_eq!(none, "no code actions for main.py:1-1");
+    assert_eq!(std::fs::read(dir.path().join("main.py")).unwrap(), before);
+}
+
+#[test]
+fn rename_proposes_edits_in_every_file_and_writes_nothing() {
+    let (dir, session) = session("");
+    let snapshot = |name: &str| std::fs::read(dir.path().join(name)).unwrap();
+    let (shapes, main) = (snapshot("shapes.py"), snapshot("main.py"));
+    let answer = session.ok(
+        "rename",
+        json!({"file": "shapes.py", "line": 7, "symbol": "area", "new_name": "surface"}),
+    );
+    assert!(
+        answer.starts_with("6 edits in 3 files (proposed, not applied)\n"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains(
+            "shapes.py (3)\n  7:5-7:9  \"area\" → \"surface\"\n  14:5-14:9  \"area\" → \"surface\""
+        ),
+        "{answer}"
+    );
+    assert!(
+        answer.contains(
+            "main.py (2)\n  1:20-1:24  \"area\" → \"surface\"\n  2:9-2:13  \"area\" → \"surface\""
+        ),
+        "{answer}"
+    );
+    assert_eq!(
+        (snapshot("shapes.py"), snapshot("main.py")),
+        (shapes, main),
+        "the workspace is byte-identical"
+    );
+}
+
+#[test]
+fn completion_and_signature_help_at_the_cursor() {
+    let (_dir, session) = session("");
+    let completions = session.ok(
+        "completion",
+        json!({"file": "main.py", "line": 3, "column": 8}),
+    );
+    assert_eq!(
+        completions.lines().next(),
+        Some("measure  function"),
+        "{completions}"
+    );
+    let signature = session.ok(
+        "signature_help",
+        json!({"file": "main.py", "line": 2, "column": 17}),
+    );
+    assert_eq!(signature, "> area(s, «scale»)");
+}
+
+#[test]
+fn missing_capabilities_are_refused_without_asking() {
+    let (_dir, session) = session(
+        "--without callHierarchyProvider --without renameProvider --without completionProvider",
+    );
+    for (tool, feature) in [
+        ("call_hierarchy", "call hierarchy"),
+        ("rename", "rename"),
+        ("completion", "completion"),
+    ] {
+        let mut arguments = json!({"file": "shapes.py", "line": 7, "symbol": "area", "direction": "incoming", "new_name": "x"});
+        if tool != "call_hierarchy" {
+            arguments.as_object_mut().unwrap().remove("direction");
+        }
+        if tool != "rename" {
+            arguments.as_object_mut().unwrap().remove("new_name");
+        }
+        assert_eq!(
+            session.err(tool, arguments),
+            format!("[python] does not support {feature}")
+        );
+    }
+}
