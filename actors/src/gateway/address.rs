@@ -20,17 +20,15 @@ use tokio::task::JoinSet;
 /// How many candidates an ambiguous symbol lists.
 const MAX_CANDIDATES: usize = 10;
 
-/// Where in the code a question is about.
+/// Where in the code a question is about. The fields carry no schema
+/// descriptions: the server's instructions explain addressing once
+/// instead of in every tool of `tools/list`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Position {
-    /// Absolute, relative to the first root, or ROOTNAME/relative.
     pub file: Option<String>,
-    /// 1-based line.
     pub line: Option<u32>,
-    /// 1-based column in Unicode code points.
     pub column: Option<u32>,
-    /// Identifier on `line`; without `line`, looked up in `file` or the workspace.
     pub symbol: Option<String>,
 }
 

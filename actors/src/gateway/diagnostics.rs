@@ -14,9 +14,8 @@ use tokio::task::JoinSet;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DiagnosticsArgs {
-    /// One file: absolute, relative to the first root, or ROOTNAME/relative.
     pub file: Option<String>,
-    /// Several files, checked at once.
+    /// Several files at once.
     pub files: Option<Vec<String>>,
 }
 

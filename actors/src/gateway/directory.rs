@@ -12,7 +12,7 @@ use std::path::Path;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListDirectoryArgs {
-    /// Directory: absolute, relative to the first root, or ROOTNAME/relative (default: the first root).
+    /// Default: the first root.
     pub path: Option<String>,
 }
 

@@ -17,9 +17,8 @@ use serde_json::{Value, json};
 #[serde(deny_unknown_fields)]
 pub struct CodeActionsArgs {
     pub file: String,
-    /// First line of the range, 1-based.
     pub start_line: u32,
-    /// Last line of the range (default: start_line).
+    /// Default: start_line.
     pub end_line: Option<u32>,
 }
 

@@ -21,13 +21,13 @@ const SYMBOLS_PER_FILE: usize = 12;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MapArgs {
-    /// Directory to map (default: every root).
+    /// Default: every root.
     pub path: Option<String>,
-    /// Levels of directories to descend (default 3).
+    /// Default 3.
     pub max_depth: Option<u32>,
-    /// List each file's top-level symbols (default false).
+    /// Top-level symbols per file.
     pub include_symbols: Option<bool>,
-    /// Most lines to return (default 200).
+    /// Max lines (default 200).
     pub budget: Option<u32>,
 }
 

@@ -18,6 +18,7 @@ mod hierarchy;
 mod map;
 mod navigation;
 mod render;
+mod schema;
 mod search;
 mod status;
 mod tools;

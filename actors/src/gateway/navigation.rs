@@ -45,16 +45,15 @@ pub const IMPLEMENTATION: Goto = Goto {
 pub struct ReferencesArgs {
     #[serde(flatten)]
     pub position: Position,
-    /// Count the declaration itself as a reference (default true).
+    /// Default true.
     pub include_declaration: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OutlineArgs {
-    /// Absolute, relative to the first root, or ROOTNAME/relative.
     pub file: String,
-    /// How many levels of nesting to show (default 3).
+    /// Nesting levels (default 3).
     pub depth: Option<u32>,
 }
 

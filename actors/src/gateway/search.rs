@@ -25,9 +25,8 @@ const MAX_FILES: usize = 20;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// Text or symbol name to look for (literal; case-insensitive when all lower case).
+    /// Literal; all lower case = case-insensitive.
     pub query: Option<String>,
-    /// Several queries at once.
     pub queries: Option<Vec<String>>,
 }
 

@@ -11,6 +11,7 @@ use super::editing::{self, CodeActionsArgs, RenameArgs};
 use super::hierarchy::{self, CallHierarchyArgs, TypeHierarchyArgs};
 use super::map::{self, MapArgs};
 use super::navigation::{self, OutlineArgs, ReferencesArgs};
+use super::schema;
 use super::search::{self, SearchArgs};
 use super::status;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -19,8 +20,9 @@ use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 
 /// What the MCP client is told about the server as a whole.
-const INSTRUCTIONS: &str = "Code intelligence from language servers. Positions are 1-based; \
-columns count Unicode code points. Address code by file+line+column, file+line+symbol, or symbol.";
+const INSTRUCTIONS: &str = "Code intelligence from language servers. Address a position by \
+file+line+column, file+line+symbol, or symbol alone. Lines and columns are 1-based; columns count \
+Unicode code points. file is absolute, relative to the first root, or ROOTNAME/relative.";
 
 type ToolResult = Result<String, String>;
 
@@ -32,9 +34,14 @@ pub struct Tools {
 
 impl Tools {
     pub fn new(context: Context) -> Self {
+        let mut tool_router = Self::tool_router();
+        for route in tool_router.map.values_mut() {
+            let compact = schema::compact(&route.attr.input_schema);
+            route.attr.input_schema = std::sync::Arc::new(compact);
+        }
         Self {
             context,
-            tool_router: Self::tool_router(),
+            tool_router,
         }
     }
 }
