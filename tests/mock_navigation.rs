@@ -181,7 +181,7 @@ fn tools_are_listed_read_only_with_schemas() {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    for name in [
+    let expected = [
         "hover",
         "definition",
         "declaration",
@@ -189,11 +189,22 @@ fn tools_are_listed_read_only_with_schemas() {
         "implementation",
         "find_references",
         "document_symbols",
+        "diagnostics",
+        "search",
+        "codebase_map",
+        "call_hierarchy",
+        "type_hierarchy",
+        "code_actions",
+        "rename",
+        "completion",
+        "signature_help",
         "list_directory",
         "status",
-    ] {
+    ];
+    for name in expected {
         assert!(names.contains(&name), "{name} missing from {names:?}");
     }
+    assert_eq!(names.len(), expected.len(), "{names:?}");
     for tool in tools {
         assert_eq!(
             tool["annotations"]["readOnlyHint"], true,
@@ -201,6 +212,11 @@ fn tools_are_listed_read_only_with_schemas() {
             tool["name"]
         );
     }
+    let bytes = serde_json::to_string(tools).unwrap().len();
+    assert!(
+        bytes < 6_000,
+        "tools/list costs every session {bytes} bytes of context"
+    );
 }
 
 #[test]
