@@ -2,11 +2,13 @@
 //! then ask for its callers, callees, supertypes or subtypes.
 
 use super::address::Position;
+use super::address::Target;
 use super::context::Context;
 use super::navigation::target_or_candidates;
 use super::render::{self, Sources, Spot};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::language_server::ServerRequest;
+use crate::lsp::message::METHOD_NOT_FOUND;
 use crate::lsp::position::PositionEncoding;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -54,6 +56,10 @@ struct Protocol {
     /// Whether `fromRanges` lie in each result's item (incoming calls) or
     /// in the prepared item (outgoing calls).
     ranges_in_result: bool,
+    /// The pre-standard type hierarchy (clangd before 16): one request with
+    /// a direction number, answered with the item and its `parents` or
+    /// `children`. Used when the server does not know the prepare method.
+    legacy: Option<(u8, &'static str)>,
     label: &'static str,
 }
 
@@ -69,15 +75,16 @@ pub async fn call_hierarchy(context: &Context, args: &CallHierarchyArgs) -> Resu
         query,
         item_key: Some(item_key),
         ranges_in_result: matches!(args.direction, CallDirection::Incoming),
+        legacy: None,
         label,
     };
     hierarchy(context, &args.position, &protocol).await
 }
 
 pub async fn type_hierarchy(context: &Context, args: &TypeHierarchyArgs) -> Result<String> {
-    let (query, label) = match args.direction {
-        TypeDirection::Supertypes => ("typeHierarchy/supertypes", "supertypes"),
-        TypeDirection::Subtypes => ("typeHierarchy/subtypes", "subtypes"),
+    let (query, label, legacy) = match args.direction {
+        TypeDirection::Supertypes => ("typeHierarchy/supertypes", "supertypes", (1, "parents")),
+        TypeDirection::Subtypes => ("typeHierarchy/subtypes", "subtypes", (0, "children")),
     };
     let protocol = Protocol {
         prepare: "textDocument/prepareTypeHierarchy",
@@ -86,6 +93,7 @@ pub async fn type_hierarchy(context: &Context, args: &TypeHierarchyArgs) -> Resu
         query,
         item_key: None,
         ranges_in_result: true,
+        legacy: Some(legacy),
         label,
     };
     hierarchy(context, &args.position, &protocol).await
@@ -101,7 +109,21 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
         json!({}),
         (protocol.provider, protocol.feature),
     );
-    let prepared = context.request(&target.server, prepare).await?;
+    let prepared = match (
+        context.request(&target.server, prepare).await,
+        protocol.legacy,
+    ) {
+        (
+            Err(Error::ServerError {
+                code: METHOD_NOT_FOUND,
+                ..
+            }),
+            Some(legacy),
+        ) => {
+            return legacy_type_hierarchy(context, &target, protocol, legacy).await;
+        }
+        (prepared, _) => prepared?,
+    };
     let Some(item) = prepared
         .result
         .as_array()
@@ -122,14 +144,68 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
         capability: Some((protocol.provider, protocol.feature)),
     };
     let reply = context.request(&target.server, query).await?;
-    let name = item.get("name").and_then(Value::as_str).unwrap_or("?");
     let results = reply.result.as_array().cloned().unwrap_or_default();
+    Ok(render_results(
+        context,
+        &target,
+        protocol,
+        &item,
+        &results,
+        reply.encoding,
+    ))
+}
+
+async fn legacy_type_hierarchy(
+    context: &Context,
+    target: &Target,
+    protocol: &Protocol,
+    (direction, key): (u8, &'static str),
+) -> Result<String> {
+    let params = json!({"resolve": 1, "direction": direction});
+    let request = target.request(
+        "textDocument/typeHierarchy",
+        params,
+        (protocol.provider, protocol.feature),
+    );
+    let reply = context.request(&target.server, request).await?;
+    if reply.result.is_null() {
+        return Ok(format!(
+            "no {} item at {}",
+            protocol.feature,
+            target.describe()
+        ));
+    }
+    let results = reply
+        .result
+        .get(key)
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(render_results(
+        context,
+        target,
+        protocol,
+        &reply.result,
+        &results,
+        reply.encoding,
+    ))
+}
+
+fn render_results(
+    context: &Context,
+    target: &Target,
+    protocol: &Protocol,
+    item: &Value,
+    results: &[Value],
+    encoding: PositionEncoding,
+) -> String {
+    let name = item.get("name").and_then(Value::as_str).unwrap_or("?");
     if results.is_empty() {
-        return Ok(format!("no {} of {name}", protocol.label));
+        return format!("no {} of {name}", protocol.label);
     }
     let mut sources = Sources::new(&target.roots);
     let mut entries = Vec::new();
-    for result in &results {
+    for result in results {
         let found = protocol
             .item_key
             .and_then(|key| result.get(key))
@@ -137,7 +213,7 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
         let ranges_item = if protocol.ranges_in_result {
             found
         } else {
-            &item
+            item
         };
         let ranges_uri = ranges_item
             .get("uri")
@@ -148,14 +224,14 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
             found,
             result.get("fromRanges"),
             ranges_uri,
-            reply.encoding,
+            encoding,
         ) {
             entries.push(entry);
         }
     }
     let mut lines = vec![format!("{} of {name} ({})", protocol.label, entries.len())];
     lines.extend(grouped(entries));
-    Ok(render::bounded(&lines, context.settings.max_output_bytes))
+    render::bounded(&lines, context.settings.max_output_bytes)
 }
 
 /// One caller, callee or type: its spot, kind and name, and where the

@@ -11,6 +11,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+/// Above this size, references are listed as bare positions, so that a
+/// heavily used symbol is still listed completely.
+const REFERENCES_WITH_SOURCE_BYTES: usize = 8 * 1024;
+
 /// One of the go-to requests, with the capability it needs.
 #[derive(Debug, Clone, Copy)]
 pub struct Goto {
@@ -130,7 +134,13 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
         .collect::<std::collections::HashSet<_>>()
         .len();
     let mut lines = vec![format!("{} references in {files} files", spots.len())];
-    lines.extend(render::grouped_lines(&spots));
+    let with_source = render::grouped_lines(&spots);
+    let size: usize = with_source.iter().map(|line| line.len() + 1).sum();
+    if size <= REFERENCES_WITH_SOURCE_BYTES {
+        lines.extend(with_source);
+    } else {
+        lines.extend(render::compact_grouped_lines(&spots));
+    }
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 

@@ -149,18 +149,8 @@ pub fn spot_lines(spots: &[Spot]) -> Vec<String> {
 
 /// Spots grouped by file, with a count per file, paths written once.
 pub fn grouped_lines(spots: &[Spot]) -> Vec<String> {
-    let mut order: Vec<&str> = Vec::new();
-    let mut by_file: HashMap<&str, Vec<&Spot>> = HashMap::new();
-    for spot in spots {
-        let entry = by_file.entry(&spot.path).or_default();
-        if entry.is_empty() {
-            order.push(&spot.path);
-        }
-        entry.push(spot);
-    }
     let mut lines = Vec::new();
-    for path in order {
-        let spots = &by_file[path];
+    for (path, spots) in by_file(spots) {
         lines.push(format!("{path} ({})", spots.len()));
         for spot in spots {
             let source = spot.source.as_deref().unwrap_or("");
@@ -172,6 +162,39 @@ pub fn grouped_lines(spots: &[Spot]) -> Vec<String> {
         }
     }
     lines
+}
+
+/// Spots grouped by file as bare `line:column` positions, several to a
+/// line: for result sets too large to show with their source lines but
+/// that must still be complete.
+pub fn compact_grouped_lines(spots: &[Spot]) -> Vec<String> {
+    const WIDTH: usize = 100;
+    let mut lines = Vec::new();
+    for (path, spots) in by_file(spots) {
+        lines.push(format!("{path} ({})", spots.len()));
+        let mut current = String::from(" ");
+        for spot in spots {
+            let position = format!(" {}:{}", spot.line, spot.column);
+            if current.len() + position.len() > WIDTH {
+                lines.push(std::mem::replace(&mut current, String::from(" ")));
+            }
+            current.push_str(&position);
+        }
+        lines.push(current);
+    }
+    lines
+}
+
+/// Spots by file, files in order of first appearance.
+fn by_file(spots: &[Spot]) -> Vec<(&str, Vec<&Spot>)> {
+    let mut groups: Vec<(&str, Vec<&Spot>)> = Vec::new();
+    for spot in spots {
+        match groups.iter_mut().find(|(path, _)| *path == spot.path) {
+            Some((_, group)) => group.push(spot),
+            None => groups.push((&spot.path, vec![spot])),
+        }
+    }
+    groups
 }
 
 /// Hover contents as plain text: markdown code fences and horizontal rules
@@ -297,6 +320,26 @@ mod tests {
         assert_eq!(
             lines,
             vec!["a.py (2)", "  1:1  x", "  3:1  x", "b.py (1)", "  2:1  x"]
+        );
+    }
+
+    #[test]
+    fn compacts_many_spots_into_position_lists() {
+        let spots: Vec<Spot> = (1..=30)
+            .map(|line| Spot {
+                path: "a.py".into(),
+                line,
+                column: 5,
+                source: None,
+            })
+            .collect();
+        let lines = compact_grouped_lines(&spots);
+        assert_eq!(lines[0], "a.py (30)");
+        assert!(lines[1].starts_with("  1:5 2:5 3:5"), "{}", lines[1]);
+        assert!(lines.iter().all(|line| line.len() <= 100));
+        assert_eq!(
+            lines.iter().map(|l| l.matches(':').count()).sum::<usize>(),
+            30
         );
     }
 
