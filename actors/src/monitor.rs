@@ -88,11 +88,13 @@ impl Actor for Monitor {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             MonitorMsg::Watch { pid, server } => {
+                // The first reading is only a baseline: a delta needs two.
+                let baseline = read_process(pid).map(|reading| reading.cpu_ticks);
                 state.watched.insert(
                     pid,
                     Watched {
                         server,
-                        last_ticks: None,
+                        last_ticks: baseline,
                         urgent: false,
                         sampled_at: None,
                     },
@@ -131,11 +133,11 @@ impl State {
             let Some(reading) = read_process(*pid) else {
                 continue;
             };
-            let delta_ticks = watched
-                .last_ticks
-                .map_or(0, |last| reading.cpu_ticks.saturating_sub(last));
-            watched.last_ticks = Some(reading.cpu_ticks);
             watched.sampled_at = Some(now);
+            let Some(last) = watched.last_ticks.replace(reading.cpu_ticks) else {
+                continue;
+            };
+            let delta_ticks = reading.cpu_ticks.saturating_sub(last);
             let sample = ProcessSample {
                 delta_ticks,
                 ..reading
@@ -163,30 +165,55 @@ impl State {
     }
 }
 
-/// Reads a process's CPU time, run state and resident size. The process
-/// counts as running when any of its threads is, since language servers
-/// do their work on worker threads while the main thread sleeps.
+/// Reads a process's CPU time, run state and resident size, its
+/// descendants included: servers hand work to child processes (pyright
+/// runs the Python interpreter to find its search paths), and a server
+/// waiting on a busy child is busy. A process counts as running when any
+/// of its threads is, since servers work on worker threads while the main
+/// thread sleeps.
 #[cfg(target_os = "linux")]
 pub fn read_process(pid: u32) -> Option<ProcessSample> {
-    let process = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?;
+    let (mut total, mut pending) = read_one(i32::try_from(pid).ok()?)?;
+    // Bounded, against a fork bomb among the descendants.
+    for _ in 0..256 {
+        let Some(child) = pending.pop() else { break };
+        let Some((sample, grandchildren)) = read_one(child) else {
+            continue;
+        };
+        total.cpu_ticks += sample.cpu_ticks;
+        total.running |= sample.running;
+        total.rss_bytes += sample.rss_bytes;
+        pending.extend(grandchildren);
+    }
+    Some(total)
+}
+
+/// One process's reading and its children's pids.
+#[cfg(target_os = "linux")]
+fn read_one(pid: i32) -> Option<(ProcessSample, Vec<i32>)> {
+    let process = procfs::process::Process::new(pid).ok()?;
     let stat = process.stat().ok()?;
-    let running = process
-        .tasks()
-        .map(|tasks| {
-            tasks
-                .filter_map(|task| task.ok()?.stat().ok())
-                .any(|task| matches!(task.state, 'R' | 'D'))
-        })
-        .unwrap_or(matches!(stat.state, 'R' | 'D'));
     let per_tick = procfs::ticks_per_second().max(1);
-    // Normalised to 100 ticks a second whatever the kernel's USER_HZ.
-    let cpu_ticks = (stat.utime + stat.stime) * 100 / per_tick;
-    Some(ProcessSample {
-        cpu_ticks,
+    let mut running = matches!(stat.state, 'R' | 'D');
+    let mut children = Vec::new();
+    for task in process.tasks().into_iter().flatten().flatten() {
+        if let Ok(task_stat) = task.stat() {
+            running |= matches!(task_stat.state, 'R' | 'D');
+        }
+        let pids = task.children().unwrap_or_default();
+        children.extend(
+            pids.into_iter()
+                .filter_map(|child| i32::try_from(child).ok()),
+        );
+    }
+    let sample = ProcessSample {
+        // Normalised to 100 ticks a second whatever the kernel's USER_HZ.
+        cpu_ticks: (stat.utime + stat.stime) * 100 / per_tick,
         delta_ticks: 0,
         running,
         rss_bytes: stat.rss * procfs::page_size(),
-    })
+    };
+    Some((sample, children))
 }
 
 /// Reads a process's CPU time, run state and resident size. The task
@@ -219,6 +246,27 @@ mod tests {
         let sample = read_process(std::process::id()).unwrap();
         assert!(sample.rss_bytes > 0);
         assert!(sample.running, "the test thread is running while it reads");
+    }
+
+    #[test]
+    fn counts_the_cpu_of_child_processes() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        let me = std::process::id();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let children_counted = loop {
+            let own = read_one(i32::try_from(me).unwrap()).unwrap().0.cpu_ticks;
+            let with_children = read_process(me).unwrap().cpu_ticks;
+            if with_children > own || std::time::Instant::now() > deadline {
+                break with_children > own;
+            }
+            std::thread::yield_now();
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(children_counted, "the busy child's ticks are counted");
     }
 
     #[test]

@@ -37,9 +37,10 @@ impl State {
             }) => {
                 let empty = matches!(&result, Ok(Value::Null))
                     || matches!(&result, Ok(Value::Array(items)) if items.is_empty());
-                if empty && may_hold && self.progress.indexing().is_some() {
-                    // Sent just before the server announced its indexing:
-                    // ask again once it is done instead of answering empty.
+                if empty && may_hold && self.may_be_loading() {
+                    // Sent while the server may still have been loading the
+                    // workspace: ask again once it is done instead of
+                    // answering empty.
                     return self.hold(myself, *request, reply);
                 }
                 let encoding = self.encoding();

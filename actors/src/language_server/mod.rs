@@ -190,6 +190,12 @@ pub struct State {
     /// The earliest instant a `CheckDiagnostics` is already scheduled for.
     next_check: Option<Instant>,
     last_sample: Option<ProcessSample>,
+    /// Whether the process has been seen idle since it started. Until then
+    /// it may still be loading the workspace without saying so, and an
+    /// empty answer is asked again once it is idle.
+    warmed_up: bool,
+    /// Since when CPU samples have found the process idle, if they do.
+    idle_since: Option<Instant>,
     last_error: Option<String>,
 }
 
@@ -238,8 +244,17 @@ impl Actor for LanguageServer {
             next_wait: 1,
             next_check: None,
             last_sample: None,
+            warmed_up: false,
+            idle_since: None,
             last_error: None,
         };
+        // Without CPU samples there is no telling when start-up work ends,
+        // so such a server counts as warmed up from the start.
+        state.warmed_up = state
+            .transport
+            .pid()
+            .and_then(crate::monitor::read_process)
+            .is_none();
         state.send_initialize(&myself);
         Ok(state)
     }
@@ -328,6 +343,7 @@ impl State {
     ) -> i64 {
         let id = self.next_id;
         self.next_id += 1;
+        tracing::debug!(server = %self.spec.name, request_id = id, method, "request sent");
         self.transport.send(message::request(id, method, params));
         myself.send_after(self.timeouts.request, move || {
             LanguageServerMsg::TimedOut(id)
@@ -348,16 +364,17 @@ impl State {
         if matches!(self.phase, Phase::Ready(_)) && self.progress.indexing().is_some() {
             return self.hold(myself, request, reply);
         }
-        self.send_without_holding(myself, request, reply);
+        self.send(myself, request, reply, true);
     }
 
-    /// Sends a request now, even while the server indexes (a held request
-    /// whose patience ran out). Its answer is final, empty or not.
-    fn send_without_holding(
+    /// Sends a request now. `may_hold` is false for a request that was
+    /// held once already: its answer is final, empty or not.
+    fn send(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         request: ServerRequest,
         reply: RpcReplyPort<Result<Reply>>,
+        may_hold: bool,
     ) {
         let capabilities = match &mut self.phase {
             Phase::Initializing(queued) => return queued.push(Queued::Request(request, reply)),
@@ -378,7 +395,6 @@ impl State {
         }
         let params = self.prepare_params(&request, &capabilities);
         let id = self.send_request(request.method, params, myself);
-        let may_hold = self.progress.indexing().is_none();
         self.pending.insert(
             id,
             Pending::Caller {

@@ -14,6 +14,11 @@ use crate::monitor::{MonitorMsg, ProcessSample};
 use ractor::{ActorRef, RpcReplyPort};
 use std::time::{Duration, Instant};
 
+/// How long a new server must sit idle before it counts as done loading.
+/// Servers pause between start-up phases (pyright waits on timers before
+/// it discovers files), so one idle sample is not enough.
+const WARM_UP_IDLE: Duration = Duration::from_millis(400);
+
 /// No diagnostics wait outlives this, whatever the server is doing.
 pub const HARD_LIMIT: Duration = Duration::from_secs(600);
 
@@ -54,10 +59,25 @@ impl State {
     }
 
     pub(super) fn activity(&mut self, myself: &ActorRef<LanguageServerMsg>, sample: ProcessSample) {
+        let now = Instant::now();
         self.last_sample = Some(sample);
         self.diagnostics.observations.sampled = true;
+        let idle = sample.delta_ticks == 0 && !sample.running;
+        self.idle_since = if idle {
+            Some(self.idle_since.unwrap_or(now))
+        } else {
+            None
+        };
+        let idle_long_enough = self
+            .idle_since
+            .is_some_and(|since| now.duration_since(since) >= WARM_UP_IDLE);
+        if !self.warmed_up && idle_long_enough {
+            self.warmed_up = true;
+            if self.progress.indexing().is_none() {
+                self.release_held(myself);
+            }
+        }
         let progress_idle = self.progress.is_idle();
-        let now = Instant::now();
         for parked in self.waits.values_mut() {
             parked.wait.observe(&sample, progress_idle, now);
         }
@@ -148,9 +168,9 @@ impl State {
         }
     }
 
-    fn tell_monitor_urgency(&self) {
+    pub(super) fn tell_monitor_urgency(&self) {
         if let Some(pid) = self.transport.pid() {
-            let urgent = !self.waits.is_empty();
+            let urgent = !self.waits.is_empty() || !self.held.is_empty();
             let _gone = self
                 .monitor
                 .send_message(MonitorMsg::Urgent { pid, urgent });
@@ -168,12 +188,21 @@ impl State {
         if self.held.is_empty() {
             myself.send_after(self.timeouts.request, || LanguageServerMsg::ReleaseHeld);
         }
+        tracing::debug!(server = %self.spec.name, method = request.method, "request held while the server loads");
         self.held.push((request, reply));
+        self.tell_monitor_urgency();
     }
 
     pub(super) fn release_held(&mut self, myself: &ActorRef<LanguageServerMsg>) {
         for (request, reply) in std::mem::take(&mut self.held) {
-            self.send_without_holding(myself, request, reply);
+            self.send(myself, request, reply, false);
         }
+        self.tell_monitor_urgency();
+    }
+
+    /// Whether the server may still be loading: it reports indexing, or it
+    /// has not been idle once since it started.
+    pub(super) fn may_be_loading(&self) -> bool {
+        self.progress.indexing().is_some() || !self.warmed_up
     }
 }

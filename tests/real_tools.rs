@@ -1,0 +1,282 @@
+//! The rest of the tool surface against real servers: pyright, clangd,
+//! typescript-language-server and bash-language-server. Each test skips,
+//! saying why, when its server is missing; CI installs them all.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::path::Path;
+
+/// Every file of a project, to compare before and after a tool ran.
+fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = walk(dir)
+        .into_iter()
+        .map(|path| (path.display().to_string(), std::fs::read(&path).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+const SHAPES_PY: &str = "\
+class Shape:
+    def area(self) -> float:
+        return 0.0
+
+
+def total(shapes: list[Shape], scale: float) -> float:
+    return sum(s.area() for s in shapes) * scale
+";
+
+const MAIN_PY: &str = "\
+from shapes import Shape, total
+
+
+def report() -> float:
+    return total([Shape()], 2.0)
+
+
+partial = Sha
+";
+
+#[test]
+fn pyright_search_map_hierarchy_rename_completion_signature_and_actions() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let dir = project(&[("shapes.py", SHAPES_PY), ("main.py", MAIN_PY)]);
+    let session = Session::start(&root_arg(dir.path()));
+    let before = contents(dir.path());
+
+    let search = session.ok("search", json!({"query": "total"}));
+    assert!(
+        search.contains("symbols (") && search.contains("  shapes.py\n    function total 6:5"),
+        "{search}"
+    );
+    assert!(search.contains("text (3 matches in 2 files)"), "{search}");
+
+    let map = session.ok("codebase_map", json!({"include_symbols": true}));
+    assert!(
+        map.contains("  shapes.py: class Shape, function total"),
+        "{map}"
+    );
+    assert!(map.contains("  main.py: "), "{map}");
+
+    let callers = session.ok(
+        "call_hierarchy",
+        json!({"file": "shapes.py", "line": 6, "symbol": "total", "direction": "incoming"}),
+    );
+    assert!(
+        callers.starts_with("callers of total (1)\nmain.py\n  function report 4:5 — calls at 5:12"),
+        "{callers}"
+    );
+
+    let rename = session.ok(
+        "rename",
+        json!({"file": "shapes.py", "line": 1, "symbol": "Shape", "new_name": "Figure"}),
+    );
+    assert!(
+        rename.starts_with("4 edits in 2 files (proposed, not applied)"),
+        "{rename}"
+    );
+    assert!(
+        rename.contains("  1:7-1:12  \"Shape\" → \"Figure\""),
+        "{rename}"
+    );
+
+    let completion = session.ok(
+        "completion",
+        json!({"file": "main.py", "line": 8, "column": 14}),
+    );
+    assert_eq!(
+        completion
+            .lines()
+            .next()
+            .map(|line| line.split_whitespace().next()),
+        Some(Some("Shape")),
+        "{completion}"
+    );
+
+    let signature = session.ok(
+        "signature_help",
+        json!({"file": "main.py", "line": 5, "column": 29}),
+    );
+    assert!(signature.contains("«scale: float»"), "{signature}");
+
+    let actions = session.call("code_actions", json!({"file": "main.py", "start_line": 8}));
+    assert!(!actions.is_error, "{}", actions.text);
+
+    let type_hierarchy = session.err(
+        "type_hierarchy",
+        json!({"file": "shapes.py", "line": 1, "symbol": "Shape", "direction": "subtypes"}),
+    );
+    assert_eq!(type_hierarchy, "[python] does not support type hierarchy");
+
+    assert_eq!(
+        contents(dir.path()),
+        before,
+        "the workspace is byte-identical after rename and code actions"
+    );
+}
+
+#[test]
+fn pyright_output_stays_compact_on_a_large_file() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let mut source = String::from("class Shape:\n    pass\n\n\n");
+    for index in 0..200 {
+        source.push_str(&format!(
+            "def func_{index}(s: Shape) -> Shape:\n    return s\n\n\n"
+        ));
+    }
+    let nested = (0..200).fold("None".to_owned(), |inner, index| {
+        format!("func_{index}({inner})")
+    });
+    source.push_str(&format!("ALL = {nested}\n"));
+    let dir = project(&[("gen.py", &source)]);
+    let session = Session::start(&root_arg(dir.path()));
+
+    let outline = session.ok("document_symbols", json!({"file": "gen.py"}));
+    assert!(
+        outline.len() < 12 * 1024,
+        "document_symbols is {} bytes",
+        outline.len()
+    );
+    assert!(outline.contains("function func_199"), "{outline}");
+
+    let references = session.ok(
+        "find_references",
+        json!({"file": "gen.py", "line": 1, "symbol": "Shape"}),
+    );
+    assert!(
+        references.len() < 10 * 1024,
+        "find_references is {} bytes",
+        references.len()
+    );
+    assert!(
+        references.starts_with("401 references in 1 files"),
+        "{}",
+        &references[..200.min(references.len())]
+    );
+    let listed = references
+        .lines()
+        .skip(2)
+        .flat_map(|line| line.split_whitespace())
+        .count();
+    assert_eq!(listed, 401, "every site is listed");
+
+    let search = session.ok("search", json!({"query": "func_1"}));
+    assert!(search.len() < 4 * 1024, "search is {} bytes", search.len());
+    assert!(search.contains("    function func_1 "), "{search}");
+}
+
+#[test]
+fn typescript_implementation_call_hierarchy_and_refused_type_hierarchy() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let shapes = "export interface Shape {\n  area(): number;\n}\n\nexport class Square implements Shape {\n  area(): number {\n    return 4;\n  }\n}\n\nexport function measure(shape: Shape): number {\n  return shape.area();\n}\n";
+    let main = "import { Square, measure } from \"./shapes\";\n\nexport function run(): number {\n  return measure(new Square());\n}\n";
+    let dir = project(&[
+        ("shapes.ts", shapes),
+        ("main.ts", main),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"module\": \"commonjs\"}}\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let implementation = session.ok(
+        "implementation",
+        json!({"file": "shapes.ts", "line": 1, "symbol": "Shape"}),
+    );
+    assert_eq!(
+        implementation,
+        "shapes.ts:5:14  export class Square implements Shape {"
+    );
+    let callers = session.ok(
+        "call_hierarchy",
+        json!({"file": "shapes.ts", "line": 11, "symbol": "measure", "direction": "incoming"}),
+    );
+    assert!(
+        callers.contains("main.ts\n  function run 3:17 — calls at 4:10"),
+        "{callers}"
+    );
+    let refused = session.err(
+        "type_hierarchy",
+        json!({"file": "shapes.ts", "line": 5, "symbol": "Square", "direction": "supertypes"}),
+    );
+    assert_eq!(refused, "[typescript] does not support type hierarchy");
+}
+
+#[test]
+fn clangd_incoming_calls_and_type_hierarchy() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let c =
+        "static int helper(int x) { return x + 1; }\n\nint main(void) {\n  return helper(1);\n}\n";
+    let cpp = "struct Base { virtual ~Base(); };\nstruct Mid : Base {};\nstruct Leaf : Mid {};\n";
+    let dir = project(&[
+        ("main.c", c),
+        ("shapes.cpp", cpp),
+        ("compile_flags.txt", "-std=c++17\n"),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let callers = session.ok(
+        "call_hierarchy",
+        json!({"file": "main.c", "line": 1, "symbol": "helper", "direction": "incoming"}),
+    );
+    assert_eq!(
+        callers,
+        "callers of helper (1)\nmain.c\n  function main 3:5 — calls at 4:10"
+    );
+    let up = session.ok(
+        "type_hierarchy",
+        json!({"file": "shapes.cpp", "line": 2, "symbol": "Mid", "direction": "supertypes"}),
+    );
+    assert_eq!(up, "supertypes of Mid (1)\nshapes.cpp\n  struct Base 1:8");
+    let down = session.ok(
+        "type_hierarchy",
+        json!({"file": "shapes.cpp", "line": 2, "symbol": "Mid", "direction": "subtypes"}),
+    );
+    assert_eq!(down, "subtypes of Mid (1)\nshapes.cpp\n  struct Leaf 3:8");
+}
+
+#[test]
+fn bash_language_server_outlines_and_finds_shell_functions() {
+    if !have("bash-language-server") {
+        return skip("bash-language-server is not on PATH");
+    }
+    let script = "#!/usr/bin/env bash\ngreet() {\n  echo \"hello $1\"\n}\n\nfarewell() {\n  echo bye\n}\n\ngreet world\n";
+    let dir = project(&[("run.sh", script)]);
+    let session = Session::start(&root_arg(dir.path()));
+    let outline = session.ok("document_symbols", json!({"file": "run.sh"}));
+    assert!(
+        outline.contains("function greet 2-4") && outline.contains("function farewell 6-8"),
+        "{outline}"
+    );
+    let definition = session.ok(
+        "definition",
+        json!({"file": "run.sh", "line": 10, "symbol": "greet"}),
+    );
+    assert_eq!(definition, "run.sh:2:1  greet() {");
+    let search = session.ok("search", json!({"query": "greet"}));
+    assert!(search.contains("text (2 matches in 1 files)"), "{search}");
+}
