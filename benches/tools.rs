@@ -1,0 +1,153 @@
+//! Token economy and search speed, run by hand:
+//!
+//! ```sh
+//! cargo build --release --workspace && cargo bench --bench tools
+//! ```
+//!
+//! Token economy: for questions an agent asks about a small Python project
+//! (answered by pyright), the bytes Windlass returns against the bytes of
+//! reading the files that hold the answer. Search: the `search` tool over a
+//! generated tree of 10,000 files, where only the text heatmap has work.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+fn main() {
+    if have("pyright-langserver") {
+        token_economy();
+    } else {
+        println!("token economy skipped: pyright-langserver is not on PATH");
+    }
+    search_speed();
+}
+
+/// A module of the kind agents read: classes with docstrings and methods
+/// of a dozen lines, about 14 KB.
+fn models_source() -> String {
+    let mut source = String::from(
+        "\"\"\"Inventory models: items, stock levels and valuation.\"\"\"\n\nfrom dataclasses import dataclass, field\n\n\n",
+    );
+    source.push_str("@dataclass\nclass Item:\n    \"\"\"One stock-keeping unit.\"\"\"\n\n    sku: str\n    name: str\n    unit_price: float\n    quantity: int = 0\n    tags: list[str] = field(default_factory=list)\n\n    def value(self) -> float:\n        \"\"\"Price of everything in stock.\"\"\"\n        return self.unit_price * self.quantity\n\n\n");
+    source.push_str("class Inventory:\n    \"\"\"All items, by SKU.\"\"\"\n\n    def __init__(self) -> None:\n        self.items: dict[str, Item] = {}\n\n    def add(self, item: Item) -> None:\n        \"\"\"Adds an item, replacing one with the same SKU.\"\"\"\n        self.items[item.sku] = item\n\n    def total_value(self) -> float:\n        \"\"\"Value of the whole inventory.\"\"\"\n        return sum(item.value() for item in self.items.values())\n\n");
+    for index in 0..24 {
+        let body = [
+            format!("    def restock_plan_{index}(self, threshold: int = {index}, budget: float = 100.0) -> list[tuple[str, int]]:"),
+            format!("        \"\"\"Plans restocking for report {index}: the items below the threshold,"),
+            "        cheapest first, as many units as the budget allows.\"\"\"".to_owned(),
+            "        low = [item for item in self.items.values() if item.quantity < threshold]".to_owned(),
+            "        low.sort(key=lambda item: item.unit_price)".to_owned(),
+            "        plan: list[tuple[str, int]] = []".to_owned(),
+            "        for item in low:".to_owned(),
+            "            units = min(threshold - item.quantity, int(budget // max(item.unit_price, 0.01)))".to_owned(),
+            "            if units <= 0:".to_owned(),
+            "                break".to_owned(),
+            "            budget -= units * item.unit_price".to_owned(),
+            "            plan.append((item.sku, units))".to_owned(),
+            "        return plan".to_owned(),
+        ];
+        source.push_str(&body.join("\n"));
+        source.push_str("\n\n");
+    }
+    source
+}
+
+const APP: &str = "from models import Inventory, Item\n\n\ndef main() -> float:\n    inventory = Inventory()\n    inventory.add(Item(\"a-1\", \"anchor\", 12.5, 3))\n    inventory.add(Item(\"r-2\", \"rope\", 1.25, 40))\n    return inventory.total_value()\n";
+
+fn token_economy() {
+    let models = models_source();
+    let dir = project(&[("models.py", &models), ("app.py", APP)]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--log-level".into(), "warn".into()]);
+    let session = Session::start(&args);
+    let files = |names: &[&str]| -> usize {
+        names
+            .iter()
+            .map(|name| std::fs::read(dir.path().join(name)).unwrap().len())
+            .sum()
+    };
+    let questions: [(&str, &str, Value, Vec<&str>); 4] = [
+        (
+            "type of Inventory.total_value (hover)",
+            "hover",
+            json!({"file": "app.py", "line": 8, "symbol": "total_value"}),
+            vec!["models.py"],
+        ),
+        (
+            "definition of Inventory",
+            "definition",
+            json!({"file": "app.py", "line": 5, "symbol": "Inventory"}),
+            vec!["models.py"],
+        ),
+        (
+            "references of Item",
+            "find_references",
+            json!({"file": "models.py", "line": 7, "symbol": "Item"}),
+            vec!["models.py", "app.py"],
+        ),
+        (
+            "outline of models.py",
+            "document_symbols",
+            json!({"file": "models.py", "depth": 2}),
+            vec!["models.py"],
+        ),
+    ];
+    println!(
+        "{:<40} {:>10} {:>12} {:>8}",
+        "question", "windlass B", "reading B", "ratio"
+    );
+    for (label, tool, arguments, holding) in questions {
+        let answer = session.ok(tool, arguments);
+        let read = files(&holding);
+        println!(
+            "{label:<40} {:>10} {:>12} {:>7.1}×",
+            answer.len(),
+            read,
+            read as f64 / answer.len() as f64
+        );
+    }
+}
+
+fn search_speed() {
+    let dir = tempfile::tempdir().unwrap();
+    for index in 0..10_000 {
+        let folder = dir.path().join(format!("d{:02}", index % 100));
+        std::fs::create_dir_all(&folder).unwrap();
+        let body = format!(
+            "line one of file {index}\nneedle_{} appears here\nand a last line\n",
+            index % 7
+        );
+        std::fs::write(folder.join(format!("f{index}.txt")), body).unwrap();
+    }
+    let mut args = root_arg(dir.path());
+    args.extend(["--log-level".into(), "warn".into()]);
+    let session = Session::start(&args);
+    let mut samples = Vec::new();
+    for _ in 0..7 {
+        let started = Instant::now();
+        let answer = session.ok("search", json!({"query": "needle_3"}));
+        samples.push(started.elapsed());
+        assert!(
+            answer.contains("text (1429 matches in 1429 files)"),
+            "{answer}"
+        );
+    }
+    samples.sort();
+    let at = |q: f64| -> Duration { samples[((samples.len() - 1) as f64 * q).round() as usize] };
+    println!(
+        "search over 10,000 files (heatmap): median {:.0} ms, max {:.0} ms (n={})",
+        at(0.5).as_secs_f64() * 1000.0,
+        at(1.0).as_secs_f64() * 1000.0,
+        samples.len()
+    );
+}
