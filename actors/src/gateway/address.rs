@@ -13,7 +13,7 @@ use crate::roots::RootSet;
 use crate::router::ServerHandle;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
@@ -173,14 +173,9 @@ struct Candidate {
 
 async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved> {
     let opened = Opened::new(context, file).await?;
-    let request = ServerRequest {
-        method: "textDocument/documentSymbol",
-        params: json!({}),
-        document: Some(opened.document.clone()),
-        position: None,
-        capability: Some(("documentSymbolProvider", "document symbols")),
-    };
-    let reply = context.request(&opened.server, request).await?;
+    let reply = context
+        .document_symbols(&opened.server, opened.document.clone())
+        .await?;
     let mut sources = Sources::new(&opened.roots);
     let mut found = Vec::new();
     let uri = opened.document.uri.clone();
@@ -252,14 +247,8 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<Workspa
     let mut requests = JoinSet::new();
     for server in context.workspace_servers().await?.running {
         let context = context.clone();
-        let request = ServerRequest {
-            method: "workspace/symbol",
-            params: json!({"query": query}),
-            document: None,
-            position: None,
-            capability: Some(("workspaceSymbolProvider", "workspace symbols")),
-        };
-        requests.spawn(async move { context.request(&server, request).await });
+        let query = query.to_owned();
+        requests.spawn(async move { context.workspace_symbols(&server, &query).await });
     }
     let mut symbols = Vec::new();
     while let Some(joined) = requests.join_next().await {
@@ -390,6 +379,7 @@ pub fn word_at(line: &str, column: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn finds_whole_words_only() {

@@ -97,6 +97,34 @@ impl Context {
         }
     }
 
+    /// The outline of a document, as the server answers it.
+    pub async fn document_symbols(
+        &self,
+        server: &ServerHandle,
+        document: DocumentSnapshot,
+    ) -> Result<Reply> {
+        let request = ServerRequest {
+            method: "textDocument/documentSymbol",
+            params: serde_json::json!({}),
+            document: Some(document),
+            position: None,
+            capability: Some(("documentSymbolProvider", "document symbols")),
+        };
+        self.request(server, request).await
+    }
+
+    /// One server's symbols matching `query` across the workspace.
+    pub async fn workspace_symbols(&self, server: &ServerHandle, query: &str) -> Result<Reply> {
+        let request = ServerRequest {
+            method: "workspace/symbol",
+            params: serde_json::json!({"query": query}),
+            document: None,
+            position: None,
+            capability: Some(("workspaceSymbolProvider", "workspace symbols")),
+        };
+        self.request(server, request).await
+    }
+
     /// Asks for the diagnostics of a document as it is now. The server
     /// actor bounds the wait itself; the limit here only covers an actor
     /// that vanished without answering.

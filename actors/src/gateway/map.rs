@@ -6,10 +6,9 @@ use super::context::Context;
 use super::render;
 use crate::error::{Error, Result};
 use crate::language;
-use crate::language_server::ServerRequest;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tokio::task::JoinSet;
 
@@ -123,14 +122,7 @@ async fn file_symbols(context: &Context, path: &Path) -> Result<Vec<String>> {
     let display = path.display().to_string();
     let document = context.snapshot(path, &display)?;
     let server = context.route(path).await?;
-    let request = ServerRequest {
-        method: "textDocument/documentSymbol",
-        params: json!({}),
-        document: Some(document),
-        position: None,
-        capability: Some(("documentSymbolProvider", "document symbols")),
-    };
-    let reply = context.request(&server, request).await?;
+    let reply = context.document_symbols(&server, document).await?;
     Ok(reply
         .result
         .as_array()

@@ -6,7 +6,6 @@ use super::address::{self, Position, Resolved, Target};
 use super::context::Context;
 use super::render::{self, Sources, Spot};
 use crate::error::Result;
-use crate::language_server::ServerRequest;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -163,14 +162,7 @@ pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<S
     let (_, path) = context.resolve(&args.file).await?;
     let document = context.snapshot(&path, &args.file)?;
     let server = context.route(&path).await?;
-    let request = ServerRequest {
-        method: "textDocument/documentSymbol",
-        params: json!({}),
-        document: Some(document),
-        position: None,
-        capability: Some(("documentSymbolProvider", "document symbols")),
-    };
-    let reply = context.request(&server, request).await?;
+    let reply = context.document_symbols(&server, document).await?;
     let depth = args.depth.unwrap_or(3).max(1) as usize;
     let mut lines = Vec::new();
     outline(&reply.result, 0, depth, &mut lines);

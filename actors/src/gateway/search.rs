@@ -5,7 +5,6 @@
 use super::context::Context;
 use super::render::{self, Sources};
 use crate::error::{Error, Result};
-use crate::language_server::ServerRequest;
 use crate::roots::RootSet;
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcherBuilder;
@@ -13,7 +12,7 @@ use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::path::PathBuf;
 use tokio::task::JoinSet;
 
@@ -97,17 +96,11 @@ async fn symbols(
     let mut requests = JoinSet::new();
     for server in servers.running {
         let context = context.clone();
-        let request = ServerRequest {
-            method: "workspace/symbol",
-            params: json!({"query": query}),
-            document: None,
-            position: None,
-            capability: Some(("workspaceSymbolProvider", "workspace symbols")),
-        };
+        let query = query.to_owned();
         requests.spawn(async move {
             (
                 server.label.clone(),
-                context.request(&server, request).await,
+                context.workspace_symbols(&server, &query).await,
             )
         });
     }
