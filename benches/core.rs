@@ -16,8 +16,10 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod percentiles;
 
 use common::*;
+use percentiles::Percentiles;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -183,14 +185,12 @@ fn peak_rss(dir: &tempfile::TempDir) {
 }
 
 fn report(label: &str, samples: &[Duration]) {
-    let mut sorted = samples.to_vec();
-    sorted.sort();
-    let at = |fraction: f64| sorted[((sorted.len() - 1) as f64 * fraction).round() as usize];
+    let p = Percentiles::new(samples);
     println!(
         "{label:<44} median {:>9.3} ms  p90 {:>9.3} ms  p99 {:>9.3} ms  (n={})",
-        at(0.5).as_secs_f64() * 1000.0,
-        at(0.9).as_secs_f64() * 1000.0,
-        at(0.99).as_secs_f64() * 1000.0,
-        sorted.len()
+        p.ms(0.5),
+        p.ms(0.9),
+        p.ms(0.99),
+        p.count()
     );
 }

@@ -18,8 +18,10 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod percentiles;
 
 use common::*;
+use percentiles::Percentiles;
 use serde_json::json;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -115,13 +117,11 @@ fn recorded_publications(record: &std::path::Path) -> Vec<f64> {
 }
 
 fn report(label: &str, samples: &[Duration]) {
-    let mut sorted = samples.to_vec();
-    sorted.sort();
-    let at = |fraction: f64| sorted[((sorted.len() - 1) as f64 * fraction).round() as usize];
+    let p = Percentiles::new(samples);
     println!(
         "{label:<78} median {:>8.1} ms  p99 {:>8.1} ms  (n={})",
-        at(0.5).as_secs_f64() * 1000.0,
-        at(0.99).as_secs_f64() * 1000.0,
-        sorted.len()
+        p.ms(0.5),
+        p.ms(0.99),
+        p.count()
     );
 }

@@ -18,10 +18,12 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod percentiles;
 
 use common::*;
+use percentiles::Percentiles;
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 fn main() {
     if have("pyright-langserver") {
@@ -142,12 +144,11 @@ fn search_speed() {
             "{answer}"
         );
     }
-    samples.sort();
-    let at = |q: f64| -> Duration { samples[((samples.len() - 1) as f64 * q).round() as usize] };
+    let p = Percentiles::new(&samples);
     println!(
         "search over 10,000 files (heatmap): median {:.0} ms, max {:.0} ms (n={})",
-        at(0.5).as_secs_f64() * 1000.0,
-        at(1.0).as_secs_f64() * 1000.0,
-        samples.len()
+        p.ms(0.5),
+        p.ms(1.0),
+        p.count()
     );
 }
