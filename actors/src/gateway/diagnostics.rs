@@ -167,7 +167,6 @@ fn summary(items: &[Value]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::language_server::Strategy;
     use crate::lsp::position::PositionEncoding;
     use serde_json::json;
 
@@ -175,7 +174,6 @@ mod tests {
         DiagnosticsReply {
             items: items.map(Into::into),
             encoding: PositionEncoding::Utf16,
-            strategy: Strategy::Version,
         }
     }
 

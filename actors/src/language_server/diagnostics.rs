@@ -239,11 +239,10 @@ impl Wait {
         let quiet = sample.delta_ticks == 0 && !sample.running;
         if quiet {
             self.quiet_streak += 1;
-            let since = *self.quiet_since.get_or_insert(now);
+            self.quiet_since.get_or_insert(now);
             if self.quiet_streak >= QUIET_SAMPLES {
                 self.last_quiet = Some(now);
             }
-            self.quiet_since = Some(since);
         } else {
             self.quiet_streak = 0;
             self.quiet_since = None;

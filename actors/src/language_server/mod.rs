@@ -84,7 +84,6 @@ pub struct DiagnosticsReply {
     /// `None` when the server has never published anything.
     pub items: Option<Arc<[Value]>>,
     pub encoding: PositionEncoding,
-    pub strategy: Strategy,
 }
 
 /// One server's health, as `status` shows it.

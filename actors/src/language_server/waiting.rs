@@ -130,7 +130,6 @@ impl State {
         let reply = |items| DiagnosticsReply {
             items,
             encoding: self.encoding(),
-            strategy: self.strategy(),
         };
         let server = self.spec.label();
         match verdict {
