@@ -103,15 +103,50 @@ fn serve(args: ServeArgs) -> Result<()> {
             settings,
             policy: RestartPolicy::default(),
         };
-        let (_supervisor, handle) = Actor::spawn(None, Supervisor, arguments)
+        let (supervisor, handle) = Actor::spawn(None, Supervisor, arguments)
             .await
             .context("starting the supervisor")?;
-        handle.await.context("supervisor task")?;
+        tokio::select! {
+            ended = handle => ended.context("supervisor task")?,
+            signal = termination() => {
+                tracing::info!("{signal}; shutting down");
+                // Stopping the tree drops every server actor, whose
+                // processes are killed with it; a signal's default action
+                // would leave them running.
+                supervisor.stop_children_and_wait(None, Some(Duration::from_secs(2))).await;
+                supervisor.stop(Some(signal.to_owned()));
+            }
+        }
         anyhow::Ok(())
     })?;
     // Server processes are killed as their actors drop; nothing else to wait for.
     runtime.shutdown_timeout(Duration::from_secs(2));
     Ok(())
+}
+
+/// Resolves when the process is asked to stop (SIGTERM, SIGINT, SIGHUP).
+async fn termination() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::hangup()),
+        ) else {
+            return std::future::pending().await;
+        };
+        tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+            _ = hup.recv() => "SIGHUP",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "interrupted"
+    }
 }
 
 fn settings(args: &ServeArgs) -> Result<Settings> {

@@ -422,3 +422,28 @@ fn closing_stdin_ends_the_session_and_its_servers() {
         stat.is_empty() || stat.contains(") Z ")
     });
 }
+
+#[cfg(unix)]
+#[test]
+fn sigterm_ends_the_session_and_its_servers() {
+    let dir = project(&[("main.py", MAIN)]);
+    let mut session = start(dir.path(), "", &[]);
+    let status = session.wait_for_status(|status| status.contains("running ready"));
+    let pid: u32 = status
+        .split(" pid ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &session.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(session.wait_exit(), Some(0));
+    wait_until("the language server process is gone", || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.is_empty() || stat.contains(") Z ")
+    });
+}
