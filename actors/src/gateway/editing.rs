@@ -114,8 +114,9 @@ fn line_range(text: &str, start: u32, end: u32) -> Result<(usize, usize)> {
     Ok((first, last))
 }
 
-/// An action without its edit is asked for it when the server resolves
-/// actions; if that fails the action is shown as it came.
+/// An action without its edit is asked for it when the server announced
+/// that it resolves actions; otherwise, or if that fails, the action is
+/// shown as it came.
 async fn resolved(
     context: &Context,
     server: &crate::router::ServerHandle,
@@ -129,7 +130,7 @@ async fn resolved(
         params: action.clone(),
         document: None,
         position: None,
-        capability: None,
+        capability: Some(("codeActionProvider.resolveProvider", "code action resolve")),
     };
     match context.request(server, request).await {
         Ok(reply) if reply.result.is_object() => reply.result,

@@ -115,12 +115,13 @@ impl Capabilities {
         }
     }
 
-    /// Whether a `…Provider` capability is present and not `false`.
+    /// Whether a capability is present and not `false`; a dotted path
+    /// (`codeActionProvider.resolveProvider`) looks inside an options object.
     pub fn supports(&self, provider: &str) -> bool {
-        !matches!(
-            self.raw.get(provider),
-            None | Some(Value::Null) | Some(Value::Bool(false))
-        )
+        let found = provider
+            .split('.')
+            .try_fold(&self.raw, |value, key| value.get(key));
+        !matches!(found, None | Some(Value::Null) | Some(Value::Bool(false)))
     }
 }
 
@@ -186,6 +187,7 @@ mod tests {
                 "textDocumentSync": {"change": 2, "save": {"includeText": true}},
                 "hoverProvider": true,
                 "callHierarchyProvider": false,
+                "codeActionProvider": {"resolveProvider": true},
             }
         }));
         assert_eq!(capabilities.encoding, PositionEncoding::Utf8);
@@ -194,6 +196,8 @@ mod tests {
         assert!(capabilities.supports("hoverProvider"));
         assert!(!capabilities.supports("callHierarchyProvider"));
         assert!(!capabilities.supports("renameProvider"));
+        assert!(!capabilities.supports("hoverProvider.resolveProvider"));
+        assert!(capabilities.supports("codeActionProvider.resolveProvider"));
     }
 
     #[test]
