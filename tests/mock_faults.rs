@@ -403,8 +403,9 @@ fn workspace_configuration_is_answered_from_settings() {
     assert_eq!(answer(), Some(json!([{"level": "strict"}])));
 }
 
-#[test]
-fn closing_stdin_ends_the_session_and_its_servers() {
+/// Starts a session, ends it with `end`, and checks that Windlass exits
+/// cleanly and takes its language server with it.
+fn session_end_stops_servers(end: impl FnOnce(&Session)) {
     let dir = project(&[("main.py", MAIN)]);
     let mut session = start(dir.path(), "", &[]);
     let status = session.wait_for_status(|status| status.contains("running ready"));
@@ -415,7 +416,7 @@ fn closing_stdin_ends_the_session_and_its_servers() {
         .unwrap()
         .parse()
         .unwrap();
-    session.close_stdin();
+    end(&session);
     assert_eq!(session.wait_exit(), Some(0));
     wait_until("the language server process is gone", || {
         let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
@@ -423,27 +424,19 @@ fn closing_stdin_ends_the_session_and_its_servers() {
     });
 }
 
+#[test]
+fn closing_stdin_ends_the_session_and_its_servers() {
+    session_end_stops_servers(Session::close_stdin);
+}
+
 #[cfg(unix)]
 #[test]
 fn sigterm_ends_the_session_and_its_servers() {
-    let dir = project(&[("main.py", MAIN)]);
-    let mut session = start(dir.path(), "", &[]);
-    let status = session.wait_for_status(|status| status.contains("running ready"));
-    let pid: u32 = status
-        .split(" pid ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .unwrap()
-        .parse()
-        .unwrap();
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &session.pid().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    assert_eq!(session.wait_exit(), Some(0));
-    wait_until("the language server process is gone", || {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        stat.is_empty() || stat.contains(") Z ")
+    session_end_stops_servers(|session| {
+        let killed = std::process::Command::new("kill")
+            .args(["-TERM", &session.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
     });
 }
