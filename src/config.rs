@@ -15,31 +15,76 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use windlass_actors::language::ServerSpec;
 
+/// A server Windlass knows how to run without configuration.
+struct BuiltIn {
+    /// The configuration key it goes by, also its label in errors.
+    name: &'static str,
+    command: &'static str,
+    args: &'static [&'static str],
+    languages: &'static [&'static str],
+    /// Arguments with which the binary must run and exit 0 before it is
+    /// used: a binary on PATH may be only a shim (a rustup proxy without
+    /// its component). `None` where the server has no such option.
+    check: Option<&'static [&'static str]>,
+}
+
 /// Known servers used when no configuration names one for their languages
-/// and their binary is on PATH: (name, command, args, languages).
-const BUILT_IN_SERVERS: &[(&str, &str, &[&str], &[&str])] = &[
-    ("rust", "rust-analyzer", &[], &["rust"]),
-    ("python", "pyright-langserver", &["--stdio"], &["python"]),
-    ("pylsp", "pylsp", &[], &["python"]),
-    (
-        "typescript",
-        "typescript-language-server",
-        &["--stdio"],
-        &[
+/// and their binary is on PATH.
+const BUILT_IN_SERVERS: &[BuiltIn] = &[
+    BuiltIn {
+        name: "rust",
+        command: "rust-analyzer",
+        args: &[],
+        languages: &["rust"],
+        check: Some(&["--version"]),
+    },
+    BuiltIn {
+        name: "python",
+        command: "pyright-langserver",
+        args: &["--stdio"],
+        languages: &["python"],
+        check: None,
+    },
+    BuiltIn {
+        name: "pylsp",
+        command: "pylsp",
+        args: &[],
+        languages: &["python"],
+        check: Some(&["--version"]),
+    },
+    BuiltIn {
+        name: "typescript",
+        command: "typescript-language-server",
+        args: &["--stdio"],
+        languages: &[
             "typescript",
             "typescriptreact",
             "javascript",
             "javascriptreact",
         ],
-    ),
-    ("go", "gopls", &[], &["go"]),
-    ("c,cpp", "clangd", &[], &["c", "cpp"]),
-    (
-        "shell",
-        "bash-language-server",
-        &["start"],
-        &["shellscript"],
-    ),
+        check: Some(&["--version"]),
+    },
+    BuiltIn {
+        name: "go",
+        command: "gopls",
+        args: &[],
+        languages: &["go"],
+        check: Some(&["version"]),
+    },
+    BuiltIn {
+        name: "c,cpp",
+        command: "clangd",
+        args: &[],
+        languages: &["c", "cpp"],
+        check: Some(&["--version"]),
+    },
+    BuiltIn {
+        name: "shell",
+        command: "bash-language-server",
+        args: &["start"],
+        languages: &["shellscript"],
+        check: Some(&["--version"]),
+    },
 ];
 
 /// A Windlass configuration file (`config.toml`, `.windlass.toml`); every
@@ -205,61 +250,99 @@ pub fn parse_lsp_flag(flag: &str) -> Result<(String, ServerEntry)> {
 
 /// Turns the merged entries into server specs: configured servers first,
 /// then built-ins whose binary is on PATH for languages nobody configured.
+/// A configured server that runs a built-in's command also takes that
+/// built-in's other languages, so one command never runs as two processes.
 pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<ServerSpec>> {
     let mut specs = Vec::new();
     for (name, entry) in entries {
-        let built_in = BUILT_IN_SERVERS.iter().find(|(known, ..)| known == name);
-        let command = entry
-            .command
-            .clone()
-            .or_else(|| built_in.map(|(_, command, ..)| (*command).to_owned()));
-        let Some(command) = command else {
-            tracing::warn!(server = %name, "server has no command; ignored");
-            continue;
-        };
-        let default_args =
-            built_in.map(|(_, _, args, _)| args.iter().map(|a| (*a).to_owned()).collect());
-        let default_languages =
-            built_in.map(|(.., languages)| languages.iter().map(|l| (*l).to_owned()).collect());
-        specs.push(ServerSpec {
-            name: name.clone(),
-            command,
-            args: entry.args.clone().or(default_args).unwrap_or_default(),
-            languages: entry
-                .languages
-                .clone()
-                .or(default_languages)
-                .unwrap_or_else(|| vec![name.clone()]),
-            initialization_options: entry
-                .initialization_options
-                .clone()
-                .map(to_json)
-                .transpose()?,
-            settings: entry
-                .settings
-                .clone()
-                .map(to_json)
-                .transpose()?
-                .unwrap_or(Value::Object(Default::default())),
-        });
+        if let Some(spec) = configured_spec(name, entry)? {
+            specs.push(spec);
+        }
     }
-    for (name, command, args, languages) in BUILT_IN_SERVERS {
-        let covered = languages
+    for built_in in BUILT_IN_SERVERS {
+        let uncovered: Vec<String> = built_in
+            .languages
             .iter()
-            .all(|language| specs.iter().any(|spec| spec.serves(language)));
-        if covered || entries.contains_key(*name) || !on_path(command) {
+            .filter(|language| !specs.iter().any(|spec| spec.serves(language)))
+            .map(|language| (*language).to_owned())
+            .collect();
+        if uncovered.is_empty() || entries.contains_key(built_in.name) {
+            continue;
+        }
+        if let Some(same) = specs
+            .iter_mut()
+            .find(|spec| runs_same_program(&spec.command, built_in.command))
+        {
+            same.languages.extend(uncovered);
+            continue;
+        }
+        if !on_path(built_in.command) {
             continue;
         }
         specs.push(ServerSpec {
-            name: (*name).to_owned(),
-            command: (*command).to_owned(),
-            args: args.iter().map(|a| (*a).to_owned()).collect(),
-            languages: languages.iter().map(|l| (*l).to_owned()).collect(),
+            name: built_in.name.to_owned(),
+            command: built_in.command.to_owned(),
+            args: strings(built_in.args),
+            languages: strings(built_in.languages),
             initialization_options: None,
             settings: Value::Object(Default::default()),
+            check: built_in.check.map(strings),
         });
     }
     Ok(specs)
+}
+
+/// The spec of one configured `[server.NAME]`, completed from the built-in
+/// of the same name; `None` when it names no command at all.
+fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>> {
+    let built_in = BUILT_IN_SERVERS.iter().find(|known| known.name == name);
+    let command = entry
+        .command
+        .clone()
+        .or_else(|| built_in.map(|known| known.command.to_owned()));
+    let Some(command) = command else {
+        tracing::warn!(server = %name, "server has no command; ignored");
+        return Ok(None);
+    };
+    Ok(Some(ServerSpec {
+        name: name.to_owned(),
+        args: entry
+            .args
+            .clone()
+            .or_else(|| built_in.map(|known| strings(known.args)))
+            .unwrap_or_default(),
+        languages: entry
+            .languages
+            .clone()
+            .or_else(|| built_in.map(|known| strings(known.languages)))
+            .unwrap_or_else(|| vec![name.to_owned()]),
+        initialization_options: entry
+            .initialization_options
+            .clone()
+            .map(to_json)
+            .transpose()?,
+        settings: entry
+            .settings
+            .clone()
+            .map(to_json)
+            .transpose()?
+            .unwrap_or(Value::Object(Default::default())),
+        command,
+        check: None,
+    }))
+}
+
+/// Whether a configured command runs a known server's program: the same
+/// name, directly or as the last component of a path.
+fn runs_same_program(command: &str, known: &str) -> bool {
+    Path::new(command)
+        .file_name()
+        .and_then(|name| name.to_str())
+        == Some(known)
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
 }
 
 fn to_json(value: toml::Value) -> Result<Value> {
@@ -346,6 +429,34 @@ mod tests {
             specs.iter().all(|s| s.name != "rust"),
             "rust is covered by mock"
         );
+    }
+
+    #[test]
+    fn a_configured_server_takes_over_the_built_in_running_the_same_program() {
+        let mut entries = BTreeMap::new();
+        let (name, entry) = parse_lsp_flag("c:/usr/bin/clangd --log=error").unwrap();
+        entries.insert(name, entry);
+        let specs = resolve_servers(&entries).unwrap();
+        let clangds: Vec<&ServerSpec> = specs
+            .iter()
+            .filter(|spec| spec.command.ends_with("clangd"))
+            .collect();
+        assert_eq!(clangds.len(), 1, "{specs:?}");
+        assert_eq!(clangds[0].name, "c");
+        assert_eq!(clangds[0].languages, vec!["c", "cpp"]);
+    }
+
+    #[test]
+    fn languages_configured_separately_stay_with_their_own_server() {
+        let mut entries = BTreeMap::new();
+        for flag in ["c:clangd", "cpp:/opt/other/cpp-server"] {
+            let (name, entry) = parse_lsp_flag(flag).unwrap();
+            entries.insert(name, entry);
+        }
+        let specs = resolve_servers(&entries).unwrap();
+        let c = specs.iter().find(|spec| spec.name == "c").unwrap();
+        assert_eq!(c.languages, vec!["c"]);
+        assert!(specs.iter().any(|spec| spec.name == "cpp"));
     }
 
     /// The schema in the repository is generated from `ConfigFile`; set

@@ -155,7 +155,7 @@ fn settings(args: &ServeArgs) -> Result<Settings> {
     } else {
         args.roots.clone()
     };
-    let roots = RootSet::new(&directories).context("a root directory does not exist")?;
+    let roots = RootSet::new(&directories)?;
     let mut layers = config::load(&roots.first_directory(), args.config.as_deref())?;
     for flag in &args.lsp {
         let (name, entry) = config::parse_lsp_flag(flag)?;

@@ -134,6 +134,10 @@ fn unexplained_cpu_work_past_the_budget_is_an_attributed_error() {
     let mut args = root_arg(dir.path());
     args.extend(["--lsp".into(), mockls_lsp("python", "--cpu-busy 12000")]);
     let session = Session::start(&args);
+    // Once the server has loaded, CPU spent on a change without a word of
+    // progress is unexplained work.
+    session.wait_for_status(|status| status.contains("running ready"));
+    std::fs::write(dir.path().join("main.py"), text(Some(3))).unwrap();
     let error = session.err("diagnostics", json!({"file": "main.py"}));
     assert!(
         error.starts_with("[python] worked 10.")
@@ -152,7 +156,7 @@ fn queries_during_indexing_wait_and_answer_correctly() {
     ]);
     let session = Session::start(&args);
     let status = session.wait_for_status(|status| status.contains("indexing"));
-    assert!(status.contains("indexing (indexing 0%)"), "{status}");
+    assert!(status.contains("loading (indexing 0%)"), "{status}");
     assert_eq!(
         session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
         "run"

@@ -258,14 +258,17 @@ fn an_oversize_response_is_refused_and_the_request_times_out() {
 }
 
 #[test]
-fn locations_outside_the_roots_are_shown_but_never_opened() {
+fn locations_outside_the_roots_are_left_out_and_counted() {
     let dir = project(&[("main.py", MAIN)]);
     let session = start(dir.path(), "--outside-uri", &[]);
     let definition = session.ok(
         "definition",
         json!({"file": "main.py", "line": 4, "column": 10}),
     );
-    assert_eq!(definition, "/etc/passwd:1:1");
+    assert_eq!(
+        definition,
+        "no definition found for `Shape` at main.py:4:10\nnote: 1 result outside the workspace roots left out"
+    );
 }
 
 #[test]

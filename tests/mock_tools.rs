@@ -107,7 +107,7 @@ fn codebase_map_shows_the_tree_with_symbols_within_budget() {
     let trimmed = session.ok("codebase_map", json!({"budget": 2}));
     assert_eq!(
         trimmed,
-        "./\n  docs/\n… 3 more lines (raise budget or lower max_depth)"
+        "./\n  docs/\n… 3 more lines (call again with offset=2, or lower max_depth)"
     );
     let sub = session.ok("codebase_map", json!({"path": "docs", "max_depth": 1}));
     assert_eq!(sub, "docs/\n  notes.md");

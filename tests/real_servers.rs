@@ -88,8 +88,8 @@ fn pyright_answers_every_navigation_tool() {
         json!({"file": "main.py", "line": 3, "symbol": "naïve"}),
     );
     assert!(
-        type_definition.contains("builtins.pyi") || type_definition.contains("float"),
-        "{type_definition}"
+        type_definition.ends_with("note: 1 result outside the workspace roots left out"),
+        "the type is defined in pyright's bundled stubs, outside the roots: {type_definition}"
     );
 
     let status = session.ok("status", json!({}));

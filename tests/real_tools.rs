@@ -245,7 +245,9 @@ fn clangd_incoming_calls_and_type_hierarchy() {
     );
     assert_eq!(
         callers,
-        "callers of helper (1)\nmain.c\n  function main 3:5 — calls at 4:10"
+        "warning: [c,cpp] has no compile_commands.json, so it knows only the files it has opened; \
+         references, renames and callers may be incomplete\n\
+         callers of helper (1)\nmain.c\n  function main 3:5 — calls at 4:10"
     );
     let up = session.ok(
         "type_hierarchy",
@@ -256,7 +258,13 @@ fn clangd_incoming_calls_and_type_hierarchy() {
         "type_hierarchy",
         json!({"file": "shapes.cpp", "line": 2, "symbol": "Mid", "direction": "subtypes"}),
     );
-    assert_eq!(down, "subtypes of Mid (1)\nshapes.cpp\n  struct Leaf 3:8");
+    assert_eq!(
+        down,
+        "warning: [c,cpp] has no compile_commands.json, so it knows only the files it has opened; \
+         references, renames and callers may be incomplete\n\
+         subtypes of Mid (1)\nshapes.cpp\n  struct Leaf 3:8",
+        "subtypes depend on the whole project; supertypes do not"
+    );
 }
 
 #[test]

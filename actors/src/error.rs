@@ -25,6 +25,16 @@ pub enum Error {
         code: i64,
         message: String,
     },
+    #[error("[{server}] `{command}` is not installed or not on PATH")]
+    NotInstalled { server: String, command: String },
+    #[error(
+        "[{server}] `{command}` is on PATH but does not run ({detail}); install it fully or configure another server"
+    )]
+    Unusable {
+        server: String,
+        command: String,
+        detail: String,
+    },
     #[error("[{server}] could not start `{command}`: {detail}")]
     SpawnFailed {
         server: String,

@@ -100,6 +100,9 @@ pub struct ServerSpec {
     pub initialization_options: Option<Value>,
     /// Answered to `workspace/configuration`, looked up by section.
     pub settings: Value,
+    /// For a server found on PATH rather than configured: arguments with
+    /// which the command must run and exit 0 before it is used.
+    pub check: Option<Vec<String>>,
 }
 
 impl ServerSpec {

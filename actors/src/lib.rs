@@ -1,7 +1,8 @@
 //! Windlass's actors and the LSP wire code they share.
 //!
 //! The supervision tree: [`supervisor::Supervisor`] at the root, with
-//! [`roots::Roots`], [`router::Router`], [`gateway::Gateway`] and one
+//! [`monitor::Monitor`], [`roots::Roots`], [`router::Router`],
+//! [`watcher::Watcher`], [`gateway::Gateway`] and one
 //! [`language_server::LanguageServer`] per started server as children.
 //! `docs/architecture.md` draws it and lists the messages between them.
 
@@ -15,5 +16,6 @@ pub mod roots;
 pub mod router;
 pub mod settings;
 pub mod supervisor;
+pub mod watcher;
 
 pub use error::{Error, Result};

@@ -9,10 +9,11 @@
 
 use crate::error::{Error, Result};
 use crate::language::{self, ServerSpec};
+use crate::language_server::DocumentSnapshot;
 use crate::language_server::protocol::WorkspaceFolder;
 use crate::lsp::uri::path_to_uri;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -34,11 +35,19 @@ pub struct RootSet {
 
 impl RootSet {
     /// Canonicalizes each directory; the names are their last components,
-    /// numbered when two share one.
-    pub fn new(directories: &[PathBuf]) -> std::io::Result<Self> {
+    /// numbered when two share one. An error names the root as given.
+    pub fn new(directories: &[PathBuf]) -> Result<Self> {
         let mut roots: Vec<Root> = Vec::new();
         for directory in directories {
-            let path = directory.canonicalize()?;
+            let shown = directory.display();
+            let path = directory
+                .canonicalize()
+                .map_err(|error| Error::InvalidArgument(format!("root {shown}: {error}")))?;
+            if !path.is_dir() {
+                return Err(Error::InvalidArgument(format!(
+                    "root {shown} is not a directory"
+                )));
+            }
             if roots.iter().any(|root| root.path == path) {
                 continue;
             }
@@ -157,10 +166,23 @@ impl RootSet {
     }
 }
 
+/// What start-up detection found in the roots.
+#[derive(Debug, Default)]
+pub struct Detection {
+    /// The configured servers the files need.
+    pub needed: Vec<String>,
+    /// For each needed server, a file of its language to open first:
+    /// servers such as clangd and tsserver load a project only once one of
+    /// its files is open.
+    pub probes: Vec<(String, DocumentSnapshot)>,
+}
+
 /// The configured servers that the files in the roots need, judged from
-/// at most [`DETECTION_FILE_LIMIT`] files.
-pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Vec<String> {
+/// at most [`DETECTION_FILE_LIMIT`] files, each with a file to open first.
+pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
     let mut languages = BTreeSet::new();
+    // The shallowest source file (not a header) of each language.
+    let mut samples: HashMap<&'static str, (usize, PathBuf)> = HashMap::new();
     for root in roots.roots() {
         let files = ignore::WalkBuilder::new(&root.path)
             .build()
@@ -168,20 +190,35 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Vec<String> {
             .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
             .take(DETECTION_FILE_LIMIT);
         for entry in files {
-            languages.extend(
-                language::candidate_languages(entry.path())
-                    .into_iter()
-                    .take(1),
-            );
+            let candidates = language::candidate_languages(entry.path());
+            let Some(own) = candidates.first().copied() else {
+                continue;
+            };
+            languages.insert(own);
+            let shallower = samples
+                .get(own)
+                .is_none_or(|(depth, _)| entry.depth() < *depth);
+            if candidates.len() == 1 && shallower {
+                samples.insert(own, (entry.depth(), entry.into_path()));
+            }
         }
     }
-    let mut needed: Vec<String> = specs
-        .iter()
-        .filter(|spec| languages.iter().any(|language| spec.serves(language)))
-        .map(|spec| spec.name.clone())
-        .collect();
-    needed.dedup();
-    needed
+    let mut detection = Detection::default();
+    for spec in specs {
+        if !languages.iter().any(|language| spec.serves(language)) {
+            continue;
+        }
+        detection.needed.push(spec.name.clone());
+        let probe = spec
+            .languages
+            .iter()
+            .find_map(|language| samples.get(language.as_str()))
+            .and_then(|(_, path)| DocumentSnapshot::read(path).ok());
+        if let Some(probe) = probe {
+            detection.probes.push((spec.name.clone(), probe));
+        }
+    }
+    detection
 }
 
 /// The actor type; its state is the current root set.

@@ -2,7 +2,9 @@
 //!
 //! Owns the language table's mapping from language id to configured server
 //! and the handles of the servers that are running. Takes [`RouterMsg`]:
-//! `Route` from the gateway, `ServerUp`/`ServerDown` from the Supervisor.
+//! `Route` from the gateway, `ServerUp`/`ServerDown` from the Supervisor,
+//! and `FilesChanged` from the Watcher, which it hands to every running
+//! server.
 //! A route to a server that is not running is forwarded, reply port and
 //! all, to the Supervisor, which answers the caller once the server is
 //! started; the Router never waits.
@@ -11,9 +13,11 @@ use crate::error::{Error, Result};
 use crate::language::{self, ServerSpec};
 use crate::language_server::LanguageServerMsg;
 use crate::supervisor::SupervisorMsg;
+use crate::watcher::FileChange;
 use ractor::{Actor, ActorProcessingErr, ActorRef, ActorStatus, RpcReplyPort};
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A running server as callers address it.
 #[derive(Debug, Clone)]
@@ -32,6 +36,7 @@ pub enum RouterMsg {
     },
     ServerUp(ServerHandle),
     ServerDown(String),
+    FilesChanged(Arc<[FileChange]>),
 }
 
 pub struct Arguments {
@@ -78,6 +83,14 @@ impl Actor for Router {
             }
             RouterMsg::ServerDown(name) => {
                 state.running.remove(&name);
+            }
+            RouterMsg::FilesChanged(changes) => {
+                for handle in state.running.values() {
+                    let changed = LanguageServerMsg::FilesChanged(changes.clone());
+                    if let Err(error) = handle.actor.send_message(changed) {
+                        tracing::debug!(server = %handle.name, "not told of changes: {error}");
+                    }
+                }
             }
         }
         Ok(())

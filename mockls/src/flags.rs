@@ -7,6 +7,11 @@ use windlass_actors::lsp::position::PositionEncoding;
 pub struct Flags {
     /// Advertise workspace-folder support and honour folder changes.
     pub workspace_folders: bool,
+    /// Register for `workspace/didChangeWatchedFiles` and publish every
+    /// open document again when told of a change, as pyright does.
+    /// Without it, a change to a file another depends on is seen only when
+    /// the dependent file is sent again, as with clangd.
+    pub watch_files: bool,
     /// Report `$/progress` indexing for this long after `initialized`.
     pub indexing_delay_ms: u64,
     /// Wait this long before every response.
@@ -20,7 +25,7 @@ pub struct Flags {
     pub publish_version: bool,
     /// Wrap each diagnostics computation in `$/progress` begin/end.
     pub progress_on_change: bool,
-    /// Burn this much CPU before publishing diagnostics.
+    /// Burn this much CPU before publishing diagnostics for a change.
     pub cpu_busy_ms: u64,
     /// Publish an empty first round, then the real diagnostics.
     pub multi_round_diagnostics: bool,
@@ -63,6 +68,7 @@ impl Flags {
             let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
             match flag.as_str() {
                 "--workspace-folders" => flags.workspace_folders = true,
+                "--watch-files" => flags.watch_files = true,
                 "--indexing-delay" => flags.indexing_delay_ms = number(&value()?)?,
                 "--response-delay" => flags.response_delay_ms = number(&value()?)?,
                 "--diagnostics-delay" => flags.diagnostics_delay_ms = number(&value()?)?,

@@ -236,7 +236,7 @@ impl Server {
                 if self.flags.diagnostics_on_save
                     && let Some(uri) = params.pointer("/textDocument/uri").and_then(Value::as_str)
                 {
-                    self.publish(uri);
+                    self.publish(uri, true);
                 }
             }
             "textDocument/didClose" => {
@@ -245,11 +245,22 @@ impl Server {
                 }
             }
             "workspace/didChangeWorkspaceFolders" => self.change_folders(params),
+            "workspace/didChangeWatchedFiles" if self.flags.watch_files => {
+                let open: Vec<String> = self.workspace.open.keys().cloned().collect();
+                for uri in open {
+                    self.publish(&uri, false);
+                }
+            }
             _ => {}
         }
     }
 
     fn initialized(&mut self) {
+        if self.flags.watch_files {
+            let watchers = json!([{"globPattern": "**/*"}]);
+            let registration = json!({"id": "mockls-watch", "method": "workspace/didChangeWatchedFiles", "registerOptions": {"watchers": watchers}});
+            self.output.send(&json!({"jsonrpc": "2.0", "id": "mockls-register", "method": "client/registerCapability", "params": {"registrations": [registration]}}));
+        }
         if self.flags.send_configuration_request {
             let params = json!({"items": [{"section": "mockls"}]});
             self.output.send(&json!({"jsonrpc": "2.0", "id": "mockls-configuration", "method": "workspace/configuration", "params": params}));
@@ -298,7 +309,7 @@ impl Server {
             uri.to_owned(),
             document.get("version").and_then(Value::as_i64).unwrap_or(0),
         );
-        self.publish(uri);
+        self.publish(uri, false);
     }
 
     fn did_change(&mut self, params: &Value) {
@@ -327,7 +338,7 @@ impl Server {
         self.workspace.open.insert(uri.to_owned(), text);
         self.versions.insert(uri.to_owned(), version);
         if !self.flags.diagnostics_on_save {
-            self.publish(uri);
+            self.publish(uri, true);
         }
     }
 
@@ -368,8 +379,9 @@ impl Server {
     }
 
     /// Computes diagnostics for the document as it is now and publishes
-    /// them on a thread, after the delays and progress the flags ask for.
-    fn publish(&mut self, uri: &str) {
+    /// them on a thread, after the delays and progress the flags ask for;
+    /// CPU is burnt only for a `change`.
+    fn publish(&mut self, uri: &str, change: bool) {
         if self.flags.no_diagnostics {
             return;
         }
@@ -385,7 +397,8 @@ impl Server {
         let job = PublishJob {
             uri: uri.to_owned(),
             version: self.versions.get(uri).copied(),
-            diagnostics: self.diagnostics(&text),
+            diagnostics: self.diagnostics(uri, &text),
+            busy_ms: if change { self.flags.cpu_busy_ms } else { 0 },
             generation,
             generations: self.generations.clone(),
             output: self.output.clone(),
@@ -398,16 +411,36 @@ impl Server {
         std::thread::spawn(move || job.run());
     }
 
-    fn diagnostics(&self, text: &str) -> Vec<Value> {
+    /// One error per line containing `ERROR`, and one per line `uses
+    /// FILE` whose FILE (beside the document, as open or on disk) does.
+    fn diagnostics(&self, uri: &str, text: &str) -> Vec<Value> {
         text.lines()
             .enumerate()
             .filter_map(|(index, line)| {
-                let column = line.find("ERROR").map(|byte| line[..byte].chars().count())?;
-                let range = range_json(self.encoding, line, index, column, column + 5);
-                Some(json!({"range": range, "severity": 1, "source": "mockls", "code": "E1", "message": format!("mockls: ERROR on line {}", index + 1)}))
+                if let Some(byte) = line.find("ERROR") {
+                    let column = line[..byte].chars().count();
+                    let range = range_json(self.encoding, line, index, column, column + 5);
+                    return Some(json!({"range": range, "severity": 1, "source": "mockls", "code": "E1", "message": format!("mockls: ERROR on line {}", index + 1)}));
+                }
+                let used = line.trim().strip_prefix("uses ")?.trim();
+                let dependency = self.workspace.text(&sibling_uri(uri, used)?)?;
+                if !dependency.contains("ERROR") {
+                    return None;
+                }
+                let column = line.chars().take_while(|c| c.is_whitespace()).count();
+                let range = range_json(self.encoding, line, index, column, column + 4);
+                Some(json!({"range": range, "severity": 1, "source": "mockls", "code": "E2", "message": format!("mockls: {used} has an ERROR")}))
             })
             .collect()
     }
+}
+
+/// The URI of `name` in the directory of the document `uri`.
+fn sibling_uri(uri: &str, name: &str) -> Option<String> {
+    let path = uri_to_path(uri)?;
+    Some(windlass_actors::lsp::uri::path_to_uri(
+        &path.parent()?.join(name),
+    ))
 }
 
 /// One diagnostics publication waiting for its delays.
@@ -415,6 +448,8 @@ struct PublishJob {
     uri: String,
     version: Option<i64>,
     diagnostics: Vec<Value>,
+    /// CPU to burn first.
+    busy_ms: u64,
     generation: u64,
     generations: Arc<Mutex<HashMap<String, u64>>>,
     output: Arc<Output>,
@@ -424,8 +459,8 @@ struct PublishJob {
 
 impl PublishJob {
     fn run(self) {
-        if self.flags.cpu_busy_ms > 0 {
-            burn_cpu(Duration::from_millis(self.flags.cpu_busy_ms));
+        if self.busy_ms > 0 {
+            burn_cpu(Duration::from_millis(self.busy_ms));
         }
         std::thread::sleep(Duration::from_millis(self.flags.diagnostics_delay_ms));
         if !self.is_current() {

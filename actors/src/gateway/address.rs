@@ -4,9 +4,10 @@
 //! candidates when a symbol name is ambiguous.
 
 use super::context::Context;
-use super::render::{Sources, Spot, symbol_kind};
+use super::definitions;
+use super::render::{self, Sources, Spot, symbol_kind};
 use crate::error::{Error, Result};
-use crate::language_server::{DocumentSnapshot, ServerRequest, TextPosition};
+use crate::language_server::{DocumentSnapshot, Problem, ServerRequest, TextPosition};
 use crate::lsp::position::line_at;
 use crate::lsp::uri::uri_to_path;
 use crate::roots::RootSet;
@@ -168,7 +169,8 @@ async fn on_line(context: &Context, file: &str, line: u32, symbol: &str) -> Resu
 /// A symbol found by name, before it is chosen among others.
 struct Candidate {
     spot: Spot,
-    kind: u64,
+    /// Its LSP symbol kind; `None` for a definition found only by text.
+    kind: Option<u64>,
 }
 
 async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved> {
@@ -183,7 +185,10 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
         if name == symbol
             && let Some(spot) = sources.spot(&uri, &range, reply.encoding)
         {
-            found.push(Candidate { spot, kind });
+            found.push(Candidate {
+                spot,
+                kind: Some(kind),
+            });
         }
     }
     match found.len() {
@@ -196,30 +201,61 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
             let column = find_word(text, symbol, spot.column - 1).unwrap_or(spot.column - 1);
             Ok(opened.at(index, column))
         }
-        _ => Ok(ambiguous(symbol, found)),
+        _ => Ok(ambiguous(symbol, found, Vec::new())),
     }
 }
 
+/// A symbol named alone: the servers' workspace symbols, cross-checked
+/// against definitions found by text. When they disagree (a server that
+/// could not parse a file, or sees only part of the project) every
+/// candidate is listed rather than one guessed.
 async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     let roots = context.root_set().await?;
+    let found_by_text = {
+        let roots = roots.clone();
+        let symbol = symbol.to_owned();
+        tokio::task::spawn_blocking(move || definitions::find(&roots, &symbol))
+    };
     let symbols = workspace_symbols(context, symbol).await?;
+    let found_by_text = found_by_text.await.map_err(|_| Error::ShuttingDown)?;
     let mut sources = Sources::new(&roots);
     let mut found = Vec::new();
-    for (name, kind, uri, range, encoding) in symbols {
-        let inside = uri_to_path(&uri).is_some_and(|path| roots.root_of(&path).is_some());
+    for (name, kind, uri, range, encoding) in symbols.symbols {
         if name == symbol
-            && inside
             && let Some(spot) = sources.spot(&uri, &range, encoding)
         {
-            found.push(Candidate { spot, kind });
+            found.push(Candidate {
+                spot,
+                kind: Some(kind),
+            });
         }
     }
-    found.sort_by_key(|candidate| !is_definition_kind(candidate.kind));
+    found.sort_by_key(|candidate| !candidate.kind.is_some_and(is_definition_kind));
+    let missed: Vec<Candidate> = found_by_text
+        .iter()
+        .filter(|definition| {
+            let path = roots.display(&definition.path);
+            !found.iter().any(|candidate| {
+                candidate.spot.path == path && candidate.spot.line == definition.line
+            })
+        })
+        .map(|definition| Candidate {
+            spot: Spot {
+                path: roots.display(&definition.path),
+                line: definition.line,
+                column: find_word(&definition.text, symbol, 0).map_or(1, |column| column + 1),
+                source: Some(definition.text.clone()),
+            },
+            kind: None,
+        })
+        .collect();
+    let notes = missed_notes(&roots, &symbols.problems, &missed);
+    found.extend(missed);
     match found.len() {
         0 => Err(Error::InvalidArgument(format!(
             "no symbol named `{symbol}` found in the workspace"
         ))),
-        1 => {
+        1 if notes.is_empty() => {
             let spot = &found[0].spot;
             let file = spot.path.clone();
             on_line(
@@ -230,8 +266,38 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
             )
             .await
         }
-        _ => Ok(ambiguous(symbol, found)),
+        _ => Ok(ambiguous(symbol, found, notes)),
     }
+}
+
+/// Why the servers missed definitions the text search found: what they
+/// said about those files, or that their index is partial.
+fn missed_notes(
+    roots: &RootSet,
+    problems: &[(String, Problem)],
+    missed: &[Candidate],
+) -> Vec<String> {
+    if missed.is_empty() {
+        return Vec::new();
+    }
+    let mut notes = vec![format!(
+        "note: {} found only by text search; the servers did not report {}",
+        match missed.len() {
+            1 => "1 definition was".to_owned(),
+            count => format!("{count} definitions were"),
+        },
+        if missed.len() == 1 { "it" } else { "them" }
+    )];
+    for (label, problem) in problems {
+        let shown = uri_to_path(&problem.uri).map(|path| roots.display(&path));
+        if missed
+            .iter()
+            .any(|candidate| shown.as_deref() == Some(candidate.spot.path.as_str()))
+        {
+            notes.push(render::problem_line(roots, label, problem));
+        }
+    }
+    notes
 }
 
 type WorkspaceSymbol = (
@@ -242,17 +308,32 @@ type WorkspaceSymbol = (
     crate::lsp::position::PositionEncoding,
 );
 
+/// What every running server answered to one `workspace/symbol`.
+struct WorkspaceAnswer {
+    symbols: Vec<WorkspaceSymbol>,
+    /// Files each server (by label) said it could not fully read.
+    problems: Vec<(String, Problem)>,
+}
+
 /// `workspace/symbol` on every running server at once.
-async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<WorkspaceSymbol>> {
+async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAnswer> {
     let mut requests = JoinSet::new();
     for server in context.workspace_servers().await?.running {
         let context = context.clone();
         let query = query.to_owned();
-        requests.spawn(async move { context.workspace_symbols(&server, &query).await });
+        requests.spawn(async move {
+            let reply = context.workspace_symbols(&server, &query).await;
+            (server.label, reply)
+        });
     }
-    let mut symbols = Vec::new();
+    let mut answer = WorkspaceAnswer {
+        symbols: Vec::new(),
+        problems: Vec::new(),
+    };
     while let Some(joined) = requests.join_next().await {
-        let Ok(Ok(reply)) = joined else { continue };
+        let Ok((label, Ok(reply))) = joined else {
+            continue;
+        };
         for item in reply.result.as_array().into_iter().flatten() {
             let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
             let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
@@ -260,7 +341,7 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<Workspa
             let uri = location.and_then(|l| l.get("uri")).and_then(Value::as_str);
             let range = location.and_then(|l| l.get("range"));
             if let (Some(uri), Some(range)) = (uri, range) {
-                symbols.push((
+                answer.symbols.push((
                     name.to_owned(),
                     kind,
                     uri.to_owned(),
@@ -269,8 +350,14 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<Vec<Workspa
                 ));
             }
         }
+        answer.problems.extend(
+            reply
+                .problems
+                .into_iter()
+                .map(|problem| (label.clone(), problem)),
+        );
     }
-    Ok(symbols)
+    Ok(answer)
 }
 
 /// Every symbol of a documentSymbol result, nested ones included, as
@@ -304,24 +391,27 @@ pub fn flatten_symbols(result: &Value) -> Vec<(String, u64, Value)> {
     out
 }
 
-fn ambiguous(symbol: &str, found: Vec<Candidate>) -> Resolved {
+fn ambiguous(symbol: &str, found: Vec<Candidate>, notes: Vec<String>) -> Resolved {
     let total = found.len();
-    let mut lines = vec![format!(
-        "`{symbol}` is ambiguous ({total} matches); ask again with file and line:"
-    )];
+    let mut lines = vec![match total {
+        1 => format!("`{symbol}` has 1 match; ask again with file and line:"),
+        _ => format!("`{symbol}` is ambiguous ({total} matches); ask again with file and line:"),
+    }];
     for candidate in found.into_iter().take(MAX_CANDIDATES) {
         let spot = candidate.spot;
+        let kind = match candidate.kind {
+            Some(kind) => format!("{} {symbol}", symbol_kind(kind)),
+            None => format!("(text) {}", spot.source.unwrap_or_default()),
+        };
         lines.push(format!(
-            "{}:{}:{}  {} {symbol}",
-            spot.path,
-            spot.line,
-            spot.column,
-            symbol_kind(candidate.kind)
+            "{}:{}:{}  {kind}",
+            spot.path, spot.line, spot.column
         ));
     }
     if total > MAX_CANDIDATES {
         lines.push(format!("… {} more", total - MAX_CANDIDATES));
     }
+    lines.extend(notes);
     Resolved::Ambiguous(lines.join("\n"))
 }
 

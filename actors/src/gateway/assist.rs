@@ -2,9 +2,11 @@
 
 use super::address::Position;
 use super::context::Context;
-use super::navigation::target_or_candidates;
+use super::navigation::{offset, target_or_candidates};
 use super::render;
 use crate::error::Result;
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// At most this many completion items are shown.
@@ -38,8 +40,16 @@ const COMPLETION_KINDS: [&str; 25] = [
     "type-parameter",
 ];
 
-pub async fn completion(context: &Context, position: &Position) -> Result<String> {
-    let target = match target_or_candidates(context, position).await? {
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompletionArgs {
+    #[serde(flatten)]
+    pub position: Position,
+    pub offset: Option<u32>,
+}
+
+pub async fn completion(context: &Context, args: &CompletionArgs) -> Result<String> {
+    let target = match target_or_candidates(context, &args.position).await? {
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
@@ -57,8 +67,10 @@ pub async fn completion(context: &Context, position: &Position) -> Result<String
             .cloned()
             .unwrap_or_default(),
     };
+    let mut lines = reply.warnings;
     if items.is_empty() {
-        return Ok(format!("no completions at {}", target.describe()));
+        lines.push(format!("no completions at {}", target.describe()));
+        return Ok(render::bounded(&lines, context.settings.max_output_bytes));
     }
     let prefix = typed_prefix(
         &target.document.text,
@@ -77,13 +89,19 @@ pub async fn completion(context: &Context, position: &Position) -> Result<String
             .unwrap_or(label);
         (!label.starts_with(prefix.as_str()), sort.to_owned())
     });
-    let mut lines: Vec<String> = ranked
-        .iter()
-        .take(MAX_COMPLETIONS)
-        .map(|item| completion_line(item))
-        .collect();
-    if items.len() > MAX_COMPLETIONS {
-        lines.push(format!("… {} more", items.len() - MAX_COMPLETIONS));
+    let start = offset(args.offset).min(ranked.len());
+    lines.extend(
+        ranked[start..]
+            .iter()
+            .take(MAX_COMPLETIONS)
+            .map(|item| completion_line(item)),
+    );
+    let next = start + MAX_COMPLETIONS;
+    if ranked.len() > next {
+        lines.push(format!(
+            "… {} more (call again with offset={next})",
+            ranked.len() - next
+        ));
     }
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
@@ -138,29 +156,28 @@ pub async fn signature_help(context: &Context, position: &Position) -> Result<St
         .cloned()
         .unwrap_or_default();
     if signatures.is_empty() {
-        return Ok(format!("no signature help at {}", target.describe()));
+        let mut lines = reply.warnings;
+        lines.push(format!("no signature help at {}", target.describe()));
+        return Ok(render::bounded(&lines, context.settings.max_output_bytes));
     }
     let active_signature = reply
         .result
         .get("activeSignature")
         .and_then(Value::as_u64)
         .unwrap_or(0) as usize;
-    let lines: Vec<String> = signatures
-        .iter()
-        .enumerate()
-        .map(|(index, signature)| {
-            let active = signature
-                .get("activeParameter")
-                .or_else(|| reply.result.get("activeParameter"))
-                .and_then(Value::as_u64);
-            let marker = if index == active_signature {
-                "> "
-            } else {
-                "  "
-            };
-            format!("{marker}{}", marked_signature(signature, active))
-        })
-        .collect();
+    let mut lines = reply.warnings.clone();
+    lines.extend(signatures.iter().enumerate().map(|(index, signature)| {
+        let active = signature
+            .get("activeParameter")
+            .or_else(|| reply.result.get("activeParameter"))
+            .and_then(Value::as_u64);
+        let marker = if index == active_signature {
+            "> "
+        } else {
+            "  "
+        };
+        format!("{marker}{}", marked_signature(signature, active))
+    }));
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 

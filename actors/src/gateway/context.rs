@@ -2,31 +2,32 @@
 //! calls that turn a tool's arguments into actor messages.
 
 use crate::error::{Error, Result};
-use crate::language;
 use crate::language_server::{
-    DiagnosticsReply, DocumentSnapshot, LanguageServerMsg, Reply, ServerRequest,
+    DiagnosticsReply, DocumentSnapshot, LanguageServerMsg, ReadError, Reply, ServerRequest,
 };
 use crate::roots::{RootSet, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
 use crate::settings::Settings;
 use crate::supervisor::{ServerRecord, SupervisorMsg, WorkspaceServers};
+use crate::watcher::{WatcherMsg, WatcherStatus};
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
-
-/// Files larger than this are not opened in a server.
-const MAX_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
+use std::time::{Duration, Instant};
 
 /// How long an actor that never waits on a server may take to answer.
 const ACTOR_REPLY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many times a request follows its server through restarts.
+const MAX_RESTARTS_FOLLOWED: usize = 3;
 
 #[derive(Clone)]
 pub struct Context {
     pub roots: ActorRef<RootsMsg>,
     pub router: ActorRef<RouterMsg>,
     pub supervisor: ActorRef<SupervisorMsg>,
+    pub watcher: ActorRef<WatcherMsg>,
     pub settings: Settings,
 }
 
@@ -35,9 +36,21 @@ impl Context {
         ask(&self.roots, RootsMsg::Get, ACTOR_REPLY_TIMEOUT).await
     }
 
+    /// Has every change on disk the watcher has seen sent to the servers
+    /// before a question is put to them: an agent may ask milliseconds
+    /// after its editor wrote a file.
+    async fn take_in_changes(&self) -> Result<()> {
+        ask(&self.watcher, WatcherMsg::Flush, ACTOR_REPLY_TIMEOUT).await
+    }
+
+    pub async fn watcher_status(&self) -> Result<WatcherStatus> {
+        ask(&self.watcher, WatcherMsg::Status, ACTOR_REPLY_TIMEOUT).await
+    }
+
     /// The server for a file; starting it, if needed, is the Supervisor's
     /// business and bounded by the request timeout.
     pub async fn route(&self, path: &Path) -> Result<ServerHandle> {
+        self.take_in_changes().await?;
         let path = path.to_path_buf();
         let limit = self.settings.request_timeout;
         match self
@@ -51,8 +64,31 @@ impl Context {
         }
     }
 
+    /// The running handle of a server whose actor went away, once the
+    /// Supervisor has restarted it.
+    async fn restarted(&self, server: &ServerHandle, deadline: Instant) -> Result<ServerHandle> {
+        let name = server.name.clone();
+        let limit = deadline.saturating_duration_since(Instant::now());
+        match self
+            .supervisor
+            .call(
+                |reply| SupervisorMsg::Ensure {
+                    server: name,
+                    reply,
+                },
+                Some(limit),
+            )
+            .await
+        {
+            Ok(CallResult::Success(handle)) => handle,
+            Ok(CallResult::Timeout) => Err(Error::NotReady { after: limit }),
+            Ok(CallResult::SenderError) | Err(_) => Err(Error::ShuttingDown),
+        }
+    }
+
     /// Every server a workspace-wide query should ask.
     pub async fn workspace_servers(&self) -> Result<WorkspaceServers> {
+        self.take_in_changes().await?;
         ask(
             &self.supervisor,
             SupervisorMsg::WorkspaceServers,
@@ -72,29 +108,39 @@ impl Context {
 
     /// Sends one request and waits for its reply. The actor enforces the
     /// request timeout itself; the margin here only covers an actor that
-    /// vanished without answering.
+    /// vanished without answering. A server actor that stopped before it
+    /// took the request (its process died) is followed to its restart: the
+    /// request never reached the dead process, so it is sent to the next.
     pub async fn request(&self, server: &ServerHandle, request: ServerRequest) -> Result<Reply> {
         let method = request.method;
         let limit = self.settings.request_timeout * 2 + Duration::from_secs(5);
-        match server
-            .actor
-            .call(
-                |reply| LanguageServerMsg::Request(request, reply),
-                Some(limit),
-            )
-            .await
-        {
-            Ok(CallResult::Success(reply)) => reply,
-            Ok(CallResult::Timeout) => Err(Error::Timeout {
-                server: server.label.clone(),
-                method: method.into(),
-                after: limit,
-            }),
-            Ok(CallResult::SenderError) | Err(_) => Err(Error::ServerExited {
-                server: server.label.clone(),
-                detail: String::new(),
-            }),
+        let deadline = Instant::now() + limit;
+        let mut server = server.clone();
+        for _ in 0..=MAX_RESTARTS_FOLLOWED {
+            let request = request.clone();
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            match server
+                .actor
+                .call(
+                    |reply| LanguageServerMsg::Request(request, reply),
+                    Some(remaining),
+                )
+                .await
+            {
+                Ok(CallResult::Success(reply)) => return reply,
+                Ok(CallResult::Timeout) => {
+                    return Err(Error::Timeout {
+                        server: server.label.clone(),
+                        method: method.into(),
+                        after: limit,
+                    });
+                }
+                Ok(CallResult::SenderError) | Err(_) => {
+                    server = self.restarted(&server, deadline).await?;
+                }
+            }
         }
+        Err(exited(&server))
     }
 
     /// The outline of a document, as the server answers it.
@@ -127,52 +173,49 @@ impl Context {
 
     /// Asks for the diagnostics of a document as it is now. The server
     /// actor bounds the wait itself; the limit here only covers an actor
-    /// that vanished without answering.
+    /// that vanished without answering. Like a request, the call follows
+    /// its server through a restart it did not reach.
     pub async fn diagnostics(
         &self,
         server: &ServerHandle,
         document: DocumentSnapshot,
     ) -> Result<DiagnosticsReply> {
         let limit = crate::language_server::DIAGNOSTICS_HARD_LIMIT + Duration::from_secs(10);
-        match server
-            .actor
-            .call(
-                |reply| LanguageServerMsg::Diagnostics(document, reply),
-                Some(limit),
-            )
-            .await
-        {
-            Ok(CallResult::Success(reply)) => reply,
-            Ok(CallResult::Timeout) => Err(Error::Timeout {
-                server: server.label.clone(),
-                method: "diagnostics".into(),
-                after: limit,
-            }),
-            Ok(CallResult::SenderError) | Err(_) => Err(Error::ServerExited {
-                server: server.label.clone(),
-                detail: String::new(),
-            }),
+        let deadline = Instant::now() + limit;
+        let mut server = server.clone();
+        for _ in 0..=MAX_RESTARTS_FOLLOWED {
+            let document = document.clone();
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            match server
+                .actor
+                .call(
+                    |reply| LanguageServerMsg::Diagnostics(document, reply),
+                    Some(remaining),
+                )
+                .await
+            {
+                Ok(CallResult::Success(reply)) => return reply,
+                Ok(CallResult::Timeout) => {
+                    return Err(Error::Timeout {
+                        server: server.label.clone(),
+                        method: "diagnostics".into(),
+                        after: limit,
+                    });
+                }
+                Ok(CallResult::SenderError) | Err(_) => {
+                    server = self.restarted(&server, deadline).await?;
+                }
+            }
         }
+        Err(exited(&server))
     }
 
-    /// Reads a file as the server should see it now. Plain blocking reads:
-    /// source files are small, and a hop to tokio's blocking pool per call
-    /// costs more than the read itself.
+    /// Reads a file as the server should see it now.
     pub fn snapshot(&self, path: &Path, display: &str) -> Result<DocumentSnapshot> {
-        let language = language::language_id(path).unwrap_or("plaintext");
-        let metadata = std::fs::metadata(path).map_err(|error| io_error(display, &error))?;
-        if !metadata.is_file() {
-            return Err(Error::InvalidArgument(format!("{display} is not a file")));
-        }
-        if metadata.len() > MAX_DOCUMENT_BYTES {
-            return Err(Error::InvalidArgument(format!(
-                "{display} is larger than {MAX_DOCUMENT_BYTES} bytes"
-            )));
-        }
-        let bytes = std::fs::read(path).map_err(|error| io_error(display, &error))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::InvalidArgument(format!("{display} is not UTF-8 text")))?;
-        Ok(DocumentSnapshot::new(path.to_path_buf(), language, text))
+        DocumentSnapshot::read(path).map_err(|error| match error {
+            ReadError::Io(error) => io_error(display, &error),
+            other => Error::InvalidArgument(format!("{display} {other}")),
+        })
     }
 
     /// Resolves a path an agent gave, with its display form.
@@ -180,6 +223,13 @@ impl Context {
         let roots = self.root_set().await?;
         let path = roots.resolve(given)?;
         Ok((roots, path))
+    }
+}
+
+fn exited(server: &ServerHandle) -> Error {
+    Error::ServerExited {
+        server: server.label.clone(),
+        detail: String::new(),
     }
 }
 

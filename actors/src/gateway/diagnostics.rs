@@ -71,15 +71,17 @@ async fn file_report(context: &Context, file: &str) -> Result<Vec<String>> {
 }
 
 fn describe(path: &str, server: &str, text: &str, reply: &DiagnosticsReply) -> Vec<String> {
+    let mut lines = reply.warnings.clone();
     let Some(items) = &reply.items else {
-        return vec![format!("{path}: no diagnostics from [{server}]")];
+        lines.push(format!("{path}: no diagnostics from [{server}]"));
+        return lines;
     };
     let mut found: Vec<(u64, u64, String)> = items
         .iter()
         .map(|item| line_for(item, text, reply))
         .collect();
     found.sort_by_key(|(line, column, _)| (*line, *column));
-    let mut lines = vec![format!("{path}: {}", summary(items))];
+    lines.push(format!("{path}: {}", summary(items)));
     lines.extend(found.into_iter().map(|(_, _, line)| line));
     lines
 }
@@ -174,6 +176,7 @@ mod tests {
         DiagnosticsReply {
             items: items.map(Into::into),
             encoding: PositionEncoding::Utf16,
+            warnings: Vec::new(),
         }
     }
 

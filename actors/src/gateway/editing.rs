@@ -69,16 +69,17 @@ pub async fn code_actions(context: &Context, args: &CodeActionsArgs) -> Result<S
     };
     let reply = context.request(&server, request).await?;
     let actions = reply.result.as_array().cloned().unwrap_or_default();
+    let mut lines = reply.warnings.clone();
     if actions.is_empty() {
-        return Ok(format!(
+        lines.push(format!(
             "no code actions for {}:{}-{}",
             args.file,
             first + 1,
             last + 1
         ));
+        return Ok(render::bounded(&lines, context.settings.max_output_bytes));
     }
     let mut sources = Sources::new(&roots);
-    let mut lines = Vec::new();
     for (index, action) in actions.iter().enumerate() {
         let action = resolved(context, &server, action).await;
         lines.extend(action_lines(
@@ -88,6 +89,7 @@ pub async fn code_actions(context: &Context, args: &CodeActionsArgs) -> Result<S
             reply.encoding,
         ));
     }
+    lines.extend(sources.outside_note());
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
@@ -185,11 +187,18 @@ pub async fn rename(context: &Context, args: &RenameArgs) -> Result<String> {
         ("renameProvider", "rename"),
     );
     let reply = context.request(&target.server, request).await?;
+    let mut lines = reply.warnings.clone();
     if reply.result.is_null() {
-        return Ok(format!("nothing to rename at {}", target.describe()));
+        lines.push(format!("nothing to rename at {}", target.describe()));
+        return Ok(render::bounded(&lines, context.settings.max_output_bytes));
     }
     let mut sources = Sources::new(&target.roots);
-    let lines = workspace_edit_lines(&mut sources, &reply.result, reply.encoding);
+    lines.extend(workspace_edit_lines(
+        &mut sources,
+        &reply.result,
+        reply.encoding,
+    ));
+    lines.extend(sources.outside_note());
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 

@@ -43,6 +43,8 @@ pub fn workspace_edit_lines(
             }
         }
     }
+    // Edits to files outside the roots are left out, and counted.
+    files.retain(|(uri, _)| uri_to_path(uri).is_none_or(|path| sources.admit(&path)));
     let total: usize = files.iter().map(|(_, edits)| edits.len()).sum();
     let mut lines = vec![format!(
         "{total} edits in {} files (proposed, not applied)",
@@ -92,10 +94,14 @@ fn file_lines(
     lines
 }
 
-fn file_operation(sources: &Sources, kind: &str, change: &Value) -> String {
-    let shown = |key: &str| {
+fn file_operation(sources: &mut Sources, kind: &str, change: &Value) -> String {
+    let mut shown = |key: &str| {
         let uri = change.get(key).and_then(Value::as_str).unwrap_or_default();
-        uri_to_path(uri).map_or_else(|| uri.to_owned(), |path| sources.display(&path))
+        match uri_to_path(uri) {
+            Some(path) if sources.admit(&path) => sources.display(&path),
+            Some(_) => "(outside the roots)".to_owned(),
+            None => uri.to_owned(),
+        }
     };
     match kind {
         "create" => format!("create {}", shown("uri")),
@@ -136,8 +142,12 @@ mod tests {
                 "  1:5-1:10  \"Shape\" → \"Figure\"",
                 "a.py (1)",
                 "  2:1-2:6  \"Shape\" → \"Figure\"",
-                "rename /elsewhere/x.py → /elsewhere/y.py",
+                "rename (outside the roots) → (outside the roots)",
             ]
+        );
+        assert_eq!(
+            sources.outside_note().as_deref(),
+            Some("note: 2 results outside the workspace roots left out")
         );
     }
 }

@@ -7,7 +7,7 @@ use super::context::Context;
 use super::navigation::target_or_candidates;
 use super::render::{self, Sources, Spot};
 use crate::error::{Error, Result};
-use crate::language_server::ServerRequest;
+use crate::language_server::{Reply, ServerRequest};
 use crate::lsp::message::METHOD_NOT_FOUND;
 use crate::lsp::position::PositionEncoding;
 use schemars::JsonSchema;
@@ -143,15 +143,11 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
         position: None,
         capability: Some((protocol.provider, protocol.feature)),
     };
-    let reply = context.request(&target.server, query).await?;
+    let mut reply = context.request(&target.server, query).await?;
+    reply.warnings.splice(0..0, prepared.warnings);
     let results = reply.result.as_array().cloned().unwrap_or_default();
     Ok(render_results(
-        context,
-        &target,
-        protocol,
-        &item,
-        &results,
-        reply.encoding,
+        context, &target, protocol, &item, &results, &reply,
     ))
 }
 
@@ -187,7 +183,7 @@ async fn legacy_type_hierarchy(
         protocol,
         &reply.result,
         &results,
-        reply.encoding,
+        &reply,
     ))
 }
 
@@ -197,11 +193,14 @@ fn render_results(
     protocol: &Protocol,
     item: &Value,
     results: &[Value],
-    encoding: PositionEncoding,
+    reply: &Reply,
 ) -> String {
+    let encoding = reply.encoding;
     let name = item.get("name").and_then(Value::as_str).unwrap_or("?");
+    let mut lines = reply.warnings.clone();
     if results.is_empty() {
-        return format!("no {} of {name}", protocol.label);
+        lines.push(format!("no {} of {name}", protocol.label));
+        return render::bounded(&lines, context.settings.max_output_bytes);
     }
     let mut sources = Sources::new(&target.roots);
     let mut entries = Vec::new();
@@ -229,8 +228,9 @@ fn render_results(
             entries.push(entry);
         }
     }
-    let mut lines = vec![format!("{} of {name} ({})", protocol.label, entries.len())];
+    lines.push(format!("{} of {name} ({})", protocol.label, entries.len()));
     lines.extend(grouped(entries));
+    lines.extend(sources.outside_note());
     render::bounded(&lines, context.settings.max_output_bytes)
 }
 

@@ -3,9 +3,11 @@
 //! budget of lines with a marker saying what was left out.
 
 use super::context::Context;
+use super::navigation::offset;
 use super::render;
 use crate::error::{Error, Result};
 use crate::language;
+use crate::roots::RootSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -28,6 +30,7 @@ pub struct MapArgs {
     pub include_symbols: Option<bool>,
     /// Max lines (default 200).
     pub budget: Option<u32>,
+    pub offset: Option<u32>,
 }
 
 /// One entry of the tree: its depth below the mapped directory.
@@ -60,13 +63,18 @@ pub async fn codebase_map(context: &Context, args: &MapArgs) -> Result<String> {
                 .map_err(|_| Error::ShuttingDown)?
         };
         let symbols = match args.include_symbols.unwrap_or(false) {
-            true => symbols_by_file(context, &nodes).await,
+            true => symbols_by_file(context, &roots, &nodes).await,
             false => Vec::new(),
         };
         lines.push(format!("{}/", roots.display(&start)));
         lines.extend(tree_lines(&nodes, &symbols));
     }
-    Ok(trim(lines, budget, context.settings.max_output_bytes))
+    Ok(page(
+        lines,
+        offset(args.offset),
+        budget,
+        context.settings.max_output_bytes,
+    ))
 }
 
 /// The tree under `start`, gitignore-aware, directories before files.
@@ -91,11 +99,22 @@ fn walk(start: &Path, max_depth: usize) -> Vec<Node> {
 }
 
 /// Top-level symbols of every file that has a server, a few requests at
-/// a time. Files whose server is missing or fails are listed plainly.
-async fn symbols_by_file(context: &Context, nodes: &[Node]) -> Vec<(PathBuf, Vec<String>)> {
+/// a time. Files whose server is missing or fails are listed plainly, and
+/// so are links that resolve outside the roots: no server is asked about
+/// what lies outside.
+async fn symbols_by_file(
+    context: &Context,
+    roots: &RootSet,
+    nodes: &[Node],
+) -> Vec<(PathBuf, Vec<String>)> {
     let files: Vec<PathBuf> = nodes
         .iter()
         .filter(|node| !node.is_dir && language::language_id(&node.path).is_some())
+        .filter(|node| {
+            node.path
+                .canonicalize()
+                .is_ok_and(|real| roots.root_of(&real).is_some())
+        })
         .map(|node| node.path.clone())
         .collect();
     let mut found = Vec::new();
@@ -179,16 +198,18 @@ fn tree_lines(nodes: &[Node], symbols: &[(PathBuf, Vec<String>)]) -> Vec<String>
     lines
 }
 
-/// Keeps the first `budget` lines and says how many were left out.
-fn trim(mut lines: Vec<String>, budget: usize, max_bytes: usize) -> String {
-    if lines.len() > budget {
-        let left_out = lines.len() - budget;
-        lines.truncate(budget);
-        lines.push(format!(
-            "… {left_out} more lines (raise budget or lower max_depth)"
+/// Shows `budget` lines from line `offset` on and says how to get the rest.
+fn page(lines: Vec<String>, offset: usize, budget: usize, max_bytes: usize) -> String {
+    let end = offset.saturating_add(budget).min(lines.len());
+    let left_out = lines.len() - end;
+    let mut body = lines;
+    body.truncate(end);
+    if left_out > 0 {
+        body.push(format!(
+            "… {left_out} more lines (call again with offset={end}, or lower max_depth)"
         ));
     }
-    render::bounded(&lines, max_bytes)
+    render::paged(&[], &body, offset, max_bytes)
 }
 
 #[cfg(test)]
@@ -220,11 +241,15 @@ mod tests {
     }
 
     #[test]
-    fn trims_to_the_budget_with_a_marker() {
+    fn pages_by_the_budget_with_a_marker() {
         let lines: Vec<String> = (0..10).map(|n| n.to_string()).collect();
         assert_eq!(
-            trim(lines, 3, 10_000),
-            "0\n1\n2\n… 7 more lines (raise budget or lower max_depth)"
+            page(lines.clone(), 0, 3, 10_000),
+            "0\n1\n2\n… 7 more lines (call again with offset=3, or lower max_depth)"
+        );
+        assert_eq!(
+            page(lines, 8, 3, 10_000),
+            "… 8 lines before (from offset=8)\n8\n9"
         );
     }
 }

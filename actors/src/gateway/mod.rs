@@ -1,15 +1,17 @@
 //! The Gateway actor: the MCP side of Windlass, one per client connection.
 //!
 //! Owns the rmcp service on stdio. The service turns each tool call into
-//! messages to the Roots, Router, Supervisor and LanguageServer actors and
-//! awaits their replies in the call's own task, never in an actor handler,
-//! so a server that hangs delays only the calls waiting on it. Takes
+//! messages to the Roots, Router, Watcher, Supervisor and LanguageServer
+//! actors and awaits their replies in the call's own task, never in an
+//! actor handler, so a server that hangs delays only the calls waiting on
+//! it. Takes
 //! [`GatewayMsg::ClientClosed`] from its service task and then stops, which
 //! tells the Supervisor the session is over.
 
 mod address;
 mod assist;
 mod context;
+mod definitions;
 mod diagnostics;
 mod directory;
 mod editing;
@@ -27,6 +29,7 @@ use crate::roots::RootsMsg;
 use crate::router::RouterMsg;
 use crate::settings::Settings;
 use crate::supervisor::SupervisorMsg;
+use crate::watcher::WatcherMsg;
 use context::Context;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use rmcp::ServiceExt;
@@ -43,6 +46,7 @@ pub struct Arguments {
     pub roots: ActorRef<RootsMsg>,
     pub router: ActorRef<RouterMsg>,
     pub supervisor: ActorRef<SupervisorMsg>,
+    pub watcher: ActorRef<WatcherMsg>,
     pub settings: Settings,
 }
 
@@ -71,6 +75,7 @@ impl Actor for Gateway {
             roots: args.roots,
             router: args.router,
             supervisor: args.supervisor,
+            watcher: args.watcher,
             settings: args.settings,
         };
         let service = tokio::spawn(serve_stdio(tools::Tools::new(context), myself));

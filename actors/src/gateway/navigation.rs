@@ -50,6 +50,7 @@ pub struct ReferencesArgs {
     pub position: Position,
     /// Default true.
     pub include_declaration: Option<bool>,
+    pub offset: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -58,6 +59,7 @@ pub struct OutlineArgs {
     pub file: String,
     /// Nesting levels (default 3).
     pub depth: Option<u32>,
+    pub offset: Option<u32>,
 }
 
 /// Resolves the address, or returns the candidate list as the answer.
@@ -79,10 +81,12 @@ pub async fn hover(context: &Context, position: &Position) -> Result<String> {
     let request = target.request("textDocument/hover", json!({}), ("hoverProvider", "hover"));
     let reply = context.request(&target.server, request).await?;
     let text = render::hover_text(&reply.result);
-    if text.is_empty() {
-        return Ok(format!("no hover information at {}", target.describe()));
+    let mut lines = reply.warnings;
+    match text.is_empty() {
+        true => lines.push(format!("no hover information at {}", target.describe())),
+        false => lines.push(text),
     }
-    Ok(render::bounded(&[text], context.settings.max_output_bytes))
+    Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
 pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<String> {
@@ -92,22 +96,22 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
     };
     let request = target.request(goto.method, json!({}), (goto.provider, goto.feature));
     let reply = context.request(&target.server, request).await?;
-    let spots = spots(&target, &reply.result, reply.encoding);
+    let (spots, outside) = spots(&target, &reply.result, reply.encoding);
+    let mut lines = reply.warnings;
     if spots.is_empty() {
         let what = target
             .word()
             .map(|word| format!("`{word}` at "))
             .unwrap_or_default();
-        return Ok(format!(
+        lines.push(format!(
             "no {} found for {what}{}",
             goto.feature,
             target.describe()
         ));
     }
-    Ok(render::bounded(
-        &render::spot_lines(&spots),
-        context.settings.max_output_bytes,
-    ))
+    lines.extend(render::spot_lines(&spots));
+    lines.extend(outside);
+    Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
 pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<String> {
@@ -123,31 +127,40 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
         ("referencesProvider", "references"),
     );
     let reply = context.request(&target.server, request).await?;
-    let spots = spots(&target, &reply.result, reply.encoding);
+    let (spots, outside) = spots(&target, &reply.result, reply.encoding);
+    let mut head = reply.warnings;
     if spots.is_empty() {
-        return Ok(format!("no references found for {}", target.describe()));
+        head.push(format!("no references found for {}", target.describe()));
+        head.extend(outside);
+        return Ok(render::bounded(&head, context.settings.max_output_bytes));
     }
     let files = spots
         .iter()
         .map(|spot| &spot.path)
         .collect::<std::collections::HashSet<_>>()
         .len();
-    let mut lines = vec![format!("{} references in {files} files", spots.len())];
+    head.push(format!("{} references in {files} files", spots.len()));
+    head.extend(outside);
     let with_source = render::grouped_lines(&spots);
     let size: usize = with_source.iter().map(|line| line.len() + 1).sum();
-    if size <= REFERENCES_WITH_SOURCE_BYTES {
-        lines.extend(with_source);
-    } else {
-        lines.extend(render::compact_grouped_lines(&spots));
-    }
-    Ok(render::bounded(&lines, context.settings.max_output_bytes))
+    let body = match size <= REFERENCES_WITH_SOURCE_BYTES {
+        true => with_source,
+        false => render::compact_grouped_lines(&spots),
+    };
+    Ok(render::paged(
+        &head,
+        &body,
+        offset(args.offset),
+        context.settings.max_output_bytes,
+    ))
 }
 
+/// The spots of a location result, and the note on those left out.
 fn spots(
     target: &Target,
     result: &Value,
     encoding: crate::lsp::position::PositionEncoding,
-) -> Vec<Spot> {
+) -> (Vec<Spot>, Option<String>) {
     let mut sources = Sources::new(&target.roots);
     let mut spots = Vec::new();
     for (uri, range) in render::locations(result) {
@@ -155,7 +168,11 @@ fn spots(
             spots.push(spot);
         }
     }
-    spots
+    (spots, sources.outside_note())
+}
+
+pub fn offset(given: Option<u32>) -> usize {
+    given.map_or(0, |offset| offset as usize)
 }
 
 pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<String> {
@@ -164,18 +181,42 @@ pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<S
     let server = context.route(&path).await?;
     let reply = context.document_symbols(&server, document).await?;
     let depth = args.depth.unwrap_or(3).max(1) as usize;
-    let mut lines = Vec::new();
-    outline(&reply.result, 0, depth, &mut lines);
-    if lines.is_empty() {
-        return Ok(format!("no symbols in {}", args.file));
+    let mut body = Vec::new();
+    outline(&reply.result, 0, depth, &mut body);
+    let mut head = reply.warnings;
+    if body.is_empty() {
+        head.push(format!("no symbols in {}", args.file));
     }
-    Ok(render::bounded(&lines, context.settings.max_output_bytes))
+    Ok(render::paged(
+        &head,
+        &body,
+        offset(args.offset),
+        context.settings.max_output_bytes,
+    ))
 }
 
-/// `kind name first-last` per symbol, indented by nesting, down to `depth`
-/// levels; the deepest level shown says how many children it hides.
+/// Where a symbol starts, for putting an outline in line order whatever
+/// order the server sent it in.
+fn start_of(symbol: &Value) -> (u64, u64) {
+    let start = symbol
+        .pointer("/range/start")
+        .or_else(|| symbol.pointer("/location/range/start"));
+    let field = |key: &str| {
+        start
+            .and_then(|start| start.get(key))
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX)
+    };
+    (field("line"), field("character"))
+}
+
+/// `kind name first-last` per symbol in line order, indented by nesting,
+/// down to `depth` levels; the deepest level shown says how many children
+/// it hides.
 fn outline(symbols: &Value, level: usize, depth: usize, lines: &mut Vec<String>) {
-    for symbol in symbols.as_array().into_iter().flatten() {
+    let mut ordered: Vec<&Value> = symbols.as_array().into_iter().flatten().collect();
+    ordered.sort_by_key(|symbol| start_of(symbol));
+    for symbol in ordered {
         let name = symbol.get("name").and_then(Value::as_str).unwrap_or("?");
         let kind = render::symbol_kind(symbol.get("kind").and_then(Value::as_u64).unwrap_or(0));
         let range = symbol
@@ -213,6 +254,30 @@ fn outline(symbols: &Value, level: usize, depth: usize, lines: &mut Vec<String>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn outlines_come_in_line_order_whatever_the_server_sent() {
+        let symbols = json!([
+            {"name": "zeta", "kind": 12, "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1}}},
+            {"name": "Alpha", "kind": 5, "range": {"start": {"line": 4, "character": 0}, "end": {"line": 8}}, "children": [
+                {"name": "z", "kind": 6, "range": {"start": {"line": 7, "character": 2}, "end": {"line": 7}}},
+                {"name": "a", "kind": 6, "range": {"start": {"line": 5, "character": 2}, "end": {"line": 5}}}
+            ]},
+            {"name": "beta", "kind": 12, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0}}},
+        ]);
+        let mut lines = Vec::new();
+        outline(&symbols, 0, 3, &mut lines);
+        assert_eq!(
+            lines,
+            vec![
+                "function beta 1",
+                "function zeta 2",
+                "class Alpha 5-9",
+                "  method a 6",
+                "  method z 8"
+            ]
+        );
+    }
 
     #[test]
     fn outlines_nested_symbols_to_a_depth() {

@@ -1,7 +1,10 @@
 //! Compact text for a model's context: locations with their source lines,
 //! grouped by file, hover text without markdown framing, outlines, and the
-//! byte cap with its visible "… N more" marker.
+//! byte cap with its visible "… N more" marker and the offset that pages
+//! on. Nothing that resolves outside the roots is read or shown: such
+//! locations are left out and counted.
 
+use crate::language_server::Problem;
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::uri::uri_to_path;
 use crate::roots::RootSet;
@@ -19,11 +22,17 @@ pub struct Spot {
     pub source: Option<String>,
 }
 
-/// File contents read once per tool call, only from inside the roots:
-/// paths that servers name are displayed, never opened, when outside.
+/// File contents read once per tool call, only from inside the roots.
+/// Every path a server names is resolved, links included, before anything
+/// is read or shown; what resolves outside the roots is left out and
+/// counted, so a link inside a root cannot show what lies outside it.
 pub struct Sources<'a> {
     roots: &'a RootSet,
     files: HashMap<PathBuf, Option<String>>,
+    /// Whether each path named so far resolves inside the roots.
+    inside: HashMap<PathBuf, bool>,
+    /// Locations left out because they resolve outside the roots.
+    outside: usize,
 }
 
 impl<'a> Sources<'a> {
@@ -31,7 +40,41 @@ impl<'a> Sources<'a> {
         Self {
             roots,
             files: HashMap::new(),
+            inside: HashMap::new(),
+            outside: 0,
         }
+    }
+
+    /// Whether a path a server named may be shown: it resolves, links
+    /// followed, under a root. A path that does not exist is judged as
+    /// written, since nothing can be read through it. Each refusal counts.
+    pub fn admit(&mut self, path: &Path) -> bool {
+        let inside = match self.inside.get(path) {
+            Some(known) => *known,
+            None => {
+                let inside = match path.canonicalize() {
+                    Ok(real) => self.roots.root_of(&real).is_some(),
+                    Err(_) => self.roots.root_of(path).is_some(),
+                };
+                self.inside.insert(path.to_path_buf(), inside);
+                inside
+            }
+        };
+        if !inside {
+            self.outside += 1;
+        }
+        inside
+    }
+
+    /// The line saying how many locations were left out, if any were.
+    pub fn outside_note(&self) -> Option<String> {
+        (self.outside > 0).then(|| {
+            format!(
+                "note: {} result{} outside the workspace roots left out",
+                self.outside,
+                if self.outside == 1 { "" } else { "s" }
+            )
+        })
     }
 
     /// A file's text, read once; `None` outside the roots or unreadable.
@@ -99,9 +142,12 @@ impl<'a> Sources<'a> {
     }
 
     /// Converts an LSP `{uri, range}` pair into a spot; `None` for URIs
-    /// that are not files.
+    /// that are not files or that resolve outside the roots.
     pub fn spot(&mut self, uri: &str, range: &Value, encoding: PositionEncoding) -> Option<Spot> {
         let path = uri_to_path(uri)?;
+        if !self.admit(&path) {
+            return None;
+        }
         let (line, column) = self.point(&path, range.get("start")?, encoding)?;
         let text = self.line(&path, line);
         Some(Spot {
@@ -134,6 +180,15 @@ pub fn locations(result: &Value) -> Vec<(&str, &Value)> {
             }
         })
         .collect()
+}
+
+/// One line saying what a server reported about a file it could not fully
+/// read, with the file named as agents see it.
+pub fn problem_line(roots: &RootSet, label: &str, problem: &Problem) -> String {
+    let shown =
+        uri_to_path(&problem.uri).map_or_else(|| problem.uri.clone(), |path| roots.display(&path));
+    let message = problem.message.replace(&problem.uri, &shown);
+    format!("warning: [{label}] could not fully read {shown}: {message}")
 }
 
 /// `path:line:column  source` per spot.
@@ -266,11 +321,33 @@ pub fn symbol_kind(kind: u64) -> &'static str {
 /// Joins lines, stopping before `max_bytes` with a marker that says how
 /// many lines were left out.
 pub fn bounded(lines: &[String], max_bytes: usize) -> String {
+    joined(lines, max_bytes, |left| format!("… {left} more lines"))
+}
+
+/// Joins lines from line `offset` on, stopping before `max_bytes` with a
+/// marker that says how many lines are left and the offset that shows
+/// them. `head` lines (a count, warnings) come first on every page.
+pub fn paged(head: &[String], body: &[String], offset: usize, max_bytes: usize) -> String {
+    let start = offset.min(body.len());
+    let mut lines: Vec<String> = head.to_vec();
+    if start > 0 {
+        lines.push(format!("… {start} lines before (from offset={start})"));
+    }
+    let shown_before = lines.len();
+    lines.extend(body[start..].iter().cloned());
+    joined(&lines, max_bytes, |left| {
+        let next = start + (lines.len() - left - shown_before);
+        format!("… {left} more lines (call again with offset={next})")
+    })
+}
+
+fn joined(lines: &[String], max_bytes: usize, marker: impl Fn(usize) -> String) -> String {
+    // Room for the longest marker, so the output stays under the cap.
+    const MARKER_ROOM: usize = 64;
     let mut out = String::new();
     for (index, line) in lines.iter().enumerate() {
-        let marker_room = 32;
-        if out.len() + line.len() + 1 + marker_room > max_bytes && index > 0 {
-            out.push_str(&format!("… {} more lines", lines.len() - index));
+        if out.len() + line.len() + 1 + MARKER_ROOM > max_bytes && index > 0 {
+            out.push_str(&marker(lines.len() - index));
             return out;
         }
         out.push_str(line);
@@ -346,10 +423,82 @@ mod tests {
     #[test]
     fn bounds_output_with_a_marker() {
         let lines: Vec<String> = (0..100).map(|n| format!("line {n:03}")).collect();
-        let out = bounded(&lines, 100);
-        assert!(out.len() <= 100, "{out}");
+        let out = bounded(&lines, 130);
+        assert!(out.len() <= 130, "{out}");
         assert!(out.ends_with("… 93 more lines"), "{out}");
         assert_eq!(bounded(&lines[..2], 100), "line 000\nline 001");
+    }
+
+    #[test]
+    fn pages_through_long_output_by_offset() {
+        let head = vec!["100 items".to_owned()];
+        let body: Vec<String> = (0..100).map(|n| format!("line {n:03}")).collect();
+        let first = paged(&head, &body, 0, 160);
+        assert!(first.starts_with("100 items\nline 000\n"), "{first}");
+        let next: usize = first
+            .rsplit("offset=")
+            .next()
+            .and_then(|rest| rest.trim_end_matches(')').parse().ok())
+            .unwrap();
+        assert!(first.ends_with(&format!(
+            "… {} more lines (call again with offset={next})",
+            100 - next
+        )));
+        let second = paged(&head, &body, next, 160);
+        assert!(
+            second.starts_with(&format!(
+                "100 items\n… {next} lines before (from offset={next})\nline {next:03}"
+            )),
+            "{second}"
+        );
+        let last = paged(&head, &body, 99, 160);
+        assert!(last.ends_with("line 099"), "{last}");
+        assert_eq!(
+            paged(&head, &body, 500, 160),
+            "100 items\n… 100 lines before (from offset=100)"
+        );
+    }
+
+    #[test]
+    fn locations_resolving_outside_the_roots_are_left_out_and_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("w");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.py"), "x = 1\n").unwrap();
+        std::fs::write(dir.path().join("secret.py"), "KEY = 1\n").unwrap();
+        let roots = RootSet::new(std::slice::from_ref(&root)).unwrap();
+        let root = roots.first_directory();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path().join("secret.py"), root.join("leak.py")).unwrap();
+        let range = json!({"start": {"line": 0, "character": 0}});
+        let mut sources = Sources::new(&roots);
+        let inside = sources.spot(
+            &crate::lsp::uri::path_to_uri(&root.join("a.py")),
+            &range,
+            PositionEncoding::Utf16,
+        );
+        assert_eq!(inside.unwrap().source.as_deref(), Some("x = 1"));
+        let outside = crate::lsp::uri::path_to_uri(&dir.path().join("secret.py"));
+        assert!(
+            sources
+                .spot(&outside, &range, PositionEncoding::Utf16)
+                .is_none()
+        );
+        if cfg!(unix) {
+            let link = crate::lsp::uri::path_to_uri(&root.join("leak.py"));
+            assert!(
+                sources
+                    .spot(&link, &range, PositionEncoding::Utf16)
+                    .is_none()
+            );
+        }
+        let expected = if cfg!(unix) { 2 } else { 1 };
+        assert_eq!(
+            sources.outside_note(),
+            Some(format!(
+                "note: {expected} results outside the workspace roots left out"
+            ))
+        );
     }
 
     #[test]

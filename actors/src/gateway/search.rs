@@ -3,8 +3,11 @@
 //! often, between which lines) from ripgrep's own libraries.
 
 use super::context::Context;
+use super::navigation::offset;
 use super::render::{self, Sources};
 use crate::error::{Error, Result};
+use crate::language_server::Problem;
+use crate::lsp::uri::uri_to_path;
 use crate::roots::RootSet;
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcherBuilder;
@@ -27,6 +30,7 @@ pub struct SearchArgs {
     /// Literal; all lower case = case-insensitive.
     pub query: Option<String>,
     pub queries: Option<Vec<String>>,
+    pub offset: Option<u32>,
 }
 
 /// A workspace symbol as found: name, kind, displayed path, line, column.
@@ -65,9 +69,7 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
         if queries.len() > 1 {
             lines.push(format!("## {query}"));
         }
-        let (symbols, warnings) = symbols(context, &roots, query).await?;
-        lines.extend(warnings);
-        lines.extend(symbol_lines(query, symbols));
+        let found = symbols(context, &roots, query).await?;
         let hits = {
             let roots = roots.clone();
             let query = query.clone();
@@ -75,18 +77,45 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
                 .await
                 .map_err(|_| Error::ShuttingDown)??
         };
+        lines.extend(found.warnings);
+        lines.extend(unread_lines(&roots, &found.problems, &hits));
+        lines.extend(symbol_lines(query, found.symbols));
+        lines.extend(found.outside);
         lines.extend(heatmap_lines(&roots, &hits));
     }
-    Ok(render::bounded(&lines, context.settings.max_output_bytes))
+    Ok(render::paged(
+        &[],
+        &lines,
+        offset(args.offset),
+        context.settings.max_output_bytes,
+    ))
+}
+
+/// What the servers said about files the text search matched: their
+/// symbols from those files may be missing.
+fn unread_lines(roots: &RootSet, problems: &[(String, Problem)], hits: &[FileHits]) -> Vec<String> {
+    problems
+        .iter()
+        .filter(|(_, problem)| {
+            uri_to_path(&problem.uri).is_some_and(|path| hits.iter().any(|hit| hit.path == path))
+        })
+        .map(|(label, problem)| render::problem_line(roots, label, problem))
+        .collect()
+}
+
+/// Workspace symbols from every server, and what to say about them.
+struct Found {
+    symbols: Vec<FoundSymbol>,
+    warnings: Vec<String>,
+    /// Files each server (by label) said it could not fully read.
+    problems: Vec<(String, Problem)>,
+    /// The note on symbols left out as outside the roots.
+    outside: Option<String>,
 }
 
 /// `workspace/symbol` on every server the workspace needs; a server that is
 /// down or fails adds a warning instead of vanishing.
-async fn symbols(
-    context: &Context,
-    roots: &RootSet,
-    query: &str,
-) -> Result<(Vec<FoundSymbol>, Vec<String>)> {
+async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Found> {
     let servers = context.workspace_servers().await?;
     let mut warnings: Vec<String> = servers
         .unavailable
@@ -106,9 +135,10 @@ async fn symbols(
     }
     let mut sources = Sources::new(roots);
     let mut found = Vec::new();
+    let mut problems = Vec::new();
     while let Some(joined) = requests.join_next().await {
         let Ok((label, reply)) = joined else { continue };
-        let reply = match reply {
+        let mut reply = match reply {
             Ok(reply) => reply,
             Err(crate::error::Error::Unsupported { .. }) => continue,
             Err(error) => {
@@ -117,6 +147,13 @@ async fn symbols(
                 continue;
             }
         };
+        warnings.append(&mut reply.warnings);
+        problems.extend(
+            reply
+                .problems
+                .drain(..)
+                .map(|problem| (label.clone(), problem)),
+        );
         for item in reply.result.as_array().into_iter().flatten() {
             let (Some(name), Some(uri), Some(range)) = (
                 item.get("name").and_then(Value::as_str),
@@ -138,7 +175,13 @@ async fn symbols(
             });
         }
     }
-    Ok((rank(found, query), warnings))
+    warnings.dedup();
+    Ok(Found {
+        symbols: rank(found, query),
+        warnings,
+        problems,
+        outside: sources.outside_note(),
+    })
 }
 
 /// Exact names first, then names that start with the query, then the

@@ -16,6 +16,14 @@ pub async fn status(context: &Context) -> Result<String> {
     for warning in &context.settings.warnings {
         lines.push(format!("warning: {warning}"));
     }
+    let watcher = context.watcher_status().await?;
+    match &watcher.problem {
+        Some(problem) => lines.push(format!("warning: {problem}")),
+        None => lines.push(format!(
+            "watching {} directories for changes",
+            watcher.directories
+        )),
+    }
     let records = context.servers().await?;
     if records.is_empty() {
         lines.push("no language servers configured".into());
@@ -73,7 +81,10 @@ fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {
     if let Some(error) = last_error {
         lines.push(format!("  last error: {error}"));
     }
-    if record.phase == "failed" && !record.stderr.is_empty() {
+    for gap in live.iter().flat_map(|live| &live.gaps) {
+        lines.push(format!("  note: {gap}"));
+    }
+    if matches!(record.phase, "failed" | "restarting") && !record.stderr.is_empty() {
         lines.push("  stderr:".into());
         lines.extend(record.stderr.lines().map(|line| format!("    {line}")));
     }

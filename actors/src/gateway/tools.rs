@@ -3,7 +3,7 @@
 //! so a slow server delays only the calls that wait on it.
 
 use super::address::Position;
-use super::assist;
+use super::assist::{self, CompletionArgs};
 use super::context::Context;
 use super::diagnostics::{self, DiagnosticsArgs};
 use super::directory::{self, ListDirectoryArgs};
@@ -176,7 +176,7 @@ impl Tools {
         description = "Completions at a position, most relevant first (max 50).",
         annotations(read_only_hint = true)
     )]
-    async fn completion(&self, Parameters(args): Parameters<Position>) -> ToolResult {
+    async fn completion(&self, Parameters(args): Parameters<CompletionArgs>) -> ToolResult {
         answer(assist::completion(&self.context, &args).await)
     }
 

@@ -1,11 +1,29 @@
 //! The documents a server has open, with the version and content hash the
-//! server last saw, and what must be sent to bring it up to date.
+//! server last saw, whether a change elsewhere in the workspace may have
+//! made the server's view of them stale, and what must be sent to bring
+//! the server up to date.
 
 use std::collections::HashMap;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// Files larger than this are not opened in a server.
+pub const MAX_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a file cannot be opened in a server.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("is not a file")]
+    NotAFile,
+    #[error("is larger than {MAX_DOCUMENT_BYTES} bytes")]
+    TooLarge,
+    #[error("is not UTF-8 text")]
+    NotText,
+    #[error("could not be read: {0}")]
+    Io(#[from] std::io::Error),
+}
 
 /// A file's content as read from disk for one tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +36,22 @@ pub struct DocumentSnapshot {
 }
 
 impl DocumentSnapshot {
+    /// Reads a file as a server should see it. Plain blocking reads:
+    /// source files are small, and a hop to tokio's blocking pool per call
+    /// costs more than the read itself.
+    pub fn read(path: &Path) -> Result<Self, ReadError> {
+        let language = crate::language::language_id(path).unwrap_or("plaintext");
+        let metadata = std::fs::metadata(path)?;
+        if !metadata.is_file() {
+            return Err(ReadError::NotAFile);
+        }
+        if metadata.len() > MAX_DOCUMENT_BYTES {
+            return Err(ReadError::TooLarge);
+        }
+        let text = String::from_utf8(std::fs::read(path)?).map_err(|_| ReadError::NotText)?;
+        Ok(Self::new(path.to_path_buf(), language, text))
+    }
+
     pub fn new(path: PathBuf, language_id: &str, text: String) -> Self {
         let mut hasher = DefaultHasher::new();
         text.hash(&mut hasher);
@@ -37,10 +71,13 @@ pub enum SyncAction {
     Open {
         version: i32,
     },
-    /// `previous` is the text the server has, for incremental sync.
+    /// `previous` is the text the server has, for incremental sync;
+    /// `stale` says the change was sent because the server's view of the
+    /// document may be out of date after a change elsewhere.
     Change {
         version: i32,
         previous: Arc<str>,
+        stale: bool,
     },
     Unchanged,
 }
@@ -50,6 +87,19 @@ struct OpenDocument {
     snapshot: DocumentSnapshot,
     version: i32,
     last_used: Instant,
+    /// A file this one depends on may have changed since it was sent.
+    stale: bool,
+    /// A version sent after a change elsewhere that the server has not
+    /// yet published diagnostics for.
+    awaiting: Option<Awaiting>,
+}
+
+/// A version the server must be seen to take in before it is asked about
+/// the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Awaiting {
+    pub version: i32,
+    pub since: Instant,
 }
 
 /// Open documents keyed by URI.
@@ -63,17 +113,19 @@ impl Documents {
     pub fn sync(&mut self, snapshot: DocumentSnapshot) -> SyncAction {
         let now = Instant::now();
         match self.open.get_mut(&snapshot.uri) {
-            Some(open) if open.snapshot.hash == snapshot.hash => {
+            Some(open) if open.snapshot.hash == snapshot.hash && !open.stale => {
                 open.last_used = now;
                 SyncAction::Unchanged
             }
             Some(open) => {
                 open.version += 1;
                 open.last_used = now;
+                let stale = std::mem::take(&mut open.stale);
                 let previous = std::mem::replace(&mut open.snapshot, snapshot).text;
                 SyncAction::Change {
                     version: open.version,
                     previous,
+                    stale,
                 }
             }
             None => {
@@ -85,6 +137,8 @@ impl Documents {
                         snapshot,
                         version,
                         last_used: now,
+                        stale: false,
+                        awaiting: None,
                     },
                 );
                 SyncAction::Open { version }
@@ -114,6 +168,59 @@ impl Documents {
 
     pub fn forget(&mut self, uri: &str) {
         self.open.remove(uri);
+    }
+
+    pub fn is_open(&self, uri: &str) -> bool {
+        self.open.contains_key(uri)
+    }
+
+    /// Marks every open document except `changed` as possibly stale: a
+    /// file it depends on may have changed.
+    pub fn mark_stale(&mut self, changed: &[&str]) {
+        for (uri, open) in &mut self.open {
+            if !changed.contains(&uri.as_str()) {
+                open.stale = true;
+            }
+        }
+    }
+
+    /// Waits for the server to publish `version` of `uri` before it is
+    /// asked about it.
+    pub fn await_version(&mut self, uri: &str, version: i32, now: Instant) {
+        if let Some(open) = self.open.get_mut(uri) {
+            open.awaiting = Some(Awaiting {
+                version,
+                since: now,
+            });
+        }
+    }
+
+    pub fn awaiting(&self, uri: &str) -> Option<Awaiting> {
+        self.open.get(uri).and_then(|open| open.awaiting)
+    }
+
+    /// The server published diagnostics for `version` of `uri`: it has
+    /// taken that version in.
+    pub fn published(&mut self, uri: &str, version: i64) {
+        if let Some(open) = self.open.get_mut(uri)
+            && open
+                .awaiting
+                .is_some_and(|awaiting| i64::from(awaiting.version) <= version)
+        {
+            open.awaiting = None;
+        }
+    }
+
+    /// Stops waiting on versions sent before `before`.
+    pub fn give_up_awaiting(&mut self, before: Instant) {
+        for open in self.open.values_mut() {
+            if open
+                .awaiting
+                .is_some_and(|awaiting| awaiting.since < before)
+            {
+                open.awaiting = None;
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -153,11 +260,41 @@ mod tests {
             documents.sync(snapshot("b")),
             SyncAction::Change {
                 version: 2,
-                previous: "a".into()
+                previous: "a".into(),
+                stale: false,
             }
         );
         assert_eq!(documents.text("file:///w/a.py"), Some("b"));
         assert_eq!(documents.len(), 1);
+    }
+
+    #[test]
+    fn a_stale_document_is_sent_again_once_and_awaited_until_published() {
+        let mut documents = Documents::default();
+        documents.sync(snapshot("a"));
+        documents.mark_stale(&[]);
+        assert_eq!(
+            documents.sync(snapshot("a")),
+            SyncAction::Change {
+                version: 2,
+                previous: "a".into(),
+                stale: true,
+            }
+        );
+        assert_eq!(documents.sync(snapshot("a")), SyncAction::Unchanged);
+        let uri = "file:///w/a.py";
+        let now = Instant::now();
+        documents.await_version(uri, 2, now);
+        documents.published(uri, 1);
+        assert!(documents.awaiting(uri).is_some(), "an older version");
+        documents.published(uri, 2);
+        assert_eq!(documents.awaiting(uri), None);
+        documents.mark_stale(&[uri]);
+        assert_eq!(
+            documents.sync(snapshot("a")),
+            SyncAction::Unchanged,
+            "it changed itself"
+        );
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! to the client, notifications (diagnostics, progress, logs), garbage,
 //! and the end of its output when it exits.
 
-use super::{LanguageServerMsg, Pending, Phase, Queued, Reply, State};
+use super::progress::Change;
+use super::{LanguageServerMsg, Pending, Phase, Reply, State, Work};
 use crate::error::Error;
 use crate::language_server::protocol::{self, Capabilities};
 use crate::lsp::message::{self, Incoming, ResponseError};
@@ -31,21 +32,19 @@ impl State {
         match self.pending.remove(&id) {
             Some(Pending::Initialize) => self.initialized(myself, result),
             Some(Pending::Caller {
-                request,
                 reply,
-                may_hold,
+                warnings,
+                problems,
+                ..
             }) => {
-                let empty = matches!(&result, Ok(Value::Null))
-                    || matches!(&result, Ok(Value::Array(items)) if items.is_empty());
-                if empty && may_hold && self.may_be_loading() {
-                    // Sent while the server may still have been loading the
-                    // workspace: ask again once it is done instead of
-                    // answering empty.
-                    return self.hold(myself, *request, reply);
-                }
                 let encoding = self.encoding();
                 let answer = result
-                    .map(|result| Reply { result, encoding })
+                    .map(|result| Reply {
+                        result,
+                        encoding,
+                        warnings,
+                        problems,
+                    })
                     .map_err(|error| self.server_error(error));
                 let _gone = reply.send(answer);
             }
@@ -68,8 +67,12 @@ impl State {
             }
         };
         self.notify("initialized", json!({}));
-        tracing::info!(server = %self.spec.name, encoding = capabilities.encoding.lsp_name(), "language server ready");
-        for document in std::mem::take(&mut self.reopen) {
+        tracing::info!(server = %self.spec.name, encoding = capabilities.encoding.lsp_name(), "language server initialized");
+        let mut opening = std::mem::take(&mut self.reopen);
+        if opening.is_empty() {
+            opening.extend(self.probe.take());
+        }
+        for document in opening {
             self.sync_document(document, &capabilities);
         }
         let queued = match std::mem::replace(&mut self.phase, Phase::Ready(capabilities)) {
@@ -78,8 +81,8 @@ impl State {
         };
         for work in queued {
             match work {
-                Queued::Request(request, reply) => self.request(myself, request, reply),
-                Queued::Diagnostics(document, reply) => self.diagnostics(myself, document, reply),
+                Work::Request(request, reply) => self.request(myself, request, reply),
+                Work::Diagnostics(document, reply) => self.diagnostics(myself, document, reply),
             }
         }
     }
@@ -91,7 +94,12 @@ impl State {
         self.report_exit(myself);
     }
 
-    fn answer(&self, id: &Value, method: &str, params: &Value) {
+    fn answer(&mut self, id: &Value, method: &str, params: &Value) {
+        match method {
+            "client/registerCapability" => self.registrations.register(params),
+            "client/unregisterCapability" => self.registrations.unregister(params),
+            _ => {}
+        }
         let body = match protocol::answer_server_request(
             method,
             params,
@@ -110,19 +118,22 @@ impl State {
         match method {
             "textDocument/publishDiagnostics" => self.published(myself, params),
             "$/progress" => {
-                let was_indexing = self.progress.indexing().is_some();
-                self.progress.apply(params);
-                if was_indexing && self.progress.indexing().is_none() {
-                    self.release_held(myself);
+                match self.progress.apply(params) {
+                    Change::Began(token) => self.readiness.progress_began(&token),
+                    Change::Ended(token) => self.readiness.progress_ended(&token),
+                    Change::Reported | Change::Ignored => {}
                 }
+                self.release_ready(myself);
                 self.check_waits(myself);
             }
-            "window/logMessage" => {
+            "window/logMessage" | "window/showMessage" => {
                 let text = params
                     .get("message")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                tracing::debug!(server = %self.spec.name, "{text}");
+                let level = params.get("type").and_then(Value::as_u64).unwrap_or(4);
+                tracing::debug!(server = %self.spec.name, level, "{text}");
+                self.coverage.note_message(level, text);
             }
             _ => {}
         }
@@ -140,6 +151,10 @@ impl State {
             .unwrap_or_default();
         self.diagnostics
             .publish(uri, version, items, Instant::now());
+        if let Some(version) = version {
+            self.documents.published(uri, version);
+            self.release_ready(myself);
+        }
         self.check_waits(myself);
     }
 
@@ -163,7 +178,7 @@ impl State {
         };
         let method = match &pending {
             Pending::Initialize => "initialize",
-            Pending::Caller { request, .. } => request.method,
+            Pending::Caller { method, .. } => *method,
         };
         let error = Error::Timeout {
             server: self.spec.label(),
@@ -179,7 +194,10 @@ impl State {
         }
     }
 
-    fn exited(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+    pub(super) fn exited(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        if self.exiting {
+            return;
+        }
         let error = Error::ServerExited {
             server: self.spec.label(),
             detail: self.exit_detail(),
@@ -189,18 +207,33 @@ impl State {
         self.report_exit(myself);
     }
 
-    /// Hands the open documents to the Supervisor, which restarts the
-    /// server with them, and stops this actor. Parked requests fail in
+    /// Hands the open documents, and the requests the process never
+    /// received, to the Supervisor, which restarts the server with them,
+    /// and stops this actor. Requests the process did receive fail in
     /// `post_stop`, once this actor no longer looks alive, so a caller
     /// that retries at once is routed to the restarted server.
     fn report_exit(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        if self.exiting {
+            return;
+        }
+        self.exiting = true;
         let mut documents = self.documents.snapshots();
         documents.append(&mut self.reopen);
+        let mut orphans = std::mem::take(&mut self.orphans);
+        orphans.extend(
+            self.held
+                .drain(..)
+                .map(|held| Work::Request(held.request, held.reply)),
+        );
+        if let Phase::Initializing(queued) = &mut self.phase {
+            orphans.append(queued);
+        }
         let _stopped = self.supervisor.send_message(SupervisorMsg::ServerExited {
             server: self.spec.name.clone(),
             documents,
-            stderr: self.transport.stderr_tail(),
+            stderr: self.transport.stderr_text(),
             error: self.last_error.clone().unwrap_or_default(),
+            orphans,
         });
         myself.stop(Some("language server exited".into()));
     }
@@ -212,18 +245,18 @@ impl State {
                 let _gone = reply.send(Err(error.clone()));
             }
         }
-        for (_, reply) in self.held.drain(..) {
-            let _gone = reply.send(Err(error.clone()));
+        for held in self.held.drain(..) {
+            let _gone = held.reply.send(Err(error.clone()));
         }
         for (_, parked) in self.waits.drain() {
             let _gone = parked.reply.send(Err(error.clone()));
         }
+        for work in self.orphans.drain(..) {
+            work.fail(error.clone());
+        }
         if let Phase::Initializing(queued) = &mut self.phase {
             for work in queued.drain(..) {
-                match work {
-                    Queued::Request(_, reply) => drop(reply.send(Err(error.clone()))),
-                    Queued::Diagnostics(_, reply) => drop(reply.send(Err(error.clone()))),
-                }
+                work.fail(error.clone());
             }
         }
     }

@@ -1,32 +1,43 @@
 //! The LanguageServer actor: one per configured server process.
 //!
 //! Owns the child process and its transport (stdin writer, stdout reader,
-//! stderr tail), the requests in flight parked by JSON-RPC id, the open
-//! documents and their versions, the capabilities and position encoding the
-//! server negotiated, its `$/progress` work, and the diagnostics cache with
-//! its generation counters and the callers waiting on it.
+//! stderr log), the requests in flight parked by JSON-RPC id, the requests
+//! held until the server can answer them truthfully, the open documents
+//! and their versions, the capabilities and position encoding the server
+//! negotiated, its `$/progress` work and readiness, the files it asked to
+//! be told about, what it is known not to see, and the diagnostics cache
+//! with its generation counters and the callers waiting on it.
 //!
 //! Takes [`LanguageServerMsg`]: `Request`, `Diagnostics` and `Status` from
-//! the gateway (through the router's handle); `Incoming` from its reader
-//! task; `Activity` from the Monitor; `TimedOut`, `CheckDiagnostics`,
-//! `ReleaseHeld` and `CloseIdle` from its own timers. Tells the Supervisor
-//! when its process exits and the Monitor which process to sample.
+//! the gateway (through the router's handle); `FilesChanged` from the
+//! Watcher (through the Router); `Incoming` from its reader task;
+//! `Activity` from the Monitor; `TimedOut`, `CheckDiagnostics`,
+//! `DiagnosticsExpired`, `ReleaseHeld` and `CloseIdle` from its own timers.
+//! Tells the Supervisor when its process exits, handing back the requests
+//! the process never received, and the Monitor which process to sample.
 //!
 //! Invariant: no handler awaits a server reply. A request is written, its
 //! reply port parked in `pending` with a deadline timer, and the reader task
-//! delivers the response as an `Incoming` message. Diagnostics callers are
+//! delivers the response as an `Incoming` message. A request the server
+//! cannot yet answer truthfully (it is loading, or taking in a change on
+//! disk) is held in `held` and sent once it can. Diagnostics callers are
 //! parked in `waits` and answered when the cache says they may be.
 
+mod coverage;
 mod diagnostics;
 mod documents;
 mod inbound;
 mod progress;
 pub mod protocol;
+mod readiness;
 mod sync;
 mod waiting;
+mod watched;
+mod workspace;
 
+pub use coverage::Problem;
 pub use diagnostics::Strategy;
-pub use documents::{DocumentSnapshot, Documents, SyncAction};
+pub use documents::{DocumentSnapshot, Documents, ReadError, SyncAction};
 pub use waiting::HARD_LIMIT as DIAGNOSTICS_HARD_LIMIT;
 
 use crate::error::{Error, Result};
@@ -37,6 +48,7 @@ use crate::lsp::position::PositionEncoding;
 use crate::lsp::transport::Transport;
 use crate::monitor::{MonitorMsg, ProcessSample};
 use crate::supervisor::SupervisorMsg;
+use crate::watcher::FileChange;
 use protocol::{Capabilities, WorkspaceFolder};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
@@ -76,6 +88,12 @@ pub struct ServerRequest {
 pub struct Reply {
     pub result: Value,
     pub encoding: PositionEncoding,
+    /// What the caller should know about how complete the answer is:
+    /// the server's own complaints about the file, an index it lacks.
+    pub warnings: Vec<String>,
+    /// For a workspace-wide request: every file the server said it could
+    /// not fully read, so that what it did not find can be explained.
+    pub problems: Vec<Problem>,
 }
 
 /// Fresh diagnostics of one document.
@@ -84,6 +102,7 @@ pub struct DiagnosticsReply {
     /// `None` when the server has never published anything.
     pub items: Option<Arc<[Value]>>,
     pub encoding: PositionEncoding,
+    pub warnings: Vec<String>,
 }
 
 /// One server's health, as `status` shows it.
@@ -97,12 +116,38 @@ pub struct ServerStatus {
     pub strategy: Strategy,
     pub process: Option<ProcessSample>,
     pub last_error: Option<String>,
+    /// What the server is known not to see (no compilation database).
+    pub gaps: Vec<String>,
+}
+
+/// A tool's work for this server, before it is sent to the process.
+pub enum Work {
+    Request(ServerRequest, RpcReplyPort<Result<Reply>>),
+    Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
+}
+
+impl Work {
+    pub fn into_message(self) -> LanguageServerMsg {
+        match self {
+            Self::Request(request, reply) => LanguageServerMsg::Request(request, reply),
+            Self::Diagnostics(document, reply) => LanguageServerMsg::Diagnostics(document, reply),
+        }
+    }
+
+    pub fn fail(self, error: Error) {
+        match self {
+            Self::Request(_, reply) => drop(reply.send(Err(error))),
+            Self::Diagnostics(_, reply) => drop(reply.send(Err(error))),
+        }
+    }
 }
 
 pub enum LanguageServerMsg {
     Request(ServerRequest, RpcReplyPort<Result<Reply>>),
     Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
     Status(RpcReplyPort<ServerStatus>),
+    /// Files changed on disk, from the Watcher.
+    FilesChanged(Arc<[FileChange]>),
     /// A message from the reader task.
     Incoming(Incoming),
     /// A CPU sample of the process, from the Monitor.
@@ -113,7 +158,7 @@ pub enum LanguageServerMsg {
     CheckDiagnostics,
     /// The hard limit of diagnostics wait `id` has passed.
     DiagnosticsExpired(u64),
-    /// Requests held while the server indexed have waited long enough.
+    /// A held request may have waited long enough.
     ReleaseHeld,
     /// Periodic sweep of documents idle past the idle timeout.
     CloseIdle,
@@ -138,32 +183,41 @@ pub struct Arguments {
     pub timeouts: Timeouts,
     /// Documents a previous process of this server had open.
     pub reopen: Vec<DocumentSnapshot>,
+    /// A file of the server's language to open at start when there is
+    /// nothing to reopen, so the server loads its project at once.
+    pub probe: Option<DocumentSnapshot>,
     pub supervisor: ActorRef<SupervisorMsg>,
     pub monitor: ActorRef<MonitorMsg>,
 }
 
-/// Work that arrived before the server could take it.
-enum Queued {
-    Request(ServerRequest, RpcReplyPort<Result<Reply>>),
-    Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
+enum Admission {
+    Ready(Capabilities),
+    Queue,
+    Dead,
 }
 
 enum Phase {
     /// `initialize` is in flight; work waits here in arrival order.
-    Initializing(Vec<Queued>),
+    Initializing(Vec<Work>),
     Ready(Capabilities),
 }
 
 enum Pending {
     Initialize,
-    /// The request is kept so that it can be sent again if the server
-    /// answered it empty because it began indexing meanwhile; `may_hold`
-    /// is false for a request already sent during indexing.
     Caller {
-        request: Box<ServerRequest>,
+        method: &'static str,
         reply: RpcReplyPort<Result<Reply>>,
-        may_hold: bool,
+        warnings: Vec<String>,
+        problems: Vec<Problem>,
     },
+}
+
+/// A request waiting until the server can answer it truthfully.
+struct Held {
+    request: ServerRequest,
+    reply: RpcReplyPort<Result<Reply>>,
+    /// When it is sent whatever the server is doing.
+    deadline: Instant,
 }
 
 pub struct State {
@@ -180,22 +234,24 @@ pub struct State {
     documents: Documents,
     /// Held until `initialize` answers, then sent as `didOpen`.
     reopen: Vec<DocumentSnapshot>,
+    probe: Option<DocumentSnapshot>,
     progress: progress::Progress,
-    /// Requests held while the server indexes.
-    held: Vec<(ServerRequest, RpcReplyPort<Result<Reply>>)>,
+    readiness: readiness::Readiness,
+    registrations: watched::Registrations,
+    coverage: coverage::Coverage,
+    held: Vec<Held>,
     diagnostics: diagnostics::Cache,
     waits: HashMap<u64, waiting::Parked>,
     next_wait: u64,
     /// The earliest instant a `CheckDiagnostics` is already scheduled for.
     next_check: Option<Instant>,
     last_sample: Option<ProcessSample>,
-    /// Whether the process has been seen idle since it started. Until then
-    /// it may still be loading the workspace without saying so, and an
-    /// empty answer is asked again once it is idle.
-    warmed_up: bool,
-    /// Since when CPU samples have found the process idle, if they do.
-    idle_since: Option<Instant>,
     last_error: Option<String>,
+    /// Work the process never received because it had died; handed to
+    /// the Supervisor with the exit.
+    orphans: Vec<Work>,
+    /// Set once the exit is reported, so it is reported once.
+    exiting: bool,
 }
 
 impl Actor for LanguageServer {
@@ -217,12 +273,14 @@ impl Actor for LanguageServer {
                 let _stopped = inbox.send_message(LanguageServerMsg::Incoming(incoming));
             },
         )
-        .map_err(|error| Error::SpawnFailed {
-            server: args.spec.label(),
-            command: args.spec.command.clone(),
-            detail: error.to_string(),
-        })?;
+        .map_err(|error| spawn_error(&args.spec, &error))?;
         tracing::info!(server = %args.spec.name, pid = ?transport.pid(), "language server started");
+        // Without CPU samples there is no telling when start-up work ends.
+        let sampled = transport
+            .pid()
+            .and_then(crate::monitor::read_process)
+            .is_some();
+        let coverage = coverage::Coverage::new(&args.spec.languages, &args.folders);
         let mut state = State {
             spec: args.spec,
             folders: args.folders,
@@ -236,24 +294,21 @@ impl Actor for LanguageServer {
             phase: Phase::Initializing(Vec::new()),
             documents: Documents::default(),
             reopen: args.reopen,
+            probe: args.probe,
             progress: progress::Progress::default(),
+            readiness: readiness::Readiness::new(Instant::now(), sampled),
+            registrations: watched::Registrations::default(),
+            coverage,
             held: Vec::new(),
             diagnostics: diagnostics::Cache::default(),
             waits: HashMap::new(),
             next_wait: 1,
             next_check: None,
             last_sample: None,
-            warmed_up: false,
-            idle_since: None,
             last_error: None,
+            orphans: Vec::new(),
+            exiting: false,
         };
-        // Without CPU samples there is no telling when start-up work ends,
-        // so such a server counts as warmed up from the start.
-        state.warmed_up = state
-            .transport
-            .pid()
-            .and_then(crate::monitor::read_process)
-            .is_none();
         state.send_initialize(&myself);
         Ok(state)
     }
@@ -310,6 +365,7 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Status(reply) => {
                 let _gone = reply.send(state.status());
             }
+            LanguageServerMsg::FilesChanged(changes) => state.files_changed(&myself, &changes),
             LanguageServerMsg::Incoming(incoming) => state.receive(&myself, incoming),
             LanguageServerMsg::Activity(sample) => state.activity(&myself, sample),
             LanguageServerMsg::TimedOut(id) => state.time_out(&myself, id),
@@ -354,30 +410,39 @@ impl State {
         self.transport.send(message::notification(method, params));
     }
 
+    /// What becomes of new work now: sent to a ready process, queued
+    /// until `initialize` is answered, or, when the process has died,
+    /// handed back to the Supervisor for the next process.
+    fn admit(&mut self) -> Admission {
+        if self.exiting || self.transport.has_exited() {
+            return Admission::Dead;
+        }
+        match &self.phase {
+            Phase::Initializing(_) => Admission::Queue,
+            Phase::Ready(capabilities) => Admission::Ready(capabilities.clone()),
+        }
+    }
+
+    /// Keeps work that cannot be sent yet, or hands it on.
+    fn defer(&mut self, myself: &ActorRef<LanguageServerMsg>, admission: Admission, work: Work) {
+        match (admission, &mut self.phase) {
+            (Admission::Queue, Phase::Initializing(queued)) => queued.push(work),
+            _ => {
+                self.orphans.push(work);
+                self.exited(myself);
+            }
+        }
+    }
+
     fn request(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         request: ServerRequest,
         reply: RpcReplyPort<Result<Reply>>,
     ) {
-        if matches!(self.phase, Phase::Ready(_)) && self.progress.indexing().is_some() {
-            return self.hold(myself, request, reply);
-        }
-        self.send(myself, request, reply, true);
-    }
-
-    /// Sends a request now. `may_hold` is false for a request that was
-    /// held once already: its answer is final, empty or not.
-    fn send(
-        &mut self,
-        myself: &ActorRef<LanguageServerMsg>,
-        request: ServerRequest,
-        reply: RpcReplyPort<Result<Reply>>,
-        may_hold: bool,
-    ) {
-        let capabilities = match &mut self.phase {
-            Phase::Initializing(queued) => return queued.push(Queued::Request(request, reply)),
-            Phase::Ready(capabilities) => capabilities.clone(),
+        let capabilities = match self.admit() {
+            Admission::Ready(capabilities) => capabilities,
+            other => return self.defer(myself, other, Work::Request(request, reply)),
         };
         if reply.is_closed() {
             return;
@@ -392,14 +457,56 @@ impl State {
             let _gone = reply.send(Err(refusal));
             return;
         }
-        let params = self.prepare_params(&request, &capabilities);
+        // The document is synced at once, so a server that loads a
+        // project only for an open file starts loading it now.
+        if let Some(document) = &request.document {
+            self.sync_document(document.clone(), &capabilities);
+        }
+        if self.blocks(&request) {
+            return self.hold(myself, request, reply);
+        }
+        self.send(myself, request, reply, Vec::new());
+    }
+
+    /// Sends a request now, with what the caller should know about it.
+    fn send(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        request: ServerRequest,
+        reply: RpcReplyPort<Result<Reply>>,
+        mut warnings: Vec<String>,
+    ) {
+        let Phase::Ready(capabilities) = &self.phase else {
+            return drop(reply.send(Err(Error::ShuttingDown)));
+        };
+        if reply.is_closed() {
+            return;
+        }
+        let params = self.request_params(&request, capabilities.encoding);
+        warnings.extend(self.unready_warning());
+        warnings.extend(
+            self.coverage.warnings_for(
+                &self.spec.label(),
+                request.method,
+                &request.params,
+                request
+                    .document
+                    .as_ref()
+                    .map(|document| document.uri.as_str()),
+            ),
+        );
+        let problems = match &request.document {
+            Some(_) => Vec::new(),
+            None => self.coverage.problems(),
+        };
         let id = self.send_request(request.method, params, myself);
         self.pending.insert(
             id,
             Pending::Caller {
-                request: Box::new(request),
+                method: request.method,
                 reply,
-                may_hold,
+                warnings,
+                problems,
             },
         );
     }
@@ -413,14 +520,9 @@ impl State {
         }
     }
 
-    /// The last thing the server said on stderr, for exit errors.
+    /// What the server said on stderr about why it stopped.
     fn exit_detail(&self) -> String {
-        self.transport
-            .stderr_tail()
-            .lines()
-            .last()
-            .unwrap_or_default()
-            .to_owned()
+        self.transport.stderr_reason()
     }
 
     fn encoding(&self) -> PositionEncoding {
@@ -435,13 +537,16 @@ impl State {
     }
 
     fn status(&self) -> ServerStatus {
-        let state = match (&self.phase, self.progress.indexing()) {
-            (Phase::Initializing(_), _) => "starting".to_owned(),
-            (Phase::Ready(_), Some(work)) => match work.percentage {
-                Some(percentage) => format!("indexing ({} {percentage}%)", work.title),
-                None => format!("indexing ({})", work.title),
+        let state = match &self.phase {
+            Phase::Initializing(_) => "starting".to_owned(),
+            Phase::Ready(_) => match self.loading_work() {
+                Some(work) => match work.percentage {
+                    Some(percentage) => format!("loading ({} {percentage}%)", work.title),
+                    None => format!("loading ({})", work.title),
+                },
+                None if self.readiness.is_loading() => "loading".to_owned(),
+                None => "ready".to_owned(),
             },
-            (Phase::Ready(_), None) => "ready".to_owned(),
         };
         let encoding = match &self.phase {
             Phase::Ready(capabilities) => Some(capabilities.encoding),
@@ -456,6 +561,22 @@ impl State {
             strategy: self.strategy(),
             process: self.last_sample,
             last_error: self.last_error.clone(),
+            gaps: self.coverage.gaps().to_vec(),
         }
+    }
+}
+
+/// Why a server process could not be started, in the user's terms.
+fn spawn_error(spec: &ServerSpec, error: &std::io::Error) -> Error {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => Error::NotInstalled {
+            server: spec.label(),
+            command: spec.command.clone(),
+        },
+        _ => Error::SpawnFailed {
+            server: spec.label(),
+            command: spec.command.clone(),
+            detail: error.to_string(),
+        },
     }
 }

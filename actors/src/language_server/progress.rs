@@ -1,7 +1,8 @@
 //! `$/progress` work a server has announced and not yet finished.
 //!
-//! Two uses: readiness (requests wait while the server indexes) and the
-//! Progress diagnostics strategy (a check is done when its work ends).
+//! Two uses: readiness (work begun while the server loads is loading
+//! work, see `readiness`) and the Progress diagnostics strategy (a check is
+//! done when its work ends).
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -13,17 +14,6 @@ pub struct Work {
     pub percentage: Option<u64>,
 }
 
-impl Work {
-    /// Whether this is start-up work during which answers would be empty
-    /// or wrong, rather than background checking.
-    pub fn is_indexing(&self) -> bool {
-        let title = self.title.to_lowercase();
-        ["index", "loading", "scanning", "initializ", "analyzing"]
-            .iter()
-            .any(|word| title.contains(word))
-    }
-}
-
 /// Active work by token.
 #[derive(Debug, Default)]
 pub struct Progress {
@@ -33,11 +23,11 @@ pub struct Progress {
 }
 
 /// What a `$/progress` notification changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
-    Began,
+    Began(String),
     Reported,
-    Ended,
+    Ended(String),
     Ignored,
 }
 
@@ -58,9 +48,10 @@ impl Progress {
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_owned();
-                self.active.insert(token, Work { title, percentage });
+                self.active
+                    .insert(token.clone(), Work { title, percentage });
                 self.seen = true;
-                Change::Began
+                Change::Began(token)
             }
             Some("report") => match self.active.get_mut(&token) {
                 Some(work) => {
@@ -70,7 +61,7 @@ impl Progress {
                 None => Change::Ignored,
             },
             Some("end") => match self.active.remove(&token) {
-                Some(_) => Change::Ended,
+                Some(_) => Change::Ended(token),
                 None => Change::Ignored,
             },
             _ => Change::Ignored,
@@ -81,9 +72,9 @@ impl Progress {
         self.active.is_empty()
     }
 
-    /// The first indexing work still running, for readiness and status.
-    pub fn indexing(&self) -> Option<&Work> {
-        self.active.values().find(|work| work.is_indexing())
+    /// The work running under `token`, if any.
+    pub fn work(&self, token: &str) -> Option<&Work> {
+        self.active.get(token)
     }
 }
 
@@ -97,17 +88,17 @@ mod tests {
         let mut progress = Progress::default();
         let begin =
             json!({"token": "t", "value": {"kind": "begin", "title": "Indexing", "percentage": 0}});
-        assert_eq!(progress.apply(&begin), Change::Began);
+        assert_eq!(progress.apply(&begin), Change::Began("t".into()));
         assert_eq!(
-            progress.indexing().map(|w| w.title.as_str()),
+            progress.work("t").map(|w| w.title.as_str()),
             Some("Indexing")
         );
         let report = json!({"token": "t", "value": {"kind": "report", "percentage": 40}});
         assert_eq!(progress.apply(&report), Change::Reported);
-        assert_eq!(progress.indexing().and_then(|w| w.percentage), Some(40));
+        assert_eq!(progress.work("t").and_then(|w| w.percentage), Some(40));
         assert_eq!(
             progress.apply(&json!({"token": "t", "value": {"kind": "end"}})),
-            Change::Ended
+            Change::Ended("t".into())
         );
         assert!(progress.is_idle() && progress.seen);
     }
@@ -117,9 +108,8 @@ mod tests {
         let mut progress = Progress::default();
         assert_eq!(
             progress.apply(&json!({"token": 7, "value": {"kind": "begin", "title": "checking"}})),
-            Change::Began
+            Change::Began("7".into())
         );
-        assert!(progress.indexing().is_none(), "checking is not indexing");
         assert_eq!(
             progress.apply(&json!({"token": 8, "value": {"kind": "end"}})),
             Change::Ignored
@@ -130,7 +120,7 @@ mod tests {
         );
         assert_eq!(
             progress.apply(&json!({"token": 7, "value": {"kind": "end"}})),
-            Change::Ended
+            Change::Ended("7".into())
         );
     }
 }

@@ -43,6 +43,7 @@ fn client_capabilities() -> Value {
             "configuration": true,
             "workspaceFolders": true,
             "symbol": {"dynamicRegistration": false},
+            "didChangeWatchedFiles": {"dynamicRegistration": true, "relativePatternSupport": true},
         },
         "textDocument": {
             "synchronization": {"didSave": true, "dynamicRegistration": false},

@@ -1,38 +1,40 @@
 //! Keeping the server's copy of each document equal to the file on disk:
 //! `didOpen`, `didChange` (full or incremental), `didSave` where the server
-//! asked for it, and the request parameters that name a document and a
-//! position in the server's encoding.
+//! asked for it, sending a document again when a file it depends on
+//! changed, and the request parameters that name a document and a position
+//! in the server's encoding.
 
+use super::diagnostics::Strategy;
 use super::{ServerRequest, State};
 use crate::language_server::documents::{DocumentSnapshot, SyncAction};
 use crate::language_server::protocol::{Capabilities, SyncKind};
 use crate::lsp::position::{PositionEncoding, line_at};
 use serde_json::{Value, json};
+use std::time::Instant;
 
 impl State {
-    /// Syncs the request's document and adds `textDocument` and `position`.
-    pub(super) fn prepare_params(
-        &mut self,
+    /// The request's parameters with `textDocument` and `position` added,
+    /// the position converted against the server's copy of the document.
+    pub(super) fn request_params(
+        &self,
         request: &ServerRequest,
-        capabilities: &Capabilities,
+        encoding: PositionEncoding,
     ) -> Value {
         let mut params = request.params.clone();
         let Some(document) = &request.document else {
             return params;
         };
-        let uri = document.uri.clone();
-        self.sync_document(document.clone(), capabilities);
         if !params.is_object() {
             params = json!({});
         }
-        params["textDocument"] = json!({"uri": uri});
+        params["textDocument"] = json!({"uri": document.uri});
         if let Some(position) = request.position {
             let line = self
                 .documents
-                .text(&uri)
+                .text(&document.uri)
                 .and_then(|text| line_at(text, position.line))
                 .unwrap_or("");
-            let character = capabilities.encoding.encode_column(line, position.column);
+            let character = encoding.encode_column(line, position.column);
             params["position"] = json!({"line": position.line, "character": character});
         }
         params
@@ -40,7 +42,10 @@ impl State {
 
     /// Brings the server's copy up to date. The diagnostics generation is
     /// recorded before the change is written, so no publication that
-    /// answers it can be missed or mistaken for an older one.
+    /// answers it can be missed or mistaken for an older one. A document
+    /// sent again because a file it depends on changed is then waited for:
+    /// until the server publishes its version, or, for servers that do not
+    /// say which version they publish, until the server is quiet.
     pub(super) fn sync_document(
         &mut self,
         document: DocumentSnapshot,
@@ -53,10 +58,18 @@ impl State {
             SyncAction::Unchanged => {}
             SyncAction::Open { version } => {
                 self.diagnostics.note_change(&uri, i64::from(version));
+                self.readiness.reload(Instant::now());
                 self.did_open(&uri, &language, version, &text);
             }
-            SyncAction::Change { version, previous } => {
+            SyncAction::Change {
+                version,
+                previous,
+                stale,
+            } => {
                 self.diagnostics.note_change(&uri, i64::from(version));
+                if stale {
+                    self.await_taken_in(&uri, version);
+                }
                 self.did_change(&uri, &language, version, &previous, &text, capabilities);
                 if let Some(include_text) = capabilities.save {
                     let mut params = json!({"textDocument": {"uri": uri}});
@@ -66,6 +79,14 @@ impl State {
                     self.notify("textDocument/didSave", params);
                 }
             }
+        }
+    }
+
+    fn await_taken_in(&mut self, uri: &str, version: i32) {
+        let now = Instant::now();
+        match self.strategy() {
+            Strategy::Version => self.documents.await_version(uri, version, now),
+            Strategy::Progress | Strategy::Process => self.readiness.workspace_changed(now),
         }
     }
 

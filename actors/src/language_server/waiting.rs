@@ -1,26 +1,31 @@
 //! Callers who wait: for fresh diagnostics after a change, and for a
-//! server to finish indexing before it is asked anything.
+//! server to be able to answer truthfully before it is asked anything.
 //!
 //! Each diagnostics caller is parked with a [`Wait`]; every event that
 //! could settle it (a publication, progress, a CPU sample, a timer) runs
-//! [`State::check_waits`], which asks each wait for its verdict. While any
-//! caller waits, the Monitor samples this server fast.
+//! [`State::check_waits`], which asks each wait for its verdict. A request
+//! is held while the server is loading, while it takes in a change on
+//! disk, or until it has published a document sent again after such a
+//! change; the same events release it, and its deadline releases it
+//! whatever the server is doing. While anyone waits, the Monitor samples
+//! this server fast.
 
 use super::diagnostics::{Rules, Verdict, Wait};
-use super::{DiagnosticsReply, LanguageServerMsg, Phase, Queued, Reply, ServerRequest, State};
+use super::{
+    Admission, DiagnosticsReply, Held, LanguageServerMsg, Reply, ServerRequest, State, Work,
+};
 use crate::error::{Error, Result};
 use crate::language_server::documents::DocumentSnapshot;
 use crate::monitor::{MonitorMsg, ProcessSample};
 use ractor::{ActorRef, RpcReplyPort};
 use std::time::{Duration, Instant};
 
-/// How long a new server must sit idle before it counts as done loading.
-/// Servers pause between start-up phases (pyright waits on timers before
-/// it discovers files), so one idle sample is not enough.
-const WARM_UP_IDLE: Duration = Duration::from_millis(400);
-
 /// No diagnostics wait outlives this, whatever the server is doing.
 pub const HARD_LIMIT: Duration = Duration::from_secs(600);
+
+/// How long a document sent again after a change elsewhere is waited for
+/// once the server has gone quiet without publishing it.
+const AWAIT_QUIET_LIMIT: Duration = Duration::from_secs(1);
 
 /// A diagnostics caller and what it waits for.
 pub struct Parked {
@@ -35,11 +40,9 @@ impl State {
         document: DocumentSnapshot,
         reply: RpcReplyPort<Result<DiagnosticsReply>>,
     ) {
-        let capabilities = match &mut self.phase {
-            Phase::Initializing(queued) => {
-                return queued.push(Queued::Diagnostics(document, reply));
-            }
-            Phase::Ready(capabilities) => capabilities.clone(),
+        let capabilities = match self.admit() {
+            Admission::Ready(capabilities) => capabilities,
+            other => return self.defer(myself, other, Work::Diagnostics(document, reply)),
         };
         let uri = document.uri.clone();
         self.sync_document(document, &capabilities);
@@ -62,25 +65,19 @@ impl State {
         let now = Instant::now();
         self.last_sample = Some(sample);
         self.diagnostics.observations.sampled = true;
-        let idle = sample.delta_ticks == 0 && !sample.running;
-        self.idle_since = if idle {
-            Some(self.idle_since.unwrap_or(now))
-        } else {
-            None
-        };
-        let idle_long_enough = self
-            .idle_since
-            .is_some_and(|since| now.duration_since(since) >= WARM_UP_IDLE);
-        if !self.warmed_up && idle_long_enough {
-            self.warmed_up = true;
-            if self.progress.indexing().is_none() {
-                self.release_held(myself);
-            }
-        }
         let progress_idle = self.progress.is_idle();
-        for parked in self.waits.values_mut() {
-            parked.wait.observe(&sample, progress_idle, now);
+        self.readiness.sample(&sample, progress_idle, now);
+        if !self.readiness.is_settling() {
+            self.documents
+                .give_up_awaiting(now.checked_sub(AWAIT_QUIET_LIMIT).unwrap_or(now));
         }
+        // CPU spent loading is the server's start-up, not unexplained work
+        // on a change.
+        let explained = !progress_idle || self.loading();
+        for parked in self.waits.values_mut() {
+            parked.wait.observe(&sample, !explained, now);
+        }
+        self.release_ready(myself);
         self.check_waits(myself);
     }
 
@@ -92,7 +89,8 @@ impl State {
             fixed_settle: self.timeouts.fixed_settle,
             idle_limit: self.timeouts.request,
         };
-        let progress_idle = self.progress.is_idle();
+        // While the server loads, its silence says nothing yet.
+        let progress_idle = self.progress.is_idle() && !self.loading();
         let mut settled = Vec::new();
         let mut earliest: Option<Instant> = None;
         for (id, parked) in &self.waits {
@@ -111,7 +109,15 @@ impl State {
         }
         for (id, verdict) in settled {
             if let Some(parked) = self.waits.remove(&id) {
-                let answer = self.diagnostics_answer(verdict);
+                let warnings = self.coverage.warnings_for(
+                    &self.spec.label(),
+                    "textDocument/publishDiagnostics",
+                    &serde_json::Value::Null,
+                    Some(&parked.wait.uri),
+                );
+                let answer = self
+                    .diagnostics_answer(verdict)
+                    .map(|reply| DiagnosticsReply { warnings, ..reply });
                 let _gone = parked.reply.send(answer);
             }
         }
@@ -130,6 +136,7 @@ impl State {
         let reply = |items| DiagnosticsReply {
             items,
             encoding: self.encoding(),
+            warnings: Vec::new(),
         };
         let server = self.spec.label();
         match verdict {
@@ -176,32 +183,107 @@ impl State {
         }
     }
 
-    /// Parks a request until the server's indexing ends, or for at most
-    /// the request timeout, after which it is sent anyway.
+    /// Whether a request must wait before it is sent: the server is still
+    /// loading, is taking in a change on disk, or has not yet published the
+    /// request's document as sent again after such a change.
+    pub(super) fn blocks(&self, request: &ServerRequest) -> bool {
+        self.loading()
+            || self.settling()
+            || request
+                .document
+                .as_ref()
+                .is_some_and(|document| self.documents.awaiting(&document.uri).is_some())
+    }
+
+    /// Whether the server is loading, within the patience of one request
+    /// timeout from its start: a server that never goes quiet is asked
+    /// anyway after that, and its answers carry a warning.
+    pub(super) fn loading(&self) -> bool {
+        self.readiness.is_loading() && self.started.elapsed() < self.timeouts.request
+    }
+
+    /// Whether the server is taking in a change on disk, within the
+    /// patience of one request timeout.
+    fn settling(&self) -> bool {
+        self.readiness
+            .settling_since()
+            .is_some_and(|since| since.elapsed() < self.timeouts.request)
+    }
+
+    /// Holds a request until nothing blocks it, or for at most the request
+    /// timeout, after which it is sent anyway.
     pub(super) fn hold(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         request: ServerRequest,
         reply: RpcReplyPort<Result<Reply>>,
     ) {
+        tracing::debug!(server = %self.spec.name, method = request.method, "request held until the server can answer it");
+        let deadline = Instant::now() + self.timeouts.request;
+        myself.send_after(self.timeouts.request, || LanguageServerMsg::ReleaseHeld);
+        self.held.push(Held {
+            request,
+            reply,
+            deadline,
+        });
+        self.tell_monitor_urgency();
+    }
+
+    /// Sends every held request that nothing blocks any more.
+    pub(super) fn release_ready(&mut self, myself: &ActorRef<LanguageServerMsg>) {
         if self.held.is_empty() {
-            myself.send_after(self.timeouts.request, || LanguageServerMsg::ReleaseHeld);
+            return;
         }
-        tracing::debug!(server = %self.spec.name, method = request.method, "request held while the server loads");
-        self.held.push((request, reply));
+        let (ready, still): (Vec<Held>, Vec<Held>) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|held| !self.blocks(&held.request));
+        self.held = still;
+        for held in ready {
+            self.send(myself, held.request, held.reply, Vec::new());
+        }
         self.tell_monitor_urgency();
     }
 
+    /// Sends held requests whose deadline has passed, saying what the
+    /// server was still doing.
     pub(super) fn release_held(&mut self, myself: &ActorRef<LanguageServerMsg>) {
-        for (request, reply) in std::mem::take(&mut self.held) {
-            self.send(myself, request, reply, false);
+        let now = Instant::now();
+        let (due, still): (Vec<Held>, Vec<Held>) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|held| held.deadline <= now);
+        self.held = still;
+        for held in due {
+            self.send(myself, held.request, held.reply, Vec::new());
         }
-        self.tell_monitor_urgency();
+        self.release_ready(myself);
     }
 
-    /// Whether the server may still be loading: it reports indexing, or it
-    /// has not been idle once since it started.
-    pub(super) fn may_be_loading(&self) -> bool {
-        self.progress.indexing().is_some() || !self.warmed_up
+    /// What an answer sent before the server was ready must carry.
+    pub(super) fn unready_warning(&self) -> Option<String> {
+        let label = self.spec.label();
+        if self.readiness.is_loading() {
+            let doing = match self.loading_work() {
+                Some(work) => match work.percentage {
+                    Some(percentage) => format!(" ({} {percentage}%)", work.title),
+                    None => format!(" ({})", work.title),
+                },
+                None => String::new(),
+            };
+            return Some(format!(
+                "warning: [{label}] is still loading{doing}; this answer may be incomplete"
+            ));
+        }
+        self.readiness.is_settling().then(|| {
+            format!(
+                "warning: [{label}] is still taking in changes on disk; this answer may be out of date"
+            )
+        })
+    }
+
+    /// The first loading work still running, for status and warnings.
+    pub(super) fn loading_work(&self) -> Option<&super::progress::Work> {
+        self.readiness
+            .loading_tokens()
+            .find_map(|token| self.progress.work(token))
     }
 }

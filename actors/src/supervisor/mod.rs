@@ -1,64 +1,46 @@
 //! The Supervisor actor: the root of the tree.
 //!
-//! Owns the child actors (Monitor, Roots, Router, Gateway and one LanguageServer per
-//! configured server that has been started) and each server's restart
-//! budget. Takes [`SupervisorMsg`]: `Ensure` (forwarded by the Router when
-//! a tool needs a server that is not running), `Start` (servers the roots
-//! need, at launch), `ServerExited` (from a LanguageServer whose process
-//! died), `Restart` (its own backoff timer) and `Servers` (for `status`).
-//! Tells the Router whenever a server comes up or goes down.
+//! Owns the child actors (Monitor, Roots, Router, Watcher, Gateway and one
+//! LanguageServer per configured server that has been started) and each
+//! server's [`Slot`]: its phase, restart budget, and the callers and
+//! requests waiting for it. Takes [`SupervisorMsg`]: `Ensure` (forwarded by
+//! the Router when a tool needs a server that is not running), `Start`
+//! (what start-up detection found the roots need), `Checked` (a zero-config
+//! binary ran, or did not), `ServerExited` (from a LanguageServer whose
+//! process died, with the requests it had not sent), `Restart` (its own
+//! backoff timer), `Servers` and `WorkspaceServers`. Tells the Router
+//! whenever a server comes up or goes down.
 //!
 //! ractor has no restart policy of its own and stops a parent when a child
 //! exits by default; this actor overrides supervision events and counts
-//! crashes, spawn failures included, in a sliding window.
+//! crashes, spawn failures included, in a sliding window. A request that
+//! never reached a dead process waits for the restart instead of failing.
+
+mod check;
+mod slot;
+
+pub use slot::RestartPolicy;
 
 use crate::error::{Error, Result};
 use crate::gateway::{self, Gateway};
 use crate::language::ServerSpec;
-use crate::language_server::{self, DocumentSnapshot, LanguageServer, LanguageServerMsg, Timeouts};
+use crate::language_server::{
+    self, DocumentSnapshot, LanguageServer, LanguageServerMsg, Timeouts, Work,
+};
 use crate::monitor::{Monitor, MonitorMsg};
-use crate::roots::Roots;
+use crate::roots::{Detection, Roots};
 use crate::router::{Router, RouterMsg, ServerHandle, is_alive};
 use crate::settings::Settings;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use std::collections::{HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use crate::watcher::Watcher;
+use ractor::{
+    Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SpawnErr, SupervisionEvent,
+};
+use slot::{Phase, Slot};
+use std::collections::HashMap;
+use std::time::Instant;
 
 /// The actor type; its state lives in [`State`].
 pub struct Supervisor;
-
-/// When a crashed server is restarted, and when it is given up on.
-#[derive(Debug, Clone, Copy)]
-pub struct RestartPolicy {
-    /// More crashes than this inside `window` mark the server failed.
-    pub max_crashes: usize,
-    pub window: Duration,
-    pub first_backoff: Duration,
-    pub max_backoff: Duration,
-    /// How long a failed server stays failed before a request may retry it.
-    pub cooldown: Duration,
-}
-
-impl Default for RestartPolicy {
-    fn default() -> Self {
-        Self {
-            max_crashes: 5,
-            window: Duration::from_secs(180),
-            first_backoff: Duration::from_millis(100),
-            max_backoff: Duration::from_secs(5),
-            cooldown: Duration::from_secs(60),
-        }
-    }
-}
-
-impl RestartPolicy {
-    fn backoff(&self, recent_crashes: usize) -> Duration {
-        let doublings = u32::try_from(recent_crashes.saturating_sub(1))
-            .unwrap_or(u32::MAX)
-            .min(16);
-        (self.first_backoff * 2u32.pow(doublings)).min(self.max_backoff)
-    }
-}
 
 /// What `status` reports of one configured server.
 #[derive(Debug, Clone)]
@@ -78,12 +60,19 @@ pub enum SupervisorMsg {
         server: String,
         reply: RpcReplyPort<Result<ServerHandle>>,
     },
-    Start(Vec<String>),
+    Start(Detection),
+    /// The outcome of running a zero-config server's binary once.
+    Checked {
+        server: String,
+        outcome: std::result::Result<(), String>,
+    },
     ServerExited {
         server: String,
         documents: Vec<DocumentSnapshot>,
         stderr: String,
         error: String,
+        /// Requests the dead process never received.
+        orphans: Vec<Work>,
     },
     Restart(String),
     Servers(RpcReplyPort<Vec<ServerRecord>>),
@@ -104,28 +93,6 @@ pub struct WorkspaceServers {
 pub struct Arguments {
     pub settings: Settings,
     pub policy: RestartPolicy,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    NotStarted,
-    Running,
-    Backoff,
-    Failed { until: Instant },
-}
-
-struct Slot {
-    spec: ServerSpec,
-    phase: Phase,
-    actor: Option<ActorRef<LanguageServerMsg>>,
-    crashes: VecDeque<Instant>,
-    restarts: u32,
-    /// Documents to reopen on the next process.
-    reopen: Vec<DocumentSnapshot>,
-    /// Callers waiting for the server to come back from a backoff.
-    waiters: Vec<RpcReplyPort<Result<ServerHandle>>>,
-    last_error: Option<String>,
-    stderr: String,
 }
 
 pub struct State {
@@ -165,6 +132,16 @@ impl Actor for Supervisor {
             myself.get_cell(),
         )
         .await?;
+        let (watcher, _) = Actor::spawn_linked(
+            None,
+            Watcher,
+            crate::watcher::Arguments {
+                roots: settings.roots.clone(),
+                router: router.clone(),
+            },
+            myself.get_cell(),
+        )
+        .await?;
         let (gateway, _) = Actor::spawn_linked(
             None,
             Gateway,
@@ -172,6 +149,7 @@ impl Actor for Supervisor {
                 roots,
                 router: router.clone(),
                 supervisor: myself.clone(),
+                watcher,
                 settings: settings.clone(),
             },
             myself.get_cell(),
@@ -202,8 +180,8 @@ impl Actor for Supervisor {
         let roots = state.settings.roots.clone();
         let specs = state.settings.servers.clone();
         tokio::task::spawn_blocking(move || {
-            let needed = crate::roots::detect_servers(&roots, &specs);
-            let _stopped = myself.send_message(SupervisorMsg::Start(needed));
+            let detection = crate::roots::detect_servers(&roots, &specs);
+            let _stopped = myself.send_message(SupervisorMsg::Start(detection));
         });
         Ok(())
     }
@@ -216,11 +194,16 @@ impl Actor for Supervisor {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             SupervisorMsg::Ensure { server, reply } => state.ensure(&myself, &server, reply).await,
-            SupervisorMsg::Start(servers) => {
-                for server in &servers {
+            SupervisorMsg::Start(detection) => {
+                for (server, probe) in detection.probes {
+                    if let Some(slot) = state.slots.get_mut(&server) {
+                        slot.probe = Some(probe);
+                    }
+                }
+                for server in &detection.needed {
                     state.start_if_idle(&myself, server).await;
                 }
-                state.needed = Some(servers);
+                state.needed = Some(detection.needed);
                 for reply in std::mem::take(&mut state.awaiting_detection) {
                     let _gone = reply.send(state.workspace_servers());
                 }
@@ -234,13 +217,23 @@ impl Actor for Supervisor {
                     let _gone = reply.send(state.workspace_servers());
                 }
             },
+            SupervisorMsg::Checked { server, outcome } => {
+                state.checked(&myself, &server, outcome).await
+            }
             SupervisorMsg::ServerExited {
                 server,
                 documents,
                 stderr,
                 error,
+                orphans,
             } => {
-                state.server_exited(&myself, &server, documents, stderr, error);
+                let exit = Exit {
+                    documents,
+                    stderr,
+                    error,
+                    orphans,
+                };
+                state.server_exited(&myself, &server, exit);
             }
             SupervisorMsg::Restart(server) => state.restart(&myself, &server).await,
             SupervisorMsg::Servers(reply) => {
@@ -267,50 +260,12 @@ impl Actor for Supervisor {
     }
 }
 
-impl Slot {
-    fn new(spec: ServerSpec) -> Self {
-        Self {
-            spec,
-            phase: Phase::NotStarted,
-            actor: None,
-            crashes: VecDeque::new(),
-            restarts: 0,
-            reopen: Vec::new(),
-            waiters: Vec::new(),
-            last_error: None,
-            stderr: String::new(),
-        }
-    }
-
-    fn handle(&self, actor: ActorRef<LanguageServerMsg>) -> ServerHandle {
-        ServerHandle {
-            name: self.spec.name.clone(),
-            label: self.spec.label(),
-            actor,
-        }
-    }
-
-    fn failed_error(&self, until: Instant) -> Error {
-        Error::Failed {
-            server: self.spec.label(),
-            retry_in: until.saturating_duration_since(Instant::now()),
-            stderr: self.stderr.clone(),
-        }
-    }
-
-    /// Records a crash and returns how many fall inside the window.
-    fn record_crash(&mut self, window: Duration) -> usize {
-        let now = Instant::now();
-        self.crashes.push_back(now);
-        while self
-            .crashes
-            .front()
-            .is_some_and(|at| now.duration_since(*at) > window)
-        {
-            self.crashes.pop_front();
-        }
-        self.crashes.len()
-    }
+/// What a LanguageServer hands over when its process has died.
+struct Exit {
+    documents: Vec<DocumentSnapshot>,
+    stderr: String,
+    error: String,
+    orphans: Vec<Work>,
 }
 
 impl State {
@@ -330,9 +285,14 @@ impl State {
             }
             // A stopping server's exit report is on its way; the restart
             // answers the waiter.
-            (Phase::Running, Some(_)) | (Phase::Backoff, _) => slot.waiters.push(reply),
+            (Phase::Running, Some(_)) | (Phase::Backoff | Phase::Checking, _) => {
+                slot.waiters.push(reply)
+            }
             (Phase::Failed { until }, _) if Instant::now() < until => {
                 let _gone = reply.send(Err(slot.failed_error(until)));
+            }
+            (Phase::Unusable, _) => {
+                let _gone = reply.send(Err(unusable_error(slot)));
             }
             _ => {
                 slot.waiters.push(reply);
@@ -352,25 +312,34 @@ impl State {
     }
 
     async fn restart(&mut self, myself: &ActorRef<SupervisorMsg>, server: &str) {
-        if self
+        if let Some(slot) = self
             .slots
-            .get(server)
-            .is_some_and(|slot| slot.phase == Phase::Backoff)
+            .get_mut(server)
+            .filter(|slot| slot.phase == Phase::Backoff)
         {
-            if let Some(slot) = self.slots.get_mut(server) {
-                slot.restarts += 1;
-            }
+            slot.restarts += 1;
             self.spawn(myself, server).await;
         }
     }
 
-    /// Starts the server's actor and process. Spawning only starts the
-    /// process; `initialize` is answered later, so this does not wait on
-    /// the server.
+    /// Starts the server's actor and process, after checking once that a
+    /// zero-config binary runs at all. Spawning only starts the process;
+    /// `initialize` is answered later, so this does not wait on the server.
     async fn spawn(&mut self, myself: &ActorRef<SupervisorMsg>, server: &str) {
         let Some(slot) = self.slots.get_mut(server) else {
             return;
         };
+        if let Some(args) = slot.spec.check.clone() {
+            slot.phase = Phase::Checking;
+            let command = slot.spec.command.clone();
+            let myself = myself.clone();
+            let server = server.to_owned();
+            tokio::spawn(async move {
+                let outcome = check::run(&command, &args).await;
+                let _stopped = myself.send_message(SupervisorMsg::Checked { server, outcome });
+            });
+            return;
+        }
         let args = language_server::Arguments {
             spec: slot.spec.clone(),
             folders: self.settings.roots.workspace_folders(),
@@ -382,22 +351,18 @@ impl State {
                 fixed_settle: self.settings.diagnostics_settle,
             },
             reopen: std::mem::take(&mut slot.reopen),
+            probe: slot.probe.clone(),
             supervisor: myself.clone(),
         };
         match Actor::spawn_linked(None, LanguageServer, args, myself.get_cell()).await {
             Ok((actor, _)) => {
-                slot.phase = Phase::Running;
-                slot.actor = Some(actor.clone());
-                let handle = slot.handle(actor);
-                for waiter in slot.waiters.drain(..) {
-                    let _gone = waiter.send(Ok(handle.clone()));
-                }
+                let handle = slot.started(actor);
                 let _stopped = self.router.send_message(RouterMsg::ServerUp(handle));
             }
             Err(error) => {
                 // A spawn failure sends no supervision event, so it is
                 // counted here; the next request tries again.
-                let error = spawn_error(&slot.spec, &error.to_string());
+                let error = spawn_error(&slot.spec, error);
                 tracing::error!(server, "{error}");
                 slot.last_error = Some(error.to_string());
                 let crashes = slot.record_crash(self.policy.window);
@@ -408,33 +373,60 @@ impl State {
                 } else {
                     Phase::NotStarted
                 };
-                for waiter in slot.waiters.drain(..) {
-                    let _gone = waiter.send(Err(error.clone()));
-                }
+                slot.fail_waiting(&error);
             }
         }
     }
 
-    fn server_exited(
+    /// A zero-config binary was run once: start it, or never use it.
+    async fn checked(
         &mut self,
         myself: &ActorRef<SupervisorMsg>,
         server: &str,
-        documents: Vec<DocumentSnapshot>,
-        stderr: String,
-        error: String,
+        outcome: std::result::Result<(), String>,
     ) {
+        let Some(slot) = self
+            .slots
+            .get_mut(server)
+            .filter(|slot| slot.phase == Phase::Checking)
+        else {
+            return;
+        };
+        match outcome {
+            Ok(()) => {
+                slot.spec.check = None;
+                self.spawn(myself, server).await;
+            }
+            Err(reason) => {
+                tracing::warn!(server, "{reason}; the server is not used");
+                slot.phase = Phase::Unusable;
+                slot.last_error = Some(reason);
+                let error = unusable_error(slot);
+                slot.fail_waiting(&error);
+            }
+        }
+    }
+
+    fn server_exited(&mut self, myself: &ActorRef<SupervisorMsg>, server: &str, exit: Exit) {
         let Some(slot) = self
             .slots
             .get_mut(server)
             .filter(|slot| slot.phase == Phase::Running)
         else {
+            for work in exit.orphans {
+                work.fail(Error::ServerExited {
+                    server: server.to_owned(),
+                    detail: String::new(),
+                });
+            }
             return;
         };
         slot.actor = None;
-        slot.reopen = documents;
-        slot.stderr = stderr;
-        if !error.is_empty() {
-            slot.last_error = Some(error);
+        slot.reopen = exit.documents;
+        slot.stderr = exit.stderr;
+        slot.orphans.extend(exit.orphans);
+        if !exit.error.is_empty() {
+            slot.last_error = Some(exit.error);
         }
         let _stopped = self
             .router
@@ -449,9 +441,7 @@ impl State {
                 "language server failed after repeated crashes"
             );
             let error = slot.failed_error(until);
-            for waiter in slot.waiters.drain(..) {
-                let _gone = waiter.send(Err(error.clone()));
-            }
+            slot.fail_waiting(&error);
             return;
         }
         slot.phase = Phase::Backoff;
@@ -488,7 +478,15 @@ impl State {
             same.then(|| name.clone())
         });
         match crashed {
-            Some(server) => self.server_exited(myself, &server, Vec::new(), String::new(), error),
+            Some(server) => {
+                let exit = Exit {
+                    documents: Vec::new(),
+                    stderr: String::new(),
+                    error,
+                    orphans: Vec::new(),
+                };
+                self.server_exited(myself, &server, exit)
+            }
             None => myself.stop(Some(format!("a core actor failed: {error}"))),
         }
     }
@@ -524,12 +522,7 @@ impl State {
                 name: slot.spec.name.clone(),
                 languages: slot.spec.languages.clone(),
                 command: slot.spec.command.clone(),
-                phase: match slot.phase {
-                    Phase::NotStarted => "not started",
-                    Phase::Running => "running",
-                    Phase::Backoff => "restarting",
-                    Phase::Failed { .. } => "failed",
-                },
+                phase: slot.phase.name(),
                 actor: slot.actor.clone(),
                 restarts: slot.restarts,
                 last_error: slot.last_error.clone(),
@@ -541,22 +534,25 @@ impl State {
     }
 }
 
-fn spawn_error(spec: &ServerSpec, detail: &str) -> Error {
-    Error::SpawnFailed {
-        server: spec.label(),
-        command: spec.command.clone(),
-        detail: detail.to_owned(),
+fn unusable_error(slot: &Slot) -> Error {
+    Error::Unusable {
+        server: slot.spec.label(),
+        command: slot.spec.command.clone(),
+        detail: slot.last_error.clone().unwrap_or_default(),
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_doubles_up_to_the_cap() {
-        let policy = RestartPolicy::default();
-        let delays: Vec<u128> = (1..=8).map(|n| policy.backoff(n).as_millis()).collect();
-        assert_eq!(delays, vec![100, 200, 400, 800, 1600, 3200, 5000, 5000]);
+/// The error a failed spawn reports: the server actor's own, when it
+/// failed to start its process, rather than ractor's wrapping of it.
+fn spawn_error(spec: &ServerSpec, error: SpawnErr) -> Error {
+    if let SpawnErr::StartupFailed(inner) = &error
+        && let Some(own) = inner.downcast_ref::<Error>()
+    {
+        return own.clone();
+    }
+    Error::SpawnFailed {
+        server: spec.label(),
+        command: spec.command.clone(),
+        detail: error.to_string(),
     }
 }

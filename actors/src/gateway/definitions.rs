@@ -1,0 +1,167 @@
+//! Definitions found by text, to cross-check what servers say about a
+//! name: a server whose index is partial (a file it could not parse, a
+//! project it has not loaded) misses definitions that a search of the
+//! files still finds. Lines that read like a definition of the name in any
+//! common language count: a keyword before it (`def`, `function`, `class`,
+//! `struct`, …), a shell function (`name() {`), or a C-style function
+//! whose parameter list is followed by its body rather than `;`.
+
+use crate::language;
+use crate::roots::RootSet;
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::sinks::Lossy;
+use grep_searcher::{BinaryDetection, SearcherBuilder};
+use std::path::PathBuf;
+
+/// Definitions listed at most.
+const MAX_DEFINITIONS: usize = 50;
+
+/// Languages whose files hold prose or data rather than definitions.
+const NOT_CODE: &[&str] = &["markdown", "plaintext", "json", "toml", "yaml"];
+
+/// A line that reads like a definition of the name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextDefinition {
+    pub path: PathBuf,
+    /// 1-based.
+    pub line: usize,
+    pub text: String,
+}
+
+/// Every definition-looking line of `name` in the source files under the
+/// roots, gitignore-aware, in path order.
+pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
+    let Some(matcher) = matcher(name) else {
+        return Vec::new();
+    };
+    let mut searcher = SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .build();
+    let mut found = Vec::new();
+    for root in roots.roots() {
+        let walker = ignore::WalkBuilder::new(&root.path)
+            .require_git(false)
+            .sort_by_file_path(|a, b| a.cmp(b))
+            .build();
+        for entry in walker.filter_map(std::result::Result::ok) {
+            let is_code = language::language_id(entry.path())
+                .is_some_and(|language| !NOT_CODE.contains(&language));
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) || !is_code {
+                continue;
+            }
+            let path = entry.path().to_path_buf();
+            let _unreadable = searcher.search_path(
+                &matcher,
+                entry.path(),
+                Lossy(|line, text| {
+                    found.push(TextDefinition {
+                        path: path.clone(),
+                        line: usize::try_from(line).unwrap_or(usize::MAX),
+                        text: text.trim().to_owned(),
+                    });
+                    Ok(found.len() < MAX_DEFINITIONS)
+                }),
+            );
+            if found.len() >= MAX_DEFINITIONS {
+                return found;
+            }
+        }
+    }
+    found
+}
+
+fn matcher(name: &str) -> Option<grep_regex::RegexMatcher> {
+    let name = regex_escape(name);
+    let keyword = r"(?:def|class|function|fn|func|struct|enum|union|interface|trait|type|module|namespace|macro)";
+    let modifiers = r"(?:(?:export|default|declare|async|static|public|private|protected|pub(?:\([^)]*\))?|local|extern|inline|abstract)\s+)*";
+    // Variables count only at the top level: a local of the same name is
+    // no definition anyone asks for by name.
+    let patterns = [
+        format!(r"^\s{{0,8}}{modifiers}{keyword}\s+\*?{name}\b"),
+        format!(r"^{modifiers}(?:const|let|var)\s+{name}\b"),
+        format!(r"^\s*{name}\s*\(\s*\)\s*(?:\{{.*)?$"),
+        format!(r"^[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{name}\s*\([^)]*\)\s*(?:\{{.*)?$"),
+    ];
+    RegexMatcherBuilder::new().build(&patterns.join("|")).ok()
+}
+
+/// Escapes the characters a regex gives meaning to.
+fn regex_escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(character) {
+            escaped.push('\\');
+        }
+        escaped.push(character);
+    }
+    escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(files: &[(&str, &str)], name: &str) -> Vec<(String, usize)> {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            std::fs::write(dir.path().join(path), text).unwrap();
+        }
+        let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
+        find(&roots, name)
+            .into_iter()
+            .map(|found| {
+                let file = found
+                    .path
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                (file, found.line)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finds_definitions_in_many_languages_but_not_uses() {
+        let found = lines(
+            &[
+                (
+                    "a.py",
+                    "def greet(x):\n    return greet(x)\nclass greet2: pass\n",
+                ),
+                (
+                    "b.sh",
+                    "greet() {\n  echo hi\n}\ngreet world\nfunction greet { :; }\n",
+                ),
+                (
+                    "c.c",
+                    "int greet(int x);\nstatic int greet(int x) { return x; }\nint y = greet(2);\n",
+                ),
+                (
+                    "d.ts",
+                    "export function greet(): void {}\nexport const greet = 1;\ngreet();\nfunction f() {\n  const greet = 2;\n}\n",
+                ),
+                ("README.md", "def greet(x):\n"),
+            ],
+            "greet",
+        );
+        assert_eq!(
+            found,
+            vec![
+                ("a.py".to_owned(), 1),
+                ("b.sh".to_owned(), 1),
+                ("b.sh".to_owned(), 5),
+                ("c.c".to_owned(), 2),
+                ("d.ts".to_owned(), 1),
+                ("d.ts".to_owned(), 2),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_are_matched_literally() {
+        assert!(lines(&[("a.py", "def a_b(): pass\n")], "a.b").is_empty());
+        assert_eq!(lines(&[("a.js", "function $x() {}\n")], "$x").len(), 1);
+    }
+}

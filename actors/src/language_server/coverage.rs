@@ -1,0 +1,281 @@
+//! What a server is known not to see, so that answers can say so: a
+//! project index it cannot build (a C tree without a compilation database,
+//! a TypeScript tree without a tsconfig), and files it said it could not
+//! read (errors and warnings in its log that name a file).
+
+use super::protocol::WorkspaceFolder;
+use crate::lsp::uri::uri_to_path;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Requests whose answer depends on the server knowing the whole project.
+const INDEX_METHODS: &[&str] = &[
+    "textDocument/references",
+    "textDocument/rename",
+    "textDocument/implementation",
+    "callHierarchy/incomingCalls",
+    "typeHierarchy/subtypes",
+    "workspace/symbol",
+];
+
+/// Whether an answer to `method` with `params` depends on the whole
+/// project: clangd's pre-standard type hierarchy asks for children
+/// (subtypes) with direction 0.
+fn needs_index(method: &str, params: &Value) -> bool {
+    INDEX_METHODS.contains(&method)
+        || (method == "textDocument/typeHierarchy"
+            && params.get("direction").and_then(Value::as_u64) == Some(0))
+}
+
+/// Files a server needs to see a whole project, by the languages it
+/// serves; without one, what it says about the project is partial.
+struct ProjectFile {
+    languages: &'static [&'static str],
+    names: &'static [&'static str],
+    /// How deep under a root to look for one.
+    depth: usize,
+    gap: &'static str,
+}
+
+const PROJECT_FILES: &[ProjectFile] = &[
+    ProjectFile {
+        languages: &["c", "cpp"],
+        names: &["compile_commands.json"],
+        depth: 3,
+        gap: "has no compile_commands.json, so it knows only the files it has opened; \
+              references, renames and callers may be incomplete",
+    },
+    ProjectFile {
+        languages: &[
+            "typescript",
+            "typescriptreact",
+            "javascript",
+            "javascriptreact",
+        ],
+        names: &["tsconfig.json", "jsconfig.json"],
+        depth: 4,
+        gap: "has no tsconfig.json or jsconfig.json, so it sees only the files that open files \
+              import; references, renames and symbols may be incomplete",
+    },
+];
+
+/// Server messages about files kept at most.
+const MAX_PROBLEMS: usize = 1_000;
+/// Longest server message kept, in bytes.
+const MAX_MESSAGE_BYTES: usize = 300;
+
+/// A file a server said it could not fully read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub uri: String,
+    pub message: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Coverage {
+    gaps: Vec<String>,
+    problems: BTreeMap<String, String>,
+}
+
+impl Coverage {
+    /// Looks for the project files the server's languages need.
+    pub fn new(languages: &[String], folders: &[WorkspaceFolder]) -> Self {
+        let roots: Vec<PathBuf> = folders
+            .iter()
+            .filter_map(|folder| uri_to_path(&folder.uri))
+            .collect();
+        let gaps = PROJECT_FILES
+            .iter()
+            .filter(|project| {
+                languages
+                    .iter()
+                    .any(|language| project.languages.contains(&language.as_str()))
+            })
+            .filter(|project| !roots.iter().any(|root| has_any(root, project)))
+            .map(|project| project.gap.to_owned())
+            .collect();
+        Self {
+            gaps,
+            problems: BTreeMap::new(),
+        }
+    }
+
+    pub fn gaps(&self) -> &[String] {
+        &self.gaps
+    }
+
+    /// Keeps an error or warning from the server's log when it names a
+    /// file. `level` is the LSP `MessageType`: 1 error, 2 warning.
+    pub fn note_message(&mut self, level: u64, message: &str) {
+        if level > 2 {
+            return;
+        }
+        let Some(uri) = named_uri(message) else {
+            return;
+        };
+        if self.problems.len() >= MAX_PROBLEMS && !self.problems.contains_key(&uri) {
+            return;
+        }
+        self.problems.insert(uri, shorten(message.trim()));
+    }
+
+    /// The file changed: what the server said about the old text no
+    /// longer holds.
+    pub fn forget(&mut self, uri: &str) {
+        self.problems.remove(uri);
+    }
+
+    /// Warnings for an answer to `method` with `params` about the
+    /// document `uri`.
+    pub fn warnings_for(
+        &self,
+        label: &str,
+        method: &str,
+        params: &Value,
+        uri: Option<&str>,
+    ) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if let Some(message) = uri.and_then(|uri| self.problems.get(uri)) {
+            warnings.push(format!("warning: [{label}] reported: {message}"));
+        }
+        if needs_index(method, params) {
+            warnings.extend(
+                self.gaps
+                    .iter()
+                    .map(|gap| format!("warning: [{label}] {gap}")),
+            );
+        }
+        warnings
+    }
+
+    /// Every file the server said it could not fully read.
+    pub fn problems(&self) -> Vec<Problem> {
+        self.problems
+            .iter()
+            .map(|(uri, message)| Problem {
+                uri: uri.clone(),
+                message: message.clone(),
+            })
+            .collect()
+    }
+}
+
+fn has_any(root: &Path, project: &ProjectFile) -> bool {
+    ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .max_depth(Some(project.depth))
+        .filter_entry(|entry| {
+            let name = entry.file_name();
+            name != "node_modules" && name != ".git"
+        })
+        .build()
+        .filter_map(std::result::Result::ok)
+        .any(|entry| {
+            entry
+                .file_name()
+                .to_str()
+                .is_some_and(|name| project.names.contains(&name))
+        })
+}
+
+/// The first `file://` URI in a message, without the punctuation that
+/// follows it in prose (`…/a.sh: syntax error`).
+fn named_uri(message: &str) -> Option<String> {
+    let start = message.find("file://")?;
+    let uri: String = message[start..]
+        .chars()
+        .take_while(|character| !character.is_whitespace())
+        .collect();
+    let uri = uri.trim_end_matches([':', ',', ';', '.', ')', '"', '\'']);
+    Some(uri.to_owned())
+}
+
+fn shorten(message: &str) -> String {
+    if message.len() <= MAX_MESSAGE_BYTES {
+        return message.to_owned();
+    }
+    let mut end = MAX_MESSAGE_BYTES;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &message[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lsp::uri::path_to_uri;
+
+    fn folder(path: &Path) -> WorkspaceFolder {
+        WorkspaceFolder {
+            uri: path_to_uri(path),
+            name: "w".into(),
+        }
+    }
+
+    #[test]
+    fn a_c_tree_without_a_compilation_database_has_a_gap() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("compile_flags.txt"), "-xc\n").unwrap();
+        let languages = vec!["c".to_owned(), "cpp".to_owned()];
+        let coverage = Coverage::new(&languages, &[folder(dir.path())]);
+        assert_eq!(coverage.gaps().len(), 1);
+        let none = Value::Null;
+        let warnings = coverage.warnings_for("c,cpp", "textDocument/references", &none, None);
+        assert!(warnings[0].starts_with("warning: [c,cpp] has no compile_commands.json"));
+        assert!(
+            coverage
+                .warnings_for("c,cpp", "textDocument/hover", &none, None)
+                .is_empty()
+        );
+        let children = serde_json::json!({"direction": 0});
+        let parents = serde_json::json!({"direction": 1});
+        assert_eq!(
+            coverage
+                .warnings_for("c,cpp", "textDocument/typeHierarchy", &children, None)
+                .len(),
+            1
+        );
+        assert!(
+            coverage
+                .warnings_for("c,cpp", "textDocument/typeHierarchy", &parents, None)
+                .is_empty()
+        );
+        std::fs::create_dir_all(dir.path().join("build")).unwrap();
+        std::fs::write(dir.path().join("build/compile_commands.json"), "[]").unwrap();
+        assert!(
+            Coverage::new(&languages, &[folder(dir.path())])
+                .gaps()
+                .is_empty()
+        );
+        let python = Coverage::new(&["python".to_owned()], &[folder(dir.path())]);
+        assert!(python.gaps().is_empty());
+    }
+
+    #[test]
+    fn log_messages_that_name_a_file_are_kept_for_that_file() {
+        let mut coverage = Coverage::default();
+        coverage.note_message(
+            2,
+            "08:00:14.042 WARNING ⛔️ Error while parsing file:///w/big.sh: syntax error",
+        );
+        coverage.note_message(3, "INFO file:///w/other.sh analyzed");
+        coverage.note_message(1, "no file named here");
+        let warnings = coverage.warnings_for(
+            "shell",
+            "textDocument/hover",
+            &Value::Null,
+            Some("file:///w/big.sh"),
+        );
+        assert_eq!(
+            warnings,
+            vec![
+                "warning: [shell] reported: 08:00:14.042 WARNING ⛔️ Error while parsing file:///w/big.sh: syntax error"
+            ]
+        );
+        assert_eq!(coverage.problems().len(), 1);
+        coverage.forget("file:///w/big.sh");
+        assert!(coverage.problems().is_empty());
+    }
+}

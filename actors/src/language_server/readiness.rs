@@ -1,0 +1,212 @@
+//! Whether a server can be asked yet: loading after start, and taking in
+//! a change to the workspace. Pure state fed with CPU samples and
+//! `$/progress`, so the rules are unit-tested without a process.
+//!
+//! A server is *loading* until its process has been idle for
+//! [`WARM_UP_IDLE`] after the last thing that set it loading (its start,
+//! the opening of its first document), and while any work-done progress
+//! that began before then is still running, whatever its title says.
+//! A server is *settling* from a change in the workspace until CPU samples
+//! taken after the change find it quiet twice in a row.
+
+use crate::monitor::ProcessSample;
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// How long a new server must sit idle before it counts as done loading.
+/// Servers pause between start-up phases (pyright waits on timers before
+/// it discovers files), so one idle sample is not enough.
+pub const WARM_UP_IDLE: Duration = Duration::from_millis(400);
+
+/// Samples in a row that must find the process idle before it counts as
+/// quiet: one 20 ms sample can fall between the ticks of a process that is
+/// busy less than half the time.
+pub const QUIET_SAMPLES: u32 = 2;
+
+#[derive(Debug)]
+pub struct Readiness {
+    /// Whether the server has been idle long enough since it was set
+    /// loading.
+    warmed_up: bool,
+    /// The last event that may have set the server loading.
+    loading_since: Instant,
+    idle_since: Option<Instant>,
+    /// Progress tokens that began while the server was loading.
+    loading_work: HashSet<String>,
+    /// A workspace change the server has not yet been seen to take in.
+    settling_since: Option<Instant>,
+    quiet_streak: u32,
+}
+
+impl Readiness {
+    /// `sampled` is whether CPU samples will come; without them there is
+    /// no telling when start-up work ends, so the server counts as loaded.
+    pub fn new(now: Instant, sampled: bool) -> Self {
+        Self {
+            warmed_up: !sampled,
+            loading_since: now,
+            idle_since: None,
+            loading_work: HashSet::new(),
+            settling_since: None,
+            quiet_streak: 0,
+        }
+    }
+
+    pub fn is_loading(&self) -> bool {
+        !self.warmed_up || !self.loading_work.is_empty()
+    }
+
+    pub fn is_settling(&self) -> bool {
+        self.settling_since.is_some()
+    }
+
+    /// Since when the server has been taking in a change, if it is.
+    pub fn settling_since(&self) -> Option<Instant> {
+        self.settling_since
+    }
+
+    /// Something that makes a server load (opening its first document)
+    /// happened: it is loading again until it has been idle after it.
+    pub fn reload(&mut self, now: Instant) {
+        if !self.warmed_up {
+            self.loading_since = now;
+            self.idle_since = None;
+        }
+    }
+
+    /// The workspace changed under the server.
+    pub fn workspace_changed(&mut self, now: Instant) {
+        self.settling_since = Some(now);
+        self.quiet_streak = 0;
+    }
+
+    /// Work-done progress began; while loading, it counts as loading.
+    pub fn progress_began(&mut self, token: &str) {
+        if self.is_loading() {
+            self.loading_work.insert(token.to_owned());
+        }
+    }
+
+    pub fn progress_ended(&mut self, token: &str) {
+        self.loading_work.remove(token);
+    }
+
+    /// The tokens of the loading work still running.
+    pub fn loading_tokens(&self) -> impl Iterator<Item = &str> {
+        self.loading_work.iter().map(String::as_str)
+    }
+
+    /// Folds in one CPU sample taken at `now`; `progress_idle` is whether
+    /// no work-done progress is running. Returns whether the server has
+    /// just become ready to be asked.
+    pub fn sample(&mut self, sample: &ProcessSample, progress_idle: bool, now: Instant) -> bool {
+        let was_ready = !self.is_loading() && !self.is_settling();
+        let idle = sample.delta_ticks == 0 && !sample.running;
+        self.quiet_streak = if idle { self.quiet_streak + 1 } else { 0 };
+        self.idle_since = match idle {
+            true => Some(self.idle_since.unwrap_or(now)),
+            false => None,
+        };
+        let idle_enough = self.idle_since.is_some_and(|since| {
+            now.saturating_duration_since(since.max(self.loading_since)) >= WARM_UP_IDLE
+        });
+        if idle_enough {
+            self.warmed_up = true;
+        }
+        if self.quiet_streak >= QUIET_SAMPLES
+            && progress_idle
+            && self.settling_since.is_some_and(|since| now > since)
+        {
+            self.settling_since = None;
+        }
+        !was_ready && !self.is_loading() && !self.is_settling()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(delta_ticks: u64) -> ProcessSample {
+        ProcessSample {
+            cpu_ticks: 0,
+            delta_ticks,
+            running: delta_ticks > 0,
+            rss_bytes: 0,
+        }
+    }
+
+    fn at(base: Instant, millis: u64) -> Instant {
+        base + Duration::from_millis(millis)
+    }
+
+    #[test]
+    fn loading_ends_after_a_long_enough_idle_stretch() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, true);
+        assert!(readiness.is_loading());
+        assert!(!readiness.sample(&sample(5), true, at(start, 100)));
+        assert!(!readiness.sample(&sample(0), true, at(start, 200)));
+        assert!(
+            !readiness.sample(&sample(0), true, at(start, 500)),
+            "idle 300 ms"
+        );
+        assert!(readiness.sample(&sample(0), true, at(start, 600)));
+        assert!(!readiness.is_loading());
+    }
+
+    #[test]
+    fn opening_a_document_restarts_the_warm_up() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, true);
+        readiness.sample(&sample(0), true, at(start, 100));
+        readiness.reload(at(start, 400));
+        readiness.sample(&sample(0), true, at(start, 550));
+        assert!(
+            readiness.is_loading(),
+            "idle, but not for long since the open"
+        );
+        readiness.sample(&sample(9), true, at(start, 600));
+        readiness.sample(&sample(0), true, at(start, 700));
+        readiness.sample(&sample(0), true, at(start, 1_100));
+        assert!(!readiness.is_loading());
+    }
+
+    #[test]
+    fn progress_begun_while_loading_holds_whatever_its_title() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, true);
+        readiness.progress_began("init");
+        readiness.sample(&sample(0), false, at(start, 100));
+        readiness.sample(&sample(0), false, at(start, 900));
+        assert!(readiness.is_loading(), "the loading work still runs");
+        readiness.progress_ended("init");
+        assert!(!readiness.is_loading());
+        readiness.progress_began("check");
+        assert!(
+            !readiness.is_loading(),
+            "work begun once ready is not loading"
+        );
+    }
+
+    #[test]
+    fn a_server_without_samples_is_never_loading() {
+        let readiness = Readiness::new(Instant::now(), false);
+        assert!(!readiness.is_loading());
+    }
+
+    #[test]
+    fn a_workspace_change_settles_on_quiet_samples_taken_after_it() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, false);
+        readiness.workspace_changed(at(start, 100));
+        assert!(readiness.is_settling());
+        readiness.sample(&sample(30), true, at(start, 120));
+        readiness.sample(&sample(0), true, at(start, 140));
+        assert!(readiness.is_settling(), "one quiet sample");
+        readiness.sample(&sample(0), false, at(start, 160));
+        assert!(readiness.is_settling(), "progress still runs");
+        assert!(readiness.sample(&sample(0), true, at(start, 180)));
+        assert!(!readiness.is_settling());
+    }
+}

@@ -1,0 +1,71 @@
+//! Changes on disk, as the Watcher reports them. The server is told of
+//! the files it registered for (`workspace/didChangeWatchedFiles`); open
+//! documents that changed are sent again with their new text; every other
+//! open document is marked stale, to be sent again before the server is
+//! next asked about it (servers such as clangd re-read a header only then);
+//! and the server is waited on until it has taken the change in.
+
+use super::{LanguageServerMsg, Phase, State};
+use crate::language;
+use crate::language_server::documents::DocumentSnapshot;
+use crate::watcher::{ChangeKind, FileChange};
+use ractor::ActorRef;
+use serde_json::json;
+use std::time::Instant;
+
+impl State {
+    pub(super) fn files_changed(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        changes: &[FileChange],
+    ) {
+        let Phase::Ready(capabilities) = &self.phase else {
+            // A server still starting reads the files as they are now.
+            return;
+        };
+        let capabilities = capabilities.clone();
+        let relevant: Vec<&FileChange> = changes
+            .iter()
+            .filter(|change| self.serves(change) || self.registrations.matches(change))
+            .collect();
+        if relevant.is_empty() {
+            return;
+        }
+        if let Some(params) = self.registrations.notification(changes) {
+            self.notify("workspace/didChangeWatchedFiles", params);
+        }
+        let mut resent = Vec::new();
+        for change in &relevant {
+            self.coverage.forget(&change.uri);
+            if !self.documents.is_open(&change.uri) {
+                continue;
+            }
+            resent.push(change.uri.as_str());
+            match DocumentSnapshot::read(&change.path) {
+                Ok(document) if change.kind != ChangeKind::Deleted => {
+                    self.sync_document(document, &capabilities)
+                }
+                _ => self.close_document(&change.uri),
+            }
+        }
+        self.documents.mark_stale(&resent);
+        self.readiness.workspace_changed(Instant::now());
+        tracing::debug!(server = %self.spec.name, changes = relevant.len(), "workspace changed on disk");
+        self.release_ready(myself);
+    }
+
+    /// Whether the changed file is in one of the server's languages.
+    fn serves(&self, change: &FileChange) -> bool {
+        language::candidate_languages(&change.path)
+            .iter()
+            .any(|language| self.spec.serves(language))
+    }
+
+    fn close_document(&mut self, uri: &str) {
+        self.documents.forget(uri);
+        self.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": uri}}),
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! One configured server as the Supervisor keeps it: where it is in its
+//! life (not started, checking its binary, running, backing off after a
+//! crash, failed, unusable), its crash history, and what waits for it.
+
+use crate::error::Error;
+use crate::language::ServerSpec;
+use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Work};
+use crate::router::ServerHandle;
+use ractor::{ActorRef, RpcReplyPort};
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// When a crashed server is restarted, and when it is given up on.
+#[derive(Debug, Clone, Copy)]
+pub struct RestartPolicy {
+    /// More crashes than this inside `window` mark the server failed.
+    pub max_crashes: usize,
+    pub window: Duration,
+    pub first_backoff: Duration,
+    pub max_backoff: Duration,
+    /// How long a failed server stays failed before a request may retry it.
+    pub cooldown: Duration,
+}
+
+impl Default for RestartPolicy {
+    fn default() -> Self {
+        Self {
+            max_crashes: 5,
+            window: Duration::from_secs(180),
+            first_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(5),
+            cooldown: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RestartPolicy {
+    pub fn backoff(&self, recent_crashes: usize) -> Duration {
+        let doublings = u32::try_from(recent_crashes.saturating_sub(1))
+            .unwrap_or(u32::MAX)
+            .min(16);
+        (self.first_backoff * 2u32.pow(doublings)).min(self.max_backoff)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    NotStarted,
+    /// Its binary is being run once to see that it works at all.
+    Checking,
+    Running,
+    Backoff,
+    Failed {
+        until: Instant,
+    },
+    /// Its binary does not run; it is never started.
+    Unusable,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::NotStarted => "not started",
+            Self::Checking => "starting",
+            Self::Running => "running",
+            Self::Backoff => "restarting",
+            Self::Failed { .. } => "failed",
+            Self::Unusable => "unusable",
+        }
+    }
+}
+
+pub struct Slot {
+    pub spec: ServerSpec,
+    pub phase: Phase,
+    pub actor: Option<ActorRef<LanguageServerMsg>>,
+    crashes: VecDeque<Instant>,
+    pub restarts: u32,
+    /// Documents to reopen on the next process.
+    pub reopen: Vec<DocumentSnapshot>,
+    /// A file of the server's language, opened at start so that servers
+    /// which load their project only for an open file load it at once.
+    pub probe: Option<DocumentSnapshot>,
+    /// Callers waiting for the server to start or come back.
+    pub waiters: Vec<RpcReplyPort<Result<ServerHandle, Error>>>,
+    /// Requests that never reached a process that died; they go to the
+    /// next one.
+    pub orphans: Vec<Work>,
+    pub last_error: Option<String>,
+    pub stderr: String,
+}
+
+impl Slot {
+    pub fn new(spec: ServerSpec) -> Self {
+        Self {
+            spec,
+            phase: Phase::NotStarted,
+            actor: None,
+            crashes: VecDeque::new(),
+            restarts: 0,
+            reopen: Vec::new(),
+            probe: None,
+            waiters: Vec::new(),
+            orphans: Vec::new(),
+            last_error: None,
+            stderr: String::new(),
+        }
+    }
+
+    pub fn handle(&self, actor: ActorRef<LanguageServerMsg>) -> ServerHandle {
+        ServerHandle {
+            name: self.spec.name.clone(),
+            label: self.spec.label(),
+            actor,
+        }
+    }
+
+    pub fn failed_error(&self, until: Instant) -> Error {
+        Error::Failed {
+            server: self.spec.label(),
+            retry_in: until.saturating_duration_since(Instant::now()),
+            stderr: self.stderr.clone(),
+        }
+    }
+
+    /// Records a crash and returns how many fall inside the window.
+    pub fn record_crash(&mut self, window: Duration) -> usize {
+        let now = Instant::now();
+        self.crashes.push_back(now);
+        while self
+            .crashes
+            .front()
+            .is_some_and(|at| now.duration_since(*at) > window)
+        {
+            self.crashes.pop_front();
+        }
+        self.crashes.len()
+    }
+
+    /// Hands the new process's handle to everyone who waited for it.
+    pub fn started(&mut self, actor: ActorRef<LanguageServerMsg>) -> ServerHandle {
+        self.phase = Phase::Running;
+        self.actor = Some(actor.clone());
+        let handle = self.handle(actor.clone());
+        for waiter in self.waiters.drain(..) {
+            let _gone = waiter.send(Ok(handle.clone()));
+        }
+        for work in self.orphans.drain(..) {
+            if let Err(error) = actor.send_message(work.into_message()) {
+                tracing::warn!(server = %self.spec.name, "could not hand over a request: {error}");
+            }
+        }
+        handle
+    }
+
+    /// Answers everyone who waited with `error`.
+    pub fn fail_waiting(&mut self, error: &Error) {
+        for waiter in self.waiters.drain(..) {
+            let _gone = waiter.send(Err(error.clone()));
+        }
+        for work in self.orphans.drain(..) {
+            work.fail(error.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let policy = RestartPolicy::default();
+        let delays: Vec<u128> = (1..=8).map(|n| policy.backoff(n).as_millis()).collect();
+        assert_eq!(delays, vec![100, 200, 400, 800, 1600, 3200, 5000, 5000]);
+    }
+}

@@ -1,0 +1,175 @@
+//! What a filesystem event means for language servers: which files were
+//! created, changed or deleted, coalesced per path until they are sent.
+
+use crate::lsp::uri::path_to_uri;
+use notify::event::{EventKind, ModifyKind, RenameMode};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// What happened to a file, as `workspace/didChangeWatchedFiles` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Created,
+    Changed,
+    Deleted,
+}
+
+/// One file that changed on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: PathBuf,
+    pub uri: String,
+    pub kind: ChangeKind,
+}
+
+impl FileChange {
+    pub fn new(path: PathBuf, kind: ChangeKind) -> Self {
+        Self {
+            uri: path_to_uri(&path),
+            path,
+            kind,
+        }
+    }
+}
+
+/// How an event reads, path by path; `None` for events that change no
+/// content (reads, metadata).
+pub fn classify(kind: &EventKind, paths: &[PathBuf]) -> Vec<(PathBuf, ChangeKind)> {
+    let all = |kind: ChangeKind| paths.iter().map(|path| (path.clone(), kind)).collect();
+    match kind {
+        EventKind::Create(_) => all(ChangeKind::Created),
+        EventKind::Remove(_) => all(ChangeKind::Deleted),
+        EventKind::Modify(ModifyKind::Name(RenameMode::From)) => all(ChangeKind::Deleted),
+        EventKind::Modify(ModifyKind::Name(RenameMode::To)) => all(ChangeKind::Created),
+        EventKind::Modify(ModifyKind::Name(RenameMode::Both)) => match paths {
+            [from, to, ..] => vec![
+                (from.clone(), ChangeKind::Deleted),
+                (to.clone(), ChangeKind::Created),
+            ],
+            _ => Vec::new(),
+        },
+        // A rename whose direction is unknown: what is there now decides.
+        EventKind::Modify(ModifyKind::Name(_)) => paths
+            .iter()
+            .map(|path| match path.exists() {
+                true => (path.clone(), ChangeKind::Created),
+                false => (path.clone(), ChangeKind::Deleted),
+            })
+            .collect(),
+        EventKind::Modify(ModifyKind::Metadata(_)) | EventKind::Access(_) => Vec::new(),
+        EventKind::Modify(_) | EventKind::Any | EventKind::Other => all(ChangeKind::Changed),
+    }
+}
+
+/// Changes not yet sent, one per path: a later change to a path folds
+/// into the earlier one.
+#[derive(Debug, Default)]
+pub struct Pending {
+    changes: BTreeMap<PathBuf, ChangeKind>,
+}
+
+impl Pending {
+    pub fn add(&mut self, path: PathBuf, kind: ChangeKind) {
+        use ChangeKind::{Changed, Created, Deleted};
+        let merged = match (self.changes.get(&path), kind) {
+            (None, kind) => Some(kind),
+            // Made and removed before anyone heard of it.
+            (Some(Created), Deleted) => None,
+            (Some(Created), _) => Some(Created),
+            (Some(Deleted), Created | Changed) => Some(Changed),
+            (Some(_), kind) => Some(kind),
+        };
+        match merged {
+            Some(kind) => self.changes.insert(path, kind),
+            None => self.changes.remove(&path),
+        };
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    pub fn take(&mut self) -> Vec<FileChange> {
+        std::mem::take(&mut self.changes)
+            .into_iter()
+            .map(|(path, kind)| FileChange::new(path, kind))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify::event::{AccessKind, CreateKind, DataChange, MetadataKind, RemoveKind};
+
+    fn paths(names: &[&str]) -> Vec<PathBuf> {
+        names.iter().map(PathBuf::from).collect()
+    }
+
+    #[test]
+    fn events_read_as_created_changed_or_deleted() {
+        let one = paths(&["/w/a.py"]);
+        let cases = [
+            (
+                EventKind::Create(CreateKind::File),
+                vec![ChangeKind::Created],
+            ),
+            (
+                EventKind::Modify(ModifyKind::Data(DataChange::Content)),
+                vec![ChangeKind::Changed],
+            ),
+            (
+                EventKind::Remove(RemoveKind::File),
+                vec![ChangeKind::Deleted],
+            ),
+            (
+                EventKind::Modify(ModifyKind::Metadata(MetadataKind::Any)),
+                vec![],
+            ),
+            (EventKind::Access(AccessKind::Any), vec![]),
+        ];
+        for (kind, expected) in cases {
+            let found: Vec<ChangeKind> =
+                classify(&kind, &one).into_iter().map(|(_, k)| k).collect();
+            assert_eq!(found, expected, "{kind:?}");
+        }
+        let both = classify(
+            &EventKind::Modify(ModifyKind::Name(RenameMode::Both)),
+            &paths(&["/w/.a.py.swp", "/w/a.py"]),
+        );
+        assert_eq!(
+            both,
+            vec![
+                (PathBuf::from("/w/.a.py.swp"), ChangeKind::Deleted),
+                (PathBuf::from("/w/a.py"), ChangeKind::Created)
+            ]
+        );
+    }
+
+    #[test]
+    fn pending_changes_fold_per_path() {
+        let mut pending = Pending::default();
+        pending.add("/w/new.py".into(), ChangeKind::Created);
+        pending.add("/w/new.py".into(), ChangeKind::Changed);
+        pending.add("/w/tmp".into(), ChangeKind::Created);
+        pending.add("/w/tmp".into(), ChangeKind::Deleted);
+        pending.add("/w/re.py".into(), ChangeKind::Deleted);
+        pending.add("/w/re.py".into(), ChangeKind::Created);
+        pending.add("/w/gone.py".into(), ChangeKind::Changed);
+        pending.add("/w/gone.py".into(), ChangeKind::Deleted);
+        let taken: Vec<(String, ChangeKind)> = pending
+            .take()
+            .into_iter()
+            .map(|change| (change.path.display().to_string(), change.kind))
+            .collect();
+        assert_eq!(
+            taken,
+            vec![
+                ("/w/gone.py".to_owned(), ChangeKind::Deleted),
+                ("/w/new.py".to_owned(), ChangeKind::Created),
+                ("/w/re.py".to_owned(), ChangeKind::Changed),
+            ]
+        );
+        assert!(pending.is_empty());
+    }
+}

@@ -1,0 +1,283 @@
+//! The Watcher actor: changes on disk under the roots.
+//!
+//! Owns the `notify` watcher over every directory of the roots that git
+//! does not ignore (one non-recursive watch each, so ignored trees such as
+//! `node_modules/` or `target/` cost no watches), the `.gitignore` matchers,
+//! and the changes not yet sent. Takes [`WatcherMsg`]: `Event` from
+//! notify's thread, `Ready` when the first walk has set up its watches,
+//! `Flush` from a tool call about to be answered, its own `FlushDue`, and
+//! `Status`. Sends each batch of changes to the Router, which hands it to
+//! every running LanguageServer.
+//!
+//! Changes are sent 50 ms after the first one arrives, or at once when a
+//! tool call flushes them: an agent's next call can come milliseconds after
+//! its editor wrote a file, and must not be answered from before the write.
+//! A watcher that cannot start (inotify limits) is reported in `status`;
+//! Windlass works without it.
+
+mod changes;
+mod ignores;
+
+pub use changes::{ChangeKind, FileChange};
+
+use crate::roots::RootSet;
+use crate::router::RouterMsg;
+use changes::{Pending, classify};
+use ignores::Ignores;
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long changes gather before they are sent unasked.
+const FLUSH_DELAY: Duration = Duration::from_millis(50);
+/// Directories watched at most, across all roots.
+const MAX_DIRECTORIES: usize = 100_000;
+
+pub enum WatcherMsg {
+    /// A filesystem event, from notify's thread.
+    Event(notify::Result<notify::Event>),
+    /// The first walk is done and its watches are in place.
+    Ready(Box<Setup>),
+    /// Sends every change seen so far before answering.
+    Flush(RpcReplyPort<()>),
+    FlushDue,
+    Status(RpcReplyPort<WatcherStatus>),
+}
+
+/// What `status` says of file watching.
+#[derive(Debug, Clone, Default)]
+pub struct WatcherStatus {
+    pub directories: usize,
+    /// Why some or all changes go unseen, if they do.
+    pub problem: Option<String>,
+}
+
+pub struct Arguments {
+    pub roots: RootSet,
+    pub router: ActorRef<RouterMsg>,
+}
+
+/// The watcher and what the first walk found, handed back from the
+/// blocking task that set the watches up.
+pub struct Setup {
+    watcher: RecommendedWatcher,
+    ignores: Ignores,
+    status: WatcherStatus,
+}
+
+/// The actor type; its state lives in [`State`].
+pub struct Watcher;
+
+pub struct State {
+    router: ActorRef<RouterMsg>,
+    /// `None` while the first walk holds it, or when it could not start.
+    watcher: Option<RecommendedWatcher>,
+    ignores: Ignores,
+    pending: Pending,
+    flush_scheduled: bool,
+    status: WatcherStatus,
+}
+
+impl Actor for Watcher {
+    type Msg = WatcherMsg;
+    type State = State;
+    type Arguments = Arguments;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        args: Arguments,
+    ) -> Result<State, ActorProcessingErr> {
+        let roots: Vec<PathBuf> = args.roots.roots().iter().map(|r| r.path.clone()).collect();
+        let mut state = State {
+            router: args.router,
+            watcher: None,
+            ignores: Ignores::new(roots.clone()),
+            pending: Pending::default(),
+            flush_scheduled: false,
+            status: WatcherStatus::default(),
+        };
+        let inbox = myself.clone();
+        match notify::recommended_watcher(move |event| {
+            let _stopped = inbox.send_message(WatcherMsg::Event(event));
+        }) {
+            Ok(watcher) => {
+                tokio::task::spawn_blocking(move || {
+                    let setup = set_up(watcher, roots);
+                    let _stopped = myself.send_message(WatcherMsg::Ready(Box::new(setup)));
+                });
+            }
+            Err(error) => {
+                let problem = format!("file watching could not start: {error}");
+                tracing::warn!("{problem}");
+                state.status.problem = Some(problem);
+            }
+        }
+        Ok(state)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            WatcherMsg::Event(event) => state.event(&myself, event),
+            WatcherMsg::Ready(setup) => {
+                let setup = *setup;
+                state.watcher = Some(setup.watcher);
+                state.ignores = setup.ignores;
+                state.status = setup.status;
+            }
+            WatcherMsg::Flush(reply) => {
+                state.flush();
+                let _gone = reply.send(());
+            }
+            WatcherMsg::FlushDue => {
+                state.flush_scheduled = false;
+                state.flush();
+            }
+            WatcherMsg::Status(reply) => {
+                let _gone = reply.send(state.status.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl State {
+    fn event(&mut self, myself: &ActorRef<WatcherMsg>, event: notify::Result<notify::Event>) {
+        let event = match event {
+            Ok(event) => event,
+            Err(error) => {
+                tracing::warn!("file watching: {error}");
+                return;
+            }
+        };
+        for (path, kind) in classify(&event.kind, &event.paths) {
+            self.note(path, kind);
+        }
+        if !self.pending.is_empty() && !self.flush_scheduled {
+            self.flush_scheduled = true;
+            myself.send_after(FLUSH_DELAY, || WatcherMsg::FlushDue);
+        }
+    }
+
+    fn note(&mut self, path: PathBuf, kind: ChangeKind) {
+        let is_dir = kind != ChangeKind::Deleted && is_real_directory(&path);
+        if self.ignores.is_ignored(&path, is_dir) {
+            return;
+        }
+        if path.file_name().is_some_and(|name| name == ".gitignore")
+            && let Some(directory) = path.parent()
+        {
+            self.ignores.load(directory);
+        }
+        if is_dir {
+            if kind == ChangeKind::Created {
+                self.watch_new_directory(&path);
+            }
+            return;
+        }
+        self.pending.add(path, kind);
+    }
+
+    /// A directory appeared: watch it and everything under it, and report
+    /// the files already in it, which may have been written before the
+    /// watch was in place.
+    fn watch_new_directory(&mut self, directory: &Path) {
+        let Some(watcher) = self.watcher.as_mut() else {
+            return;
+        };
+        for entry in walk(directory) {
+            let path = entry.path();
+            if entry.file_type().is_some_and(|kind| kind.is_dir()) {
+                self.ignores.load(path);
+                if self.status.directories < MAX_DIRECTORIES
+                    && watcher.watch(path, RecursiveMode::NonRecursive).is_ok()
+                {
+                    self.status.directories += 1;
+                }
+            } else if entry.file_type().is_some_and(|kind| kind.is_file()) {
+                self.pending.add(path.to_path_buf(), ChangeKind::Created);
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let changes: Arc<[FileChange]> = self.pending.take().into();
+        tracing::debug!(count = changes.len(), "files changed on disk");
+        if let Err(error) = self.router.send_message(RouterMsg::FilesChanged(changes)) {
+            tracing::warn!("router unreachable: {error}");
+        }
+    }
+}
+
+/// Watches every directory git does not ignore under each root.
+fn set_up(mut watcher: RecommendedWatcher, roots: Vec<PathBuf>) -> Setup {
+    let mut ignores = Ignores::new(roots.clone());
+    let mut status = WatcherStatus::default();
+    'roots: for root in &roots {
+        for entry in walk(root) {
+            if !entry.file_type().is_some_and(|kind| kind.is_dir()) {
+                continue;
+            }
+            ignores.load(entry.path());
+            if status.directories >= MAX_DIRECTORIES {
+                status.problem = Some(format!(
+                    "only the first {MAX_DIRECTORIES} directories are watched"
+                ));
+                break 'roots;
+            }
+            match watcher.watch(entry.path(), RecursiveMode::NonRecursive) {
+                Ok(()) => status.directories += 1,
+                Err(error) => {
+                    status.problem = Some(watch_problem(&error, status.directories));
+                    break 'roots;
+                }
+            }
+        }
+    }
+    if let Some(problem) = &status.problem {
+        tracing::warn!("{problem}");
+    }
+    tracing::debug!(directories = status.directories, "watching the roots");
+    Setup {
+        watcher,
+        ignores,
+        status,
+    }
+}
+
+/// Directories and files under `directory` that git does not ignore;
+/// links are not followed, so nothing outside the roots is reached.
+fn walk(directory: &Path) -> impl Iterator<Item = ignore::DirEntry> {
+    ignore::WalkBuilder::new(directory)
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build()
+        .filter_map(std::result::Result::ok)
+}
+
+fn is_real_directory(path: &Path) -> bool {
+    path.symlink_metadata()
+        .is_ok_and(|metadata| metadata.is_dir())
+}
+
+fn watch_problem(error: &notify::Error, watched: usize) -> String {
+    match error.kind {
+        notify::ErrorKind::MaxFilesWatch => format!(
+            "the limit on watched directories (fs.inotify.max_user_watches) was reached after \
+             {watched}; changes elsewhere are not seen until files are asked about"
+        ),
+        _ => format!("file watching stopped after {watched} directories: {error}"),
+    }
+}
