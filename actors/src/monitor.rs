@@ -216,6 +216,36 @@ fn read_one(pid: i32) -> Option<(ProcessSample, Vec<i32>)> {
     Some((sample, children))
 }
 
+/// Whether a process is dead or dying: a zombie, already in its exit, or
+/// with a SIGKILL pending. A process killed a moment ago is not yet a
+/// zombie while the kernel tears down its memory; a request written to it
+/// then would be lost, so it counts as dead already.
+#[cfg(target_os = "linux")]
+pub fn is_dying(pid: u32) -> bool {
+    /// `PF_EXITING` in the task flags: the process is in `do_exit`.
+    const EXITING: u32 = 0x4;
+    /// SIGKILL's bit in the pending-signal masks.
+    const SIGKILL_BIT: u64 = 1 << (9 - 1);
+    let Some(process) = i32::try_from(pid)
+        .ok()
+        .and_then(|pid| procfs::process::Process::new(pid).ok())
+    else {
+        return true;
+    };
+    let exiting = process.stat().map_or(true, |stat| {
+        matches!(stat.state, 'Z' | 'X') || stat.flags & EXITING != 0
+    });
+    let killed = process
+        .status()
+        .is_ok_and(|status| (status.sigpnd | status.shdpnd) & SIGKILL_BIT != 0);
+    exiting || killed
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn is_dying(_pid: u32) -> bool {
+    false
+}
+
 /// Reads a process's CPU time, run state and resident size. The task
 /// times are nanoseconds on Intel Macs; Apple silicon reports Mach
 /// absolute-time units, which this does not yet convert.
@@ -272,5 +302,18 @@ mod tests {
     #[test]
     fn a_missing_process_reads_as_none() {
         assert_eq!(read_process(u32::MAX - 1), None);
+        assert!(is_dying(u32::MAX - 1));
+    }
+
+    #[test]
+    fn a_killed_process_is_dying_before_it_is_reaped() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        assert!(!is_dying(child.id()));
+        child.kill().unwrap();
+        assert!(is_dying(child.id()), "killed, not yet reaped");
+        child.wait().unwrap();
     }
 }

@@ -80,13 +80,23 @@ impl Session {
         Session::start_with_state(tempfile::tempdir().unwrap(), args)
     }
 
+    /// Starts windlass with extra environment variables.
+    pub fn start_with_env(args: &[String], env: &[(&str, &str)]) -> Session {
+        Session::spawn(tempfile::tempdir().unwrap(), args, env)
+    }
+
     /// Starts windlass with its state and config directories under `state`.
     pub fn start_with_state(state: tempfile::TempDir, args: &[String]) -> Session {
+        Session::spawn(state, args, &[])
+    }
+
+    fn spawn(state: tempfile::TempDir, args: &[String], env: &[(&str, &str)]) -> Session {
         let mut child = Command::new(windlass_binary())
             .args(args)
             .env("XDG_STATE_HOME", state.path().join("state"))
             .env("XDG_CONFIG_HOME", state.path().join("config"))
             .env("WINDLASS_LOG_LEVEL", "debug")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -5,7 +5,7 @@
 
 use super::context::Context;
 use super::definitions;
-use super::render::{self, Sources, Spot, symbol_kind};
+use super::render::{self, Sources, Spot, symbol_kind, unavailable_warning};
 use crate::error::{Error, Result};
 use crate::language_server::{DocumentSnapshot, Problem, ServerRequest, TextPosition};
 use crate::lsp::position::line_at;
@@ -221,8 +221,10 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     let mut sources = Sources::new(&roots);
     let mut found = Vec::new();
     for (name, kind, uri, range, encoding) in symbols.symbols {
+        // Servers may give the whole declaration's range; the name is
+        // pointed at, as in every other answer.
         if name == symbol
-            && let Some(spot) = sources.spot(&uri, &range, encoding)
+            && let Some(spot) = sources.spot_of_name(&uri, &range, encoding, symbol)
         {
             found.push(Candidate {
                 spot,
@@ -249,13 +251,27 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
             kind: None,
         })
         .collect();
-    let notes = missed_notes(&roots, &symbols.problems, &missed);
+    // Definitions the servers missed forbid picking one; the rest of what
+    // the servers said is shown only with a list.
+    let disagree = !missed.is_empty();
+    let mut notes = missed_notes(&roots, &symbols.problems, &missed);
+    notes.extend(
+        symbols
+            .unavailable
+            .iter()
+            .map(|name| unavailable_warning(name)),
+    );
+    notes.extend(symbols.warnings);
+    notes.dedup();
     found.extend(missed);
     match found.len() {
-        0 => Err(Error::InvalidArgument(format!(
-            "no symbol named `{symbol}` found in the workspace"
-        ))),
-        1 if notes.is_empty() => {
+        0 => Err(Error::InvalidArgument(
+            std::iter::once(format!("no symbol named `{symbol}` found in the workspace"))
+                .chain(notes)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        )),
+        1 if !disagree => {
             let spot = &found[0].spot;
             let file = spot.path.clone();
             on_line(
@@ -313,12 +329,17 @@ struct WorkspaceAnswer {
     symbols: Vec<WorkspaceSymbol>,
     /// Files each server (by label) said it could not fully read.
     problems: Vec<(String, Problem)>,
+    /// Servers the roots need that could not be asked.
+    unavailable: Vec<String>,
+    /// What the servers said about how complete their answers are.
+    warnings: Vec<String>,
 }
 
 /// `workspace/symbol` on every running server at once.
 async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAnswer> {
+    let servers = context.workspace_servers().await?;
     let mut requests = JoinSet::new();
-    for server in context.workspace_servers().await?.running {
+    for server in servers.running {
         let context = context.clone();
         let query = query.to_owned();
         requests.spawn(async move {
@@ -329,6 +350,8 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
     let mut answer = WorkspaceAnswer {
         symbols: Vec::new(),
         problems: Vec::new(),
+        unavailable: servers.unavailable,
+        warnings: Vec::new(),
     };
     while let Some(joined) = requests.join_next().await {
         let Ok((label, Ok(reply))) = joined else {
@@ -356,6 +379,7 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
                 .into_iter()
                 .map(|problem| (label.clone(), problem)),
         );
+        answer.warnings.extend(reply.warnings);
     }
     Ok(answer)
 }

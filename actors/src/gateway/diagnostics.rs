@@ -62,26 +62,31 @@ async fn file_report(context: &Context, file: &str) -> Result<Vec<String>> {
     let server = context.route(&path).await?;
     let text = document.text.clone();
     let reply = context.diagnostics(&server, document).await?;
-    Ok(describe(
+    let mut lines = render::notes_of(
+        &roots,
+        &server.label,
+        &reply.warnings,
+        reply.file_problem.as_ref(),
+    );
+    lines.extend(describe(
         &roots.display(&path),
         &server.label,
         &text,
         &reply,
-    ))
+    ));
+    Ok(lines)
 }
 
 fn describe(path: &str, server: &str, text: &str, reply: &DiagnosticsReply) -> Vec<String> {
-    let mut lines = reply.warnings.clone();
     let Some(items) = &reply.items else {
-        lines.push(format!("{path}: no diagnostics from [{server}]"));
-        return lines;
+        return vec![format!("{path}: no diagnostics from [{server}]")];
     };
     let mut found: Vec<(u64, u64, String)> = items
         .iter()
         .map(|item| line_for(item, text, reply))
         .collect();
     found.sort_by_key(|(line, column, _)| (*line, *column));
-    lines.push(format!("{path}: {}", summary(items)));
+    let mut lines = vec![format!("{path}: {}", summary(items))];
     lines.extend(found.into_iter().map(|(_, _, line)| line));
     lines
 }
@@ -177,6 +182,7 @@ mod tests {
             items: items.map(Into::into),
             encoding: PositionEncoding::Utf16,
             warnings: Vec::new(),
+            file_problem: None,
         }
     }
 

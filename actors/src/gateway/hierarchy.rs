@@ -145,6 +145,7 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
     };
     let mut reply = context.request(&target.server, query).await?;
     reply.warnings.splice(0..0, prepared.warnings);
+    reply.file_problem = prepared.file_problem;
     let results = reply.result.as_array().cloned().unwrap_or_default();
     Ok(render_results(
         context, &target, protocol, &item, &results, &reply,
@@ -197,7 +198,7 @@ fn render_results(
 ) -> String {
     let encoding = reply.encoding;
     let name = item.get("name").and_then(Value::as_str).unwrap_or("?");
-    let mut lines = reply.warnings.clone();
+    let mut lines = render::notes(&target.roots, &target.server.label, reply);
     if results.is_empty() {
         lines.push(format!("no {} of {name}", protocol.label));
         return render::bounded(&lines, context.settings.max_output_bytes);

@@ -81,7 +81,7 @@ pub async fn hover(context: &Context, position: &Position) -> Result<String> {
     let request = target.request("textDocument/hover", json!({}), ("hoverProvider", "hover"));
     let reply = context.request(&target.server, request).await?;
     let text = render::hover_text(&reply.result);
-    let mut lines = reply.warnings;
+    let mut lines = render::notes(&target.roots, &target.server.label, &reply);
     match text.is_empty() {
         true => lines.push(format!("no hover information at {}", target.describe())),
         false => lines.push(text),
@@ -97,7 +97,7 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
     let request = target.request(goto.method, json!({}), (goto.provider, goto.feature));
     let reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &reply.result, reply.encoding);
-    let mut lines = reply.warnings;
+    let mut lines = render::notes(&target.roots, &target.server.label, &reply);
     if spots.is_empty() {
         let what = target
             .word()
@@ -128,7 +128,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     );
     let reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &reply.result, reply.encoding);
-    let mut head = reply.warnings;
+    let mut head = render::notes(&target.roots, &target.server.label, &reply);
     if spots.is_empty() {
         head.push(format!("no references found for {}", target.describe()));
         head.extend(outside);
@@ -176,14 +176,14 @@ pub fn offset(given: Option<u32>) -> usize {
 }
 
 pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<String> {
-    let (_, path) = context.resolve(&args.file).await?;
+    let (roots, path) = context.resolve(&args.file).await?;
     let document = context.snapshot(&path, &args.file)?;
     let server = context.route(&path).await?;
     let reply = context.document_symbols(&server, document).await?;
     let depth = args.depth.unwrap_or(3).max(1) as usize;
     let mut body = Vec::new();
     outline(&reply.result, 0, depth, &mut body);
-    let mut head = reply.warnings;
+    let mut head = render::notes(&roots, &server.label, &reply);
     if body.is_empty() {
         head.push(format!("no symbols in {}", args.file));
     }

@@ -4,7 +4,7 @@
 //! on. Nothing that resolves outside the roots is read or shown: such
 //! locations are left out and counted.
 
-use crate::language_server::Problem;
+use crate::language_server::{Problem, Reply};
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::uri::uri_to_path;
 use crate::roots::RootSet;
@@ -159,6 +159,27 @@ impl<'a> Sources<'a> {
     }
 }
 
+impl Sources<'_> {
+    /// A spot moved onto `name` when the range starts before it on the
+    /// same line (a declaration's whole range rather than its name's).
+    pub fn spot_of_name(
+        &mut self,
+        uri: &str,
+        range: &Value,
+        encoding: PositionEncoding,
+        name: &str,
+    ) -> Option<Spot> {
+        let mut spot = self.spot(uri, range, encoding)?;
+        let path = uri_to_path(uri)?;
+        if let Some(line) = self.line(&path, spot.line - 1)
+            && let Some(column) = crate::gateway::address::find_word(&line, name, spot.column - 1)
+        {
+            spot.column = column + 1;
+        }
+        Some(spot)
+    }
+}
+
 /// Every `Location` or `LocationLink` in a definition-style result.
 pub fn locations(result: &Value) -> Vec<(&str, &Value)> {
     let items: Vec<&Value> = match result {
@@ -188,7 +209,29 @@ pub fn problem_line(roots: &RootSet, label: &str, problem: &Problem) -> String {
     let shown =
         uri_to_path(&problem.uri).map_or_else(|| problem.uri.clone(), |path| roots.display(&path));
     let message = problem.message.replace(&problem.uri, &shown);
-    format!("warning: [{label}] could not fully read {shown}: {message}")
+    format!("warning: [{label}] reported: {message}")
+}
+
+/// What a reply says about itself, first in every answer: its warnings,
+/// then what the server reported about the file asked about.
+pub fn notes(roots: &RootSet, label: &str, reply: &Reply) -> Vec<String> {
+    notes_of(roots, label, &reply.warnings, reply.file_problem.as_ref())
+}
+
+pub fn notes_of(
+    roots: &RootSet,
+    label: &str,
+    warnings: &[String],
+    problem: Option<&Problem>,
+) -> Vec<String> {
+    let mut lines = warnings.to_vec();
+    lines.extend(problem.map(|problem| problem_line(roots, label, problem)));
+    lines
+}
+
+/// The warning for a server the roots need that could not be asked.
+pub fn unavailable_warning(name: &str) -> String {
+    format!("warning: [{name}] unavailable, results may be incomplete")
 }
 
 /// `path:line:column  source` per spot.

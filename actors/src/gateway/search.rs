@@ -4,7 +4,7 @@
 
 use super::context::Context;
 use super::navigation::offset;
-use super::render::{self, Sources};
+use super::render::{self, Sources, unavailable_warning};
 use crate::error::{Error, Result};
 use crate::language_server::Problem;
 use crate::lsp::uri::uri_to_path;
@@ -23,6 +23,8 @@ use tokio::task::JoinSet;
 const MAX_SYMBOLS: usize = 20;
 /// Files shown in the heatmap per query; the rest are counted.
 const MAX_FILES: usize = 20;
+/// Files a server could not read that are named per query.
+const MAX_PROBLEMS_NAMED: usize = 3;
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -92,15 +94,27 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
 }
 
 /// What the servers said about files the text search matched: their
-/// symbols from those files may be missing.
+/// symbols from those files may be missing. A few are named, the rest
+/// counted.
 fn unread_lines(roots: &RootSet, problems: &[(String, Problem)], hits: &[FileHits]) -> Vec<String> {
-    problems
+    let relevant: Vec<&(String, Problem)> = problems
         .iter()
         .filter(|(_, problem)| {
             uri_to_path(&problem.uri).is_some_and(|path| hits.iter().any(|hit| hit.path == path))
         })
+        .collect();
+    let mut lines: Vec<String> = relevant
+        .iter()
+        .take(MAX_PROBLEMS_NAMED)
         .map(|(label, problem)| render::problem_line(roots, label, problem))
-        .collect()
+        .collect();
+    if relevant.len() > MAX_PROBLEMS_NAMED {
+        lines.push(format!(
+            "warning: … and {} more matching files a server could not fully read",
+            relevant.len() - MAX_PROBLEMS_NAMED
+        ));
+    }
+    lines
 }
 
 /// Workspace symbols from every server, and what to say about them.
@@ -120,7 +134,7 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
     let mut warnings: Vec<String> = servers
         .unavailable
         .iter()
-        .map(|name| format!("warning: [{name}] unavailable, results may be incomplete"))
+        .map(|name| unavailable_warning(name))
         .collect();
     let mut requests = JoinSet::new();
     for server in servers.running {

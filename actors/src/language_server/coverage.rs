@@ -126,27 +126,24 @@ impl Coverage {
         self.problems.remove(uri);
     }
 
-    /// Warnings for an answer to `method` with `params` about the
-    /// document `uri`.
-    pub fn warnings_for(
-        &self,
-        label: &str,
-        method: &str,
-        params: &Value,
-        uri: Option<&str>,
-    ) -> Vec<String> {
-        let mut warnings = Vec::new();
-        if let Some(message) = uri.and_then(|uri| self.problems.get(uri)) {
-            warnings.push(format!("warning: [{label}] reported: {message}"));
+    /// Warnings for an answer to `method` with `params`: the index gaps
+    /// it depends on.
+    pub fn warnings_for(&self, label: &str, method: &str, params: &Value) -> Vec<String> {
+        if !needs_index(method, params) {
+            return Vec::new();
         }
-        if needs_index(method, params) {
-            warnings.extend(
-                self.gaps
-                    .iter()
-                    .map(|gap| format!("warning: [{label}] {gap}")),
-            );
-        }
-        warnings
+        self.gaps
+            .iter()
+            .map(|gap| format!("warning: [{label}] {gap}"))
+            .collect()
+    }
+
+    /// What the server said about the file `uri`, if anything.
+    pub fn problem(&self, uri: &str) -> Option<Problem> {
+        self.problems.get(uri).map(|message| Problem {
+            uri: uri.to_owned(),
+            message: message.clone(),
+        })
     }
 
     /// Every file the server said it could not fully read.
@@ -222,24 +219,24 @@ mod tests {
         let coverage = Coverage::new(&languages, &[folder(dir.path())]);
         assert_eq!(coverage.gaps().len(), 1);
         let none = Value::Null;
-        let warnings = coverage.warnings_for("c,cpp", "textDocument/references", &none, None);
+        let warnings = coverage.warnings_for("c,cpp", "textDocument/references", &none);
         assert!(warnings[0].starts_with("warning: [c,cpp] has no compile_commands.json"));
         assert!(
             coverage
-                .warnings_for("c,cpp", "textDocument/hover", &none, None)
+                .warnings_for("c,cpp", "textDocument/hover", &none)
                 .is_empty()
         );
         let children = serde_json::json!({"direction": 0});
         let parents = serde_json::json!({"direction": 1});
         assert_eq!(
             coverage
-                .warnings_for("c,cpp", "textDocument/typeHierarchy", &children, None)
+                .warnings_for("c,cpp", "textDocument/typeHierarchy", &children)
                 .len(),
             1
         );
         assert!(
             coverage
-                .warnings_for("c,cpp", "textDocument/typeHierarchy", &parents, None)
+                .warnings_for("c,cpp", "textDocument/typeHierarchy", &parents)
                 .is_empty()
         );
         std::fs::create_dir_all(dir.path().join("build")).unwrap();
@@ -262,17 +259,14 @@ mod tests {
         );
         coverage.note_message(3, "INFO file:///w/other.sh analyzed");
         coverage.note_message(1, "no file named here");
-        let warnings = coverage.warnings_for(
-            "shell",
-            "textDocument/hover",
-            &Value::Null,
-            Some("file:///w/big.sh"),
-        );
         assert_eq!(
-            warnings,
-            vec![
-                "warning: [shell] reported: 08:00:14.042 WARNING ⛔️ Error while parsing file:///w/big.sh: syntax error"
-            ]
+            coverage.problem("file:///w/big.sh"),
+            Some(Problem {
+                uri: "file:///w/big.sh".into(),
+                message:
+                    "08:00:14.042 WARNING ⛔️ Error while parsing file:///w/big.sh: syntax error"
+                        .into(),
+            })
         );
         assert_eq!(coverage.problems().len(), 1);
         coverage.forget("file:///w/big.sh");

@@ -34,6 +34,7 @@ impl State {
             Some(Pending::Caller {
                 reply,
                 warnings,
+                file_problem,
                 problems,
                 ..
             }) => {
@@ -43,6 +44,7 @@ impl State {
                         result,
                         encoding,
                         warnings,
+                        file_problem,
                         problems,
                     })
                     .map_err(|error| self.server_error(error));

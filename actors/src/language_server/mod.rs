@@ -88,9 +88,12 @@ pub struct ServerRequest {
 pub struct Reply {
     pub result: Value,
     pub encoding: PositionEncoding,
-    /// What the caller should know about how complete the answer is:
-    /// the server's own complaints about the file, an index it lacks.
+    /// What the caller should know about how complete the answer is: an
+    /// index the server lacks, a server still loading.
     pub warnings: Vec<String>,
+    /// What the server said about the request's file, if it could not
+    /// fully read it.
+    pub file_problem: Option<Problem>,
     /// For a workspace-wide request: every file the server said it could
     /// not fully read, so that what it did not find can be explained.
     pub problems: Vec<Problem>,
@@ -103,6 +106,7 @@ pub struct DiagnosticsReply {
     pub items: Option<Arc<[Value]>>,
     pub encoding: PositionEncoding,
     pub warnings: Vec<String>,
+    pub file_problem: Option<Problem>,
 }
 
 /// One server's health, as `status` shows it.
@@ -208,6 +212,7 @@ enum Pending {
         method: &'static str,
         reply: RpcReplyPort<Result<Reply>>,
         warnings: Vec<String>,
+        file_problem: Option<Problem>,
         problems: Vec<Problem>,
     },
 }
@@ -414,7 +419,8 @@ impl State {
     /// until `initialize` is answered, or, when the process has died,
     /// handed back to the Supervisor for the next process.
     fn admit(&mut self) -> Admission {
-        if self.exiting || self.transport.has_exited() {
+        let dying = self.transport.pid().is_some_and(crate::monitor::is_dying);
+        if self.exiting || self.transport.has_exited() || dying {
             return Admission::Dead;
         }
         match &self.phase {
@@ -484,20 +490,14 @@ impl State {
         }
         let params = self.request_params(&request, capabilities.encoding);
         warnings.extend(self.unready_warning());
-        warnings.extend(
-            self.coverage.warnings_for(
-                &self.spec.label(),
-                request.method,
-                &request.params,
-                request
-                    .document
-                    .as_ref()
-                    .map(|document| document.uri.as_str()),
-            ),
-        );
-        let problems = match &request.document {
-            Some(_) => Vec::new(),
-            None => self.coverage.problems(),
+        warnings.extend(self.coverage.warnings_for(
+            &self.spec.label(),
+            request.method,
+            &request.params,
+        ));
+        let (file_problem, problems) = match &request.document {
+            Some(document) => (self.coverage.problem(&document.uri), Vec::new()),
+            None => (None, self.coverage.problems()),
         };
         let id = self.send_request(request.method, params, myself);
         self.pending.insert(
@@ -506,6 +506,7 @@ impl State {
                 method: request.method,
                 reply,
                 warnings,
+                file_problem,
                 problems,
             },
         );

@@ -109,15 +109,13 @@ impl State {
         }
         for (id, verdict) in settled {
             if let Some(parked) = self.waits.remove(&id) {
-                let warnings = self.coverage.warnings_for(
-                    &self.spec.label(),
-                    "textDocument/publishDiagnostics",
-                    &serde_json::Value::Null,
-                    Some(&parked.wait.uri),
-                );
+                let file_problem = self.coverage.problem(&parked.wait.uri);
                 let answer = self
                     .diagnostics_answer(verdict)
-                    .map(|reply| DiagnosticsReply { warnings, ..reply });
+                    .map(|reply| DiagnosticsReply {
+                        file_problem,
+                        ..reply
+                    });
                 let _gone = parked.reply.send(answer);
             }
         }
@@ -137,6 +135,7 @@ impl State {
             items,
             encoding: self.encoding(),
             warnings: Vec::new(),
+            file_problem: None,
         };
         let server = self.spec.label();
         match verdict {

@@ -104,8 +104,9 @@ pub struct State {
     gateway: ActorCell,
     /// The servers the roots need; `None` until detection has finished.
     needed: Option<Vec<String>>,
-    /// Workspace-wide queries that arrived before detection finished.
-    awaiting_detection: Vec<RpcReplyPort<WorkspaceServers>>,
+    /// Workspace-wide queries waiting for detection to finish, or for a
+    /// needed server's binary check.
+    awaiting_servers: Vec<RpcReplyPort<WorkspaceServers>>,
 }
 
 impl Actor for Supervisor {
@@ -168,7 +169,7 @@ impl Actor for Supervisor {
             monitor,
             gateway: gateway.get_cell(),
             needed: None,
-            awaiting_detection: Vec::new(),
+            awaiting_servers: Vec::new(),
         })
     }
 
@@ -204,21 +205,18 @@ impl Actor for Supervisor {
                     state.start_if_idle(&myself, server).await;
                 }
                 state.needed = Some(detection.needed);
-                for reply in std::mem::take(&mut state.awaiting_detection) {
-                    let _gone = reply.send(state.workspace_servers());
-                }
+                state.answer_workspace_queries();
             }
-            SupervisorMsg::WorkspaceServers(reply) => match state.needed.clone() {
-                None => state.awaiting_detection.push(reply),
-                Some(needed) => {
-                    for server in &needed {
-                        state.start_if_idle(&myself, server).await;
-                    }
-                    let _gone = reply.send(state.workspace_servers());
+            SupervisorMsg::WorkspaceServers(reply) => {
+                for server in state.needed.clone().iter().flatten() {
+                    state.start_if_idle(&myself, server).await;
                 }
-            },
+                state.awaiting_servers.push(reply);
+                state.answer_workspace_queries();
+            }
             SupervisorMsg::Checked { server, outcome } => {
-                state.checked(&myself, &server, outcome).await
+                state.checked(&myself, &server, outcome).await;
+                state.answer_workspace_queries();
             }
             SupervisorMsg::ServerExited {
                 server,
@@ -488,6 +486,25 @@ impl State {
                 self.server_exited(myself, &server, exit)
             }
             None => myself.stop(Some(format!("a core actor failed: {error}"))),
+        }
+    }
+
+    /// Answers the waiting workspace-wide queries once detection is done
+    /// and no needed server is still having its binary checked.
+    fn answer_workspace_queries(&mut self) {
+        let Some(needed) = &self.needed else {
+            return;
+        };
+        let checking = needed.iter().any(|name| {
+            self.slots
+                .get(name)
+                .is_some_and(|slot| slot.phase == Phase::Checking)
+        });
+        if checking {
+            return;
+        }
+        for reply in std::mem::take(&mut self.awaiting_servers) {
+            let _gone = reply.send(self.workspace_servers());
         }
     }
 

@@ -12,8 +12,11 @@
 //! Changes are sent 50 ms after the first one arrives, or at once when a
 //! tool call flushes them: an agent's next call can come milliseconds after
 //! its editor wrote a file, and must not be answered from before the write.
-//! A watcher that cannot start (inotify limits) is reported in `status`;
-//! Windlass works without it.
+//! A flush is a barrier: it creates a file in a private directory outside
+//! the workspace, watched by the same watcher, and answers once that
+//! file's event arrives, so every event the kernel queued before it has
+//! been taken in. A watcher that cannot start (inotify limits) is reported
+//! in `status`; Windlass works without it.
 
 mod changes;
 mod ignores;
@@ -26,12 +29,15 @@ use changes::{Pending, classify};
 use ignores::Ignores;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// How long changes gather before they are sent unasked.
 const FLUSH_DELAY: Duration = Duration::from_millis(50);
+/// How long a flush waits for its barrier event before it answers anyway.
+const BARRIER_TIMEOUT: Duration = Duration::from_millis(200);
 /// Directories watched at most, across all roots.
 const MAX_DIRECTORIES: usize = 100_000;
 
@@ -43,6 +49,8 @@ pub enum WatcherMsg {
     /// Sends every change seen so far before answering.
     Flush(RpcReplyPort<()>),
     FlushDue,
+    /// A flush's barrier event is overdue.
+    BarrierOverdue(u64),
     Status(RpcReplyPort<WatcherStatus>),
 }
 
@@ -65,6 +73,51 @@ pub struct Setup {
     watcher: RecommendedWatcher,
     ignores: Ignores,
     status: WatcherStatus,
+    barrier: Option<Barrier>,
+}
+
+/// The private directory whose files mark how far events have been read.
+struct Barrier {
+    directory: PathBuf,
+    next: u64,
+    /// Flushes waiting for the event of the file they created.
+    waiting: VecDeque<(u64, RpcReplyPort<()>)>,
+}
+
+impl Barrier {
+    fn create(watcher: &mut RecommendedWatcher) -> Option<Self> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.subsec_nanos());
+        let directory =
+            std::env::temp_dir().join(format!("windlass-barrier-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&directory).ok()?;
+        match watcher.watch(&directory, RecursiveMode::NonRecursive) {
+            Ok(()) => Some(Self {
+                directory,
+                next: 1,
+                waiting: VecDeque::new(),
+            }),
+            Err(error) => {
+                tracing::debug!("no flush barrier: {error}");
+                let _ = std::fs::remove_dir_all(&directory);
+                None
+            }
+        }
+    }
+
+    /// The number of the barrier file `path` is, if it is one.
+    fn number(&self, path: &Path) -> Option<u64> {
+        (path.parent() == Some(self.directory.as_path()))
+            .then(|| path.file_name()?.to_str()?.parse().ok())
+            .flatten()
+    }
+}
+
+impl Drop for Barrier {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.directory);
+    }
 }
 
 /// The actor type; its state lives in [`State`].
@@ -78,6 +131,7 @@ pub struct State {
     pending: Pending,
     flush_scheduled: bool,
     status: WatcherStatus,
+    barrier: Option<Barrier>,
 }
 
 impl Actor for Watcher {
@@ -98,6 +152,7 @@ impl Actor for Watcher {
             pending: Pending::default(),
             flush_scheduled: false,
             status: WatcherStatus::default(),
+            barrier: None,
         };
         let inbox = myself.clone();
         match notify::recommended_watcher(move |event| {
@@ -131,15 +186,14 @@ impl Actor for Watcher {
                 state.watcher = Some(setup.watcher);
                 state.ignores = setup.ignores;
                 state.status = setup.status;
+                state.barrier = setup.barrier;
             }
-            WatcherMsg::Flush(reply) => {
-                state.flush();
-                let _gone = reply.send(());
-            }
+            WatcherMsg::Flush(reply) => state.flush_through_barrier(&myself, reply),
             WatcherMsg::FlushDue => {
                 state.flush_scheduled = false;
                 state.flush();
             }
+            WatcherMsg::BarrierOverdue(number) => state.reach_barrier(number),
             WatcherMsg::Status(reply) => {
                 let _gone = reply.send(state.status.clone());
             }
@@ -158,7 +212,15 @@ impl State {
             }
         };
         for (path, kind) in classify(&event.kind, &event.paths) {
-            self.note(path, kind);
+            match self
+                .barrier
+                .as_ref()
+                .and_then(|barrier| barrier.number(&path))
+            {
+                Some(number) if kind == ChangeKind::Created => self.reach_barrier(number),
+                Some(_) => {}
+                None => self.note(path, kind),
+            }
         }
         if !self.pending.is_empty() && !self.flush_scheduled {
             self.flush_scheduled = true;
@@ -207,6 +269,51 @@ impl State {
         }
     }
 
+    /// Flushes once every event queued before now has arrived: the event
+    /// of a file created now comes after all of them.
+    fn flush_through_barrier(&mut self, myself: &ActorRef<WatcherMsg>, reply: RpcReplyPort<()>) {
+        let Some(barrier) = self.barrier.as_mut() else {
+            self.flush();
+            let _gone = reply.send(());
+            return;
+        };
+        let number = barrier.next;
+        barrier.next += 1;
+        if std::fs::write(barrier.directory.join(number.to_string()), b"").is_err() {
+            self.flush();
+            let _gone = reply.send(());
+            return;
+        }
+        barrier.waiting.push_back((number, reply));
+        myself.send_after(BARRIER_TIMEOUT, move || WatcherMsg::BarrierOverdue(number));
+    }
+
+    /// Everything up to barrier file `number` has been read: flush, and
+    /// answer the flushes that waited for it.
+    fn reach_barrier(&mut self, number: u64) {
+        let Some(barrier) = self.barrier.as_mut() else {
+            return;
+        };
+        let mut reached = Vec::new();
+        while barrier
+            .waiting
+            .front()
+            .is_some_and(|(waiting, _)| *waiting <= number)
+        {
+            if let Some((waiting, reply)) = barrier.waiting.pop_front() {
+                let _ = std::fs::remove_file(barrier.directory.join(waiting.to_string()));
+                reached.push(reply);
+            }
+        }
+        if reached.is_empty() {
+            return;
+        }
+        self.flush();
+        for reply in reached {
+            let _gone = reply.send(());
+        }
+    }
+
     fn flush(&mut self) {
         if self.pending.is_empty() {
             return;
@@ -223,6 +330,7 @@ impl State {
 fn set_up(mut watcher: RecommendedWatcher, roots: Vec<PathBuf>) -> Setup {
     let mut ignores = Ignores::new(roots.clone());
     let mut status = WatcherStatus::default();
+    let barrier = Barrier::create(&mut watcher);
     'roots: for root in &roots {
         for entry in walk(root) {
             if !entry.file_type().is_some_and(|kind| kind.is_dir()) {
@@ -252,6 +360,7 @@ fn set_up(mut watcher: RecommendedWatcher, roots: Vec<PathBuf>) -> Setup {
         watcher,
         ignores,
         status,
+        barrier,
     }
 }
 

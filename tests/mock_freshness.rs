@@ -1,0 +1,256 @@
+//! Answers stay true when files change on disk behind Windlass's back: a
+//! change to a file that others depend on reaches the dependents'
+//! diagnostics, whether the server asked to be told of changes (as pyright
+//! does) or learns of them only when the dependent is sent again (as
+//! clangd does); open documents follow the disk; ignored files stay quiet.
+//!
+//! mockls reports, on a line `uses FILE`, an error when FILE contains
+//! `ERROR`. Its record file lives outside the roots, so that recording
+//! does not itself change the watched tree.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// Starts Windlass on `dir` with mockls for python, recording into a file
+/// outside the project.
+fn start(dir: &Path, flags: &str) -> (Session, PathBuf) {
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let mut args = root_arg(dir);
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", &format!("{flags} --record {}", record.display())),
+    ]);
+    let session = Session::start(&args);
+    session.keep(records);
+    (session, record)
+}
+
+fn uses_error(file: &str) -> String {
+    format!("main.py: 1 error\n  1:1 error [mockls E2] mockls: {file} has an ERROR")
+}
+
+/// Every `didChangeWatchedFiles` change mockls received, as (file name,
+/// type) pairs.
+fn watched_changes(record: &Path) -> Vec<(String, u64)> {
+    recorded(record)
+        .into_iter()
+        .filter(|(dir, message)| {
+            dir == "in" && message["method"] == "workspace/didChangeWatchedFiles"
+        })
+        .flat_map(|(_, message)| {
+            message["params"]["changes"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .map(|change| {
+            let uri = change["uri"].as_str().unwrap_or_default();
+            let name = uri.rsplit('/').next().unwrap_or_default().to_owned();
+            (name, change["type"].as_u64().unwrap_or(0))
+        })
+        .collect()
+}
+
+fn edit_cycle(session: &Session, dir: &Path) {
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        "main.py: no problems"
+    );
+    std::fs::write(dir.join("lib.py"), "ERROR\n").unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        uses_error("lib.py"),
+        "the dependency's change reached the dependent"
+    );
+    std::fs::write(dir.join("lib.py"), "fine\n").unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        "main.py: no problems",
+        "and so did its revert"
+    );
+}
+
+#[test]
+fn a_dependency_changed_on_disk_reaches_a_server_that_was_never_told() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let (session, record) = start(dir.path(), "--publish-version");
+    edit_cycle(&session, dir.path());
+    assert!(
+        watched_changes(&record).is_empty(),
+        "mockls did not register for watched files, so it is not sent them"
+    );
+}
+
+#[test]
+fn a_server_that_registered_for_watched_files_is_told_of_each_change() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let (session, record) = start(dir.path(), "--watch-files");
+    edit_cycle(&session, dir.path());
+    let changes = watched_changes(&record);
+    assert_eq!(
+        changes,
+        vec![("lib.py".to_owned(), 2), ("lib.py".to_owned(), 2)],
+        "one Changed per edit"
+    );
+}
+
+#[test]
+fn an_open_document_changed_on_disk_is_sent_again_without_being_asked_about() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let (session, record) = start(dir.path(), "");
+    session.ok("diagnostics", json!({"file": "lib.py"}));
+    std::fs::write(dir.path().join("lib.py"), "changed by an editor\n").unwrap();
+    wait_until("the new text reaches the server", || {
+        recorded(&record).iter().any(|(dir, message)| {
+            dir == "in"
+                && message["method"] == "textDocument/didChange"
+                && message["params"]["contentChanges"][0]["text"] == "changed by an editor\n"
+        })
+    });
+}
+
+#[test]
+fn ignored_files_and_git_internals_are_not_reported() {
+    let dir = project(&[
+        (".gitignore", "build/\n*.log\n"),
+        ("build/keep", ""),
+        (".git/HEAD", "ref: refs/heads/main\n"),
+        ("main.py", "x = 1\n"),
+    ]);
+    let (session, record) = start(dir.path(), "--watch-files");
+    session.ok("diagnostics", json!({"file": "main.py"}));
+    std::fs::write(dir.path().join("build/generated.py"), "x\n").unwrap();
+    std::fs::write(dir.path().join("debug.log"), "x\n").unwrap();
+    std::fs::write(dir.path().join(".git/HEAD"), "ref: refs/heads/other\n").unwrap();
+    std::fs::write(dir.path().join("real.py"), "y = 2\n").unwrap();
+    session.ok("diagnostics", json!({"file": "main.py"}));
+    assert_eq!(watched_changes(&record), vec![("real.py".to_owned(), 1)]);
+}
+
+#[test]
+fn a_file_written_at_once_into_a_new_directory_is_seen() {
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let (session, record) = start(dir.path(), "--watch-files");
+    session.ok("diagnostics", json!({"file": "main.py"}));
+    std::fs::create_dir_all(dir.path().join("pkg/sub")).unwrap();
+    std::fs::write(dir.path().join("pkg/sub/new.py"), "z = 3\n").unwrap();
+    wait_until("the new file is reported", || {
+        session.ok("status", json!({}));
+        watched_changes(&record).contains(&("new.py".to_owned(), 1))
+    });
+}
+
+#[test]
+fn status_says_how_many_directories_are_watched() {
+    let dir = project(&[("main.py", "x = 1\n"), ("a/b/c.py", "y = 1\n")]);
+    let (session, _record) = start(dir.path(), "");
+    session.wait_for_status(|status| status.contains("watching 3 directories for changes"));
+}
+
+#[test]
+fn a_symbol_the_server_does_not_know_is_listed_from_the_text_with_the_reason() {
+    // mockls knows definitions only after a keyword; a function written
+    // shell-style is one it misses, as a server that could not parse the
+    // file would. No server is configured for `.rb`.
+    let dir = project(&[
+        ("main.py", "def greet():\n    pass\n"),
+        ("run.rb", "greet() {\n  echo hi\n}\n"),
+    ]);
+    let (session, _record) = start(dir.path(), "");
+    let answer = session.ok("definition", json!({"symbol": "greet"}));
+    assert_eq!(
+        answer,
+        "`greet` is ambiguous (2 matches); ask again with file and line:\n\
+         main.py:1:5  function greet\n\
+         run.rb:1:1  (text) greet() {\n\
+         note: 1 definition was found only by text search; the servers did not report it"
+    );
+}
+
+#[test]
+fn long_answers_page_on_with_an_offset() {
+    let mut source = String::from("def word():\n    pass\n");
+    for index in 0..600 {
+        source.push_str(&format!("v{index} = word\n"));
+    }
+    let dir = project(&[("main.py", &source)]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", ""),
+        "--max-output-bytes".into(),
+        "1500".into(),
+    ]);
+    let session = Session::start(&args);
+    let first = session.ok(
+        "find_references",
+        json!({"file": "main.py", "line": 1, "symbol": "word"}),
+    );
+    assert!(first.starts_with("601 references in 1 files"), "{first}");
+    let next = offset_in(&first);
+    let mut seen = positions(&first);
+    let mut offset = next;
+    while let Some(at) = offset {
+        let page = session.ok(
+            "find_references",
+            json!({"file": "main.py", "line": 1, "symbol": "word", "offset": at}),
+        );
+        assert!(page.len() <= 1500, "{} bytes", page.len());
+        seen.extend(positions(&page));
+        offset = offset_in(&page);
+    }
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 601, "every reference is reached by paging");
+}
+
+/// The offset a capped answer says to ask with next.
+fn offset_in(text: &str) -> Option<u64> {
+    let marker = text.rsplit("offset=").next()?;
+    let number: String = marker.chars().take_while(char::is_ascii_digit).collect();
+    text.contains("call again with offset=")
+        .then(|| number.parse().ok())
+        .flatten()
+}
+
+/// The `line:column` positions an answer lists.
+fn positions(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|line| line.starts_with("  "))
+        .flat_map(|line| line.split_whitespace().map(str::to_owned))
+        .filter(|word| word.contains(':'))
+        .collect()
+}
+
+#[test]
+fn links_to_files_outside_the_roots_show_nothing_of_them() {
+    let outside = project(&[("secret.py", "def secret_function():\n    pass\n")]);
+    let dir = project(&[("main.py", "def visible():\n    pass\n")]);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.path().join("secret.py"), dir.path().join("leak.py"))
+        .unwrap();
+    let (session, record) = start(dir.path(), "");
+    let map = session.ok("codebase_map", json!({"include_symbols": true}));
+    assert!(map.contains("main.py: function visible"), "{map}");
+    assert!(!map.contains("secret_function"), "{map}");
+    let search = session.ok("search", json!({"query": "secret_function"}));
+    assert!(!search.contains("leak.py"), "{search}");
+    assert!(search.contains("text: no matches"), "{search}");
+    let opened: Vec<Value> = recorded(&record)
+        .into_iter()
+        .filter(|(dir, message)| dir == "in" && message["method"] == "textDocument/didOpen")
+        .map(|(_, message)| message["params"]["textDocument"]["uri"].clone())
+        .collect();
+    assert!(
+        opened
+            .iter()
+            .all(|uri| !uri.as_str().unwrap_or_default().contains("leak")),
+        "the server was never asked about the link: {opened:?}"
+    );
+}
