@@ -11,7 +11,7 @@ use ractor::Actor;
 use std::path::PathBuf;
 use std::time::Duration;
 use windlass_actors::roots::RootSet;
-use windlass_actors::settings::Settings;
+use windlass_actors::settings::{Reloader, Settings};
 use windlass_actors::supervisor::{self, RestartPolicy, Supervisor};
 
 #[derive(Parser)]
@@ -89,7 +89,11 @@ fn trust_command(file: Option<PathBuf>) -> Result<()> {
 
 fn serve(args: ServeArgs) -> Result<()> {
     logging::init(&args.log_level)?;
-    let settings = settings(&args)?;
+    let mut settings = load_settings(&args)?;
+    let reload_args = args.clone();
+    settings.reload = Some(Reloader::new(move || {
+        load_settings(&reload_args).map_err(|error| format!("{error:#}"))
+    }));
     tracing::info!(
         roots = ?settings.roots.roots().iter().map(|root| root.path.display().to_string()).collect::<Vec<_>>(),
         servers = ?settings.servers.iter().map(|spec| spec.name.as_str()).collect::<Vec<_>>(),
@@ -149,14 +153,23 @@ async fn termination() -> &'static str {
     }
 }
 
-fn settings(args: &ServeArgs) -> Result<Settings> {
+fn load_settings(args: &ServeArgs) -> Result<Settings> {
     let directories = if args.roots.is_empty() {
         vec![std::env::current_dir()?]
     } else {
         args.roots.clone()
     };
     let roots = RootSet::new(&directories)?;
-    let mut layers = config::load(&roots.first_directory(), args.config.as_deref())?;
+    let first_root = roots.first_directory();
+    let mut layers = config::load(&first_root, args.config.as_deref())?;
+    // The project layer is the first root's `.windlass.toml`, or the
+    // nearest above it: a change to either is picked up.
+    let mut config_directories = vec![first_root.clone()];
+    config_directories.extend(
+        config::project_config_path(&first_root)
+            .and_then(|file| file.parent().map(PathBuf::from))
+            .filter(|directory| *directory != first_root),
+    );
     for flag in &args.lsp {
         let (name, entry) = config::parse_lsp_flag(flag)?;
         layers.servers.entry(name).or_default().merge(entry);
@@ -179,5 +192,7 @@ fn settings(args: &ServeArgs) -> Result<Settings> {
             .or(layers.diagnostics_settle_ms)
             .map(Duration::from_millis),
         warnings: layers.warnings,
+        reload: None,
+        config_directories,
     })
 }

@@ -254,3 +254,61 @@ fn links_to_files_outside_the_roots_show_nothing_of_them() {
         "the server was never asked about the link: {opened:?}"
     );
 }
+
+/// The `initialize` and `workspace/didChangeConfiguration` messages mockls
+/// received, in order.
+fn configuration_messages(record: &Path) -> Vec<Value> {
+    recorded(record)
+        .into_iter()
+        .filter(|(dir, message)| {
+            dir == "in"
+                && (message["method"] == "initialize"
+                    || message["method"] == "workspace/didChangeConfiguration")
+        })
+        .map(|(_, message)| message)
+        .collect()
+}
+
+#[test]
+fn a_project_configuration_edited_on_disk_is_picked_up() {
+    let dir = project(&[
+        ("main.py", "x = 1\n"),
+        (
+            ".windlass.toml",
+            "[server.python]\nsettings = { mockls = { level = 1 } }\ninitialization_options = { mode = \"a\" }\n",
+        ),
+    ]);
+    let (session, record) = start(dir.path(), "");
+    session.ok("diagnostics", json!({"file": "main.py"}));
+
+    std::fs::write(
+        dir.path().join(".windlass.toml"),
+        "[server.python]\nsettings = { mockls = { level = 2 } }\ninitialization_options = { mode = \"a\" }\n",
+    )
+    .unwrap();
+    wait_until("the new settings reach the server", || {
+        session.ok("status", json!({}));
+        configuration_messages(&record).iter().any(|message| {
+            message["method"] == "workspace/didChangeConfiguration"
+                && message["params"]["settings"]["mockls"]["level"] == 2
+        })
+    });
+
+    std::fs::write(
+        dir.path().join(".windlass.toml"),
+        "[server.python]\nsettings = { mockls = { level = 2 } }\ninitialization_options = { mode = \"b\" }\n",
+    )
+    .unwrap();
+    wait_until("the server is restarted with its new options", || {
+        session.ok("status", json!({}));
+        configuration_messages(&record).iter().any(|message| {
+            message["method"] == "initialize"
+                && message["params"]["initializationOptions"]["mode"] == "b"
+        })
+    });
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        "main.py: no problems",
+        "the restarted server answers"
+    );
+}

@@ -8,9 +8,9 @@
 
 mod common;
 
+use common::projects::{big_typescript_project, c_project_with_database};
 use common::*;
 use serde_json::json;
-use std::path::Path;
 
 const UTIL_PY: &str = "def helper(a: int) -> int:\n    return a\n";
 const UTIL_PY_TWO: &str = "def helper(a: int, b: int) -> int:\n    return a + b\n";
@@ -89,54 +89,6 @@ fn clangd_diagnostics_and_hover_follow_a_header_edited_on_disk() {
     }
 }
 
-/// A TypeScript project big enough that tsserver takes seconds to load
-/// it: a chain of modules, each importing the one before.
-fn big_typescript_project(modules: usize) -> tempfile::TempDir {
-    let dir = project(&[(
-        "tsconfig.json",
-        "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"module\": \"commonjs\"}, \"include\": [\"src\"]}\n",
-    )]);
-    for index in 0..modules {
-        let mut text = String::new();
-        if index > 0 {
-            text.push_str(&format!(
-                "import {{ f{} }} from \"./m{}\";\n",
-                index - 1,
-                index - 1
-            ));
-        }
-        let body = match index {
-            0 => "return x;".to_owned(),
-            _ => format!("return f{}(x) + 1;", index - 1),
-        };
-        text.push_str(&format!(
-            "export function f{index}(x: number): number {{\n  {body}\n}}\n"
-        ));
-        for part in 0..20 {
-            text.push_str(&format!(
-                "export interface I{index}_{part} {{ a: number; b: string; c: I{index}_{part}[] }}\n\
-                 export function g{index}_{part}(v: I{index}_{part}): number {{ return v.a + v.b.length + v.c.length; }}\n"
-            ));
-        }
-        write(dir.path(), &format!("src/m{index}.ts"), &text);
-    }
-    let last = modules - 1;
-    write(
-        dir.path(),
-        "src/main.ts",
-        &format!(
-            "import {{ f{last} }} from \"./m{last}\";\n\nexport function run(): number {{\n  const unused = 3;\n  return f{last}(1);\n}}\n"
-        ),
-    );
-    dir
-}
-
-fn write(root: &Path, relative: &str, text: &str) {
-    let path = root.join(relative);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
-}
-
 #[test]
 fn typescript_first_answers_of_a_fresh_session_wait_for_the_project() {
     if !have("typescript-language-server") {
@@ -209,48 +161,12 @@ fn typescript_symbol_alone_without_a_tsconfig_lists_every_definition() {
     );
 }
 
-/// A C project with a compilation database naming its files.
-fn c_project_with_database() -> tempfile::TempDir {
-    let dir = project(&[
-        ("include/shapes.h", "int area(int w, int h);\n"),
-        (
-            "src/shapes.c",
-            "#include \"shapes.h\"\nint area(int w, int h) { return w * h; }\n",
-        ),
-        (
-            "src/main.c",
-            "#include \"shapes.h\"\nint main(void) { return area(2, 3); }\n",
-        ),
-        (
-            "src/other.c",
-            "#include \"shapes.h\"\nint twice(void) { return 2 * area(1, 1); }\n",
-        ),
-    ]);
-    let root = dir.path().canonicalize().unwrap();
-    let entries: Vec<serde_json::Value> = ["src/shapes.c", "src/main.c", "src/other.c"]
-        .iter()
-        .map(|file| {
-            json!({
-                "directory": root.display().to_string(),
-                "command": format!("cc -Iinclude -c {file}"),
-                "file": file,
-            })
-        })
-        .collect();
-    write(
-        &root,
-        "compile_commands.json",
-        &serde_json::to_string_pretty(&entries).unwrap(),
-    );
-    dir
-}
-
 #[test]
 fn clangd_symbol_lookup_works_as_the_first_call() {
     if !have("clangd") {
         return skip("clangd is not on PATH");
     }
-    let dir = c_project_with_database();
+    let dir = c_project_with_database(1);
     let session = Session::start(&root_arg(dir.path()));
     let references = session.ok("find_references", json!({"symbol": "area"}));
     assert!(

@@ -114,6 +114,15 @@ impl ServerSpec {
     pub fn label(&self) -> String {
         self.name.clone()
     }
+
+    /// Whether `other` runs the same process for the same languages, so
+    /// that only its settings may differ.
+    pub fn same_process(&self, other: &ServerSpec) -> bool {
+        self.command == other.command
+            && self.args == other.args
+            && self.languages == other.languages
+            && self.initialization_options == other.initialization_options
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,8 @@ pub enum RouterMsg {
     ServerUp(ServerHandle),
     ServerDown(String),
     FilesChanged(Arc<[FileChange]>),
+    /// The server table after a configuration reload.
+    Specs(Vec<ServerSpec>),
 }
 
 pub struct Arguments {
@@ -84,6 +86,7 @@ impl Actor for Router {
             RouterMsg::ServerDown(name) => {
                 state.running.remove(&name);
             }
+            RouterMsg::Specs(specs) => state.specs = specs,
             RouterMsg::FilesChanged(changes) => {
                 for handle in state.running.values() {
                     let changed = LanguageServerMsg::FilesChanged(changes.clone());

@@ -3,6 +3,7 @@
 
 use crate::language::ServerSpec;
 use crate::roots::RootSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, Clone)]
@@ -20,4 +21,30 @@ pub struct Settings {
     /// Configuration problems worth showing in `status` (an untrusted
     /// project file, an unknown key).
     pub warnings: Vec<String>,
+    /// Reads every layer again when the project's configuration file
+    /// changes; `None` where nothing can be reloaded (tests, benchmarks).
+    pub reload: Option<Reloader>,
+    /// Directories whose `.windlass.toml` is a layer of this configuration
+    /// (the first root and its ancestors): a change there is reloaded.
+    pub config_directories: Vec<std::path::PathBuf>,
+}
+
+/// How the binary reads the configuration again.
+#[derive(Clone)]
+pub struct Reloader(Arc<dyn Fn() -> Result<Settings, String> + Send + Sync>);
+
+impl Reloader {
+    pub fn new(reload: impl Fn() -> Result<Settings, String> + Send + Sync + 'static) -> Self {
+        Self(Arc::new(reload))
+    }
+
+    pub fn reload(&self) -> Result<Settings, String> {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for Reloader {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Reloader")
+    }
 }

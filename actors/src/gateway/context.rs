@@ -97,6 +97,16 @@ impl Context {
         .await
     }
 
+    /// Configuration problems, as of the last (re)load.
+    pub async fn warnings(&self) -> Result<Vec<String>> {
+        ask(
+            &self.supervisor,
+            SupervisorMsg::Warnings,
+            ACTOR_REPLY_TIMEOUT,
+        )
+        .await
+    }
+
     pub async fn servers(&self) -> Result<Vec<ServerRecord>> {
         ask(
             &self.supervisor,

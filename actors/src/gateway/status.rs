@@ -12,14 +12,17 @@ use std::time::Duration;
 const STATUS_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub async fn status(context: &Context) -> Result<String> {
-    let mut lines = Vec::new();
-    for warning in &context.settings.warnings {
-        lines.push(format!("warning: {warning}"));
-    }
+    let mut lines: Vec<String> = context
+        .warnings()
+        .await?
+        .iter()
+        .map(|warning| format!("warning: {warning}"))
+        .collect();
     let watcher = context.watcher_status().await?;
-    match &watcher.problem {
-        Some(problem) => lines.push(format!("warning: {problem}")),
-        None => lines.push(format!(
+    match (&watcher.problem, watcher.ready) {
+        (Some(problem), _) => lines.push(format!("warning: {problem}")),
+        (None, false) => lines.push("setting up file watching".to_owned()),
+        (None, true) => lines.push(format!(
             "watching {} directories for changes",
             watcher.directories
         )),

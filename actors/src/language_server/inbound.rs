@@ -7,7 +7,7 @@ use super::{LanguageServerMsg, Pending, Phase, Reply, State, Work};
 use crate::error::Error;
 use crate::language_server::protocol::{self, Capabilities};
 use crate::lsp::message::{self, Incoming, ResponseError};
-use crate::supervisor::SupervisorMsg;
+use crate::supervisor::{ServerExit, SupervisorMsg};
 use ractor::ActorRef;
 use serde_json::{Value, json};
 use std::time::Instant;
@@ -215,6 +215,31 @@ impl State {
     /// `post_stop`, once this actor no longer looks alive, so a caller
     /// that retries at once is routed to the restarted server.
     fn report_exit(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        self.hand_over(myself, false);
+    }
+
+    /// Stops the process on purpose. With `restart` the Supervisor starts
+    /// it again at once with the documents and waiting requests; requests
+    /// already sent are told why they failed.
+    pub(super) fn retire(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        reason: String,
+        restart: bool,
+    ) {
+        tracing::info!(server = %self.spec.name, "stopping the language server: {reason}");
+        self.retired = Some(reason);
+        if !restart {
+            let error = Error::ServerExited {
+                server: self.spec.label(),
+                detail: self.retired.clone().unwrap_or_default(),
+            };
+            self.fail_everything(&error);
+        }
+        self.hand_over(myself, true);
+    }
+
+    fn hand_over(&mut self, myself: &ActorRef<LanguageServerMsg>, planned: bool) {
         if self.exiting {
             return;
         }
@@ -230,12 +255,16 @@ impl State {
         if let Phase::Initializing(queued) = &mut self.phase {
             orphans.append(queued);
         }
-        let _stopped = self.supervisor.send_message(SupervisorMsg::ServerExited {
-            server: self.spec.name.clone(),
+        let exit = ServerExit {
             documents,
             stderr: self.transport.stderr_text(),
             error: self.last_error.clone().unwrap_or_default(),
             orphans,
+            planned,
+        };
+        let _stopped = self.supervisor.send_message(SupervisorMsg::ServerExited {
+            server: self.spec.name.clone(),
+            exit,
         });
         myself.stop(Some("language server exited".into()));
     }

@@ -11,7 +11,8 @@
 //! Takes [`LanguageServerMsg`]: `Request`, `Diagnostics` and `Status` from
 //! the gateway (through the router's handle); `FilesChanged` from the
 //! Watcher (through the Router); `Incoming` from its reader task;
-//! `Activity` from the Monitor; `TimedOut`, `CheckDiagnostics`,
+//! `Activity` from the Monitor; `Configure` and `Retire` from the
+//! Supervisor after a configuration reload; `TimedOut`, `CheckDiagnostics`,
 //! `DiagnosticsExpired`, `ReleaseHeld` and `CloseIdle` from its own timers.
 //! Tells the Supervisor when its process exits, handing back the requests
 //! the process never received, and the Monitor which process to sample.
@@ -166,6 +167,14 @@ pub enum LanguageServerMsg {
     ReleaseHeld,
     /// Periodic sweep of documents idle past the idle timeout.
     CloseIdle,
+    /// New settings for `workspace/configuration`, after a reload.
+    Configure(Value),
+    /// Stop the process on purpose: its configuration changed (`restart`)
+    /// or it was removed from it.
+    Retire {
+        reason: String,
+        restart: bool,
+    },
 }
 
 /// Limits that apply to one server.
@@ -252,6 +261,8 @@ pub struct State {
     next_check: Option<Instant>,
     last_sample: Option<ProcessSample>,
     last_error: Option<String>,
+    /// Why the process was stopped on purpose, told to requests in flight.
+    retired: Option<String>,
     /// Work the process never received because it had died; handed to
     /// the Supervisor with the exit.
     orphans: Vec<Work>,
@@ -311,6 +322,7 @@ impl Actor for LanguageServer {
             next_check: None,
             last_sample: None,
             last_error: None,
+            retired: None,
             orphans: Vec::new(),
             exiting: false,
         };
@@ -345,12 +357,16 @@ impl Actor for LanguageServer {
         if let Some(pid) = state.transport.pid() {
             let _gone = state.monitor.send_message(MonitorMsg::Unwatch { pid });
         }
-        let error = match &state.last_error {
-            Some(_) => Error::ServerExited {
+        let error = match (&state.retired, &state.last_error) {
+            (Some(reason), _) => Error::ServerExited {
+                server: state.spec.label(),
+                detail: reason.clone(),
+            },
+            (None, Some(_)) => Error::ServerExited {
                 server: state.spec.label(),
                 detail: state.exit_detail(),
             },
-            None => Error::ShuttingDown,
+            (None, None) => Error::ShuttingDown,
         };
         state.fail_everything(&error);
         Ok(())
@@ -381,6 +397,8 @@ impl Actor for LanguageServer {
             LanguageServerMsg::DiagnosticsExpired(id) => state.expire_wait(id),
             LanguageServerMsg::ReleaseHeld => state.release_held(&myself),
             LanguageServerMsg::CloseIdle => state.close_idle(),
+            LanguageServerMsg::Configure(settings) => state.configure(settings),
+            LanguageServerMsg::Retire { reason, restart } => state.retire(&myself, reason, restart),
         }
         Ok(())
     }
@@ -509,6 +527,16 @@ impl State {
                 file_problem,
                 problems,
             },
+        );
+    }
+
+    /// Takes new settings and tells the server, which asks for the
+    /// sections it wants with `workspace/configuration`.
+    fn configure(&mut self, settings: Value) {
+        self.spec.settings = settings.clone();
+        self.notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": settings}),
         );
     }
 

@@ -8,8 +8,10 @@
 //! (what start-up detection found the roots need), `Checked` (a zero-config
 //! binary ran, or did not), `ServerExited` (from a LanguageServer whose
 //! process died, with the requests it had not sent), `Restart` (its own
-//! backoff timer), `Servers` and `WorkspaceServers`. Tells the Router
-//! whenever a server comes up or goes down.
+//! backoff timer), `ConfigChanged` (from the Watcher) and `ConfigReloaded`
+//! (`reload.rs`), `Servers`, `Warnings` and `WorkspaceServers`. Tells the
+//! Router whenever a server comes up or goes down, and its new table after
+//! a reload.
 //!
 //! ractor has no restart policy of its own and stops a parent when a child
 //! exits by default; this actor overrides supervision events and counts
@@ -17,6 +19,7 @@
 //! never reached a dead process waits for the restart instead of failing.
 
 mod check;
+mod reload;
 mod slot;
 
 pub use slot::RestartPolicy;
@@ -68,17 +71,31 @@ pub enum SupervisorMsg {
     },
     ServerExited {
         server: String,
-        documents: Vec<DocumentSnapshot>,
-        stderr: String,
-        error: String,
-        /// Requests the dead process never received.
-        orphans: Vec<Work>,
+        exit: ServerExit,
     },
     Restart(String),
+    /// The project configuration file changed on disk.
+    ConfigChanged,
+    /// The configuration read again after a change, or why it could not be.
+    ConfigReloaded(std::result::Result<Box<Settings>, String>),
+    /// Configuration problems worth showing in `status`.
+    Warnings(RpcReplyPort<Vec<String>>),
     Servers(RpcReplyPort<Vec<ServerRecord>>),
     /// The running servers for a workspace-wide query, after starting
     /// those the roots need (answered once start-up detection is done).
     WorkspaceServers(RpcReplyPort<WorkspaceServers>),
+}
+
+/// What a LanguageServer hands over when its process has stopped.
+pub struct ServerExit {
+    pub documents: Vec<DocumentSnapshot>,
+    pub stderr: String,
+    pub error: String,
+    /// Requests the process never received; they go to the next one.
+    pub orphans: Vec<Work>,
+    /// Stopped on purpose (its configuration changed), not crashed: it is
+    /// started again at once and the stop is not counted as a crash.
+    pub planned: bool,
 }
 
 /// The servers a workspace-wide query asks, and the needed ones it cannot.
@@ -139,6 +156,8 @@ impl Actor for Supervisor {
             crate::watcher::Arguments {
                 roots: settings.roots.clone(),
                 router: router.clone(),
+                supervisor: myself.clone(),
+                config_directories: settings.config_directories.clone(),
             },
             myself.get_cell(),
         )
@@ -218,20 +237,17 @@ impl Actor for Supervisor {
                 state.checked(&myself, &server, outcome).await;
                 state.answer_workspace_queries();
             }
-            SupervisorMsg::ServerExited {
-                server,
-                documents,
-                stderr,
-                error,
-                orphans,
-            } => {
-                let exit = Exit {
-                    documents,
-                    stderr,
-                    error,
-                    orphans,
-                };
+            SupervisorMsg::ServerExited { server, exit } => {
                 state.server_exited(&myself, &server, exit);
+            }
+            SupervisorMsg::ConfigChanged => state.reload(&myself),
+            SupervisorMsg::ConfigReloaded(Ok(settings)) => state.apply_settings(*settings),
+            SupervisorMsg::ConfigReloaded(Err(error)) => {
+                tracing::warn!("configuration not reloaded: {error}");
+                state.settings.warnings = vec![format!("configuration not reloaded: {error}")];
+            }
+            SupervisorMsg::Warnings(reply) => {
+                let _gone = reply.send(state.settings.warnings.clone());
             }
             SupervisorMsg::Restart(server) => state.restart(&myself, &server).await,
             SupervisorMsg::Servers(reply) => {
@@ -256,14 +272,6 @@ impl Actor for Supervisor {
         }
         Ok(())
     }
-}
-
-/// What a LanguageServer hands over when its process has died.
-struct Exit {
-    documents: Vec<DocumentSnapshot>,
-    stderr: String,
-    error: String,
-    orphans: Vec<Work>,
 }
 
 impl State {
@@ -405,7 +413,7 @@ impl State {
         }
     }
 
-    fn server_exited(&mut self, myself: &ActorRef<SupervisorMsg>, server: &str, exit: Exit) {
+    fn server_exited(&mut self, myself: &ActorRef<SupervisorMsg>, server: &str, exit: ServerExit) {
         let Some(slot) = self
             .slots
             .get_mut(server)
@@ -429,6 +437,11 @@ impl State {
         let _stopped = self
             .router
             .send_message(RouterMsg::ServerDown(server.to_owned()));
+        if exit.planned {
+            slot.phase = Phase::Backoff;
+            let _stopped = myself.send_message(SupervisorMsg::Restart(server.to_owned()));
+            return;
+        }
         let crashes = slot.record_crash(self.policy.window);
         if crashes > self.policy.max_crashes {
             let until = Instant::now() + self.policy.cooldown;
@@ -477,11 +490,12 @@ impl State {
         });
         match crashed {
             Some(server) => {
-                let exit = Exit {
+                let exit = ServerExit {
                     documents: Vec::new(),
                     stderr: String::new(),
                     error,
                     orphans: Vec::new(),
+                    planned: false,
                 };
                 self.server_exited(myself, &server, exit)
             }

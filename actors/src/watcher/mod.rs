@@ -7,7 +7,8 @@
 //! notify's thread, `Ready` when the first walk has set up its watches,
 //! `Flush` from a tool call about to be answered, its own `FlushDue`, and
 //! `Status`. Sends each batch of changes to the Router, which hands it to
-//! every running LanguageServer.
+//! every running LanguageServer, and tells the Supervisor when a
+//! `.windlass.toml` of the configuration changed.
 //!
 //! Changes are sent 50 ms after the first one arrives, or at once when a
 //! tool call flushes them: an agent's next call can come milliseconds after
@@ -25,6 +26,7 @@ pub use changes::{ChangeKind, FileChange};
 
 use crate::roots::RootSet;
 use crate::router::RouterMsg;
+use crate::supervisor::SupervisorMsg;
 use changes::{Pending, classify};
 use ignores::Ignores;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
@@ -36,6 +38,8 @@ use std::time::Duration;
 
 /// How long changes gather before they are sent unasked.
 const FLUSH_DELAY: Duration = Duration::from_millis(50);
+/// The project configuration file's name.
+const CONFIG_FILE: &str = ".windlass.toml";
 /// How long a flush waits for its barrier event before it answers anyway.
 const BARRIER_TIMEOUT: Duration = Duration::from_millis(200);
 /// Directories watched at most, across all roots.
@@ -57,6 +61,8 @@ pub enum WatcherMsg {
 /// What `status` says of file watching.
 #[derive(Debug, Clone, Default)]
 pub struct WatcherStatus {
+    /// Whether the first walk has set its watches up.
+    pub ready: bool,
     pub directories: usize,
     /// Why some or all changes go unseen, if they do.
     pub problem: Option<String>,
@@ -65,6 +71,9 @@ pub struct WatcherStatus {
 pub struct Arguments {
     pub roots: RootSet,
     pub router: ActorRef<RouterMsg>,
+    pub supervisor: ActorRef<SupervisorMsg>,
+    /// Directories whose `.windlass.toml` is a configuration layer.
+    pub config_directories: Vec<PathBuf>,
 }
 
 /// The watcher and what the first walk found, handed back from the
@@ -125,6 +134,10 @@ pub struct Watcher;
 
 pub struct State {
     router: ActorRef<RouterMsg>,
+    supervisor: ActorRef<SupervisorMsg>,
+    config_directories: Vec<PathBuf>,
+    /// A configuration file changed since the last flush.
+    config_changed: bool,
     /// `None` while the first walk holds it, or when it could not start.
     watcher: Option<RecommendedWatcher>,
     ignores: Ignores,
@@ -147,6 +160,9 @@ impl Actor for Watcher {
         let roots: Vec<PathBuf> = args.roots.roots().iter().map(|r| r.path.clone()).collect();
         let mut state = State {
             router: args.router,
+            supervisor: args.supervisor,
+            config_directories: args.config_directories.clone(),
+            config_changed: false,
             watcher: None,
             ignores: Ignores::new(roots.clone()),
             pending: Pending::default(),
@@ -159,8 +175,9 @@ impl Actor for Watcher {
             let _stopped = inbox.send_message(WatcherMsg::Event(event));
         }) {
             Ok(watcher) => {
+                let config_directories = args.config_directories;
                 tokio::task::spawn_blocking(move || {
-                    let setup = set_up(watcher, roots);
+                    let setup = set_up(watcher, roots, &config_directories);
                     let _stopped = myself.send_message(WatcherMsg::Ready(Box::new(setup)));
                 });
             }
@@ -222,13 +239,16 @@ impl State {
                 None => self.note(path, kind),
             }
         }
-        if !self.pending.is_empty() && !self.flush_scheduled {
+        if (!self.pending.is_empty() || self.config_changed) && !self.flush_scheduled {
             self.flush_scheduled = true;
             myself.send_after(FLUSH_DELAY, || WatcherMsg::FlushDue);
         }
     }
 
     fn note(&mut self, path: PathBuf, kind: ChangeKind) {
+        if self.is_config_file(&path) {
+            self.config_changed = true;
+        }
         let is_dir = kind != ChangeKind::Deleted && is_real_directory(&path);
         if self.ignores.is_ignored(&path, is_dir) {
             return;
@@ -314,7 +334,17 @@ impl State {
         }
     }
 
+    fn is_config_file(&self, path: &Path) -> bool {
+        path.file_name().is_some_and(|name| name == CONFIG_FILE)
+            && path
+                .parent()
+                .is_some_and(|parent| self.config_directories.iter().any(|dir| dir == parent))
+    }
+
     fn flush(&mut self) {
+        if std::mem::take(&mut self.config_changed) {
+            let _stopped = self.supervisor.send_message(SupervisorMsg::ConfigChanged);
+        }
         if self.pending.is_empty() {
             return;
         }
@@ -326,11 +356,24 @@ impl State {
     }
 }
 
-/// Watches every directory git does not ignore under each root.
-fn set_up(mut watcher: RecommendedWatcher, roots: Vec<PathBuf>) -> Setup {
+/// Watches every directory git does not ignore under each root, and the
+/// configuration's directories above the roots.
+fn set_up(
+    mut watcher: RecommendedWatcher,
+    roots: Vec<PathBuf>,
+    config_directories: &[PathBuf],
+) -> Setup {
     let mut ignores = Ignores::new(roots.clone());
-    let mut status = WatcherStatus::default();
+    let mut status = WatcherStatus {
+        ready: true,
+        ..WatcherStatus::default()
+    };
     let barrier = Barrier::create(&mut watcher);
+    for directory in config_directories {
+        if !roots.iter().any(|root| directory.starts_with(root)) {
+            let _unwatched = watcher.watch(directory, RecursiveMode::NonRecursive);
+        }
+    }
     'roots: for root in &roots {
         for entry in walk(root) {
             if !entry.file_type().is_some_and(|kind| kind.is_dir()) {

@@ -1,0 +1,231 @@
+//! How soon answers are true again after a change on disk, and how long
+//! real servers take to give their first correct answer; run by hand:
+//!
+//! ```sh
+//! cargo bench --bench freshness
+//! ```
+//!
+//! Cross-file: a callee (pyright) or a header (clangd) is rewritten on disk
+//! and the caller's diagnostics asked for at once; every answer is checked,
+//! so a stale one fails the run. First answer: Windlass is started on a
+//! project and asked one question at once; the time runs from the process
+//! start to the correct answer. Servers missing from PATH are skipped with
+//! a note.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod percentiles;
+
+use common::projects::{big_typescript_project, c_project_with_database, write};
+use common::*;
+use percentiles::Percentiles;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// What is rewritten, and what the dependent's diagnostics must say.
+struct CrossFile {
+    label: &'static str,
+    server: &'static str,
+    files: &'static [(&'static str, &'static str)],
+    edited: &'static str,
+    broken: &'static str,
+    fixed: &'static str,
+    dependent: &'static str,
+    broken_says: &'static str,
+}
+
+const CROSS_FILE: &[CrossFile] = &[
+    CrossFile {
+        label: "pyright: callee's signature → caller's diagnostics",
+        server: "pyright-langserver",
+        files: &[
+            ("util.py", "def helper(a: int) -> int:\n    return a\n"),
+            ("main.py", "from util import helper\n\nresult = helper(1)\n"),
+        ],
+        edited: "util.py",
+        broken: "def helper(a: int, b: int) -> int:\n    return a + b\n",
+        fixed: "def helper(a: int) -> int:\n    return a\n",
+        dependent: "main.py",
+        broken_says: "Argument missing for parameter \"b\"",
+    },
+    CrossFile {
+        label: "clangd: header's declaration → includer's diagnostics",
+        server: "clangd",
+        files: &[
+            ("shapes.h", "int area(int w, int h);\n"),
+            (
+                "main.c",
+                "#include \"shapes.h\"\n\nint main(void) { return area(2, 3); }\n",
+            ),
+            ("compile_flags.txt", "-xc\n"),
+        ],
+        edited: "shapes.h",
+        broken: "int area(int w);\n",
+        fixed: "int area(int w, int h);\n",
+        dependent: "main.c",
+        broken_says: "Too many arguments to function call",
+    },
+];
+
+fn main() {
+    for case in CROSS_FILE {
+        cross_file(case, 20);
+    }
+    first_answers();
+}
+
+fn cross_file(case: &CrossFile, cycles: usize) {
+    if !have(case.server) {
+        return println!("{}: skipped, {} is not on PATH", case.label, case.server);
+    }
+    let dir = project(case.files);
+    let session = Session::start(&root_arg(dir.path()));
+    let ask = json!({"file": case.dependent});
+    session.ok("diagnostics", ask.clone());
+    let mut samples = Vec::new();
+    for _ in 0..cycles {
+        for (text, broken) in [(case.broken, true), (case.fixed, false)] {
+            std::fs::write(dir.path().join(case.edited), text).unwrap();
+            let started = Instant::now();
+            let answer = session.ok("diagnostics", ask.clone());
+            samples.push(started.elapsed());
+            assert_eq!(
+                answer.contains(case.broken_says),
+                broken,
+                "a stale answer: {answer}"
+            );
+        }
+    }
+    report(case.label, &samples);
+}
+
+/// One question asked of a fresh session, and what its answer must say.
+struct FirstAnswer {
+    label: &'static str,
+    server: &'static str,
+    project: fn() -> tempfile::TempDir,
+    tool: &'static str,
+    arguments: fn() -> Value,
+    says: &'static str,
+}
+
+fn first_answers() {
+    let cases = [
+        FirstAnswer {
+            label: "pyright, 300 modules: hover",
+            server: "pyright-langserver",
+            project: || python_project(300),
+            tool: "hover",
+            arguments: || json!({"file": "main.py", "line": 3, "symbol": "f299"}),
+            says: "def f299(x: int) -> int",
+        },
+        FirstAnswer {
+            label: "typescript-language-server, 400 modules: hover",
+            server: "typescript-language-server",
+            project: || big_typescript_project(400),
+            tool: "hover",
+            arguments: || json!({"file": "src/main.ts", "line": 5, "symbol": "f399"}),
+            says: "(alias) f399(x: number): number",
+        },
+        FirstAnswer {
+            label: "clangd, compile_commands.json, 200 files: references by symbol",
+            server: "clangd",
+            project: || c_project_with_database(200),
+            tool: "find_references",
+            arguments: || json!({"symbol": "area"}),
+            says: "references in 203 files",
+        },
+        FirstAnswer {
+            label: "bash-language-server, 200 scripts: definition by symbol",
+            server: "bash-language-server",
+            project: || shell_project(200),
+            tool: "definition",
+            arguments: || json!({"symbol": "task_199"}),
+            says: "lib/task_199.sh:1:1  task_199() {",
+        },
+    ];
+    for case in cases {
+        first_answer(&case, 3);
+    }
+}
+
+fn first_answer(case: &FirstAnswer, runs: usize) {
+    if !have(case.server) {
+        return println!("{}: skipped, {} is not on PATH", case.label, case.server);
+    }
+    let mut samples = Vec::new();
+    for _ in 0..runs {
+        let dir = (case.project)();
+        let started = Instant::now();
+        let session = Session::start(&root_arg(dir.path()));
+        let answer = session.ok(case.tool, (case.arguments)());
+        samples.push(started.elapsed());
+        assert!(answer.contains(case.says), "{}: {answer}", case.label);
+    }
+    report(case.label, &samples);
+}
+
+/// `main.py` calling the last of a chain of modules.
+fn python_project(modules: usize) -> tempfile::TempDir {
+    let dir = project(&[]);
+    for index in 0..modules {
+        let mut text = String::new();
+        if index > 0 {
+            text.push_str(&format!("from m{} import f{}\n\n\n", index - 1, index - 1));
+        }
+        let body = match index {
+            0 => "return x".to_owned(),
+            _ => format!("return f{}(x) + 1", index - 1),
+        };
+        text.push_str(&format!("def f{index}(x: int) -> int:\n    {body}\n"));
+        for part in 0..20 {
+            text.push_str(&format!(
+                "\n\nclass C{index}_{part}:\n    def value(self) -> int:\n        return {part}\n"
+            ));
+        }
+        write(dir.path(), &format!("m{index}.py"), &text);
+    }
+    let last = modules - 1;
+    write(
+        dir.path(),
+        "main.py",
+        &format!("from m{last} import f{last}\n\nanswer = f{last}(1)\n"),
+    );
+    dir
+}
+
+/// Scripts that each define one function and source the one before.
+fn shell_project(scripts: usize) -> tempfile::TempDir {
+    let dir = project(&[]);
+    for index in 0..scripts {
+        let source = match index {
+            0 => String::new(),
+            _ => format!("source \"$(dirname \"$0\")/task_{}.sh\"\n", index - 1),
+        };
+        write(
+            dir.path(),
+            &format!("lib/task_{index}.sh"),
+            &format!("task_{index}() {{\n  echo {index}\n}}\n{source}"),
+        );
+    }
+    write(dir.path(), "run.sh", "#!/usr/bin/env bash\ntask_199\n");
+    dir
+}
+
+fn report(label: &str, samples: &[Duration]) {
+    let p = Percentiles::new(samples);
+    println!(
+        "{label}: median {:.1} ms, p90 {:.1} ms, max {:.1} ms (n={})",
+        p.ms(0.5),
+        p.ms(0.9),
+        p.ms(1.0),
+        p.count()
+    );
+}

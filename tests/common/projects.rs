@@ -1,0 +1,101 @@
+//! Projects for tests and benchmarks that need more than a few files:
+//! big enough that a server takes seconds to load them, or set up the way
+//! a real project is (a compilation database).
+
+use super::project;
+use serde_json::json;
+use std::path::Path;
+
+/// A TypeScript project big enough that tsserver takes seconds to load
+/// it: a chain of modules, each importing the one before.
+pub fn big_typescript_project(modules: usize) -> tempfile::TempDir {
+    let dir = project(&[(
+        "tsconfig.json",
+        "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"module\": \"commonjs\"}, \"include\": [\"src\"]}\n",
+    )]);
+    for index in 0..modules {
+        let mut text = String::new();
+        if index > 0 {
+            text.push_str(&format!(
+                "import {{ f{} }} from \"./m{}\";\n",
+                index - 1,
+                index - 1
+            ));
+        }
+        let body = match index {
+            0 => "return x;".to_owned(),
+            _ => format!("return f{}(x) + 1;", index - 1),
+        };
+        text.push_str(&format!(
+            "export function f{index}(x: number): number {{\n  {body}\n}}\n"
+        ));
+        for part in 0..20 {
+            text.push_str(&format!(
+                "export interface I{index}_{part} {{ a: number; b: string; c: I{index}_{part}[] }}\n\
+                 export function g{index}_{part}(v: I{index}_{part}): number {{ return v.a + v.b.length + v.c.length; }}\n"
+            ));
+        }
+        write(dir.path(), &format!("src/m{index}.ts"), &text);
+    }
+    let last = modules - 1;
+    write(
+        dir.path(),
+        "src/main.ts",
+        &format!(
+            "import {{ f{last} }} from \"./m{last}\";\n\nexport function run(): number {{\n  const unused = 3;\n  return f{last}(1);\n}}\n"
+        ),
+    );
+    dir
+}
+
+pub fn write(root: &Path, relative: &str, text: &str) {
+    let path = root.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A C project with a compilation database naming its files: a header,
+/// its implementation, `main.c`, and `callers` more files that each call
+/// `area`.
+pub fn c_project_with_database(callers: usize) -> tempfile::TempDir {
+    let dir = project(&[
+        ("include/shapes.h", "int area(int w, int h);\n"),
+        (
+            "src/shapes.c",
+            "#include \"shapes.h\"\nint area(int w, int h) { return w * h; }\n",
+        ),
+        (
+            "src/main.c",
+            "#include \"shapes.h\"\nint main(void) { return area(2, 3); }\n",
+        ),
+    ]);
+    let root = dir.path().canonicalize().unwrap();
+    let mut files = vec!["src/shapes.c".to_owned(), "src/main.c".to_owned()];
+    for index in 0..callers {
+        let file = format!("src/caller_{index}.c");
+        write(
+            &root,
+            &file,
+            &format!(
+                "#include \"shapes.h\"\nint twice_{index}(void) {{ return 2 * area(1, {index}); }}\n"
+            ),
+        );
+        files.push(file);
+    }
+    let entries: Vec<serde_json::Value> = files
+        .iter()
+        .map(|file| {
+            json!({
+                "directory": root.display().to_string(),
+                "command": format!("cc -Iinclude -c {file}"),
+                "file": file,
+            })
+        })
+        .collect();
+    write(
+        &root,
+        "compile_commands.json",
+        &serde_json::to_string_pretty(&entries).unwrap(),
+    );
+    dir
+}
