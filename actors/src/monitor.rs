@@ -219,26 +219,39 @@ fn read_one(pid: i32) -> Option<(ProcessSample, Vec<i32>)> {
 /// Whether a process is dead or dying: a zombie, already in its exit, or
 /// with a SIGKILL pending. A process killed a moment ago is not yet a
 /// zombie while the kernel tears down its memory; a request written to it
-/// then would be lost, so it counts as dead already.
+/// then would be lost, so it counts as dead already. Asked before every
+/// request, so it reads `/proc/PID/stat` once and parses only what it needs.
 #[cfg(target_os = "linux")]
 pub fn is_dying(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat_says_dying(&String::from_utf8_lossy(&stat))
+    })
+}
+
+/// Reads state (field 3), flags (field 9) and pending signals (field 31)
+/// of a `/proc/PID/stat` line. The command name (field 2) is in
+/// parentheses and may itself hold spaces and parentheses, so fields are
+/// counted from the last `)`.
+#[cfg(any(target_os = "linux", test))]
+fn stat_says_dying(stat: &str) -> bool {
     /// `PF_EXITING` in the task flags: the process is in `do_exit`.
-    const EXITING: u32 = 0x4;
-    /// SIGKILL's bit in the pending-signal masks.
+    const EXITING: u64 = 0x4;
+    /// SIGKILL's bit in the pending-signal mask: a group kill marks every
+    /// thread at once, before the process is scheduled to die.
     const SIGKILL_BIT: u64 = 1 << (9 - 1);
-    let Some(process) = i32::try_from(pid)
-        .ok()
-        .and_then(|pid| procfs::process::Process::new(pid).ok())
-    else {
+    let Some((_, rest)) = stat.rsplit_once(')') else {
         return true;
     };
-    let exiting = process.stat().map_or(true, |stat| {
-        matches!(stat.state, 'Z' | 'X') || stat.flags & EXITING != 0
-    });
-    let killed = process
-        .status()
-        .is_ok_and(|status| (status.sigpnd | status.shdpnd) & SIGKILL_BIT != 0);
-    exiting || killed
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let number = |index: usize| {
+        fields
+            .get(index)
+            .and_then(|field| field.parse::<u64>().ok())
+    };
+    let (Some(state), Some(flags), Some(signal)) = (fields.first(), number(6), number(28)) else {
+        return true;
+    };
+    matches!(*state, "Z" | "X") || flags & EXITING != 0 || signal & SIGKILL_BIT != 0
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -303,6 +316,32 @@ mod tests {
     fn a_missing_process_reads_as_none() {
         assert_eq!(read_process(u32::MAX - 1), None);
         assert!(is_dying(u32::MAX - 1));
+    }
+
+    /// A `/proc/PID/stat` line with the given state, flags and pending
+    /// signals, and a command name that holds parentheses and spaces.
+    fn stat_line(state: &str, flags: u64, signal: u64) -> String {
+        let mut fields = vec!["0".to_owned(); 49];
+        fields[0] = state.to_owned();
+        fields[6] = flags.to_string();
+        fields[28] = signal.to_string();
+        format!("42 (node (x) y) {}", fields.join(" "))
+    }
+
+    #[test]
+    fn reads_dying_from_stat_lines() {
+        assert!(!stat_says_dying(&stat_line("S", 0x400100, 0)));
+        assert!(stat_says_dying(&stat_line("Z", 0x400100, 0)));
+        assert!(stat_says_dying(&stat_line("R", 0x400104, 0)), "exiting");
+        assert!(
+            stat_says_dying(&stat_line("S", 0x400100, 1 << 8)),
+            "SIGKILL pending"
+        );
+        assert!(
+            !stat_says_dying(&stat_line("S", 0x400100, 1 << 14)),
+            "SIGTERM is not death"
+        );
+        assert!(stat_says_dying("garbage"));
     }
 
     #[test]

@@ -118,26 +118,33 @@ impl Context {
 
     /// Sends one request and waits for its reply. The actor enforces the
     /// request timeout itself; the margin here only covers an actor that
-    /// vanished without answering. A server actor that stopped before it
-    /// took the request (its process died) is followed to its restart: the
-    /// request never reached the dead process, so it is sent to the next.
+    /// vanished without answering.
     pub async fn request(&self, server: &ServerHandle, request: ServerRequest) -> Result<Reply> {
         let method = request.method;
         let limit = self.settings.request_timeout * 2 + Duration::from_secs(5);
+        self.call_server(server, method, limit, |reply| {
+            LanguageServerMsg::Request(request.clone(), reply)
+        })
+        .await
+    }
+
+    /// Sends `message` to a server and waits up to `limit` for its answer.
+    /// A server actor that stopped before it took the message (its process
+    /// died) is followed to its restart: the message never reached the
+    /// dead process, so it goes to the next.
+    async fn call_server<T: Send + 'static>(
+        &self,
+        server: &ServerHandle,
+        method: &str,
+        limit: Duration,
+        message: impl Fn(RpcReplyPort<Result<T>>) -> LanguageServerMsg,
+    ) -> Result<T> {
         let deadline = Instant::now() + limit;
         let mut server = server.clone();
         for _ in 0..=MAX_RESTARTS_FOLLOWED {
-            let request = request.clone();
             let remaining = deadline.saturating_duration_since(Instant::now());
-            match server
-                .actor
-                .call(
-                    |reply| LanguageServerMsg::Request(request, reply),
-                    Some(remaining),
-                )
-                .await
-            {
-                Ok(CallResult::Success(reply)) => return reply,
+            match server.actor.call(&message, Some(remaining)).await {
+                Ok(CallResult::Success(answer)) => return answer,
                 Ok(CallResult::Timeout) => {
                     return Err(Error::Timeout {
                         server: server.label.clone(),
@@ -150,7 +157,10 @@ impl Context {
                 }
             }
         }
-        Err(exited(&server))
+        Err(Error::ServerExited {
+            server: server.label.clone(),
+            detail: String::new(),
+        })
     }
 
     /// The outline of a document, as the server answers it.
@@ -183,41 +193,17 @@ impl Context {
 
     /// Asks for the diagnostics of a document as it is now. The server
     /// actor bounds the wait itself; the limit here only covers an actor
-    /// that vanished without answering. Like a request, the call follows
-    /// its server through a restart it did not reach.
+    /// that vanished without answering.
     pub async fn diagnostics(
         &self,
         server: &ServerHandle,
         document: DocumentSnapshot,
     ) -> Result<DiagnosticsReply> {
         let limit = crate::language_server::DIAGNOSTICS_HARD_LIMIT + Duration::from_secs(10);
-        let deadline = Instant::now() + limit;
-        let mut server = server.clone();
-        for _ in 0..=MAX_RESTARTS_FOLLOWED {
-            let document = document.clone();
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            match server
-                .actor
-                .call(
-                    |reply| LanguageServerMsg::Diagnostics(document, reply),
-                    Some(remaining),
-                )
-                .await
-            {
-                Ok(CallResult::Success(reply)) => return reply,
-                Ok(CallResult::Timeout) => {
-                    return Err(Error::Timeout {
-                        server: server.label.clone(),
-                        method: "diagnostics".into(),
-                        after: limit,
-                    });
-                }
-                Ok(CallResult::SenderError) | Err(_) => {
-                    server = self.restarted(&server, deadline).await?;
-                }
-            }
-        }
-        Err(exited(&server))
+        self.call_server(server, "diagnostics", limit, |reply| {
+            LanguageServerMsg::Diagnostics(document.clone(), reply)
+        })
+        .await
     }
 
     /// Reads a file as the server should see it now.
@@ -233,13 +219,6 @@ impl Context {
         let roots = self.root_set().await?;
         let path = roots.resolve(given)?;
         Ok((roots, path))
-    }
-}
-
-fn exited(server: &ServerHandle) -> Error {
-    Error::ServerExited {
-        server: server.label.clone(),
-        detail: String::new(),
     }
 }
 

@@ -13,9 +13,9 @@
 //! Changes are sent 50 ms after the first one arrives, or at once when a
 //! tool call flushes them: an agent's next call can come milliseconds after
 //! its editor wrote a file, and must not be answered from before the write.
-//! A flush is a barrier: it creates a file in a private directory outside
+//! A flush is a barrier: it touches a file in a private directory outside
 //! the workspace, watched by the same watcher, and answers once that
-//! file's event arrives, so every event the kernel queued before it has
+//! touch's event arrives, so every event the kernel queued before it has
 //! been taken in. A watcher that cannot start (inotify limits) is reported
 //! in `status`; Windlass works without it.
 
@@ -85,11 +85,17 @@ pub struct Setup {
     barrier: Option<Barrier>,
 }
 
-/// The private directory whose files mark how far events have been read.
+/// Two files in a private directory whose events mark how far the
+/// watcher has read. Each flush touches one of them, in turn: two
+/// consecutive marks are never the same event, so the kernel never merges
+/// them, and the n-th mark event to arrive answers the n-th flush.
 struct Barrier {
     directory: PathBuf,
-    next: u64,
-    /// Flushes waiting for the event of the file they created.
+    markers: [std::fs::File; 2],
+    /// Marks made, and mark events arrived.
+    made: u64,
+    arrived: u64,
+    /// Flushes waiting for their mark's event, by mark number.
     waiting: VecDeque<(u64, RpcReplyPort<()>)>,
 }
 
@@ -101,25 +107,45 @@ impl Barrier {
         let directory =
             std::env::temp_dir().join(format!("windlass-barrier-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&directory).ok()?;
-        match watcher.watch(&directory, RecursiveMode::NonRecursive) {
-            Ok(()) => Some(Self {
-                directory,
-                next: 1,
-                waiting: VecDeque::new(),
-            }),
-            Err(error) => {
-                tracing::debug!("no flush barrier: {error}");
-                let _ = std::fs::remove_dir_all(&directory);
-                None
-            }
+        let marker = |name: &str| std::fs::File::create(directory.join(name)).ok();
+        let (Some(first), Some(second)) = (marker("a"), marker("b")) else {
+            let _ = std::fs::remove_dir_all(&directory);
+            return None;
+        };
+        if let Err(error) = watcher.watch(&directory, RecursiveMode::NonRecursive) {
+            tracing::debug!("no flush barrier: {error}");
+            let _ = std::fs::remove_dir_all(&directory);
+            return None;
         }
+        Some(Self {
+            directory,
+            markers: [first, second],
+            made: 0,
+            arrived: 0,
+            waiting: VecDeque::new(),
+        })
     }
 
-    /// The number of the barrier file `path` is, if it is one.
-    fn number(&self, path: &Path) -> Option<u64> {
-        (path.parent() == Some(self.directory.as_path()))
-            .then(|| path.file_name()?.to_str()?.parse().ok())
-            .flatten()
+    /// Touches the next marker; its number, or `None` if it failed.
+    fn mark(&mut self) -> Option<u64> {
+        let marker = &self.markers[usize::from(self.made % 2 == 1)];
+        marker.set_modified(std::time::SystemTime::now()).ok()?;
+        self.made += 1;
+        Some(self.made)
+    }
+
+    fn is_marker(&self, path: &Path) -> bool {
+        path.parent() == Some(self.directory.as_path())
+    }
+
+    /// The flushes answered by marks up to `number`.
+    fn reached(&mut self, number: u64) -> Vec<RpcReplyPort<()>> {
+        let due = self
+            .waiting
+            .iter()
+            .take_while(|(waiting, _)| *waiting <= number)
+            .count();
+        self.waiting.drain(..due).map(|(_, reply)| reply).collect()
     }
 }
 
@@ -210,7 +236,7 @@ impl Actor for Watcher {
                 state.flush_scheduled = false;
                 state.flush();
             }
-            WatcherMsg::BarrierOverdue(number) => state.reach_barrier(number),
+            WatcherMsg::BarrierOverdue(number) => state.answer_flushes(number),
             WatcherMsg::Status(reply) => {
                 let _gone = reply.send(state.status.clone());
             }
@@ -228,16 +254,15 @@ impl State {
                 return;
             }
         };
+        let marked = self
+            .barrier
+            .as_ref()
+            .is_some_and(|barrier| event.paths.iter().any(|path| barrier.is_marker(path)));
+        if marked {
+            return self.mark_arrived();
+        }
         for (path, kind) in classify(&event.kind, &event.paths) {
-            match self
-                .barrier
-                .as_ref()
-                .and_then(|barrier| barrier.number(&path))
-            {
-                Some(number) if kind == ChangeKind::Created => self.reach_barrier(number),
-                Some(_) => {}
-                None => self.note(path, kind),
-            }
+            self.note(path, kind);
         }
         if (!self.pending.is_empty() || self.config_changed) && !self.flush_scheduled {
             self.flush_scheduled = true;
@@ -290,41 +315,34 @@ impl State {
     }
 
     /// Flushes once every event queued before now has arrived: the event
-    /// of a file created now comes after all of them.
+    /// of a mark made now comes after all of them.
     fn flush_through_barrier(&mut self, myself: &ActorRef<WatcherMsg>, reply: RpcReplyPort<()>) {
-        let Some(barrier) = self.barrier.as_mut() else {
+        let Some(number) = self.barrier.as_mut().and_then(Barrier::mark) else {
             self.flush();
             let _gone = reply.send(());
             return;
         };
-        let number = barrier.next;
-        barrier.next += 1;
-        if std::fs::write(barrier.directory.join(number.to_string()), b"").is_err() {
-            self.flush();
-            let _gone = reply.send(());
-            return;
+        if let Some(barrier) = self.barrier.as_mut() {
+            barrier.waiting.push_back((number, reply));
         }
-        barrier.waiting.push_back((number, reply));
         myself.send_after(BARRIER_TIMEOUT, move || WatcherMsg::BarrierOverdue(number));
     }
 
-    /// Everything up to barrier file `number` has been read: flush, and
-    /// answer the flushes that waited for it.
-    fn reach_barrier(&mut self, number: u64) {
-        let Some(barrier) = self.barrier.as_mut() else {
-            return;
-        };
-        let mut reached = Vec::new();
-        while barrier
-            .waiting
-            .front()
-            .is_some_and(|(waiting, _)| *waiting <= number)
-        {
-            if let Some((waiting, reply)) = barrier.waiting.pop_front() {
-                let _ = std::fs::remove_file(barrier.directory.join(waiting.to_string()));
-                reached.push(reply);
-            }
+    /// A mark's event arrived: everything queued before that mark is in.
+    fn mark_arrived(&mut self) {
+        if let Some(barrier) = self.barrier.as_mut() {
+            barrier.arrived += 1;
+            let arrived = barrier.arrived;
+            self.answer_flushes(arrived);
         }
+    }
+
+    /// Flushes, and answers the flushes waiting for marks up to `number`.
+    fn answer_flushes(&mut self, number: u64) {
+        let reached = match self.barrier.as_mut() {
+            Some(barrier) => barrier.reached(number),
+            None => return,
+        };
         if reached.is_empty() {
             return;
         }
