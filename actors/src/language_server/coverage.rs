@@ -78,27 +78,29 @@ pub struct Coverage {
     problems: BTreeMap<String, String>,
 }
 
+/// The project files the server's languages need that no root has, as
+/// the gaps they leave. Walks the roots' top levels: run it off the
+/// actor's thread.
+pub fn find_gaps(languages: &[String], folders: &[WorkspaceFolder]) -> Vec<String> {
+    let roots: Vec<PathBuf> = folders
+        .iter()
+        .filter_map(|folder| uri_to_path(&folder.uri))
+        .collect();
+    PROJECT_FILES
+        .iter()
+        .filter(|project| {
+            languages
+                .iter()
+                .any(|language| project.languages.contains(&language.as_str()))
+        })
+        .filter(|project| !roots.iter().any(|root| has_any(root, project)))
+        .map(|project| project.gap.to_owned())
+        .collect()
+}
+
 impl Coverage {
-    /// Looks for the project files the server's languages need.
-    pub fn new(languages: &[String], folders: &[WorkspaceFolder]) -> Self {
-        let roots: Vec<PathBuf> = folders
-            .iter()
-            .filter_map(|folder| uri_to_path(&folder.uri))
-            .collect();
-        let gaps = PROJECT_FILES
-            .iter()
-            .filter(|project| {
-                languages
-                    .iter()
-                    .any(|language| project.languages.contains(&language.as_str()))
-            })
-            .filter(|project| !roots.iter().any(|root| has_any(root, project)))
-            .map(|project| project.gap.to_owned())
-            .collect();
-        Self {
-            gaps,
-            problems: BTreeMap::new(),
-        }
+    pub fn set_gaps(&mut self, gaps: Vec<String>) {
+        self.gaps = gaps;
     }
 
     pub fn gaps(&self) -> &[String] {
@@ -216,7 +218,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("compile_flags.txt"), "-xc\n").unwrap();
         let languages = vec!["c".to_owned(), "cpp".to_owned()];
-        let coverage = Coverage::new(&languages, &[folder(dir.path())]);
+        let mut coverage = Coverage::default();
+        coverage.set_gaps(find_gaps(&languages, &[folder(dir.path())]));
         assert_eq!(coverage.gaps().len(), 1);
         let none = Value::Null;
         let warnings = coverage.warnings_for("c,cpp", "textDocument/references", &none);
@@ -241,13 +244,8 @@ mod tests {
         );
         std::fs::create_dir_all(dir.path().join("build")).unwrap();
         std::fs::write(dir.path().join("build/compile_commands.json"), "[]").unwrap();
-        assert!(
-            Coverage::new(&languages, &[folder(dir.path())])
-                .gaps()
-                .is_empty()
-        );
-        let python = Coverage::new(&["python".to_owned()], &[folder(dir.path())]);
-        assert!(python.gaps().is_empty());
+        assert!(find_gaps(&languages, &[folder(dir.path())]).is_empty());
+        assert!(find_gaps(&["python".to_owned()], &[folder(dir.path())]).is_empty());
     }
 
     #[test]

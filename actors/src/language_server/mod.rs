@@ -12,8 +12,9 @@
 //! the gateway (through the router's handle); `FilesChanged` from the
 //! Watcher (through the Router); `Incoming` from its reader task;
 //! `Activity` from the Monitor; `Configure` and `Retire` from the
-//! Supervisor after a configuration reload; `TimedOut`, `CheckDiagnostics`,
-//! `DiagnosticsExpired`, `ReleaseHeld` and `CloseIdle` from its own timers.
+//! Supervisor after a configuration reload; `Gaps` from its own search for
+//! project files; `TimedOut`, `CheckDiagnostics`, `DiagnosticsExpired`,
+//! `ReleaseHeld` and `CloseIdle` from its own timers.
 //! Tells the Supervisor when its process exits, handing back the requests
 //! the process never received, and the Monitor which process to sample.
 //!
@@ -31,6 +32,7 @@ mod inbound;
 mod progress;
 pub mod protocol;
 mod readiness;
+mod requests;
 mod sync;
 mod waiting;
 mod watched;
@@ -175,6 +177,8 @@ pub enum LanguageServerMsg {
         reason: String,
         restart: bool,
     },
+    /// The project files the server lacks, found off the actor's thread.
+    Gaps(Vec<String>),
 }
 
 /// Limits that apply to one server.
@@ -296,7 +300,6 @@ impl Actor for LanguageServer {
             .pid()
             .and_then(crate::monitor::read_process)
             .is_some();
-        let coverage = coverage::Coverage::new(&args.spec.languages, &args.folders);
         let mut state = State {
             spec: args.spec,
             folders: args.folders,
@@ -314,7 +317,7 @@ impl Actor for LanguageServer {
             progress: progress::Progress::default(),
             readiness: readiness::Readiness::new(Instant::now(), sampled),
             registrations: watched::Registrations::default(),
-            coverage,
+            coverage: coverage::Coverage::default(),
             held: Vec::new(),
             diagnostics: diagnostics::Cache::default(),
             waits: HashMap::new(),
@@ -341,6 +344,13 @@ impl Actor for LanguageServer {
                 server: myself.clone(),
             });
         }
+        let languages = state.spec.languages.clone();
+        let folders = state.folders.clone();
+        let inbox = myself.clone();
+        tokio::task::spawn_blocking(move || {
+            let gaps = coverage::find_gaps(&languages, &folders);
+            let _stopped = inbox.send_message(LanguageServerMsg::Gaps(gaps));
+        });
         if !state.timeouts.idle.is_zero() {
             let sweep =
                 (state.timeouts.idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(30));
@@ -399,6 +409,7 @@ impl Actor for LanguageServer {
             LanguageServerMsg::CloseIdle => state.close_idle(),
             LanguageServerMsg::Configure(settings) => state.configure(settings),
             LanguageServerMsg::Retire { reason, restart } => state.retire(&myself, reason, restart),
+            LanguageServerMsg::Gaps(gaps) => state.coverage.set_gaps(gaps),
         }
         Ok(())
     }
@@ -431,103 +442,6 @@ impl State {
 
     fn notify(&self, method: &str, params: Value) {
         self.transport.send(message::notification(method, params));
-    }
-
-    /// What becomes of new work now: sent to a ready process, queued
-    /// until `initialize` is answered, or, when the process has died,
-    /// handed back to the Supervisor for the next process.
-    fn admit(&mut self) -> Admission {
-        let dying = self.transport.pid().is_some_and(crate::monitor::is_dying);
-        if self.exiting || self.transport.has_exited() || dying {
-            return Admission::Dead;
-        }
-        match &self.phase {
-            Phase::Initializing(_) => Admission::Queue,
-            Phase::Ready(capabilities) => Admission::Ready(capabilities.clone()),
-        }
-    }
-
-    /// Keeps work that cannot be sent yet, or hands it on.
-    fn defer(&mut self, myself: &ActorRef<LanguageServerMsg>, admission: Admission, work: Work) {
-        match (admission, &mut self.phase) {
-            (Admission::Queue, Phase::Initializing(queued)) => queued.push(work),
-            _ => {
-                self.orphans.push(work);
-                self.exited(myself);
-            }
-        }
-    }
-
-    fn request(
-        &mut self,
-        myself: &ActorRef<LanguageServerMsg>,
-        request: ServerRequest,
-        reply: RpcReplyPort<Result<Reply>>,
-    ) {
-        let capabilities = match self.admit() {
-            Admission::Ready(capabilities) => capabilities,
-            other => return self.defer(myself, other, Work::Request(request, reply)),
-        };
-        if reply.is_closed() {
-            return;
-        }
-        if let Some((provider, feature)) = request.capability
-            && !capabilities.supports(provider)
-        {
-            let refusal = Error::Unsupported {
-                server: self.spec.label(),
-                feature: feature.into(),
-            };
-            let _gone = reply.send(Err(refusal));
-            return;
-        }
-        // The document is synced at once, so a server that loads a
-        // project only for an open file starts loading it now.
-        if let Some(document) = &request.document {
-            self.sync_document(document.clone(), &capabilities);
-        }
-        if self.blocks(&request) {
-            return self.hold(myself, request, reply);
-        }
-        self.send(myself, request, reply, Vec::new());
-    }
-
-    /// Sends a request now, with what the caller should know about it.
-    fn send(
-        &mut self,
-        myself: &ActorRef<LanguageServerMsg>,
-        request: ServerRequest,
-        reply: RpcReplyPort<Result<Reply>>,
-        mut warnings: Vec<String>,
-    ) {
-        let Phase::Ready(capabilities) = &self.phase else {
-            return drop(reply.send(Err(Error::ShuttingDown)));
-        };
-        if reply.is_closed() {
-            return;
-        }
-        let params = self.request_params(&request, capabilities.encoding);
-        warnings.extend(self.unready_warning());
-        warnings.extend(self.coverage.warnings_for(
-            &self.spec.label(),
-            request.method,
-            &request.params,
-        ));
-        let (file_problem, problems) = match &request.document {
-            Some(document) => (self.coverage.problem(&document.uri), Vec::new()),
-            None => (None, self.coverage.problems()),
-        };
-        let id = self.send_request(request.method, params, myself);
-        self.pending.insert(
-            id,
-            Pending::Caller {
-                method: request.method,
-                reply,
-                warnings,
-                file_problem,
-                problems,
-            },
-        );
     }
 
     /// Takes new settings and tells the server, which asks for the

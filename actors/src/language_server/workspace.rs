@@ -34,6 +34,9 @@ impl State {
         if let Some(params) = self.registrations.notification(changes) {
             self.notify("workspace/didChangeWatchedFiles", params);
         }
+        // Open documents are read here, in the handler: they are few and
+        // small, and reading them now puts their new text ahead of every
+        // request already queued behind this message.
         let mut resent = Vec::new();
         for change in &relevant {
             self.coverage.forget(&change.uri);
