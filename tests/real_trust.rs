@@ -332,3 +332,52 @@ fn pyright_killed_while_idle_is_waited_for() {
         "the call after the kill waits for the restart"
     );
 }
+
+#[test]
+fn typescript_diagnostics_and_hover_follow_a_module_edited_on_disk() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let util = "export function helper(a: number): number {\n  return a;\n}\n";
+    let util_two = "export function helper(a: number, b: number): number {\n  return a + b;\n}\n";
+    let dir = project(&[
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true}}\n",
+        ),
+        ("util.ts", util),
+        (
+            "main.ts",
+            "import { helper } from \"./util\";\n\nexport const result = helper(1);\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let hover = json!({"file": "main.ts", "line": 3, "symbol": "helper"});
+    for round in 0..3 {
+        assert_eq!(
+            session.ok("diagnostics", json!({"file": "main.ts"})),
+            "main.ts: no problems",
+            "round {round}"
+        );
+        assert!(
+            session
+                .ok("hover", hover.clone())
+                .contains("helper(a: number): number"),
+            "round {round}"
+        );
+        std::fs::write(dir.path().join("util.ts"), util_two).unwrap();
+        let broken = session.ok("diagnostics", json!({"file": "main.ts"}));
+        assert!(
+            broken.starts_with(
+                "main.ts: 1 error\n  3:23 error [typescript 2554] Expected 2 arguments, but got 1."
+            ),
+            "round {round}: {broken}"
+        );
+        let changed = session.ok("hover", hover.clone());
+        assert!(
+            changed.contains("helper(a: number, b: number)"),
+            "round {round}: {changed}"
+        );
+        std::fs::write(dir.path().join("util.ts"), util).unwrap();
+    }
+}

@@ -7,7 +7,9 @@
 //! the opening of its first document), and while any work-done progress
 //! that began before then is still running, whatever its title says.
 //! A server is *settling* from a change in the workspace until CPU samples
-//! taken after the change find it quiet twice in a row.
+//! taken after the change find it quiet twice in a row and the work-done
+//! progress begun since the change has ended. Work begun before the change
+//! (clangd indexing the project) is not waited for.
 
 use crate::monitor::ProcessSample;
 use std::collections::HashSet;
@@ -35,6 +37,8 @@ pub struct Readiness {
     loading_work: HashSet<String>,
     /// A workspace change the server has not yet been seen to take in.
     settling_since: Option<Instant>,
+    /// Progress tokens that began since that change.
+    settling_work: HashSet<String>,
     quiet_streak: u32,
 }
 
@@ -48,6 +52,7 @@ impl Readiness {
             idle_since: None,
             loading_work: HashSet::new(),
             settling_since: None,
+            settling_work: HashSet::new(),
             quiet_streak: 0,
         }
     }
@@ -77,18 +82,24 @@ impl Readiness {
     /// The workspace changed under the server.
     pub fn workspace_changed(&mut self, now: Instant) {
         self.settling_since = Some(now);
+        self.settling_work.clear();
         self.quiet_streak = 0;
     }
 
-    /// Work-done progress began; while loading, it counts as loading.
+    /// Work-done progress began: while loading, it counts as loading;
+    /// while settling, as taking the change in.
     pub fn progress_began(&mut self, token: &str) {
         if self.is_loading() {
             self.loading_work.insert(token.to_owned());
+        }
+        if self.is_settling() {
+            self.settling_work.insert(token.to_owned());
         }
     }
 
     pub fn progress_ended(&mut self, token: &str) {
         self.loading_work.remove(token);
+        self.settling_work.remove(token);
     }
 
     /// The tokens of the loading work still running.
@@ -96,11 +107,8 @@ impl Readiness {
         self.loading_work.iter().map(String::as_str)
     }
 
-    /// Folds in one CPU sample taken at `now`; `progress_idle` is whether
-    /// no work-done progress is running. Returns whether the server has
-    /// just become ready to be asked.
-    pub fn sample(&mut self, sample: &ProcessSample, progress_idle: bool, now: Instant) -> bool {
-        let was_ready = !self.is_loading() && !self.is_settling();
+    /// Folds in one CPU sample taken at `now`.
+    pub fn sample(&mut self, sample: &ProcessSample, now: Instant) {
         let idle = sample.delta_ticks == 0 && !sample.running;
         self.quiet_streak = if idle { self.quiet_streak + 1 } else { 0 };
         self.idle_since = match idle {
@@ -114,12 +122,11 @@ impl Readiness {
             self.warmed_up = true;
         }
         if self.quiet_streak >= QUIET_SAMPLES
-            && progress_idle
+            && self.settling_work.is_empty()
             && self.settling_since.is_some_and(|since| now > since)
         {
             self.settling_since = None;
         }
-        !was_ready && !self.is_loading() && !self.is_settling()
     }
 }
 
@@ -145,13 +152,11 @@ mod tests {
         let start = Instant::now();
         let mut readiness = Readiness::new(start, true);
         assert!(readiness.is_loading());
-        assert!(!readiness.sample(&sample(5), true, at(start, 100)));
-        assert!(!readiness.sample(&sample(0), true, at(start, 200)));
-        assert!(
-            !readiness.sample(&sample(0), true, at(start, 500)),
-            "idle 300 ms"
-        );
-        assert!(readiness.sample(&sample(0), true, at(start, 600)));
+        readiness.sample(&sample(5), at(start, 100));
+        readiness.sample(&sample(0), at(start, 200));
+        readiness.sample(&sample(0), at(start, 500));
+        assert!(readiness.is_loading(), "idle 300 ms");
+        readiness.sample(&sample(0), at(start, 600));
         assert!(!readiness.is_loading());
     }
 
@@ -159,16 +164,16 @@ mod tests {
     fn opening_a_document_restarts_the_warm_up() {
         let start = Instant::now();
         let mut readiness = Readiness::new(start, true);
-        readiness.sample(&sample(0), true, at(start, 100));
+        readiness.sample(&sample(0), at(start, 100));
         readiness.reload(at(start, 400));
-        readiness.sample(&sample(0), true, at(start, 550));
+        readiness.sample(&sample(0), at(start, 550));
         assert!(
             readiness.is_loading(),
             "idle, but not for long since the open"
         );
-        readiness.sample(&sample(9), true, at(start, 600));
-        readiness.sample(&sample(0), true, at(start, 700));
-        readiness.sample(&sample(0), true, at(start, 1_100));
+        readiness.sample(&sample(9), at(start, 600));
+        readiness.sample(&sample(0), at(start, 700));
+        readiness.sample(&sample(0), at(start, 1_100));
         assert!(!readiness.is_loading());
     }
 
@@ -177,8 +182,8 @@ mod tests {
         let start = Instant::now();
         let mut readiness = Readiness::new(start, true);
         readiness.progress_began("init");
-        readiness.sample(&sample(0), false, at(start, 100));
-        readiness.sample(&sample(0), false, at(start, 900));
+        readiness.sample(&sample(0), at(start, 100));
+        readiness.sample(&sample(0), at(start, 900));
         assert!(readiness.is_loading(), "the loading work still runs");
         readiness.progress_ended("init");
         assert!(!readiness.is_loading());
@@ -199,14 +204,20 @@ mod tests {
     fn a_workspace_change_settles_on_quiet_samples_taken_after_it() {
         let start = Instant::now();
         let mut readiness = Readiness::new(start, false);
+        readiness.progress_began("indexing the project");
         readiness.workspace_changed(at(start, 100));
         assert!(readiness.is_settling());
-        readiness.sample(&sample(30), true, at(start, 120));
-        readiness.sample(&sample(0), true, at(start, 140));
+        readiness.sample(&sample(30), at(start, 120));
+        readiness.sample(&sample(0), at(start, 140));
         assert!(readiness.is_settling(), "one quiet sample");
-        readiness.sample(&sample(0), false, at(start, 160));
-        assert!(readiness.is_settling(), "progress still runs");
-        assert!(readiness.sample(&sample(0), true, at(start, 180)));
-        assert!(!readiness.is_settling());
+        readiness.progress_began("checking the change");
+        readiness.sample(&sample(0), at(start, 160));
+        assert!(readiness.is_settling(), "the change's work still runs");
+        readiness.progress_ended("checking the change");
+        readiness.sample(&sample(0), at(start, 180));
+        assert!(
+            !readiness.is_settling(),
+            "work begun before the change is not waited for"
+        );
     }
 }

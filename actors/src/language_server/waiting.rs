@@ -27,6 +27,9 @@ pub const HARD_LIMIT: Duration = Duration::from_secs(600);
 /// once the server has gone quiet without publishing it.
 const AWAIT_QUIET_LIMIT: Duration = Duration::from_secs(1);
 
+/// How long requests wait for a server to go quiet after a change on disk.
+const SETTLE_PATIENCE: Duration = Duration::from_secs(3);
+
 /// A diagnostics caller and what it waits for.
 pub struct Parked {
     wait: Wait,
@@ -66,7 +69,7 @@ impl State {
         self.last_sample = Some(sample);
         self.diagnostics.observations.sampled = true;
         let progress_idle = self.progress.is_idle();
-        self.readiness.sample(&sample, progress_idle, now);
+        self.readiness.sample(&sample, now);
         if !self.readiness.is_settling() {
             self.documents
                 .give_up_awaiting(now.checked_sub(AWAIT_QUIET_LIMIT).unwrap_or(now));
@@ -201,12 +204,12 @@ impl State {
         self.readiness.is_loading() && self.started.elapsed() < self.timeouts.request
     }
 
-    /// Whether the server is taking in a change on disk, within the
-    /// patience of one request timeout.
+    /// Whether the server is taking in a change on disk, within a short
+    /// patience: a server busy with other work is asked anyway.
     fn settling(&self) -> bool {
         self.readiness
             .settling_since()
-            .is_some_and(|since| since.elapsed() < self.timeouts.request)
+            .is_some_and(|since| since.elapsed() < SETTLE_PATIENCE)
     }
 
     /// Holds a request until nothing blocks it, or for at most the request

@@ -3,9 +3,11 @@
 //! documents that changed are sent again with their new text; every other
 //! open document is marked stale, to be sent again before the server is
 //! next asked about it (servers such as clangd re-read a header only then);
-//! and the server is waited on until it has taken the change in.
+//! and the server is waited on until it has taken the change in: by the
+//! version it publishes for a document sent again, or, for servers that do
+//! not echo versions, until it goes quiet.
 
-use super::{LanguageServerMsg, Phase, State};
+use super::{LanguageServerMsg, Phase, State, Strategy};
 use crate::language;
 use crate::language_server::documents::DocumentSnapshot;
 use crate::watcher::{ChangeKind, FileChange};
@@ -52,7 +54,11 @@ impl State {
             }
         }
         self.documents.mark_stale(&resent);
-        self.readiness.workspace_changed(Instant::now());
+        // A server that echoes versions is waited on exactly, document by
+        // document, when each is sent again; others until they go quiet.
+        if self.strategy() != Strategy::Version {
+            self.readiness.workspace_changed(Instant::now());
+        }
         tracing::debug!(server = %self.spec.name, changes = relevant.len(), "workspace changed on disk");
         self.release_ready(myself);
     }
