@@ -69,7 +69,7 @@ impl State {
         if self.blocks(&request) {
             return self.hold(myself, request, reply);
         }
-        self.send(myself, request, reply, Vec::new());
+        self.send(myself, request, reply);
     }
 
     /// Sends a request now, with what the caller should know about it.
@@ -78,7 +78,6 @@ impl State {
         myself: &ActorRef<LanguageServerMsg>,
         request: ServerRequest,
         reply: RpcReplyPort<Result<Reply>>,
-        mut warnings: Vec<String>,
     ) {
         let Phase::Ready(capabilities) = &self.phase else {
             return drop(reply.send(Err(Error::ShuttingDown)));
@@ -87,7 +86,7 @@ impl State {
             return;
         }
         let params = self.request_params(&request, capabilities.encoding);
-        warnings.extend(self.unready_warning());
+        let mut warnings: Vec<String> = self.unready_warning().into_iter().collect();
         warnings.extend(self.coverage.warnings_for(
             &self.spec.label(),
             request.method,

@@ -241,7 +241,7 @@ impl State {
             .partition(|held| !self.blocks(&held.request));
         self.held = still;
         for held in ready {
-            self.send(myself, held.request, held.reply, Vec::new());
+            self.send(myself, held.request, held.reply);
         }
         self.tell_monitor_urgency();
     }
@@ -255,7 +255,7 @@ impl State {
             .partition(|held| held.deadline <= now);
         self.held = still;
         for held in due {
-            self.send(myself, held.request, held.reply, Vec::new());
+            self.send(myself, held.request, held.reply);
         }
         self.release_ready(myself);
     }

@@ -101,11 +101,12 @@ struct Barrier {
 
 impl Barrier {
     fn create(watcher: &mut RecommendedWatcher) -> Option<Self> {
+        let parent = std::env::temp_dir().join("windlass-barriers");
+        remove_abandoned(&parent);
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |since| since.subsec_nanos());
-        let directory =
-            std::env::temp_dir().join(format!("windlass-barrier-{}-{nanos}", std::process::id()));
+        let directory = parent.join(format!("{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&directory).ok()?;
         let marker = |name: &str| std::fs::File::create(directory.join(name)).ok();
         let (Some(first), Some(second)) = (marker("a"), marker("b")) else {
@@ -435,6 +436,21 @@ fn walk(directory: &Path) -> impl Iterator<Item = ignore::DirEntry> {
         .filter_entry(|entry| entry.file_name() != ".git")
         .build()
         .filter_map(std::result::Result::ok)
+}
+
+/// Removes the barrier directories of processes that are gone: a process
+/// killed outright never removes its own.
+fn remove_abandoned(parent: &Path) {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        let pid = name.to_str().and_then(|name| name.split('-').next());
+        if pid.is_some_and(|pid| !Path::new("/proc").join(pid).exists()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 fn is_real_directory(path: &Path) -> bool {
