@@ -1,5 +1,6 @@
-//! How soon answers are true again after a change on disk, and how long
-//! real servers take to give their first correct answer; run by hand:
+//! How soon answers are true again after a change on disk or to the
+//! roots, and how long real servers take to give their first correct
+//! answer; run by hand:
 //!
 //! ```sh
 //! cargo bench --bench freshness
@@ -7,10 +8,13 @@
 //!
 //! Cross-file: a callee (pyright) or a header (clangd) is rewritten on disk
 //! and the caller's diagnostics asked for at once; every answer is checked,
-//! so a stale one fails the run. First answer: Windlass is started on a
-//! project and asked one question at once; the time runs from the process
-//! start to the correct answer. Servers missing from PATH are skipped with
-//! a note.
+//! so a stale one fails the run. New root: the client's roots change to
+//! include a new directory and a question about a symbol defined only
+//! there is asked at once; the time runs from the `list_changed`
+//! notification to the correct answer. First answer: Windlass is started
+//! on a project and asked one question at once; the time runs from the
+//! process start to the correct answer. Servers missing from PATH are
+//! skipped with a note.
 
 #![allow(
     clippy::unwrap_used,
@@ -78,7 +82,57 @@ fn main() {
     for case in CROSS_FILE {
         cross_file(case, 20);
     }
+    let mockls = mockls_lsp("python", "--workspace-folders");
+    new_root(
+        "mockls --workspace-folders: new root",
+        None,
+        &["--lsp", &mockls],
+        20,
+    );
+    new_root("pyright: new root", Some("pyright-langserver"), &[], 10);
     first_answers();
+}
+
+/// `list_changed` → the first answer that finds a symbol defined only in
+/// the new root, `rounds` times, each round with a root of its own.
+fn new_root(label: &str, server: Option<&str>, args: &[&str], rounds: usize) {
+    if let Some(server) = server.filter(|server| !have(server)) {
+        return println!("{label}: skipped, {server} is not on PATH");
+    }
+    let dir = project(&[("app/main.py", "def start() -> int:\n    return 1\n")]);
+    let base = dir.path().canonicalize().unwrap();
+    let app = base.join("app");
+    let client = Client {
+        cwd: Some(&app),
+        roots: Some(vec![app.clone()]),
+        env: &[],
+    };
+    let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    let session = Session::start_as(&args, &client);
+    session.ok("definition", json!({"symbol": "start"}));
+    let mut samples = Vec::new();
+    for round in 0..rounds {
+        let root = base.join(format!("lib{round}"));
+        write(
+            &root,
+            "shapes.py",
+            &format!("def area_{round}(w: int) -> int:\n    return w\n"),
+        );
+        let expected = format!("lib{round}/shapes.py:1:5");
+        let started = Instant::now();
+        session.set_roots(&[&app, &root]);
+        // The notification is answered asynchronously: ask until the new
+        // root is in, the way an agent that just added it would.
+        loop {
+            let answer = session.call("definition", json!({"symbol": format!("area_{round}")}));
+            if !answer.is_error && answer.text.starts_with(&expected) {
+                break;
+            }
+            assert!(started.elapsed() < WATCHDOG, "{label}: {}", answer.text);
+        }
+        samples.push(started.elapsed());
+    }
+    report(label, &samples);
 }
 
 fn cross_file(case: &CrossFile, cycles: usize) {

@@ -177,6 +177,7 @@ fn load_settings(args: &ServeArgs) -> Result<Settings> {
     Ok(Settings {
         servers: config::resolve_servers(&layers.servers)?,
         roots,
+        roots_pinned: !args.roots.is_empty(),
         request_timeout: Duration::from_secs(
             args.request_timeout
                 .unwrap_or(layers.request_timeout)

@@ -155,12 +155,12 @@ fn status_says_how_many_directories_are_watched() {
 
 #[test]
 fn a_symbol_the_server_does_not_know_is_listed_from_the_text_with_the_reason() {
-    // mockls knows definitions only after a keyword; a function written
-    // shell-style is one it misses, as a server that could not parse the
-    // file would. No server is configured for `.rb`.
+    // mockls knows definitions only after a few keywords; a `module` is
+    // one it misses, as a server that could not parse the file would. No
+    // server is configured for `.rb`.
     let dir = project(&[
         ("main.py", "def greet():\n    pass\n"),
-        ("run.rb", "greet() {\n  echo hi\n}\n"),
+        ("run.rb", "module greet\nend\n"),
     ]);
     let (session, _record) = start(dir.path(), "");
     let answer = session.ok("definition", json!({"symbol": "greet"}));
@@ -168,7 +168,7 @@ fn a_symbol_the_server_does_not_know_is_listed_from_the_text_with_the_reason() {
         answer,
         "`greet` is ambiguous (2 matches); ask again with file and line:\n\
          main.py:1:5  function greet\n\
-         run.rb:1:1  (text) greet() {\n\
+         run.rb:1:8  (text) module greet\n\
          note: 1 definition was found only by text search; the servers did not report it"
     );
 }

@@ -9,6 +9,9 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub roots: RootSet,
+    /// Whether the roots came from `-r` (pinned) rather than being the
+    /// current directory.
+    pub roots_pinned: bool,
     pub servers: Vec<ServerSpec>,
     pub request_timeout: Duration,
     /// Zero keeps documents open for ever.

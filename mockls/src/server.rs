@@ -15,6 +15,8 @@ use windlass_actors::lsp::uri::uri_to_path;
 
 /// An id mockls never gave out, for the unknown-id fault.
 const UNKNOWN_ID: i64 = 987_654_321;
+/// The id of mockls's own `workspace/workspaceFolders` requests.
+const FOLDERS_REQUEST: &str = "mockls-folders";
 
 pub struct Server {
     flags: Flags,
@@ -59,6 +61,7 @@ impl Server {
         match (method, message.get("id").cloned()) {
             (Some(method), Some(id)) => self.request(id, &method, &params),
             (Some(method), None) => self.notification(&method, &params),
+            (None, Some(id)) if id == FOLDERS_REQUEST => self.folders_answered(&message),
             (None, _) => {}
         }
     }
@@ -255,7 +258,27 @@ impl Server {
         }
     }
 
+    /// Asks the client for its workspace folders, as servers that support
+    /// them do after `initialized` and after a change.
+    fn ask_folders(&self) {
+        self.output.send(&json!({"jsonrpc": "2.0", "id": FOLDERS_REQUEST, "method": "workspace/workspaceFolders", "params": null}));
+    }
+
+    /// The client's answer replaces the roots mockls knows.
+    fn folders_answered(&mut self, message: &Value) {
+        let Some(folders) = message.get("result").and_then(Value::as_array) else {
+            return;
+        };
+        self.workspace.roots = folders
+            .iter()
+            .filter_map(|folder| folder.get("uri")?.as_str().and_then(uri_to_path))
+            .collect();
+    }
+
     fn initialized(&mut self) {
+        if self.flags.workspace_folders {
+            self.ask_folders();
+        }
         if self.flags.watch_files {
             let watchers = json!([{"globPattern": "**/*"}]);
             let registration = json!({"id": "mockls-watch", "method": "workspace/didChangeWatchedFiles", "registerOptions": {"watchers": watchers}});
@@ -376,6 +399,7 @@ impl Server {
         let removed = uris("removed");
         self.workspace.roots.retain(|root| !removed.contains(root));
         self.workspace.roots.extend(uris("added"));
+        self.ask_folders();
     }
 
     /// Computes diagnostics for the document as it is now and publishes

@@ -64,11 +64,23 @@ pub struct ToolOutcome {
 }
 
 type Waiters = Arc<Mutex<HashMap<i64, Sender<Value>>>>;
+type Stdin = Arc<Mutex<Option<ChildStdin>>>;
+
+/// How the test client presents itself: the directory windlass starts in,
+/// and the roots it declares (`None`: no roots capability at all).
+#[derive(Default)]
+pub struct Client<'a> {
+    pub cwd: Option<&'a Path>,
+    pub roots: Option<Vec<PathBuf>>,
+    pub env: &'a [(&'a str, &'a str)],
+}
 
 pub struct Session {
     child: Child,
-    stdin: Arc<Mutex<Option<ChildStdin>>>,
+    stdin: Stdin,
     waiters: Waiters,
+    /// The roots the client answers `roots/list` with, as URIs.
+    roots: Arc<Mutex<Vec<String>>>,
     next_id: AtomicI64,
     /// Kept so logs and state stay inside the test's own directory.
     pub state: tempfile::TempDir,
@@ -84,31 +96,44 @@ impl Session {
 
     /// Starts windlass with extra environment variables.
     pub fn start_with_env(args: &[String], env: &[(&str, &str)]) -> Session {
-        Session::spawn(tempfile::tempdir().unwrap(), args, env)
+        let client = Client {
+            env,
+            ..Client::default()
+        };
+        Session::spawn(tempfile::tempdir().unwrap(), args, &client)
     }
 
     /// Starts windlass with its state and config directories under `state`.
     pub fn start_with_state(state: tempfile::TempDir, args: &[String]) -> Session {
-        Session::spawn(state, args, &[])
+        Session::spawn(state, args, &Client::default())
     }
 
-    fn spawn(state: tempfile::TempDir, args: &[String], env: &[(&str, &str)]) -> Session {
-        let mut child = Command::new(windlass_binary())
+    /// Starts windlass for a client presenting itself as `client`.
+    pub fn start_as(args: &[String], client: &Client) -> Session {
+        Session::spawn(tempfile::tempdir().unwrap(), args, client)
+    }
+
+    fn spawn(state: tempfile::TempDir, args: &[String], client: &Client) -> Session {
+        let mut command = Command::new(windlass_binary());
+        command
             .args(args)
             .env("XDG_STATE_HOME", state.path().join("state"))
             .env("XDG_CONFIG_HOME", state.path().join("config"))
             .env("WINDLASS_LOG_LEVEL", "debug")
-            .envs(env.iter().copied())
+            .envs(client.env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn windlass");
+            .stderr(Stdio::piped());
+        if let Some(cwd) = client.cwd {
+            command.current_dir(cwd);
+        }
+        let mut child = command.spawn().expect("spawn windlass");
         let stdout = child.stdout.take().unwrap();
         let stderr = child.stderr.take().unwrap();
-        let stdin = Arc::new(Mutex::new(child.stdin.take()));
+        let stdin: Stdin = Arc::new(Mutex::new(child.stdin.take()));
         let waiters: Waiters = Arc::default();
-        spawn_reader(stdout, waiters.clone());
+        let roots = Arc::new(Mutex::new(uris(client.roots.iter().flatten())));
+        spawn_reader(stdout, waiters.clone(), stdin.clone(), roots.clone());
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 eprintln!("windlass: {line}");
@@ -118,13 +143,18 @@ impl Session {
             child,
             stdin,
             waiters,
+            roots,
             next_id: AtomicI64::new(1),
             state,
             kept: Mutex::default(),
         };
+        let capabilities = match client.roots {
+            Some(_) => json!({"roots": {"listChanged": true}}),
+            None => json!({}),
+        };
         session.request(
             "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "tests", "version": "0"}}),
+            json!({"protocolVersion": "2025-06-18", "capabilities": capabilities, "clientInfo": {"name": "tests", "version": "0"}}),
         );
         session.notify("notifications/initialized", json!({}));
         session
@@ -148,10 +178,14 @@ impl Session {
     }
 
     fn write(&self, message: &Value) {
-        let mut stdin = self.stdin.lock().unwrap();
-        let stdin = stdin.as_mut().expect("stdin was closed");
-        writeln!(stdin, "{message}").unwrap();
-        stdin.flush().unwrap();
+        write_line(&self.stdin, message);
+    }
+
+    /// Changes the client's roots and tells windlass, as a client does
+    /// after `/add-dir`.
+    pub fn set_roots(&self, roots: &[&Path]) {
+        *self.roots.lock().unwrap() = uris(roots.iter().copied());
+        self.notify("notifications/roots/list_changed", json!({}));
     }
 
     pub fn call_async(&self, tool: &str, arguments: Value) -> Receiver<Value> {
@@ -267,18 +301,55 @@ pub fn outcome(response: Value) -> ToolOutcome {
     }
 }
 
-fn spawn_reader(stdout: std::process::ChildStdout, waiters: Waiters) {
+fn write_line(stdin: &Stdin, message: &Value) {
+    let mut stdin = stdin.lock().unwrap();
+    let stdin = stdin.as_mut().expect("stdin was closed");
+    writeln!(stdin, "{message}").unwrap();
+    stdin.flush().unwrap();
+}
+
+fn uris<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> Vec<String> {
+    paths
+        .into_iter()
+        .map(|path| format!("file://{}", path.as_ref().display()))
+        .collect()
+}
+
+/// Reads windlass's stdout: responses go to their waiters; `roots/list`
+/// is answered with the client's roots, any other request refused.
+fn spawn_reader(
+    stdout: std::process::ChildStdout,
+    waiters: Waiters,
+    stdin: Stdin,
+    roots: Arc<Mutex<Vec<String>>>,
+) {
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             let Ok(message) = serde_json::from_str::<Value>(&line) else {
                 panic!("windlass wrote a non-JSON line to stdout: {line}");
             };
-            let Some(id) = message.get("id").and_then(Value::as_i64) else {
+            let Some(id) = message.get("id").cloned() else {
                 continue;
             };
-            if message.get("method").is_some() {
+            if let Some(method) = message.get("method").and_then(Value::as_str) {
+                let answer = match method {
+                    "roots/list" => {
+                        let listed: Vec<Value> = roots
+                            .lock()
+                            .unwrap()
+                            .iter()
+                            .map(|uri| json!({"uri": uri}))
+                            .collect();
+                        json!({"jsonrpc": "2.0", "id": id, "result": {"roots": listed}})
+                    }
+                    _ => {
+                        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": "not supported"}})
+                    }
+                };
+                write_line(&stdin, &answer);
                 continue;
             }
+            let Some(id) = id.as_i64() else { continue };
             if let Some(sender) = waiters.lock().unwrap().remove(&id) {
                 let _ = sender.send(message);
             }

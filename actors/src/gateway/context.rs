@@ -5,13 +5,14 @@ use crate::error::{Error, Result};
 use crate::language_server::{
     DiagnosticsReply, DocumentSnapshot, LanguageServerMsg, ReadError, Reply, ServerRequest,
 };
-use crate::roots::{RootSet, RootsMsg};
+use crate::roots::{RootListing, RootSet, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
 use crate::settings::Settings;
 use crate::supervisor::{ServerRecord, SupervisorMsg, WorkspaceServers};
 use crate::watcher::{WatcherMsg, WatcherStatus};
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};
+use rmcp::service::{Peer, RoleServer};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,6 +42,35 @@ impl Context {
     /// after its editor wrote a file.
     async fn take_in_changes(&self) -> Result<()> {
         ask(&self.watcher, WatcherMsg::Flush, ACTOR_REPLY_TIMEOUT).await
+    }
+
+    /// Every root with where it came from, for `status`.
+    pub async fn roots_listing(&self) -> Result<Vec<RootListing>> {
+        ask(&self.roots, RootsMsg::Listing, ACTOR_REPLY_TIMEOUT).await
+    }
+
+    /// Asks the MCP client for its roots, if it declared that it has any,
+    /// and hands them to the Roots actor. rmcp marks the roots API
+    /// deprecated (protocol 2026-07-28 drops it); today's clients speak
+    /// 2025-11-25, where it works, and other sources of roots remain.
+    #[allow(deprecated)]
+    pub async fn follow_client_roots(&self, peer: Peer<RoleServer>) {
+        let declared = peer
+            .peer_info()
+            .is_some_and(|client| client.capabilities.roots.is_some());
+        if !declared {
+            return;
+        }
+        let listed = peer.list_roots().await;
+        match listed {
+            Ok(listed) => {
+                let uris = listed.roots.into_iter().map(|root| root.uri).collect();
+                if let Err(error) = self.roots.send_message(RootsMsg::Client(uris)) {
+                    tracing::warn!("roots actor unreachable: {error}");
+                }
+            }
+            Err(error) => tracing::warn!("the client's roots/list failed: {error}"),
+        }
     }
 
     pub async fn watcher_status(&self) -> Result<WatcherStatus> {

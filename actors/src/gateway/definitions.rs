@@ -1,14 +1,15 @@
 //! Definitions found by text, to cross-check what servers say about a
 //! name: a server whose index is partial (a file it could not parse, a
 //! project it has not loaded) misses definitions that a search of the
-//! files still finds. Lines that read like a definition of the name in any
-//! common language count: a keyword before it (`def`, `function`, `class`,
-//! `struct`, …), a shell function (`name() {`), or a C-style function
-//! whose parameter list is followed by its body rather than `;`.
+//! files still finds. Lines that read like a definition of the name count:
+//! in any language a keyword before it (`def`, `function`, `class`,
+//! `struct`, …); in shell scripts also `name() {`; in C and C++ also a
+//! function whose parameter list is followed by its body rather than `;`.
+//! (In Python or JavaScript `name()` alone is a call.)
 
 use crate::language;
 use crate::roots::RootSet;
-use grep_regex::RegexMatcherBuilder;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use std::path::PathBuf;
@@ -31,7 +32,7 @@ pub struct TextDefinition {
 /// Every definition-looking line of `name` in the source files under the
 /// roots, gitignore-aware, in path order.
 pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
-    let Some(matcher) = matcher(name) else {
+    let Some(matchers) = Matchers::new(name) else {
         return Vec::new();
     };
     let mut searcher = SearcherBuilder::new()
@@ -45,14 +46,17 @@ pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
             .sort_by_file_path(|a, b| a.cmp(b))
             .build();
         for entry in walker.filter_map(std::result::Result::ok) {
-            let is_code = language::language_id(entry.path())
-                .is_some_and(|language| !NOT_CODE.contains(&language));
-            if !entry.file_type().is_some_and(|kind| kind.is_file()) || !is_code {
+            let language =
+                language::language_id(entry.path()).filter(|language| !NOT_CODE.contains(language));
+            let (Some(language), true) = (
+                language,
+                entry.file_type().is_some_and(|kind| kind.is_file()),
+            ) else {
                 continue;
-            }
+            };
             let path = entry.path().to_path_buf();
             let _unreadable = searcher.search_path(
-                &matcher,
+                matchers.for_language(language),
                 entry.path(),
                 Lossy(|line, text| {
                     found.push(TextDefinition {
@@ -71,19 +75,46 @@ pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
     found
 }
 
-fn matcher(name: &str) -> Option<grep_regex::RegexMatcher> {
-    let name = regex_escape(name);
-    let keyword = r"(?:def|class|function|fn|func|struct|enum|union|interface|trait|type|module|namespace|macro)";
-    let modifiers = r"(?:(?:export|default|declare|async|static|public|private|protected|pub(?:\([^)]*\))?|local|extern|inline|abstract)\s+)*";
-    // Variables count only at the top level: a local of the same name is
-    // no definition anyone asks for by name.
-    let patterns = [
-        format!(r"^\s{{0,8}}{modifiers}{keyword}\s+\*?{name}\b"),
-        format!(r"^{modifiers}(?:const|let|var)\s+{name}\b"),
-        format!(r"^\s*{name}\s*\(\s*\)\s*(?:\{{.*)?$"),
-        format!(r"^[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{name}\s*\([^)]*\)\s*(?:\{{.*)?$"),
-    ];
-    RegexMatcherBuilder::new().build(&patterns.join("|")).ok()
+/// The definition patterns of one name, by language family.
+struct Matchers {
+    general: RegexMatcher,
+    shell: RegexMatcher,
+    c: RegexMatcher,
+}
+
+impl Matchers {
+    fn new(name: &str) -> Option<Self> {
+        let name = regex_escape(name);
+        let keyword = r"(?:def|class|function|fn|func|struct|enum|union|interface|trait|type|module|namespace|macro)";
+        let modifiers = r"(?:(?:export|default|declare|async|static|public|private|protected|pub(?:\([^)]*\))?|local|extern|inline|abstract)\s+)*";
+        // Variables count only at the top level: a local of the same name
+        // is no definition anyone asks for by name.
+        let general = [
+            format!(r"^\s{{0,8}}{modifiers}{keyword}\s+\*?{name}\b"),
+            format!(r"^{modifiers}(?:const|let|var)\s+{name}\b"),
+        ];
+        let shell_function = format!(r"^\s*{name}\s*\(\s*\)\s*(?:\{{.*)?$");
+        let c_function =
+            format!(r"^[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{name}\s*\([^)]*\)\s*(?:\{{.*)?$");
+        let build = |extra: Option<&str>| {
+            let mut patterns: Vec<&str> = general.iter().map(String::as_str).collect();
+            patterns.extend(extra);
+            RegexMatcherBuilder::new().build(&patterns.join("|")).ok()
+        };
+        Some(Self {
+            general: build(None)?,
+            shell: build(Some(&shell_function))?,
+            c: build(Some(&c_function))?,
+        })
+    }
+
+    fn for_language(&self, language: &str) -> &RegexMatcher {
+        match language {
+            "shellscript" => &self.shell,
+            "c" | "cpp" => &self.c,
+            _ => &self.general,
+        }
+    }
 }
 
 /// Escapes the characters a regex gives meaning to.

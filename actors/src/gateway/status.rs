@@ -4,6 +4,7 @@ use super::context::Context;
 use super::render;
 use crate::error::Result;
 use crate::language_server::{LanguageServerMsg, ServerStatus};
+use crate::roots::RootListing;
 use crate::supervisor::ServerRecord;
 use ractor::rpc::CallResult;
 use std::time::Duration;
@@ -27,6 +28,7 @@ pub async fn status(context: &Context) -> Result<String> {
             watcher.directories
         )),
     }
+    lines.extend(root_lines(&context.roots_listing().await?));
     let records = context.servers().await?;
     if records.is_empty() {
         lines.push("no language servers configured".into());
@@ -45,6 +47,22 @@ pub async fn status(context: &Context) -> Result<String> {
         lines.extend(describe(&record, live.as_ref()));
     }
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
+}
+
+/// One line per root: its name, directory, and where it came from.
+fn root_lines(listing: &[RootListing]) -> Vec<String> {
+    listing
+        .iter()
+        .map(|root| {
+            let sources: Vec<&str> = root.sources.iter().map(|source| source.name()).collect();
+            format!(
+                "root {} {} (from {})",
+                root.name,
+                root.path.display(),
+                sources.join(", ")
+            )
+        })
+        .collect()
 }
 
 fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {

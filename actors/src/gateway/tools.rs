@@ -17,6 +17,7 @@ use super::status;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
+use rmcp::service::{NotificationContext, RoleServer};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 
 /// What the MCP client is told about the server as a whole.
@@ -203,5 +204,17 @@ impl ServerHandler for Tools {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("windlass", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    /// Asks for the client's roots once the session is up, in a task of
+    /// its own: the answer comes through the same connection.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let tools = self.context.clone();
+        tokio::spawn(async move { tools.follow_client_roots(context.peer).await });
+    }
+
+    /// rmcp runs this in a task of its own, so it may wait for the answer.
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.context.follow_client_roots(context.peer).await;
     }
 }

@@ -170,6 +170,21 @@ impl Documents {
         self.open.remove(uri);
     }
 
+    /// Forgets the documents whose path `keep` refuses, and returns their
+    /// URIs, to be closed.
+    pub fn close_unless(&mut self, keep: impl Fn(&Path) -> bool) -> Vec<String> {
+        let gone: Vec<String> = self
+            .open
+            .iter()
+            .filter(|(_, open)| !keep(&open.snapshot.path))
+            .map(|(uri, _)| uri.clone())
+            .collect();
+        for uri in &gone {
+            self.open.remove(uri);
+        }
+        gone
+    }
+
     pub fn is_open(&self, uri: &str) -> bool {
         self.open.contains_key(uri)
     }

@@ -12,7 +12,8 @@
 //! the gateway (through the router's handle); `FilesChanged` from the
 //! Watcher (through the Router); `Incoming` from its reader task;
 //! `Activity` from the Monitor; `Configure` and `Retire` from the
-//! Supervisor after a configuration reload; `Gaps` from its own search for
+//! Supervisor after a configuration reload, `Folders` when the roots
+//! change; `Gaps` from its own search for
 //! project files; `TimedOut`, `CheckDiagnostics`, `DiagnosticsExpired`,
 //! `ReleaseHeld` and `CloseIdle` from its own timers.
 //! Tells the Supervisor when its process exits, handing back the requests
@@ -42,6 +43,7 @@ pub use coverage::Problem;
 pub use diagnostics::Strategy;
 pub use documents::{DocumentSnapshot, Documents, ReadError, SyncAction};
 pub use waiting::HARD_LIMIT as DIAGNOSTICS_HARD_LIMIT;
+pub use workspace::FolderChange;
 
 use crate::error::{Error, Result};
 use crate::language::ServerSpec;
@@ -179,6 +181,8 @@ pub enum LanguageServerMsg {
     },
     /// The project files the server lacks, found off the actor's thread.
     Gaps(Vec<String>),
+    /// The roots changed: new workspace folders, from the Supervisor.
+    Folders(FolderChange),
 }
 
 /// Limits that apply to one server.
@@ -344,13 +348,7 @@ impl Actor for LanguageServer {
                 server: myself.clone(),
             });
         }
-        let languages = state.spec.languages.clone();
-        let folders = state.folders.clone();
-        let inbox = myself.clone();
-        tokio::task::spawn_blocking(move || {
-            let gaps = coverage::find_gaps(&languages, &folders);
-            let _stopped = inbox.send_message(LanguageServerMsg::Gaps(gaps));
-        });
+        state.find_gaps(&myself);
         if !state.timeouts.idle.is_zero() {
             let sweep =
                 (state.timeouts.idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(30));
@@ -410,6 +408,7 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Configure(settings) => state.configure(settings),
             LanguageServerMsg::Retire { reason, restart } => state.retire(&myself, reason, restart),
             LanguageServerMsg::Gaps(gaps) => state.coverage.set_gaps(gaps),
+            LanguageServerMsg::Folders(change) => state.folders_changed(&myself, change),
         }
         Ok(())
     }
@@ -442,6 +441,18 @@ impl State {
 
     fn notify(&self, method: &str, params: Value) {
         self.transport.send(message::notification(method, params));
+    }
+
+    /// Looks for the project files the server needs, off the actor's
+    /// thread; the answer comes back as `Gaps`.
+    fn find_gaps(&self, myself: &ActorRef<LanguageServerMsg>) {
+        let languages = self.spec.languages.clone();
+        let folders = self.folders.clone();
+        let inbox = myself.clone();
+        tokio::task::spawn_blocking(move || {
+            let gaps = coverage::find_gaps(&languages, &folders);
+            let _stopped = inbox.send_message(LanguageServerMsg::Gaps(gaps));
+        });
     }
 
     /// Takes new settings and tells the server, which asks for the

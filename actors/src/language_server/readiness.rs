@@ -27,9 +27,13 @@ pub const QUIET_SAMPLES: u32 = 2;
 
 #[derive(Debug)]
 pub struct Readiness {
+    /// Whether CPU samples come for this server.
+    sampled: bool,
     /// Whether the server has been idle long enough since it was set
     /// loading.
     warmed_up: bool,
+    /// When the server last began loading (its start, new folders).
+    loading_started: Instant,
     /// The last event that may have set the server loading.
     loading_since: Instant,
     idle_since: Option<Instant>,
@@ -47,7 +51,9 @@ impl Readiness {
     /// no telling when start-up work ends, so the server counts as loaded.
     pub fn new(now: Instant, sampled: bool) -> Self {
         Self {
+            sampled,
             warmed_up: !sampled,
+            loading_started: now,
             loading_since: now,
             idle_since: None,
             loading_work: HashSet::new(),
@@ -70,6 +76,11 @@ impl Readiness {
         self.settling_since
     }
 
+    /// When the server last began loading.
+    pub fn loading_started(&self) -> Instant {
+        self.loading_started
+    }
+
     /// Something that makes a server load (opening its first document)
     /// happened: it is loading again until it has been idle after it.
     pub fn reload(&mut self, now: Instant) {
@@ -77,6 +88,15 @@ impl Readiness {
             self.loading_since = now;
             self.idle_since = None;
         }
+    }
+
+    /// The server was given new workspace folders: it loads them as it
+    /// loaded its first, and is loading until idle after this.
+    pub fn load_again(&mut self, now: Instant) {
+        self.warmed_up = !self.sampled;
+        self.loading_started = now;
+        self.loading_since = now;
+        self.idle_since = None;
     }
 
     /// The workspace changed under the server.
@@ -192,6 +212,21 @@ mod tests {
             !readiness.is_loading(),
             "work begun once ready is not loading"
         );
+    }
+
+    #[test]
+    fn new_folders_set_a_loaded_server_loading_again() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, true);
+        readiness.sample(&sample(0), at(start, 100));
+        readiness.sample(&sample(0), at(start, 600));
+        assert!(!readiness.is_loading());
+        readiness.load_again(at(start, 700));
+        assert!(readiness.is_loading());
+        assert_eq!(readiness.loading_started(), at(start, 700));
+        readiness.sample(&sample(0), at(start, 800));
+        readiness.sample(&sample(0), at(start, 1_200));
+        assert!(!readiness.is_loading());
     }
 
     #[test]

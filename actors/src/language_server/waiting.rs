@@ -198,10 +198,11 @@ impl State {
     }
 
     /// Whether the server is loading, within the patience of one request
-    /// timeout from its start: a server that never goes quiet is asked
+    /// timeout from when it began: a server that never goes quiet is asked
     /// anyway after that, and its answers carry a warning.
     pub(super) fn loading(&self) -> bool {
-        self.readiness.is_loading() && self.started.elapsed() < self.timeouts.request
+        self.readiness.is_loading()
+            && self.readiness.loading_started().elapsed() < self.timeouts.request
     }
 
     /// Whether the server is taking in a change on disk, within a short

@@ -1,3 +1,10 @@
+//! Changes to the workspace: new workspace folders, and changes on disk.
+//!
+//! New folders are announced with one `workspace/didChangeWorkspaceFolders`
+//! to a server that takes folder changes, which then loads them as it
+//! loaded its first; a server that does not is restarted with the new set.
+//! Documents under a removed root are closed.
+//!
 //! Changes on disk, as the Watcher reports them. The server is told of
 //! the files it registered for (`workspace/didChangeWatchedFiles`); open
 //! documents that changed are sent again with their new text; every other
@@ -7,15 +14,69 @@
 //! version it publishes for a document sent again, or, for servers that do
 //! not echo versions, until it goes quiet.
 
+use super::protocol::WorkspaceFolder;
 use super::{LanguageServerMsg, Phase, State, Strategy};
 use crate::language;
 use crate::language_server::documents::DocumentSnapshot;
+use crate::roots::RootSet;
 use crate::watcher::{ChangeKind, FileChange};
 use ractor::ActorRef;
 use serde_json::json;
+use std::sync::Arc;
 use std::time::Instant;
 
+/// New workspace folders, from the Supervisor.
+#[derive(Debug, Clone)]
+pub struct FolderChange {
+    pub added: Vec<WorkspaceFolder>,
+    pub removed: Vec<WorkspaceFolder>,
+    /// Every folder now.
+    pub folders: Vec<WorkspaceFolder>,
+    pub roots: Arc<RootSet>,
+}
+
 impl State {
+    pub(super) fn folders_changed(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        change: FolderChange,
+    ) {
+        self.folders = change.folders.clone();
+        for uri in self
+            .documents
+            .close_unless(|path| change.roots.root_of(path).is_some())
+        {
+            self.notify(
+                "textDocument/didClose",
+                json!({"textDocument": {"uri": uri}}),
+            );
+        }
+        let takes_changes = match &self.phase {
+            Phase::Ready(capabilities) => {
+                capabilities.supports("workspace.workspaceFolders.changeNotifications")
+            }
+            Phase::Initializing(_) => false,
+        };
+        if !takes_changes {
+            return self.retire(
+                myself,
+                "restarted with the new workspace folders".into(),
+                true,
+            );
+        }
+        let folder = |folder: &WorkspaceFolder| json!({"uri": folder.uri, "name": folder.name});
+        let added: Vec<_> = change.added.iter().map(folder).collect();
+        let removed: Vec<_> = change.removed.iter().map(folder).collect();
+        self.notify(
+            "workspace/didChangeWorkspaceFolders",
+            json!({"event": {"added": added, "removed": removed}}),
+        );
+        if !change.added.is_empty() {
+            self.readiness.load_again(Instant::now());
+        }
+        self.find_gaps(myself);
+    }
+
     pub(super) fn files_changed(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,

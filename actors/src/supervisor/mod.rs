@@ -9,7 +9,8 @@
 //! binary ran, or did not), `ServerExited` (from a LanguageServer whose
 //! process died, with the requests it had not sent), `Restart` (its own
 //! backoff timer), `ConfigChanged` (from the Watcher) and `ConfigReloaded`
-//! (`reload.rs`), `Servers`, `Warnings` and `WorkspaceServers`. Tells the
+//! (`reload.rs`), `RootsChanged` (from Roots, `folders.rs`), `Servers`,
+//! `Warnings` and `WorkspaceServers`. Tells the
 //! Router whenever a server comes up or goes down, and its new table after
 //! a reload.
 //!
@@ -19,6 +20,7 @@
 //! never reached a dead process waits for the restart instead of failing.
 
 mod check;
+mod folders;
 mod reload;
 mod slot;
 
@@ -31,10 +33,10 @@ use crate::language_server::{
     self, DocumentSnapshot, LanguageServer, LanguageServerMsg, Timeouts, Work,
 };
 use crate::monitor::{Monitor, MonitorMsg};
-use crate::roots::{Detection, Roots};
+use crate::roots::{Detection, Roots, RootsChanged};
 use crate::router::{Router, RouterMsg, ServerHandle, is_alive};
 use crate::settings::Settings;
-use crate::watcher::Watcher;
+use crate::watcher::{Watcher, WatcherMsg};
 use ractor::{
     Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SpawnErr, SupervisionEvent,
 };
@@ -80,6 +82,8 @@ pub enum SupervisorMsg {
     ConfigReloaded(std::result::Result<Box<Settings>, String>),
     /// Configuration problems worth showing in `status`.
     Warnings(RpcReplyPort<Vec<String>>),
+    /// The root set changed (from the Roots actor).
+    RootsChanged(RootsChanged),
     Servers(RpcReplyPort<Vec<ServerRecord>>),
     /// The running servers for a workspace-wide query, after starting
     /// those the roots need (answered once start-up detection is done).
@@ -118,6 +122,7 @@ pub struct State {
     slots: HashMap<String, Slot>,
     router: ActorRef<RouterMsg>,
     monitor: ActorRef<MonitorMsg>,
+    watcher: ActorRef<WatcherMsg>,
     gateway: ActorCell,
     /// The servers the roots need; `None` until detection has finished.
     needed: Option<Vec<String>>,
@@ -138,8 +143,17 @@ impl Actor for Supervisor {
     ) -> Result<State, ActorProcessingErr> {
         let settings = args.settings;
         let (monitor, _) = Actor::spawn_linked(None, Monitor, (), myself.get_cell()).await?;
-        let (roots, _) =
-            Actor::spawn_linked(None, Roots, settings.roots.clone(), myself.get_cell()).await?;
+        let (roots, _) = Actor::spawn_linked(
+            None,
+            Roots,
+            crate::roots::Arguments {
+                roots: settings.roots.clone(),
+                pinned: settings.roots_pinned,
+                supervisor: myself.clone(),
+            },
+            myself.get_cell(),
+        )
+        .await?;
         let (router, _) = Actor::spawn_linked(
             None,
             Router,
@@ -169,7 +183,7 @@ impl Actor for Supervisor {
                 roots,
                 router: router.clone(),
                 supervisor: myself.clone(),
-                watcher,
+                watcher: watcher.clone(),
                 settings: settings.clone(),
             },
             myself.get_cell(),
@@ -186,6 +200,7 @@ impl Actor for Supervisor {
             slots,
             router,
             monitor,
+            watcher,
             gateway: gateway.get_cell(),
             needed: None,
             awaiting_servers: Vec::new(),
@@ -223,7 +238,12 @@ impl Actor for Supervisor {
                 for server in &detection.needed {
                     state.start_if_idle(&myself, server).await;
                 }
-                state.needed = Some(detection.needed);
+                let needed = state.needed.get_or_insert_with(Vec::new);
+                for server in detection.needed {
+                    if !needed.contains(&server) {
+                        needed.push(server);
+                    }
+                }
                 state.answer_workspace_queries();
             }
             SupervisorMsg::WorkspaceServers(reply) => {
@@ -249,6 +269,7 @@ impl Actor for Supervisor {
             SupervisorMsg::Warnings(reply) => {
                 let _gone = reply.send(state.settings.warnings.clone());
             }
+            SupervisorMsg::RootsChanged(changed) => state.roots_changed(&myself, changed),
             SupervisorMsg::Restart(server) => state.restart(&myself, &server).await,
             SupervisorMsg::Servers(reply) => {
                 let _gone = reply.send(state.records());
@@ -356,7 +377,10 @@ impl State {
                 idle: self.settings.idle_timeout,
                 fixed_settle: self.settings.diagnostics_settle,
             },
-            reopen: std::mem::take(&mut slot.reopen),
+            reopen: std::mem::take(&mut slot.reopen)
+                .into_iter()
+                .filter(|document| self.settings.roots.root_of(&document.path).is_some())
+                .collect(),
             probe: slot.probe.clone(),
             supervisor: myself.clone(),
         };

@@ -89,6 +89,11 @@ impl Pending {
         self.changes.is_empty()
     }
 
+    /// Keeps only the changes whose path `keep` accepts.
+    pub fn retain(&mut self, keep: impl Fn(&std::path::Path) -> bool) {
+        self.changes.retain(|path, _| keep(path));
+    }
+
     pub fn take(&mut self) -> Vec<FileChange> {
         std::mem::take(&mut self.changes)
             .into_iter()

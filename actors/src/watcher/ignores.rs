@@ -21,6 +21,13 @@ impl Ignores {
         }
     }
 
+    /// The roots changed: paths outside them are ignored from now on.
+    pub fn set_roots(&mut self, roots: Vec<PathBuf>) {
+        self.by_directory
+            .retain(|directory, _| roots.iter().any(|root| directory.starts_with(root)));
+        self.roots = roots;
+    }
+
     /// Reads (or forgets) the `.gitignore` of `directory`.
     pub fn load(&mut self, directory: &Path) {
         let file = directory.join(".gitignore");

@@ -5,8 +5,9 @@
 //! `node_modules/` or `target/` cost no watches), the `.gitignore` matchers,
 //! and the changes not yet sent. Takes [`WatcherMsg`]: `Event` from
 //! notify's thread, `Ready` when the first walk has set up its watches,
-//! `Flush` from a tool call about to be answered, its own `FlushDue`, and
-//! `Status`. Sends each batch of changes to the Router, which hands it to
+//! `Roots` from the Supervisor when roots are added or removed, `Flush`
+//! from a tool call about to be answered, its own `FlushDue` and
+//! `BarrierOverdue`, and `Status`. Sends each batch of changes to the Router, which hands it to
 //! every running LanguageServer, and tells the Supervisor when a
 //! `.windlass.toml` of the configuration changed.
 //!
@@ -21,6 +22,7 @@
 
 mod changes;
 mod ignores;
+mod watches;
 
 pub use changes::{ChangeKind, FileChange};
 
@@ -35,6 +37,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+use watches::Watches;
 
 /// How long changes gather before they are sent unasked.
 const FLUSH_DELAY: Duration = Duration::from_millis(50);
@@ -42,8 +45,6 @@ const FLUSH_DELAY: Duration = Duration::from_millis(50);
 const CONFIG_FILE: &str = ".windlass.toml";
 /// How long a flush waits for its barrier event before it answers anyway.
 const BARRIER_TIMEOUT: Duration = Duration::from_millis(200);
-/// Directories watched at most, across all roots.
-const MAX_DIRECTORIES: usize = 100_000;
 
 pub enum WatcherMsg {
     /// A filesystem event, from notify's thread.
@@ -55,6 +56,11 @@ pub enum WatcherMsg {
     FlushDue,
     /// A flush's barrier event is overdue.
     BarrierOverdue(u64),
+    /// Roots were added or removed.
+    Roots {
+        added: Vec<PathBuf>,
+        removed: Vec<PathBuf>,
+    },
     Status(RpcReplyPort<WatcherStatus>),
 }
 
@@ -79,9 +85,8 @@ pub struct Arguments {
 /// The watcher and what the first walk found, handed back from the
 /// blocking task that set the watches up.
 pub struct Setup {
-    watcher: RecommendedWatcher,
+    watches: Watches,
     ignores: Ignores,
-    status: WatcherStatus,
     barrier: Option<Barrier>,
 }
 
@@ -165,12 +170,15 @@ pub struct State {
     config_directories: Vec<PathBuf>,
     /// A configuration file changed since the last flush.
     config_changed: bool,
-    /// `None` while the first walk holds it, or when it could not start.
-    watcher: Option<RecommendedWatcher>,
+    roots: Vec<PathBuf>,
+    /// `None` while the first walk holds them, or when watching could not
+    /// start.
+    watches: Option<Watches>,
     ignores: Ignores,
     pending: Pending,
     flush_scheduled: bool,
-    status: WatcherStatus,
+    /// Why watching could not start, if it could not.
+    failed: Option<String>,
     barrier: Option<Barrier>,
 }
 
@@ -190,11 +198,12 @@ impl Actor for Watcher {
             supervisor: args.supervisor,
             config_directories: args.config_directories.clone(),
             config_changed: false,
-            watcher: None,
+            roots: roots.clone(),
+            watches: None,
             ignores: Ignores::new(roots.clone()),
             pending: Pending::default(),
             flush_scheduled: false,
-            status: WatcherStatus::default(),
+            failed: None,
             barrier: None,
         };
         let inbox = myself.clone();
@@ -211,7 +220,7 @@ impl Actor for Watcher {
             Err(error) => {
                 let problem = format!("file watching could not start: {error}");
                 tracing::warn!("{problem}");
-                state.status.problem = Some(problem);
+                state.failed = Some(problem);
             }
         }
         Ok(state)
@@ -225,21 +234,16 @@ impl Actor for Watcher {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             WatcherMsg::Event(event) => state.event(&myself, event),
-            WatcherMsg::Ready(setup) => {
-                let setup = *setup;
-                state.watcher = Some(setup.watcher);
-                state.ignores = setup.ignores;
-                state.status = setup.status;
-                state.barrier = setup.barrier;
-            }
+            WatcherMsg::Ready(setup) => state.ready(*setup),
             WatcherMsg::Flush(reply) => state.flush_through_barrier(&myself, reply),
             WatcherMsg::FlushDue => {
                 state.flush_scheduled = false;
                 state.flush();
             }
             WatcherMsg::BarrierOverdue(number) => state.answer_flushes(number),
+            WatcherMsg::Roots { added, removed } => state.follow_roots(added, removed),
             WatcherMsg::Status(reply) => {
-                let _gone = reply.send(state.status.clone());
+                let _gone = reply.send(state.status());
             }
         }
         Ok(())
@@ -297,21 +301,57 @@ impl State {
     /// the files already in it, which may have been written before the
     /// watch was in place.
     fn watch_new_directory(&mut self, directory: &Path) {
-        let Some(watcher) = self.watcher.as_mut() else {
+        let Some(watches) = self.watches.as_mut() else {
             return;
         };
-        for entry in walk(directory) {
-            let path = entry.path();
-            if entry.file_type().is_some_and(|kind| kind.is_dir()) {
-                self.ignores.load(path);
-                if self.status.directories < MAX_DIRECTORIES
-                    && watcher.watch(path, RecursiveMode::NonRecursive).is_ok()
-                {
-                    self.status.directories += 1;
-                }
-            } else if entry.file_type().is_some_and(|kind| kind.is_file()) {
-                self.pending.add(path.to_path_buf(), ChangeKind::Created);
+        let pending = &mut self.pending;
+        watches.watch_tree(directory, &mut self.ignores, |file| {
+            pending.add(file.to_path_buf(), ChangeKind::Created);
+        });
+    }
+
+    fn ready(&mut self, setup: Setup) {
+        self.watches = Some(setup.watches);
+        self.ignores = setup.ignores;
+        self.ignores.set_roots(self.roots.clone());
+        self.barrier = setup.barrier;
+        // Roots added while the first walk ran are walked now; the walk
+        // skips directories already watched.
+        for root in self.roots.clone() {
+            if let Some(watches) = self.watches.as_mut() {
+                watches.watch_tree(&root, &mut self.ignores, |_| {});
             }
+        }
+    }
+
+    /// Watches the added roots and forgets the removed ones, and whatever
+    /// changed under them that was not yet sent.
+    fn follow_roots(&mut self, added: Vec<PathBuf>, removed: Vec<PathBuf>) {
+        self.roots.retain(|root| !removed.contains(root));
+        self.roots.extend(added.iter().cloned());
+        self.ignores.set_roots(self.roots.clone());
+        self.pending
+            .retain(|path| !removed.iter().any(|root| path.starts_with(root)));
+        let Some(watches) = self.watches.as_mut() else {
+            return;
+        };
+        for root in &removed {
+            watches.unwatch_tree(root);
+        }
+        for root in &added {
+            watches.watch_tree(root, &mut self.ignores, |_| {});
+        }
+    }
+
+    fn status(&self) -> WatcherStatus {
+        WatcherStatus {
+            ready: self.watches.is_some() || self.failed.is_some(),
+            directories: self.watches.as_ref().map_or(0, Watches::count),
+            problem: self.failed.clone().or_else(|| {
+                self.watches
+                    .as_ref()
+                    .and_then(|watches| watches.problem.clone())
+            }),
         }
     }
 
@@ -383,59 +423,25 @@ fn set_up(
     config_directories: &[PathBuf],
 ) -> Setup {
     let mut ignores = Ignores::new(roots.clone());
-    let mut status = WatcherStatus {
-        ready: true,
-        ..WatcherStatus::default()
-    };
     let barrier = Barrier::create(&mut watcher);
+    let mut watches = Watches::new(watcher);
     for directory in config_directories {
         if !roots.iter().any(|root| directory.starts_with(root)) {
-            let _unwatched = watcher.watch(directory, RecursiveMode::NonRecursive);
+            watches.watch_one(directory);
         }
     }
-    'roots: for root in &roots {
-        for entry in walk(root) {
-            if !entry.file_type().is_some_and(|kind| kind.is_dir()) {
-                continue;
-            }
-            ignores.load(entry.path());
-            if status.directories >= MAX_DIRECTORIES {
-                status.problem = Some(format!(
-                    "only the first {MAX_DIRECTORIES} directories are watched"
-                ));
-                break 'roots;
-            }
-            match watcher.watch(entry.path(), RecursiveMode::NonRecursive) {
-                Ok(()) => status.directories += 1,
-                Err(error) => {
-                    status.problem = Some(watch_problem(&error, status.directories));
-                    break 'roots;
-                }
-            }
-        }
+    for root in &roots {
+        watches.watch_tree(root, &mut ignores, |_| {});
     }
-    if let Some(problem) = &status.problem {
+    if let Some(problem) = &watches.problem {
         tracing::warn!("{problem}");
     }
-    tracing::debug!(directories = status.directories, "watching the roots");
+    tracing::debug!(directories = watches.count(), "watching the roots");
     Setup {
-        watcher,
+        watches,
         ignores,
-        status,
         barrier,
     }
-}
-
-/// Directories and files under `directory` that git does not ignore;
-/// links are not followed, so nothing outside the roots is reached.
-fn walk(directory: &Path) -> impl Iterator<Item = ignore::DirEntry> {
-    ignore::WalkBuilder::new(directory)
-        .hidden(false)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(|entry| entry.file_name() != ".git")
-        .build()
-        .filter_map(std::result::Result::ok)
 }
 
 /// Removes the barrier directories of processes that are gone: a process
@@ -456,14 +462,4 @@ fn remove_abandoned(parent: &Path) {
 fn is_real_directory(path: &Path) -> bool {
     path.symlink_metadata()
         .is_ok_and(|metadata| metadata.is_dir())
-}
-
-fn watch_problem(error: &notify::Error, watched: usize) -> String {
-    match error.kind {
-        notify::ErrorKind::MaxFilesWatch => format!(
-            "the limit on watched directories (fs.inotify.max_user_watches) was reached after \
-             {watched}; changes elsewhere are not seen until files are asked about"
-        ),
-        _ => format!("file watching stopped after {watched} directories: {error}"),
-    }
 }

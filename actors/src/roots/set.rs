@@ -1,24 +1,32 @@
-//! The Roots actor and the root set it owns.
-//!
-//! Owns the workspace roots and the path validator every tool goes through:
-//! paths are canonicalized and must sit under a root, so `..` traversal and
-//! symlinks pointing out are refused. Takes [`RootsMsg::Get`], answered with
-//! an immutable snapshot that callers validate against without another
-//! message. Roots given on the command line are pinned; roots from the MCP
-//! client arrive in a later change.
+//! The root set: canonical workspace roots with unique display names, the
+//! path validator every tool goes through (paths are canonicalized and
+//! must sit under a root, so `..` traversal and links pointing out are
+//! refused), and how paths are shown to agents.
 
 use crate::error::{Error, Result};
-use crate::language::{self, ServerSpec};
-use crate::language_server::DocumentSnapshot;
 use crate::language_server::protocol::WorkspaceFolder;
 use crate::lsp::uri::path_to_uri;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
 
-/// How many files start-up detection looks at before it stops.
-const DETECTION_FILE_LIMIT: usize = 5_000;
+/// A directory that may be a root, canonical: it exists, is a directory,
+/// and is not the filesystem's root. An error names it as given.
+pub fn canonical_root(directory: &Path) -> Result<PathBuf> {
+    let shown = directory.display();
+    let path = directory
+        .canonicalize()
+        .map_err(|error| Error::InvalidArgument(format!("root {shown}: {error}")))?;
+    if !path.is_dir() {
+        return Err(Error::InvalidArgument(format!(
+            "root {shown} is not a directory"
+        )));
+    }
+    if path.parent().is_none() {
+        return Err(Error::InvalidArgument(format!(
+            "root {shown} is the whole filesystem"
+        )));
+    }
+    Ok(path)
+}
 
 /// One root: its canonical directory and the name that prefixes its paths.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,17 +45,17 @@ impl RootSet {
     /// Canonicalizes each directory; the names are their last components,
     /// numbered when two share one. An error names the root as given.
     pub fn new(directories: &[PathBuf]) -> Result<Self> {
-        let mut roots: Vec<Root> = Vec::new();
+        let mut canonical = Vec::new();
         for directory in directories {
-            let shown = directory.display();
-            let path = directory
-                .canonicalize()
-                .map_err(|error| Error::InvalidArgument(format!("root {shown}: {error}")))?;
-            if !path.is_dir() {
-                return Err(Error::InvalidArgument(format!(
-                    "root {shown} is not a directory"
-                )));
-            }
+            canonical.push(canonical_root(directory)?);
+        }
+        Ok(Self::from_canonical(canonical))
+    }
+
+    /// The set of directories already canonical and valid.
+    pub fn from_canonical(directories: Vec<PathBuf>) -> Self {
+        let mut roots: Vec<Root> = Vec::new();
+        for path in directories {
             if roots.iter().any(|root| root.path == path) {
                 continue;
             }
@@ -63,7 +71,7 @@ impl RootSet {
             }
             roots.push(Root { path, name });
         }
-        Ok(Self { roots })
+        Self { roots }
     }
 
     pub fn roots(&self) -> &[Root] {
@@ -163,96 +171,6 @@ impl RootSet {
             (false, true) => ".".into(),
             (false, false) => relative,
         }
-    }
-}
-
-/// What start-up detection found in the roots.
-#[derive(Debug, Default)]
-pub struct Detection {
-    /// The configured servers the files need.
-    pub needed: Vec<String>,
-    /// For each needed server, a file of its language to open first:
-    /// servers such as clangd and tsserver load a project only once one of
-    /// its files is open.
-    pub probes: Vec<(String, DocumentSnapshot)>,
-}
-
-/// The configured servers that the files in the roots need, judged from
-/// at most [`DETECTION_FILE_LIMIT`] files, each with a file to open first.
-pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
-    let mut languages = BTreeSet::new();
-    // The shallowest source file (not a header) of each language.
-    let mut samples: HashMap<&'static str, (usize, PathBuf)> = HashMap::new();
-    for root in roots.roots() {
-        let files = ignore::WalkBuilder::new(&root.path)
-            .build()
-            .filter_map(std::result::Result::ok)
-            .filter(|entry| entry.file_type().is_some_and(|kind| kind.is_file()))
-            .take(DETECTION_FILE_LIMIT);
-        for entry in files {
-            let candidates = language::candidate_languages(entry.path());
-            let Some(own) = candidates.first().copied() else {
-                continue;
-            };
-            languages.insert(own);
-            let shallower = samples
-                .get(own)
-                .is_none_or(|(depth, _)| entry.depth() < *depth);
-            if candidates.len() == 1 && shallower {
-                samples.insert(own, (entry.depth(), entry.into_path()));
-            }
-        }
-    }
-    let mut detection = Detection::default();
-    for spec in specs {
-        if !languages.iter().any(|language| spec.serves(language)) {
-            continue;
-        }
-        detection.needed.push(spec.name.clone());
-        let probe = spec
-            .languages
-            .iter()
-            .find_map(|language| samples.get(language.as_str()))
-            .and_then(|(_, path)| DocumentSnapshot::read(path).ok());
-        if let Some(probe) = probe {
-            detection.probes.push((spec.name.clone(), probe));
-        }
-    }
-    detection
-}
-
-/// The actor type; its state is the current root set.
-pub struct Roots;
-
-pub enum RootsMsg {
-    Get(RpcReplyPort<Arc<RootSet>>),
-}
-
-impl Actor for Roots {
-    type Msg = RootsMsg;
-    type State = Arc<RootSet>;
-    type Arguments = RootSet;
-
-    async fn pre_start(
-        &self,
-        _myself: ActorRef<Self::Msg>,
-        roots: RootSet,
-    ) -> Result<Self::State, ActorProcessingErr> {
-        Ok(Arc::new(roots))
-    }
-
-    async fn handle(
-        &self,
-        _myself: ActorRef<Self::Msg>,
-        message: Self::Msg,
-        roots: &mut Self::State,
-    ) -> Result<(), ActorProcessingErr> {
-        match message {
-            RootsMsg::Get(reply) => {
-                let _gone = reply.send(roots.clone());
-            }
-        }
-        Ok(())
     }
 }
 

@@ -1,0 +1,304 @@
+//! The Roots actor: the workspace roots and where each came from.
+//!
+//! Owns the roots every source asked for (`-r`, the current directory,
+//! the MCP client's `roots/list`, hooks) and the root set that follows from
+//! them, which every tool validates paths against. Takes [`RootsMsg`]:
+//! `Get` (a snapshot, validated against without another message),
+//! `Listing` (for `status`), `Client` (the client's roots as URIs, from the
+//! Gateway) and `Change` (add, remove or set one source's roots: the actor
+//! API of the control socket and the `sync-roots` hook). When the set
+//! changes it tells the Supervisor what was added and removed, which tells
+//! the Watcher and the servers.
+//!
+//! Invariant: a root that is refused or removed is out of the set before
+//! the next `Get` is answered, so access is revoked at once.
+
+mod detect;
+mod requested;
+mod set;
+
+pub use detect::{Detection, detect_servers};
+pub use requested::{Change, Source};
+pub use set::{Root, RootSet, canonical_root};
+
+use crate::lsp::uri::uri_to_path;
+use crate::supervisor::SupervisorMsg;
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use requested::{Effective, Requested};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The actor type; its state lives in [`State`].
+pub struct Roots;
+
+/// One root as `status` lists it.
+#[derive(Debug, Clone)]
+pub struct RootListing {
+    pub name: String,
+    pub path: PathBuf,
+    pub sources: Vec<Source>,
+}
+
+/// What changed in the root set, for the Supervisor.
+#[derive(Debug, Clone)]
+pub struct RootsChanged {
+    pub roots: Arc<RootSet>,
+    pub added: Vec<PathBuf>,
+    pub removed: Vec<PathBuf>,
+}
+
+pub enum RootsMsg {
+    Get(RpcReplyPort<Arc<RootSet>>),
+    Listing(RpcReplyPort<Vec<RootListing>>),
+    /// The MCP client's roots, `file://` URIs, replacing its earlier ones.
+    Client(Vec<String>),
+    /// One source's roots changed; answered with the resulting set and
+    /// why any root asked for was refused.
+    Change {
+        source: Source,
+        change: Change,
+        reply: RpcReplyPort<ChangeAnswer>,
+    },
+}
+
+/// The root set after a change, and the roots refused, with the reason.
+#[derive(Debug, Clone)]
+pub struct ChangeAnswer {
+    pub roots: Arc<RootSet>,
+    pub refused: Vec<String>,
+}
+
+pub struct Arguments {
+    /// The roots the session starts with.
+    pub roots: RootSet,
+    /// Whether they came from `-r` (pinned) or are the current directory.
+    pub pinned: bool,
+    pub supervisor: ActorRef<SupervisorMsg>,
+}
+
+pub struct State {
+    requested: Requested,
+    effective: Vec<Effective>,
+    set: Arc<RootSet>,
+    supervisor: ActorRef<SupervisorMsg>,
+}
+
+impl Actor for Roots {
+    type Msg = RootsMsg;
+    type State = State;
+    type Arguments = Arguments;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        args: Arguments,
+    ) -> Result<State, ActorProcessingErr> {
+        let directories: Vec<PathBuf> = args
+            .roots
+            .roots()
+            .iter()
+            .map(|root| root.path.clone())
+            .collect();
+        let requested = Requested::new(directories, args.pinned);
+        let (effective, _) = requested.effective();
+        Ok(State {
+            requested,
+            effective,
+            set: Arc::new(args.roots),
+            supervisor: args.supervisor,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            RootsMsg::Get(reply) => {
+                let _gone = reply.send(state.set.clone());
+            }
+            RootsMsg::Listing(reply) => {
+                let _gone = reply.send(state.listing());
+            }
+            RootsMsg::Client(uris) => {
+                let paths = client_paths(&uris);
+                state.change(Source::Client, Change::Set(paths));
+            }
+            RootsMsg::Change {
+                source,
+                change,
+                reply,
+            } => {
+                let refused = state.change(source, change);
+                let _gone = reply.send(ChangeAnswer {
+                    roots: state.set.clone(),
+                    refused,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl State {
+    /// Applies a change and, when the set moved, tells the Supervisor.
+    /// Returns why any root asked for was refused.
+    fn change(&mut self, source: Source, change: Change) -> Vec<String> {
+        self.requested.apply(source, change);
+        let (effective, refused) = self.requested.effective();
+        for reason in &refused {
+            tracing::warn!(source = source.name(), "{reason}; not a root");
+        }
+        let before: Vec<PathBuf> = self
+            .effective
+            .iter()
+            .map(|root| root.path.clone())
+            .collect();
+        let after: Vec<PathBuf> = effective.iter().map(|root| root.path.clone()).collect();
+        self.effective = effective;
+        if before == after {
+            return refused;
+        }
+        let added: Vec<PathBuf> = after
+            .iter()
+            .filter(|path| !before.contains(path))
+            .cloned()
+            .collect();
+        let removed: Vec<PathBuf> = before
+            .iter()
+            .filter(|path| !after.contains(path))
+            .cloned()
+            .collect();
+        self.set = Arc::new(RootSet::from_canonical(after));
+        tracing::info!(?added, ?removed, "roots changed");
+        let changed = RootsChanged {
+            roots: self.set.clone(),
+            added,
+            removed,
+        };
+        if let Err(error) = self
+            .supervisor
+            .send_message(SupervisorMsg::RootsChanged(changed))
+        {
+            tracing::warn!("supervisor unreachable: {error}");
+        }
+        refused
+    }
+
+    fn listing(&self) -> Vec<RootListing> {
+        self.set
+            .roots()
+            .iter()
+            .map(|root| RootListing {
+                name: root.name.clone(),
+                path: root.path.clone(),
+                sources: self
+                    .effective
+                    .iter()
+                    .find(|effective| effective.path == root.path)
+                    .map(|effective| effective.sources.clone())
+                    .unwrap_or_default(),
+            })
+            .collect()
+    }
+}
+
+/// The directories of `file://` URIs; any other URI is refused, saying so.
+fn client_paths(uris: &[String]) -> Vec<PathBuf> {
+    uris.iter()
+        .filter_map(|uri| {
+            let path = uri_to_path(uri);
+            if path.is_none() {
+                tracing::warn!(uri, "client root is not a local file:// URI; not a root");
+            }
+            path
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ractor::rpc::CallResult;
+
+    /// A stand-in Supervisor that keeps what the Roots actor tells it.
+    struct Listener;
+
+    impl Actor for Listener {
+        type Msg = SupervisorMsg;
+        type State = Vec<RootsChanged>;
+        type Arguments = ();
+
+        async fn pre_start(
+            &self,
+            _myself: ActorRef<Self::Msg>,
+            _: (),
+        ) -> Result<Self::State, ActorProcessingErr> {
+            Ok(Vec::new())
+        }
+
+        async fn handle(
+            &self,
+            _myself: ActorRef<Self::Msg>,
+            message: Self::Msg,
+            heard: &mut Self::State,
+        ) -> Result<(), ActorProcessingErr> {
+            if let SupervisorMsg::RootsChanged(changed) = message {
+                heard.push(changed);
+            }
+            Ok(())
+        }
+    }
+
+    async fn change(roots: &ActorRef<RootsMsg>, change: Change) -> ChangeAnswer {
+        match roots
+            .call(
+                |reply| RootsMsg::Change {
+                    source: Source::Hook,
+                    change,
+                    reply,
+                },
+                None,
+            )
+            .await
+        {
+            Ok(CallResult::Success(answer)) => answer,
+            _ => panic!("no answer"),
+        }
+    }
+
+    #[tokio::test]
+    async fn changes_from_a_hook_are_applied_and_refusals_explained() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("a")).unwrap();
+        std::fs::create_dir_all(base.join("b")).unwrap();
+        let (listener, _) = Actor::spawn(None, Listener, ()).await.unwrap();
+        let arguments = Arguments {
+            roots: RootSet::new(&[base.join("a")]).unwrap(),
+            pinned: true,
+            supervisor: listener.clone(),
+        };
+        let (roots, _) = Actor::spawn(None, Roots, arguments).await.unwrap();
+        let answer = change(&roots, Change::Add(vec![base.join("b")])).await;
+        assert_eq!(answer.roots.roots().len(), 2);
+        assert!(answer.refused.is_empty());
+        let answer = change(&roots, Change::Set(vec![base.join("missing")])).await;
+        assert_eq!(answer.roots.roots().len(), 1, "b is gone, a is pinned");
+        assert_eq!(answer.refused.len(), 1);
+        assert!(
+            answer.refused[0].contains("missing"),
+            "{:?}",
+            answer.refused
+        );
+        let listing = match roots.call(RootsMsg::Listing, None).await {
+            Ok(CallResult::Success(listing)) => listing,
+            _ => panic!("no listing"),
+        };
+        assert_eq!(listing[0].sources, vec![Source::Flag]);
+        roots.stop(None);
+        listener.stop(None);
+    }
+}

@@ -1,0 +1,116 @@
+//! The notify watcher and the directories it watches: one non-recursive
+//! watch per directory git does not ignore, added as roots and directories
+//! appear and removed with the roots they belong to.
+
+use super::ignores::Ignores;
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Directories watched at most, across all roots.
+const MAX_DIRECTORIES: usize = 100_000;
+
+pub struct Watches {
+    watcher: RecommendedWatcher,
+    directories: BTreeSet<PathBuf>,
+    /// Why some directories are not watched, if any are not.
+    pub problem: Option<String>,
+}
+
+impl Watches {
+    pub fn new(watcher: RecommendedWatcher) -> Self {
+        Self {
+            watcher,
+            directories: BTreeSet::new(),
+            problem: None,
+        }
+    }
+
+    pub fn count(&self) -> usize {
+        self.directories.len()
+    }
+
+    /// Watches one directory outside the roots (a configuration layer's).
+    pub fn watch_one(&mut self, directory: &Path) {
+        if self
+            .watcher
+            .watch(directory, RecursiveMode::NonRecursive)
+            .is_ok()
+        {
+            self.directories.insert(directory.to_path_buf());
+        }
+    }
+
+    /// Watches `directory` and every directory under it that git does not
+    /// ignore, loading their `.gitignore`s; `file` is told of each file
+    /// found on the way.
+    pub fn watch_tree(
+        &mut self,
+        directory: &Path,
+        ignores: &mut Ignores,
+        mut file: impl FnMut(&Path),
+    ) {
+        for entry in walk(directory) {
+            let path = entry.path();
+            if entry.file_type().is_some_and(|kind| kind.is_file()) {
+                file(path);
+                continue;
+            }
+            if !entry.file_type().is_some_and(|kind| kind.is_dir()) {
+                continue;
+            }
+            ignores.load(path);
+            if self.directories.contains(path) || self.problem.is_some() {
+                continue;
+            }
+            if self.directories.len() >= MAX_DIRECTORIES {
+                self.problem = Some(format!(
+                    "only the first {MAX_DIRECTORIES} directories are watched"
+                ));
+                continue;
+            }
+            match self.watcher.watch(path, RecursiveMode::NonRecursive) {
+                Ok(()) => {
+                    self.directories.insert(path.to_path_buf());
+                }
+                Err(error) => self.problem = Some(watch_problem(&error, self.directories.len())),
+            }
+        }
+    }
+
+    /// Stops watching every directory under `root`.
+    pub fn unwatch_tree(&mut self, root: &Path) {
+        let under: Vec<PathBuf> = self
+            .directories
+            .iter()
+            .filter(|directory| directory.starts_with(root))
+            .cloned()
+            .collect();
+        for directory in under {
+            let _gone = self.watcher.unwatch(&directory);
+            self.directories.remove(&directory);
+        }
+    }
+}
+
+/// Directories and files under `directory` that git does not ignore;
+/// links are not followed, so nothing outside the roots is reached.
+fn walk(directory: &Path) -> impl Iterator<Item = ignore::DirEntry> {
+    ignore::WalkBuilder::new(directory)
+        .hidden(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|entry| entry.file_name() != ".git")
+        .build()
+        .filter_map(std::result::Result::ok)
+}
+
+fn watch_problem(error: &notify::Error, watched: usize) -> String {
+    match error.kind {
+        notify::ErrorKind::MaxFilesWatch => format!(
+            "the limit on watched directories (fs.inotify.max_user_watches) was reached after \
+             {watched}; changes elsewhere are not seen until files are asked about"
+        ),
+        _ => format!("file watching stopped after {watched} directories: {error}"),
+    }
+}
