@@ -381,7 +381,10 @@ impl State {
                 .into_iter()
                 .filter(|document| self.settings.roots.root_of(&document.path).is_some())
                 .collect(),
-            probe: slot.probe.clone(),
+            probe: slot
+                .probe
+                .clone()
+                .filter(|document| self.settings.roots.root_of(&document.path).is_some()),
             supervisor: myself.clone(),
         };
         match Actor::spawn_linked(None, LanguageServer, args, myself.get_cell()).await {

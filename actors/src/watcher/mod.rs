@@ -85,6 +85,8 @@ pub struct Arguments {
 /// The watcher and what the first walk found, handed back from the
 /// blocking task that set the watches up.
 pub struct Setup {
+    /// The roots the walk watched.
+    roots: Vec<PathBuf>,
     watches: Watches,
     ignores: Ignores,
     barrier: Option<Barrier>,
@@ -311,17 +313,20 @@ impl State {
     }
 
     fn ready(&mut self, setup: Setup) {
-        self.watches = Some(setup.watches);
+        let mut watches = setup.watches;
         self.ignores = setup.ignores;
         self.ignores.set_roots(self.roots.clone());
         self.barrier = setup.barrier;
-        // Roots added while the first walk ran are walked now; the walk
-        // skips directories already watched.
-        for root in self.roots.clone() {
-            if let Some(watches) = self.watches.as_mut() {
-                watches.watch_tree(&root, &mut self.ignores, |_| {});
-            }
+        // Roots changed while the first walk ran: those removed are
+        // forgotten, those added walked (directories already watched are
+        // skipped).
+        for walked in setup.roots.iter().filter(|root| !self.roots.contains(root)) {
+            watches.unwatch_tree(walked);
         }
+        for root in &self.roots {
+            watches.watch_tree(root, &mut self.ignores, |_| {});
+        }
+        self.watches = Some(watches);
     }
 
     /// Watches the added roots and forgets the removed ones, and whatever
@@ -438,6 +443,7 @@ fn set_up(
     }
     tracing::debug!(directories = watches.count(), "watching the roots");
     Setup {
+        roots,
         watches,
         ignores,
         barrier,
