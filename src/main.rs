@@ -10,9 +10,10 @@ use clap::{Args, Parser, Subcommand};
 use ractor::Actor;
 use std::path::PathBuf;
 use std::time::Duration;
+use windlass_actors::gateway::Connection;
 use windlass_actors::roots::RootSet;
 use windlass_actors::settings::{Reloader, Settings};
-use windlass_actors::supervisor::{self, RestartPolicy, Supervisor};
+use windlass_actors::supervisor::{self, Mode, RestartPolicy, Supervisor};
 
 #[derive(Parser)]
 #[command(
@@ -104,8 +105,9 @@ fn serve(args: ServeArgs) -> Result<()> {
         .build()?;
     runtime.block_on(async {
         let arguments = supervisor::Arguments {
-            settings,
             policy: RestartPolicy::default(),
+            mode: Mode::Standalone,
+            first: Some((settings, Connection::Stdio)),
         };
         let (supervisor, handle) = Actor::spawn(None, Supervisor, arguments)
             .await

@@ -105,7 +105,28 @@ pub struct ServerSpec {
     pub check: Option<Vec<String>>,
 }
 
+/// What makes two sessions' servers one process: the resolved command,
+/// arguments, languages, initialization options and settings. The name a
+/// configuration gives a server is not part of it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ServerKey(String);
+
 impl ServerSpec {
+    pub fn key(&self) -> ServerKey {
+        let options = self
+            .initialization_options
+            .as_ref()
+            .map(Value::to_string)
+            .unwrap_or_default();
+        ServerKey(format!(
+            "{}\u{0}{}\u{0}{}\u{0}{options}\u{0}{}",
+            self.command,
+            self.args.join("\u{1}"),
+            self.languages.join("\u{1}"),
+            self.settings
+        ))
+    }
+
     pub fn serves(&self, language: &str) -> bool {
         self.languages.iter().any(|known| known == language)
     }
@@ -145,6 +166,30 @@ mod tests {
         for (path, expected) in cases {
             assert_eq!(language_id(Path::new(path)), expected, "{path}");
         }
+    }
+
+    #[test]
+    fn keys_ignore_names_and_checks_but_not_settings() {
+        let spec = ServerSpec {
+            name: "python".into(),
+            command: "pyright-langserver".into(),
+            args: vec!["--stdio".into()],
+            languages: vec!["python".into()],
+            initialization_options: None,
+            settings: serde_json::json!({}),
+            check: None,
+        };
+        let renamed = ServerSpec {
+            name: "py".into(),
+            check: Some(vec!["--version".into()]),
+            ..spec.clone()
+        };
+        assert_eq!(spec.key(), renamed.key());
+        let strict = ServerSpec {
+            settings: serde_json::json!({"python": {"analysis": {"typeCheckingMode": "strict"}}}),
+            ..spec.clone()
+        };
+        assert_ne!(spec.key(), strict.key());
     }
 
     #[test]

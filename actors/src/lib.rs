@@ -1,9 +1,10 @@
 //! Windlass's actors and the LSP wire code they share.
 //!
-//! The supervision tree: [`supervisor::Supervisor`] at the root, with
-//! [`monitor::Monitor`], [`roots::Roots`], [`router::Router`],
-//! [`watcher::Watcher`], [`gateway::Gateway`] and one
-//! [`language_server::LanguageServer`] per started server as children.
+//! The supervision tree: [`supervisor::Supervisor`] at the root, with the
+//! daemon-wide [`monitor::Monitor`], [`router::Router`] and
+//! [`watcher::Watcher`], one [`session::Session`] per MCP connection (with
+//! its own [`roots::Roots`] and [`gateway::Gateway`]), and one
+//! [`language_server::LanguageServer`] per pooled server that is running.
 //! `docs/architecture.md` draws it and lists the messages between them.
 
 pub mod error;
@@ -14,6 +15,7 @@ pub mod lsp;
 pub mod monitor;
 pub mod roots;
 pub mod router;
+pub mod session;
 pub mod settings;
 pub mod supervisor;
 pub mod watcher;

@@ -1,58 +1,89 @@
-//! The Router actor: which server answers for a file.
+//! The Router actor: which server answers a session's question about a
+//! file.
 //!
-//! Owns the language table's mapping from language id to configured server
-//! and the handles of the servers that are running. Takes [`RouterMsg`]:
-//! `Route` from the gateway, `ServerUp`/`ServerDown` from the Supervisor,
-//! and `FilesChanged` from the Watcher, which it hands to every running
-//! server.
+//! Owns each session's server table (language id → the server its
+//! configuration names), which pooled server each session is bound to for
+//! each configuration, and the running servers. Takes [`RouterMsg`]:
+//! `Route` from a session's gateway; `Servers`, `Bound` and `SessionEnded`
+//! from the Supervisor as sessions come, are reconfigured and go;
+//! `ServerUp`/`ServerDown` from the Supervisor; and `FilesChanged` from
+//! the Watcher, which it hands to every running server.
 //! A route to a server that is not running is forwarded, reply port and
 //! all, to the Supervisor, which answers the caller once the server is
 //! started; the Router never waits.
 
 use crate::error::{Error, Result};
-use crate::language::{self, ServerSpec};
+use crate::language::{self, ServerKey, ServerSpec};
 use crate::language_server::LanguageServerMsg;
+use crate::session::SessionId;
 use crate::supervisor::SupervisorMsg;
 use crate::watcher::FileChange;
 use ractor::{Actor, ActorProcessingErr, ActorRef, ActorStatus, RpcReplyPort};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// A running server as callers address it.
+/// One pooled server, for as long as the daemon keeps it: its processes
+/// come and go (crashes, restarts, idle stops), its id stays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ServerId(pub u64);
+
+/// A running server as one session addresses it.
 #[derive(Debug, Clone)]
 pub struct ServerHandle {
-    /// The configuration key.
-    pub name: String,
-    /// The languages it serves, for error prefixes.
-    pub label: String,
+    pub id: ServerId,
+    /// The session's spec for it; its name labels errors.
+    pub spec: Arc<ServerSpec>,
     pub actor: ActorRef<LanguageServerMsg>,
+}
+
+impl ServerHandle {
+    pub fn label(&self) -> String {
+        self.spec.label()
+    }
 }
 
 pub enum RouterMsg {
     Route {
         path: PathBuf,
+        session: SessionId,
         reply: RpcReplyPort<Result<ServerHandle>>,
     },
-    ServerUp(ServerHandle),
-    ServerDown(String),
+    /// A session's server table, on attach and after a reload.
+    Servers {
+        session: SessionId,
+        specs: Vec<ServerSpec>,
+    },
+    /// The session's server of this configuration is now this one.
+    Bound {
+        session: SessionId,
+        key: ServerKey,
+        server: ServerId,
+    },
+    SessionEnded(SessionId),
+    ServerUp(ServerId, ActorRef<LanguageServerMsg>),
+    ServerDown(ServerId),
     FilesChanged(Arc<[FileChange]>),
-    /// The server table after a configuration reload.
-    Specs(Vec<ServerSpec>),
 }
 
 pub struct Arguments {
-    pub specs: Vec<ServerSpec>,
     pub supervisor: ActorRef<SupervisorMsg>,
 }
 
 /// The actor type; its state lives in [`State`].
 pub struct Router;
 
+/// A server a session's configuration names, with its key computed once.
+struct Entry {
+    spec: Arc<ServerSpec>,
+    key: ServerKey,
+}
+
 pub struct State {
-    specs: Vec<ServerSpec>,
     supervisor: ActorRef<SupervisorMsg>,
-    running: HashMap<String, ServerHandle>,
+    tables: HashMap<SessionId, Vec<Entry>>,
+    bindings: HashMap<SessionId, HashMap<ServerKey, ServerId>>,
+    running: HashMap<ServerId, ActorRef<LanguageServerMsg>>,
 }
 
 impl Actor for Router {
@@ -66,8 +97,9 @@ impl Actor for Router {
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
         Ok(State {
-            specs: args.specs,
             supervisor: args.supervisor,
+            tables: HashMap::new(),
+            bindings: HashMap::new(),
             running: HashMap::new(),
         })
     }
@@ -79,19 +111,47 @@ impl Actor for Router {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            RouterMsg::Route { path, reply } => state.route(&path, reply),
-            RouterMsg::ServerUp(handle) => {
-                state.running.insert(handle.name.clone(), handle);
+            RouterMsg::Route {
+                path,
+                session,
+                reply,
+            } => state.route(&path, session, reply),
+            RouterMsg::Servers { session, specs } => {
+                let table = specs
+                    .into_iter()
+                    .map(|spec| Entry {
+                        key: spec.key(),
+                        spec: Arc::new(spec),
+                    })
+                    .collect();
+                state.tables.insert(session, table);
             }
-            RouterMsg::ServerDown(name) => {
-                state.running.remove(&name);
+            RouterMsg::Bound {
+                session,
+                key,
+                server,
+            } => {
+                state
+                    .bindings
+                    .entry(session)
+                    .or_default()
+                    .insert(key, server);
             }
-            RouterMsg::Specs(specs) => state.specs = specs,
+            RouterMsg::SessionEnded(session) => {
+                state.tables.remove(&session);
+                state.bindings.remove(&session);
+            }
+            RouterMsg::ServerUp(server, actor) => {
+                state.running.insert(server, actor);
+            }
+            RouterMsg::ServerDown(server) => {
+                state.running.remove(&server);
+            }
             RouterMsg::FilesChanged(changes) => {
-                for handle in state.running.values() {
+                for actor in state.running.values() {
                     let changed = LanguageServerMsg::FilesChanged(changes.clone());
-                    if let Err(error) = handle.actor.send_message(changed) {
-                        tracing::debug!(server = %handle.name, "not told of changes: {error}");
+                    if let Err(error) = actor.send_message(changed) {
+                        tracing::debug!("a server was not told of changes: {error}");
                     }
                 }
             }
@@ -101,25 +161,33 @@ impl Actor for Router {
 }
 
 impl State {
-    fn route(&self, path: &std::path::Path, reply: RpcReplyPort<Result<ServerHandle>>) {
-        let server = match self.server_for(path) {
-            Ok(server) => server,
+    fn route(&self, path: &Path, session: SessionId, reply: RpcReplyPort<Result<ServerHandle>>) {
+        let entry = match self.server_for(path, session) {
+            Ok(entry) => entry,
             Err(error) => {
                 let _gone = reply.send(Err(error));
                 return;
             }
         };
-        match self
-            .running
-            .get(server)
-            .filter(|handle| is_alive(&handle.actor))
-        {
-            Some(handle) => {
-                let _gone = reply.send(Ok(handle.clone()));
+        let running = self
+            .bindings
+            .get(&session)
+            .and_then(|bound| bound.get(&entry.key))
+            .and_then(|id| self.running.get(id).map(|actor| (*id, actor)))
+            .filter(|(_, actor)| is_alive(actor));
+        match running {
+            Some((id, actor)) => {
+                let handle = ServerHandle {
+                    id,
+                    spec: entry.spec.clone(),
+                    actor: actor.clone(),
+                };
+                let _gone = reply.send(Ok(handle));
             }
             None => {
                 let ensure = SupervisorMsg::Ensure {
-                    server: server.to_owned(),
+                    spec: (*entry.spec).clone(),
+                    session,
                     reply,
                 };
                 if let Err(error) = self.supervisor.send_message(ensure) {
@@ -129,7 +197,12 @@ impl State {
         }
     }
 
-    fn server_for(&self, path: &std::path::Path) -> Result<&str> {
+    fn server_for(&self, path: &Path, session: SessionId) -> Result<&Entry> {
+        let specs = self
+            .tables
+            .get(&session)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         let candidates = language::candidate_languages(path);
         let Some(own) = candidates.first() else {
             let name = path
@@ -140,8 +213,7 @@ impl State {
         };
         candidates
             .iter()
-            .find_map(|language| self.specs.iter().find(|spec| spec.serves(language)))
-            .map(|spec| spec.name.as_str())
+            .find_map(|language| specs.iter().find(|entry| entry.spec.serves(language)))
             .ok_or_else(|| Error::NoServer(format!("language `{own}`")))
     }
 }

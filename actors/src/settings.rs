@@ -2,6 +2,7 @@
 //! been applied by the binary.
 
 use crate::language::ServerSpec;
+use crate::language_server::Timeouts;
 use crate::roots::RootSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,6 +31,17 @@ pub struct Settings {
     /// Directories whose `.windlass.toml` is a layer of this configuration
     /// (the first root and its ancestors): a change there is reloaded.
     pub config_directories: Vec<std::path::PathBuf>,
+}
+
+impl Settings {
+    /// The limits each server started for these settings runs with.
+    pub fn timeouts(&self) -> Timeouts {
+        Timeouts {
+            request: self.request_timeout,
+            idle: self.idle_timeout,
+            fixed_settle: self.diagnostics_settle,
+        }
+    }
 }
 
 /// How the binary reads the configuration again.

@@ -344,7 +344,7 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         let query = query.to_owned();
         requests.spawn(async move {
             let reply = context.workspace_symbols(&server, &query).await;
-            (server.label, reply)
+            (server.label(), reply)
         });
     }
     let mut answer = WorkspaceAnswer {

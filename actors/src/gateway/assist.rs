@@ -67,7 +67,7 @@ pub async fn completion(context: &Context, args: &CompletionArgs) -> Result<Stri
             .cloned()
             .unwrap_or_default(),
     };
-    let mut lines = render::notes(&target.roots, &target.server.label, &reply);
+    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
     if items.is_empty() {
         lines.push(format!("no completions at {}", target.describe()));
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));
@@ -156,7 +156,7 @@ pub async fn signature_help(context: &Context, position: &Position) -> Result<St
         .cloned()
         .unwrap_or_default();
     if signatures.is_empty() {
-        let mut lines = render::notes(&target.roots, &target.server.label, &reply);
+        let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
         lines.push(format!("no signature help at {}", target.describe()));
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));
     }
@@ -165,7 +165,7 @@ pub async fn signature_help(context: &Context, position: &Position) -> Result<St
         .get("activeSignature")
         .and_then(Value::as_u64)
         .unwrap_or(0) as usize;
-    let mut lines = render::notes(&target.roots, &target.server.label, &reply);
+    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
     lines.extend(signatures.iter().enumerate().map(|(index, signature)| {
         let active = signature
             .get("activeParameter")

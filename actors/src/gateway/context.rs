@@ -7,6 +7,7 @@ use crate::language_server::{
 };
 use crate::roots::{RootListing, RootSet, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
+use crate::session::{SessionId, SessionMsg, Shared};
 use crate::settings::Settings;
 use crate::supervisor::{ServerRecord, SupervisorMsg, WorkspaceServers};
 use crate::watcher::{WatcherMsg, WatcherStatus};
@@ -25,10 +26,10 @@ const MAX_RESTARTS_FOLLOWED: usize = 3;
 
 #[derive(Clone)]
 pub struct Context {
+    pub session: SessionId,
+    pub session_actor: ActorRef<SessionMsg>,
     pub roots: ActorRef<RootsMsg>,
-    pub router: ActorRef<RouterMsg>,
-    pub supervisor: ActorRef<SupervisorMsg>,
-    pub watcher: ActorRef<WatcherMsg>,
+    pub shared: Shared,
     pub settings: Settings,
 }
 
@@ -41,7 +42,7 @@ impl Context {
     /// before a question is put to them: an agent may ask milliseconds
     /// after its editor wrote a file.
     async fn take_in_changes(&self) -> Result<()> {
-        ask(&self.watcher, WatcherMsg::Flush, ACTOR_REPLY_TIMEOUT).await
+        ask(&self.shared.watcher, WatcherMsg::Flush, ACTOR_REPLY_TIMEOUT).await
     }
 
     /// Every root with where it came from, for `status`.
@@ -74,7 +75,12 @@ impl Context {
     }
 
     pub async fn watcher_status(&self) -> Result<WatcherStatus> {
-        ask(&self.watcher, WatcherMsg::Status, ACTOR_REPLY_TIMEOUT).await
+        ask(
+            &self.shared.watcher,
+            WatcherMsg::Status,
+            ACTOR_REPLY_TIMEOUT,
+        )
+        .await
     }
 
     /// The server for a file; starting it, if needed, is the Supervisor's
@@ -82,10 +88,19 @@ impl Context {
     pub async fn route(&self, path: &Path) -> Result<ServerHandle> {
         self.take_in_changes().await?;
         let path = path.to_path_buf();
+        let session = self.session;
         let limit = self.settings.request_timeout;
         match self
+            .shared
             .router
-            .call(|reply| RouterMsg::Route { path, reply }, Some(limit))
+            .call(
+                |reply| RouterMsg::Route {
+                    path,
+                    session,
+                    reply,
+                },
+                Some(limit),
+            )
             .await
         {
             Ok(CallResult::Success(routed)) => routed,
@@ -97,13 +112,16 @@ impl Context {
     /// The running handle of a server whose actor went away, once the
     /// Supervisor has restarted it.
     async fn restarted(&self, server: &ServerHandle, deadline: Instant) -> Result<ServerHandle> {
-        let name = server.name.clone();
+        let spec = (*server.spec).clone();
+        let session = self.session;
         let limit = deadline.saturating_duration_since(Instant::now());
         match self
+            .shared
             .supervisor
             .call(
                 |reply| SupervisorMsg::Ensure {
-                    server: name,
+                    spec,
+                    session,
                     reply,
                 },
                 Some(limit),
@@ -119,9 +137,10 @@ impl Context {
     /// Every server a workspace-wide query should ask.
     pub async fn workspace_servers(&self) -> Result<WorkspaceServers> {
         self.take_in_changes().await?;
+        let session = self.session;
         ask(
-            &self.supervisor,
-            SupervisorMsg::WorkspaceServers,
+            &self.shared.supervisor,
+            |reply| SupervisorMsg::WorkspaceServers { session, reply },
             self.settings.request_timeout,
         )
         .await
@@ -130,17 +149,18 @@ impl Context {
     /// Configuration problems, as of the last (re)load.
     pub async fn warnings(&self) -> Result<Vec<String>> {
         ask(
-            &self.supervisor,
-            SupervisorMsg::Warnings,
+            &self.session_actor,
+            SessionMsg::Warnings,
             ACTOR_REPLY_TIMEOUT,
         )
         .await
     }
 
     pub async fn servers(&self) -> Result<Vec<ServerRecord>> {
+        let session = self.session;
         ask(
-            &self.supervisor,
-            SupervisorMsg::Servers,
+            &self.shared.supervisor,
+            |reply| SupervisorMsg::Servers { session, reply },
             ACTOR_REPLY_TIMEOUT,
         )
         .await
@@ -177,7 +197,7 @@ impl Context {
                 Ok(CallResult::Success(answer)) => return answer,
                 Ok(CallResult::Timeout) => {
                     return Err(Error::Timeout {
-                        server: server.label.clone(),
+                        server: server.label(),
                         method: method.into(),
                         after: limit,
                     });
@@ -188,7 +208,7 @@ impl Context {
             }
         }
         Err(Error::ServerExited {
-            server: server.label.clone(),
+            server: server.label(),
             detail: String::new(),
         })
     }

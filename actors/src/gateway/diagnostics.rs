@@ -64,13 +64,13 @@ async fn file_report(context: &Context, file: &str) -> Result<Vec<String>> {
     let reply = context.diagnostics(&server, document).await?;
     let mut lines = render::notes_of(
         &roots,
-        &server.label,
+        &server.label(),
         &reply.warnings,
         reply.file_problem.as_ref(),
     );
     lines.extend(describe(
         &roots.display(&path),
-        &server.label,
+        &server.label(),
         &text,
         &reply,
     ));

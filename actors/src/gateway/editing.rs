@@ -69,7 +69,7 @@ pub async fn code_actions(context: &Context, args: &CodeActionsArgs) -> Result<S
     };
     let reply = context.request(&server, request).await?;
     let actions = reply.result.as_array().cloned().unwrap_or_default();
-    let mut lines = render::notes(&roots, &server.label, &reply);
+    let mut lines = render::notes(&roots, &server.label(), &reply);
     if actions.is_empty() {
         lines.push(format!(
             "no code actions for {}:{}-{}",
@@ -187,7 +187,7 @@ pub async fn rename(context: &Context, args: &RenameArgs) -> Result<String> {
         ("renameProvider", "rename"),
     );
     let reply = context.request(&target.server, request).await?;
-    let mut lines = render::notes(&target.roots, &target.server.label, &reply);
+    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
     if reply.result.is_null() {
         lines.push(format!("nothing to rename at {}", target.describe()));
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));

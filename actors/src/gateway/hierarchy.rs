@@ -198,7 +198,7 @@ fn render_results(
 ) -> String {
     let encoding = reply.encoding;
     let name = item.get("name").and_then(Value::as_str).unwrap_or("?");
-    let mut lines = render::notes(&target.roots, &target.server.label, reply);
+    let mut lines = render::notes(&target.roots, &target.server.label(), reply);
     if results.is_empty() {
         lines.push(format!("no {} of {name}", protocol.label));
         return render::bounded(&lines, context.settings.max_output_bytes);

@@ -1,12 +1,13 @@
-//! The Gateway actor: the MCP side of Windlass, one per client connection.
+//! The Gateway actor: the MCP side of Windlass, one per session.
 //!
-//! Owns the rmcp service on stdio. The service turns each tool call into
-//! messages to the Roots, Router, Watcher, Supervisor and LanguageServer
-//! actors and awaits their replies in the call's own task, never in an
-//! actor handler, so a server that hangs delays only the calls waiting on
-//! it. Takes
-//! [`GatewayMsg::ClientClosed`] from its service task and then stops, which
-//! tells the Supervisor the session is over.
+//! Owns the rmcp service on the session's connection (the process's stdio
+//! standalone, a bridge's socket in the daemon). The service turns each
+//! tool call into messages to the session's Roots and Session actors and
+//! to the shared Router, Watcher, Supervisor and LanguageServer actors,
+//! and awaits their replies in the call's own task, never in an actor
+//! handler, so a server that hangs delays only the calls waiting on it.
+//! Takes [`GatewayMsg::ClientClosed`] from its service task and then
+//! stops, which tells its Session the client is gone.
 
 mod address;
 mod assist;
@@ -26,13 +27,12 @@ mod status;
 mod tools;
 
 use crate::roots::RootsMsg;
-use crate::router::RouterMsg;
+use crate::session::{SessionId, SessionMsg, Shared};
 use crate::settings::Settings;
-use crate::supervisor::SupervisorMsg;
-use crate::watcher::WatcherMsg;
 use context::Context;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use rmcp::ServiceExt;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::task::JoinHandle;
 
 /// The actor type; its state is the task serving MCP.
@@ -42,12 +42,24 @@ pub enum GatewayMsg {
     ClientClosed,
 }
 
+/// Where a session's MCP messages come from and go to.
+pub enum Connection {
+    /// The process's own stdin and stdout.
+    Stdio,
+    /// A bridge's socket, or any other byte stream.
+    Stream(
+        Box<dyn AsyncRead + Send + Unpin>,
+        Box<dyn AsyncWrite + Send + Unpin>,
+    ),
+}
+
 pub struct Arguments {
+    pub session: SessionId,
+    pub session_actor: ActorRef<SessionMsg>,
     pub roots: ActorRef<RootsMsg>,
-    pub router: ActorRef<RouterMsg>,
-    pub supervisor: ActorRef<SupervisorMsg>,
-    pub watcher: ActorRef<WatcherMsg>,
+    pub shared: Shared,
     pub settings: Settings,
+    pub connection: Connection,
 }
 
 /// Aborts the MCP task when the actor goes away, however it goes.
@@ -72,13 +84,13 @@ impl Actor for Gateway {
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
         let context = Context {
+            session: args.session,
+            session_actor: args.session_actor,
             roots: args.roots,
-            router: args.router,
-            supervisor: args.supervisor,
-            watcher: args.watcher,
+            shared: args.shared,
             settings: args.settings,
         };
-        let service = tokio::spawn(serve_stdio(tools::Tools::new(context), myself));
+        let service = tokio::spawn(serve(tools::Tools::new(context), args.connection, myself));
         Ok(State { service })
     }
 
@@ -98,8 +110,12 @@ impl Actor for Gateway {
 }
 
 /// Serves MCP until the client goes away, then says so.
-async fn serve_stdio(tools: tools::Tools, gateway: ActorRef<GatewayMsg>) {
-    match tools.serve(rmcp::transport::io::stdio_pipes()).await {
+async fn serve(tools: tools::Tools, connection: Connection, gateway: ActorRef<GatewayMsg>) {
+    let served = match connection {
+        Connection::Stdio => tools.serve(rmcp::transport::io::stdio_pipes()).await,
+        Connection::Stream(reader, writer) => tools.serve((reader, writer)).await,
+    };
+    match served {
         Ok(running) => {
             let reason = running.waiting().await;
             tracing::info!(?reason, "MCP session ended");

@@ -81,7 +81,7 @@ pub async fn hover(context: &Context, position: &Position) -> Result<String> {
     let request = target.request("textDocument/hover", json!({}), ("hoverProvider", "hover"));
     let reply = context.request(&target.server, request).await?;
     let text = render::hover_text(&reply.result);
-    let mut lines = render::notes(&target.roots, &target.server.label, &reply);
+    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
     match text.is_empty() {
         true => lines.push(format!("no hover information at {}", target.describe())),
         false => lines.push(text),
@@ -97,7 +97,7 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
     let request = target.request(goto.method, json!({}), (goto.provider, goto.feature));
     let reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &reply.result, reply.encoding);
-    let mut lines = render::notes(&target.roots, &target.server.label, &reply);
+    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
     if spots.is_empty() {
         let what = target
             .word()
@@ -128,7 +128,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     );
     let reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &reply.result, reply.encoding);
-    let mut head = render::notes(&target.roots, &target.server.label, &reply);
+    let mut head = render::notes(&target.roots, &target.server.label(), &reply);
     if spots.is_empty() {
         head.push(format!("no references found for {}", target.describe()));
         head.extend(outside);
@@ -183,7 +183,7 @@ pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<S
     let depth = args.depth.unwrap_or(3).max(1) as usize;
     let mut body = Vec::new();
     outline(&reply.result, 0, depth, &mut body);
-    let mut head = render::notes(&roots, &server.label, &reply);
+    let mut head = render::notes(&roots, &server.label(), &reply);
     if body.is_empty() {
         head.push(format!("no symbols in {}", args.file));
     }

@@ -142,7 +142,7 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
         let query = query.to_owned();
         requests.spawn(async move {
             (
-                server.label.clone(),
+                server.label(),
                 context.workspace_symbols(&server, &query).await,
             )
         });

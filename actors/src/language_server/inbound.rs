@@ -3,11 +3,12 @@
 //! and the end of its output when it exits.
 
 use super::progress::Change;
+use super::workspace::FOLDER_CHANGES;
 use super::{LanguageServerMsg, Pending, Phase, Reply, State, Work};
 use crate::error::Error;
 use crate::language_server::protocol::{self, Capabilities};
 use crate::lsp::message::{self, Incoming, ResponseError};
-use crate::supervisor::{ServerExit, SupervisorMsg};
+use crate::supervisor::{Ending, ServerExit, SupervisorMsg};
 use ractor::ActorRef;
 use serde_json::{Value, json};
 use std::time::Instant;
@@ -70,6 +71,10 @@ impl State {
         };
         self.notify("initialized", json!({}));
         tracing::info!(server = %self.spec.name, encoding = capabilities.encoding.lsp_name(), "language server initialized");
+        let _stopped = self.supervisor.send_message(SupervisorMsg::Initialized {
+            server: self.id,
+            folder_changes: capabilities.supports(FOLDER_CHANGES),
+        });
         let mut opening = std::mem::take(&mut self.reopen);
         if opening.is_empty() {
             opening.extend(self.probe.take());
@@ -81,6 +86,9 @@ impl State {
             Phase::Initializing(queued) => queued,
             Phase::Ready(_) => Vec::new(),
         };
+        if let Some(announced) = self.folders_at_start.take() {
+            self.announce_folders(myself, &announced);
+        }
         for work in queued {
             match work {
                 Work::Request(request, reply) => self.request(myself, request, reply),
@@ -215,7 +223,7 @@ impl State {
     /// `post_stop`, once this actor no longer looks alive, so a caller
     /// that retries at once is routed to the restarted server.
     fn report_exit(&mut self, myself: &ActorRef<LanguageServerMsg>) {
-        self.hand_over(myself, false);
+        self.hand_over(myself, Ending::Crashed);
     }
 
     /// Stops the process on purpose. With `restart` the Supervisor starts
@@ -236,10 +244,15 @@ impl State {
             };
             self.fail_everything(&error);
         }
-        self.hand_over(myself, true);
+        let ending = if restart {
+            Ending::Restart
+        } else {
+            Ending::Stopped
+        };
+        self.hand_over(myself, ending);
     }
 
-    fn hand_over(&mut self, myself: &ActorRef<LanguageServerMsg>, planned: bool) {
+    fn hand_over(&mut self, myself: &ActorRef<LanguageServerMsg>, ending: Ending) {
         if self.exiting {
             return;
         }
@@ -256,14 +269,15 @@ impl State {
             orphans.append(queued);
         }
         let exit = ServerExit {
+            server: self.spec.label(),
             documents,
             stderr: self.transport.stderr_text(),
             error: self.last_error.clone().unwrap_or_default(),
             orphans,
-            planned,
+            ending,
         };
         let _stopped = self.supervisor.send_message(SupervisorMsg::ServerExited {
-            server: self.spec.name.clone(),
+            server: self.id,
             exit,
         });
         myself.stop(Some("language server exited".into()));

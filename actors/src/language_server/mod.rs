@@ -52,6 +52,7 @@ use crate::lsp::message::Incoming;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::transport::Transport;
 use crate::monitor::{MonitorMsg, ProcessSample};
+use crate::router::ServerId;
 use crate::supervisor::SupervisorMsg;
 use crate::watcher::FileChange;
 use protocol::{Capabilities, WorkspaceFolder};
@@ -197,6 +198,8 @@ pub struct Timeouts {
 }
 
 pub struct Arguments {
+    /// Its id in the Supervisor's pool, for what it reports back.
+    pub id: ServerId,
     pub spec: ServerSpec,
     pub folders: Vec<WorkspaceFolder>,
     /// The process's working directory: the first root.
@@ -243,8 +246,12 @@ struct Held {
 }
 
 pub struct State {
+    id: ServerId,
     spec: ServerSpec,
     folders: Vec<WorkspaceFolder>,
+    /// The folders `initialize` announced, while folder changes that came
+    /// during it wait to be announced after it.
+    folders_at_start: Option<Vec<WorkspaceFolder>>,
     timeouts: Timeouts,
     supervisor: ActorRef<SupervisorMsg>,
     monitor: ActorRef<MonitorMsg>,
@@ -305,8 +312,10 @@ impl Actor for LanguageServer {
             .and_then(crate::monitor::read_process)
             .is_some();
         let mut state = State {
+            id: args.id,
             spec: args.spec,
             folders: args.folders,
+            folders_at_start: None,
             timeouts: args.timeouts,
             supervisor: args.supervisor,
             monitor: args.monitor,

@@ -3,7 +3,8 @@
 //! New folders are announced with one `workspace/didChangeWorkspaceFolders`
 //! to a server that takes folder changes, which then loads them as it
 //! loaded its first; a server that does not is restarted with the new set.
-//! Documents under a removed root are closed.
+//! Changes that come while `initialize` is in flight are announced, as
+//! one, once it is answered. Documents under a removed root are closed.
 //!
 //! Changes on disk, as the Watcher reports them. The server is told of
 //! the files it registered for (`workspace/didChangeWatchedFiles`); open
@@ -21,17 +22,19 @@ use crate::language_server::documents::DocumentSnapshot;
 use crate::roots::RootSet;
 use crate::watcher::{ChangeKind, FileChange};
 use ractor::ActorRef;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// The capability of a server that takes new workspace folders.
+pub(super) const FOLDER_CHANGES: &str = "workspace.workspaceFolders.changeNotifications";
 
 /// New workspace folders, from the Supervisor.
 #[derive(Debug, Clone)]
 pub struct FolderChange {
-    pub added: Vec<WorkspaceFolder>,
-    pub removed: Vec<WorkspaceFolder>,
     /// Every folder now.
     pub folders: Vec<WorkspaceFolder>,
+    /// The same, as roots: documents outside them are closed.
     pub roots: Arc<RootSet>,
 }
 
@@ -41,7 +44,7 @@ impl State {
         myself: &ActorRef<LanguageServerMsg>,
         change: FolderChange,
     ) {
-        self.folders = change.folders.clone();
+        let before = std::mem::replace(&mut self.folders, change.folders.clone());
         for uri in self
             .documents
             .close_unless(|path| change.roots.root_of(path).is_some())
@@ -51,12 +54,39 @@ impl State {
                 json!({"textDocument": {"uri": uri}}),
             );
         }
+        if let Phase::Initializing(_) = self.phase {
+            self.folders_at_start.get_or_insert(before);
+            return;
+        }
+        self.announce_folders(myself, &before);
+    }
+
+    /// Tells the server its folders are now `self.folders` rather than
+    /// `before`, or restarts it with them when it cannot be told.
+    pub(super) fn announce_folders(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        before: &[WorkspaceFolder],
+    ) {
         let takes_changes = match &self.phase {
-            Phase::Ready(capabilities) => {
-                capabilities.supports("workspace.workspaceFolders.changeNotifications")
-            }
+            Phase::Ready(capabilities) => capabilities.supports(FOLDER_CHANGES),
             Phase::Initializing(_) => false,
         };
+        let as_json = |folder: &WorkspaceFolder| json!({"uri": folder.uri, "name": folder.name});
+        let added: Vec<Value> = self
+            .folders
+            .iter()
+            .filter(|folder| !before.iter().any(|old| old.uri == folder.uri))
+            .map(as_json)
+            .collect();
+        let removed: Vec<Value> = before
+            .iter()
+            .filter(|old| !self.folders.iter().any(|folder| folder.uri == old.uri))
+            .map(as_json)
+            .collect();
+        if added.is_empty() && removed.is_empty() {
+            return;
+        }
         if !takes_changes {
             return self.retire(
                 myself,
@@ -64,14 +94,12 @@ impl State {
                 true,
             );
         }
-        let folder = |folder: &WorkspaceFolder| json!({"uri": folder.uri, "name": folder.name});
-        let added: Vec<_> = change.added.iter().map(folder).collect();
-        let removed: Vec<_> = change.removed.iter().map(folder).collect();
+        let loads = !added.is_empty();
         self.notify(
             "workspace/didChangeWorkspaceFolders",
             json!({"event": {"added": added, "removed": removed}}),
         );
-        if !change.added.is_empty() {
+        if loads {
             self.readiness.load_again(Instant::now());
         }
         self.find_gaps(myself);

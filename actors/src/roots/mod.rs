@@ -7,8 +7,8 @@
 //! `Listing` (for `status`), `Client` (the client's roots as URIs, from the
 //! Gateway) and `Change` (add, remove or set one source's roots: the actor
 //! API of the control socket and the `sync-roots` hook). When the set
-//! changes it tells the Supervisor what was added and removed, which tells
-//! the Watcher and the servers.
+//! changes it tells its Session what was added and removed; the Session
+//! tells the Supervisor, which tells the Watcher and the servers.
 //!
 //! Invariant: a root that is refused or removed is out of the set before
 //! the next `Get` is answered, so access is revoked at once.
@@ -22,7 +22,7 @@ pub use requested::{Change, Source};
 pub use set::{Root, RootSet, canonical_root};
 
 use crate::lsp::uri::uri_to_path;
-use crate::supervisor::SupervisorMsg;
+use crate::session::SessionMsg;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use requested::{Effective, Requested};
 use std::path::PathBuf;
@@ -39,7 +39,7 @@ pub struct RootListing {
     pub sources: Vec<Source>,
 }
 
-/// What changed in the root set, for the Supervisor.
+/// What changed in a session's root set.
 #[derive(Debug, Clone)]
 pub struct RootsChanged {
     pub roots: Arc<RootSet>,
@@ -73,14 +73,14 @@ pub struct Arguments {
     pub roots: RootSet,
     /// Whether they came from `-r` (pinned) or are the current directory.
     pub pinned: bool,
-    pub supervisor: ActorRef<SupervisorMsg>,
+    pub session: ActorRef<SessionMsg>,
 }
 
 pub struct State {
     requested: Requested,
     effective: Vec<Effective>,
     set: Arc<RootSet>,
-    supervisor: ActorRef<SupervisorMsg>,
+    session: ActorRef<SessionMsg>,
 }
 
 impl Actor for Roots {
@@ -105,7 +105,7 @@ impl Actor for Roots {
             requested,
             effective,
             set: Arc::new(args.roots),
-            supervisor: args.supervisor,
+            session: args.session,
         })
     }
 
@@ -143,7 +143,7 @@ impl Actor for Roots {
 }
 
 impl State {
-    /// Applies a change and, when the set moved, tells the Supervisor.
+    /// Applies a change and, when the set moved, tells the Session.
     /// Returns why any root asked for was refused.
     fn change(&mut self, source: Source, change: Change) -> Vec<String> {
         self.requested.apply(source, change);
@@ -178,11 +178,8 @@ impl State {
             added,
             removed,
         };
-        if let Err(error) = self
-            .supervisor
-            .send_message(SupervisorMsg::RootsChanged(changed))
-        {
-            tracing::warn!("supervisor unreachable: {error}");
+        if let Err(error) = self.session.send_message(SessionMsg::RootsChanged(changed)) {
+            tracing::warn!("session unreachable: {error}");
         }
         refused
     }
@@ -223,11 +220,11 @@ mod tests {
     use super::*;
     use ractor::rpc::CallResult;
 
-    /// A stand-in Supervisor that keeps what the Roots actor tells it.
+    /// A stand-in Session that keeps what the Roots actor tells it.
     struct Listener;
 
     impl Actor for Listener {
-        type Msg = SupervisorMsg;
+        type Msg = SessionMsg;
         type State = Vec<RootsChanged>;
         type Arguments = ();
 
@@ -245,7 +242,7 @@ mod tests {
             message: Self::Msg,
             heard: &mut Self::State,
         ) -> Result<(), ActorProcessingErr> {
-            if let SupervisorMsg::RootsChanged(changed) = message {
+            if let SessionMsg::RootsChanged(changed) = message {
                 heard.push(changed);
             }
             Ok(())
@@ -279,7 +276,7 @@ mod tests {
         let arguments = Arguments {
             roots: RootSet::new(&[base.join("a")]).unwrap(),
             pinned: true,
-            supervisor: listener.clone(),
+            session: listener.clone(),
         };
         let (roots, _) = Actor::spawn(None, Roots, arguments).await.unwrap();
         let answer = change(&roots, Change::Add(vec![base.join("b")])).await;

@@ -1,13 +1,18 @@
-//! One configured server as the Supervisor keeps it: where it is in its
-//! life (not started, checking its binary, running, backing off after a
-//! crash, failed, unusable), its crash history, and what waits for it.
+//! One pooled server as the Supervisor keeps it: where it is in its life
+//! (not started, checking its binary, running, backing off after a crash,
+//! failed, unusable), its crash history, what waits for it, and the
+//! sessions using it, whose roots together are its workspace folders.
 
 use crate::error::Error;
-use crate::language::ServerSpec;
-use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Work};
-use crate::router::ServerHandle;
+use crate::language::{ServerKey, ServerSpec};
+use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Work};
+use crate::roots::RootSet;
+use crate::router::{ServerHandle, ServerId};
+use crate::session::SessionId;
 use ractor::{ActorRef, RpcReplyPort};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// When a crashed server is restarted, and when it is given up on.
@@ -55,6 +60,9 @@ pub enum Phase {
     },
     /// Its binary does not run; it is never started.
     Unusable,
+    /// Stopped on purpose (idle, over the memory budget); started again
+    /// when a session needs it.
+    Stopped,
 }
 
 impl Phase {
@@ -66,12 +74,25 @@ impl Phase {
             Self::Backoff => "restarting",
             Self::Failed { .. } => "failed",
             Self::Unusable => "unusable",
+            Self::Stopped => "stopped",
         }
     }
 }
 
 pub struct Slot {
+    /// The spec it was started from; sessions that share it resolved
+    /// their configuration to the same key.
     pub spec: ServerSpec,
+    pub key: ServerKey,
+    /// The sessions using it, with their roots.
+    pub users: BTreeMap<SessionId, Arc<RootSet>>,
+    /// Its workspace folders: its users' roots together, or, while it has
+    /// none, the last ones it had.
+    pub folders: Vec<PathBuf>,
+    /// Whether the server takes workspace folder changes; `None` until it
+    /// has said. One that does not is shared only by sessions with the
+    /// same roots.
+    pub folder_changes: Option<bool>,
     pub phase: Phase,
     pub actor: Option<ActorRef<LanguageServerMsg>>,
     crashes: VecDeque<Instant>,
@@ -87,13 +108,21 @@ pub struct Slot {
     /// next one.
     pub orphans: Vec<Work>,
     pub last_error: Option<String>,
+    /// Why it was last stopped on purpose.
+    pub stopped: Option<String>,
     pub stderr: String,
+    /// The limits it runs with, from the session that first needed it.
+    pub timeouts: Timeouts,
 }
 
 impl Slot {
-    pub fn new(spec: ServerSpec) -> Self {
+    pub fn new(spec: ServerSpec, timeouts: Timeouts) -> Self {
         Self {
+            key: spec.key(),
             spec,
+            users: BTreeMap::new(),
+            folders: Vec::new(),
+            folder_changes: None,
             phase: Phase::NotStarted,
             actor: None,
             crashes: VecDeque::new(),
@@ -103,16 +132,54 @@ impl Slot {
             waiters: Vec::new(),
             orphans: Vec::new(),
             last_error: None,
+            stopped: None,
             stderr: String::new(),
+            timeouts,
         }
     }
 
-    pub fn handle(&self, actor: ActorRef<LanguageServerMsg>) -> ServerHandle {
+    pub fn handle(&self, id: ServerId, actor: ActorRef<LanguageServerMsg>) -> ServerHandle {
         ServerHandle {
-            name: self.spec.name.clone(),
-            label: self.spec.label(),
+            id,
+            spec: Arc::new(self.spec.clone()),
             actor,
         }
+    }
+
+    /// Every user's root directories, each once, in the order users came;
+    /// with no users, the folders it has.
+    pub fn users_roots(&self) -> Vec<PathBuf> {
+        if self.users.is_empty() {
+            return self.folders.clone();
+        }
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for roots in self.users.values() {
+            for root in roots.roots() {
+                if !paths.contains(&root.path) {
+                    paths.push(root.path.clone());
+                }
+            }
+        }
+        paths
+    }
+
+    /// Its folders as a root set (what it may keep documents open under).
+    pub fn root_set(&self) -> RootSet {
+        RootSet::from_canonical(self.folders.clone())
+    }
+
+    /// Whether a session with these roots may use this server: any may,
+    /// unless the server cannot take new folders and its users have
+    /// other roots than these.
+    pub fn accepts(&self, roots: &RootSet) -> bool {
+        if self.folder_changes != Some(false) || self.users.is_empty() {
+            return true;
+        }
+        let mut theirs = self.folders.clone();
+        let mut given: Vec<PathBuf> = roots.roots().iter().map(|root| root.path.clone()).collect();
+        theirs.sort();
+        given.sort();
+        theirs == given
     }
 
     pub fn failed_error(&self, until: Instant) -> Error {
@@ -138,10 +205,10 @@ impl Slot {
     }
 
     /// Hands the new process's handle to everyone who waited for it.
-    pub fn started(&mut self, actor: ActorRef<LanguageServerMsg>) -> ServerHandle {
+    pub fn started(&mut self, id: ServerId, actor: ActorRef<LanguageServerMsg>) {
         self.phase = Phase::Running;
         self.actor = Some(actor.clone());
-        let handle = self.handle(actor.clone());
+        let handle = self.handle(id, actor.clone());
         for waiter in self.waiters.drain(..) {
             let _gone = waiter.send(Ok(handle.clone()));
         }
@@ -150,7 +217,6 @@ impl Slot {
                 tracing::warn!(server = %self.spec.name, "could not hand over a request: {error}");
             }
         }
-        handle
     }
 
     /// Answers everyone who waited with `error`.

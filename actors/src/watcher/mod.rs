@@ -1,15 +1,16 @@
 //! The Watcher actor: changes on disk under the roots.
 //!
-//! Owns the `notify` watcher over every directory of the roots that git
-//! does not ignore (one non-recursive watch each, so ignored trees such as
-//! `node_modules/` or `target/` cost no watches), the `.gitignore` matchers,
-//! and the changes not yet sent. Takes [`WatcherMsg`]: `Event` from
-//! notify's thread, `Ready` when the first walk has set up its watches,
-//! `Roots` from the Supervisor when roots are added or removed, `Flush`
-//! from a tool call about to be answered, its own `FlushDue` and
-//! `BarrierOverdue`, and `Status`. Sends each batch of changes to the Router, which hands it to
-//! every running LanguageServer, and tells the Supervisor when a
-//! `.windlass.toml` of the configuration changed.
+//! Owns the `notify` watcher over every directory of every session's roots
+//! that git does not ignore (one non-recursive watch each, so ignored trees
+//! such as `node_modules/` or `target/` cost no watches), the `.gitignore`
+//! matchers, and the changes not yet sent. Takes [`WatcherMsg`]: `Event`
+//! from notify's thread, `Ready` when the first walk has set up its
+//! watches, `Roots` and `ConfigDirectories` from the Supervisor as
+//! sessions and their roots come and go, `Flush` from a tool call about to
+//! be answered, its own `FlushDue` and `BarrierOverdue`, and `Status`.
+//! Sends each batch of changes to the Router, which hands it to every
+//! running LanguageServer, and tells the Supervisor which `.windlass.toml`
+//! changed.
 //!
 //! Changes are sent 50 ms after the first one arrives, or at once when a
 //! tool call flushes them: an agent's next call can come milliseconds after
@@ -33,7 +34,7 @@ use changes::{Pending, classify};
 use ignores::Ignores;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -61,6 +62,9 @@ pub enum WatcherMsg {
         added: Vec<PathBuf>,
         removed: Vec<PathBuf>,
     },
+    /// Every directory whose `.windlass.toml` is a layer of some
+    /// session's configuration, from the Supervisor as sessions come.
+    ConfigDirectories(Vec<PathBuf>),
     Status(RpcReplyPort<WatcherStatus>),
 }
 
@@ -170,8 +174,8 @@ pub struct State {
     router: ActorRef<RouterMsg>,
     supervisor: ActorRef<SupervisorMsg>,
     config_directories: Vec<PathBuf>,
-    /// A configuration file changed since the last flush.
-    config_changed: bool,
+    /// Configuration files changed since the last flush.
+    config_changed: BTreeSet<PathBuf>,
     roots: Vec<PathBuf>,
     /// `None` while the first walk holds them, or when watching could not
     /// start.
@@ -199,7 +203,7 @@ impl Actor for Watcher {
             router: args.router,
             supervisor: args.supervisor,
             config_directories: args.config_directories.clone(),
-            config_changed: false,
+            config_changed: BTreeSet::new(),
             roots: roots.clone(),
             watches: None,
             ignores: Ignores::new(roots.clone()),
@@ -244,6 +248,7 @@ impl Actor for Watcher {
             }
             WatcherMsg::BarrierOverdue(number) => state.answer_flushes(number),
             WatcherMsg::Roots { added, removed } => state.follow_roots(added, removed),
+            WatcherMsg::ConfigDirectories(directories) => state.watch_config(directories),
             WatcherMsg::Status(reply) => {
                 let _gone = reply.send(state.status());
             }
@@ -271,7 +276,7 @@ impl State {
         for (path, kind) in classify(&event.kind, &event.paths) {
             self.note(path, kind);
         }
-        if (!self.pending.is_empty() || self.config_changed) && !self.flush_scheduled {
+        if (!self.pending.is_empty() || !self.config_changed.is_empty()) && !self.flush_scheduled {
             self.flush_scheduled = true;
             myself.send_after(FLUSH_DELAY, || WatcherMsg::FlushDue);
         }
@@ -279,7 +284,7 @@ impl State {
 
     fn note(&mut self, path: PathBuf, kind: ChangeKind) {
         if self.is_config_file(&path) {
-            self.config_changed = true;
+            self.config_changed.insert(path.clone());
         }
         let is_dir = kind != ChangeKind::Deleted && is_real_directory(&path);
         if self.ignores.is_ignored(&path, is_dir) {
@@ -327,6 +332,20 @@ impl State {
             watches.watch_tree(root, &mut self.ignores, |_| {});
         }
         self.watches = Some(watches);
+        self.watch_config(self.config_directories.clone());
+    }
+
+    /// Watches the configuration directories outside the roots (those
+    /// under them are watched with them).
+    fn watch_config(&mut self, directories: Vec<PathBuf>) {
+        if let Some(watches) = self.watches.as_mut() {
+            for directory in &directories {
+                if !self.roots.iter().any(|root| directory.starts_with(root)) {
+                    watches.watch_one(directory);
+                }
+            }
+        }
+        self.config_directories = directories;
     }
 
     /// Watches the added roots and forgets the removed ones, and whatever
@@ -406,8 +425,10 @@ impl State {
     }
 
     fn flush(&mut self) {
-        if std::mem::take(&mut self.config_changed) {
-            let _stopped = self.supervisor.send_message(SupervisorMsg::ConfigChanged);
+        for path in std::mem::take(&mut self.config_changed) {
+            let _stopped = self
+                .supervisor
+                .send_message(SupervisorMsg::ConfigChanged(path));
         }
         if self.pending.is_empty() {
             return;

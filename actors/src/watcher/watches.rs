@@ -32,10 +32,11 @@ impl Watches {
 
     /// Watches one directory outside the roots (a configuration layer's).
     pub fn watch_one(&mut self, directory: &Path) {
-        if self
-            .watcher
-            .watch(directory, RecursiveMode::NonRecursive)
-            .is_ok()
+        if !self.directories.contains(directory)
+            && self
+                .watcher
+                .watch(directory, RecursiveMode::NonRecursive)
+                .is_ok()
         {
             self.directories.insert(directory.to_path_buf());
         }

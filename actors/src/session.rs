@@ -1,0 +1,197 @@
+//! The Session actor: one agent's MCP connection.
+//!
+//! Owns what belongs to one agent: its settings (its servers, timeouts,
+//! output cap, configuration warnings), its Roots actor and its Gateway.
+//! Takes [`SessionMsg`]: `RootsChanged` from its Roots actor, handed on to
+//! the Supervisor, which keeps the servers' folders the union of their
+//! sessions' roots; `ConfigChanged` (its `.windlass.toml` changed) and its
+//! own `ConfigReloaded`; `Warnings` for `status`. It stops when its Gateway
+//! does (the client went away), and the Supervisor then lets go of what
+//! the session used.
+//!
+//! Servers are not the session's: the Supervisor pools them, and sessions
+//! whose configuration resolves to the same server share one process.
+
+use crate::gateway::{self, Connection, Gateway};
+use crate::monitor::MonitorMsg;
+use crate::roots::{Roots, RootsChanged};
+use crate::router::RouterMsg;
+use crate::settings::Settings;
+use crate::supervisor::SupervisorMsg;
+use crate::watcher::WatcherMsg;
+use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use std::fmt;
+
+/// A session's id, unique within its daemon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId(pub u64);
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "{:x}", self.0)
+    }
+}
+
+pub enum SessionMsg {
+    /// The session's roots changed (from its Roots actor).
+    RootsChanged(RootsChanged),
+    /// A `.windlass.toml` of this session's configuration changed.
+    ConfigChanged,
+    ConfigReloaded(Result<Box<Settings>, String>),
+    Warnings(RpcReplyPort<Vec<String>>),
+}
+
+/// The daemon-level actors a session talks to.
+#[derive(Clone)]
+pub struct Shared {
+    pub supervisor: ActorRef<SupervisorMsg>,
+    pub router: ActorRef<RouterMsg>,
+    pub watcher: ActorRef<WatcherMsg>,
+    pub monitor: ActorRef<MonitorMsg>,
+}
+
+pub struct Arguments {
+    pub id: SessionId,
+    pub settings: Settings,
+    pub connection: Connection,
+    pub shared: Shared,
+}
+
+/// The actor type; its state lives in [`State`].
+pub struct Session;
+
+pub struct State {
+    id: SessionId,
+    settings: Settings,
+    shared: Shared,
+    gateway: ActorCell,
+}
+
+impl Actor for Session {
+    type Msg = SessionMsg;
+    type State = State;
+    type Arguments = Arguments;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        args: Arguments,
+    ) -> Result<State, ActorProcessingErr> {
+        let (roots, _) = Actor::spawn_linked(
+            None,
+            Roots,
+            crate::roots::Arguments {
+                roots: args.settings.roots.clone(),
+                pinned: args.settings.roots_pinned,
+                session: myself.clone(),
+            },
+            myself.get_cell(),
+        )
+        .await?;
+        let (gateway, _) = Actor::spawn_linked(
+            None,
+            Gateway,
+            gateway::Arguments {
+                session: args.id,
+                session_actor: myself.clone(),
+                roots,
+                shared: args.shared.clone(),
+                settings: args.settings.clone(),
+                connection: args.connection,
+            },
+            myself.get_cell(),
+        )
+        .await?;
+        Ok(State {
+            id: args.id,
+            settings: args.settings,
+            shared: args.shared,
+            gateway: gateway.get_cell(),
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            SessionMsg::RootsChanged(changed) => {
+                state.settings.roots = (*changed.roots).clone();
+                let _stopped = state
+                    .shared
+                    .supervisor
+                    .send_message(SupervisorMsg::SessionRoots {
+                        session: state.id,
+                        changed,
+                    });
+            }
+            SessionMsg::ConfigChanged => state.reload(&myself),
+            SessionMsg::ConfigReloaded(Ok(settings)) => state.apply(*settings),
+            SessionMsg::ConfigReloaded(Err(error)) => {
+                tracing::warn!(session = %state.id, "configuration not reloaded: {error}");
+                state.settings.warnings = vec![format!("configuration not reloaded: {error}")];
+            }
+            SessionMsg::Warnings(reply) => {
+                let _gone = reply.send(state.settings.warnings.clone());
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<Self::Msg>,
+        event: SupervisionEvent,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        match event {
+            SupervisionEvent::ActorTerminated(cell, ..)
+                if cell.get_id() == state.gateway.get_id() =>
+            {
+                tracing::info!(session = %state.id, "MCP client disconnected");
+                myself.stop(Some("client disconnected".into()));
+            }
+            SupervisionEvent::ActorFailed(cell, error) => {
+                tracing::error!(session = %state.id, actor = ?cell.get_id(), "session actor failed: {error}");
+                myself.stop(Some("a session actor failed".into()));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl State {
+    /// Reads the configuration again, off the actor's thread.
+    fn reload(&self, myself: &ActorRef<SessionMsg>) {
+        let Some(reloader) = self.settings.reload.clone() else {
+            return;
+        };
+        let myself = myself.clone();
+        tokio::task::spawn_blocking(move || {
+            let reloaded = reloader.reload().map(Box::new);
+            let _stopped = myself.send_message(SessionMsg::ConfigReloaded(reloaded));
+        });
+    }
+
+    /// Takes a reloaded configuration: the roots stay as they are; the
+    /// Supervisor moves the session onto the servers it now names.
+    fn apply(&mut self, new: Settings) {
+        let _stopped = self
+            .shared
+            .supervisor
+            .send_message(SupervisorMsg::SessionServers {
+                session: self.id,
+                servers: new.servers.clone(),
+                timeouts: new.timeouts(),
+            });
+        self.settings = Settings {
+            roots: self.settings.roots.clone(),
+            reload: self.settings.reload.clone(),
+            ..new
+        };
+        tracing::info!(session = %self.id, "configuration reloaded");
+    }
+}
