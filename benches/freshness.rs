@@ -105,7 +105,7 @@ fn new_root(label: &str, server: Option<&str>, args: &[&str], rounds: usize) {
     let client = Client {
         cwd: Some(&app),
         roots: Some(vec![app.clone()]),
-        env: &[],
+        ..Client::default()
     };
     let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
     let session = Session::start_as(&args, &client);

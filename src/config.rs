@@ -7,7 +7,7 @@
 //! once the user has trusted that file (see `trust`).
 
 use crate::trust;
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, bail};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -101,6 +101,16 @@ pub struct ConfigFile {
     /// A fixed diagnostics settle window in milliseconds instead of the
     /// learned one; for baseline measurements only.
     pub diagnostics_settle_ms: Option<u64>,
+    /// Daemon (user configuration only): seconds it stays up after its
+    /// last session.
+    pub linger: Option<u64>,
+    /// Daemon (user configuration only): seconds without a request before
+    /// a server stops; 0 = never.
+    pub server_idle: Option<u64>,
+    /// Daemon (user configuration only): the servers' total RSS above
+    /// which idle ones stop, least recently used first ("4GiB", "512MiB",
+    /// a number of bytes; "0" = no budget).
+    pub memory_budget: Option<String>,
     /// Language servers by name; the name labels their errors.
     #[serde(default)]
     pub server: BTreeMap<String, ServerEntry>,
@@ -165,6 +175,69 @@ impl Layers {
             self.servers.entry(name).or_default().merge(entry);
         }
     }
+}
+
+/// The daemon's own settings. They apply to every session at once, so
+/// they come from the user's configuration file (and the environment),
+/// never from a project's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DaemonConfig {
+    pub linger: u64,
+    pub server_idle: u64,
+    /// Bytes; `None` for no budget.
+    pub memory_budget: Option<u64>,
+}
+
+impl Default for DaemonConfig {
+    fn default() -> Self {
+        Self {
+            linger: 300,
+            server_idle: 1800,
+            memory_budget: Some(4 << 30),
+        }
+    }
+}
+
+/// The daemon settings of the user's configuration file, over the defaults.
+pub fn daemon_config() -> Result<DaemonConfig> {
+    let mut config = DaemonConfig::default();
+    let Some(user) = user_config_path().filter(|path| path.is_file()) else {
+        return Ok(config);
+    };
+    let file = read(&user)?;
+    config.linger = file.linger.unwrap_or(config.linger);
+    config.server_idle = file.server_idle.unwrap_or(config.server_idle);
+    if let Some(budget) = &file.memory_budget {
+        config.memory_budget =
+            parse_bytes(budget).with_context(|| format!("{}: memory_budget", user.display()))?;
+    }
+    Ok(config)
+}
+
+/// `"4GiB"`, `"512MiB"`, `"300MB"`, `"1048576"`; `"0"` is no budget.
+pub fn parse_bytes(text: &str) -> Result<Option<u64>> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number
+        .parse()
+        .with_context(|| format!("{text:?} is not a size like \"4GiB\""))?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" => 1_000,
+        "kib" => 1 << 10,
+        "m" | "mb" => 1_000_000,
+        "mib" => 1 << 20,
+        "g" | "gb" => 1_000_000_000,
+        "gib" => 1 << 30,
+        other => bail!("unknown size unit {other:?} in {text:?}"),
+    };
+    let bytes = number
+        .checked_mul(scale)
+        .with_context(|| format!("{text:?} is too large"))?;
+    Ok((bytes > 0).then_some(bytes))
 }
 
 /// Reads every file layer that exists, in order.
@@ -376,6 +449,17 @@ fn is_executable(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(parse_bytes("4GiB").unwrap(), Some(4 << 30));
+        assert_eq!(parse_bytes("512 MiB").unwrap(), Some(512 << 20));
+        assert_eq!(parse_bytes("300MB").unwrap(), Some(300_000_000));
+        assert_eq!(parse_bytes("1048576").unwrap(), Some(1 << 20));
+        assert_eq!(parse_bytes("0").unwrap(), None);
+        assert!(parse_bytes("lots").is_err());
+        assert!(parse_bytes("4 parsecs").is_err());
+    }
 
     #[test]
     fn parses_lsp_flags() {

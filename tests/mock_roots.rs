@@ -36,7 +36,7 @@ fn start(cwd: &Path, roots: Vec<PathBuf>, flags: &str, extra: &[&str]) -> (Sessi
     let client = Client {
         cwd: Some(cwd),
         roots: Some(roots),
-        env: &[],
+        ..Client::default()
     };
     let session = Session::start_as(&args, &client);
     session.keep(records);

@@ -16,7 +16,7 @@ fn start(cwd: &Path, roots: Vec<PathBuf>) -> Session {
     let client = Client {
         cwd: Some(cwd),
         roots: Some(roots),
-        env: &[],
+        ..Client::default()
     };
     Session::start_as(&[], &client)
 }

@@ -4,6 +4,7 @@
 use crate::language::ServerSpec;
 use crate::language_server::Timeouts;
 use crate::roots::RootSet;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,6 +32,31 @@ pub struct Settings {
     /// Directories whose `.windlass.toml` is a layer of this configuration
     /// (the first root and its ancestors): a change there is reloaded.
     pub config_directories: Vec<std::path::PathBuf>,
+    pub identity: Identity,
+}
+
+/// Who a session is, as far as the process that started it could tell.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    /// The host's id for the conversation (`CLAUDE_CODE_SESSION_ID`,
+    /// `GEMINI_SESSION_ID`).
+    pub host_session: Option<String>,
+    /// The MCP client's process.
+    pub client_pid: Option<u32>,
+}
+
+impl Identity {
+    /// This process's view: the host's session id from its environment,
+    /// and its parent, the MCP client that started it.
+    pub fn of_this_process() -> Self {
+        let host_session = ["CLAUDE_CODE_SESSION_ID", "GEMINI_SESSION_ID"]
+            .iter()
+            .find_map(|name| std::env::var(name).ok().filter(|id| !id.is_empty()));
+        Self {
+            host_session,
+            client_pid: Some(std::os::unix::process::parent_id()),
+        }
+    }
 }
 
 impl Settings {

@@ -67,12 +67,93 @@ type Waiters = Arc<Mutex<HashMap<i64, Sender<Value>>>>;
 type Stdin = Arc<Mutex<Option<ChildStdin>>>;
 
 /// How the test client presents itself: the directory windlass starts in,
-/// and the roots it declares (`None`: no roots capability at all).
+/// and the roots it declares (`None`: no roots capability at all). Without
+/// a `daemon`, windlass runs standalone with its own state directories;
+/// with one, it is a bridge to that test's daemon.
 #[derive(Default)]
 pub struct Client<'a> {
     pub cwd: Option<&'a Path>,
     pub roots: Option<Vec<PathBuf>>,
     pub env: &'a [(&'a str, &'a str)],
+    pub daemon: Option<&'a Daemon>,
+}
+
+/// A test's own daemon world: runtime, state and config directories that
+/// no other test shares, so each test that uses one gets its own daemon.
+/// Dropping it stops the daemon.
+pub struct Daemon {
+    pub dir: tempfile::TempDir,
+    /// Extra environment every bridge (and so the daemon) gets.
+    pub env: Vec<(String, String)>,
+}
+
+impl Daemon {
+    pub fn new() -> Daemon {
+        Daemon::with_env(&[])
+    }
+
+    pub fn with_env(env: &[(&str, &str)]) -> Daemon {
+        Daemon {
+            dir: tempfile::tempdir().unwrap(),
+            env: env
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                .collect(),
+        }
+    }
+
+    /// The variables that place a bridge, and the daemon it starts.
+    pub fn environment(&self) -> Vec<(String, String)> {
+        let path = |name: &str| self.dir.path().join(name).display().to_string();
+        let mut env = vec![
+            ("XDG_RUNTIME_DIR".to_owned(), path("run")),
+            ("XDG_STATE_HOME".to_owned(), path("state")),
+            ("XDG_CONFIG_HOME".to_owned(), path("config")),
+        ];
+        env.extend(self.env.iter().cloned());
+        env
+    }
+
+    /// A bridge to this daemon with `args`, handshake done.
+    pub fn session(&self, args: &[String]) -> Session {
+        self.session_as(args, Client::default())
+    }
+
+    pub fn session_as(&self, args: &[String], client: Client) -> Session {
+        let client = Client {
+            daemon: Some(self),
+            ..client
+        };
+        Session::spawn(tempfile::tempdir().unwrap(), args, &client)
+    }
+
+    /// The sockets of running (or dead) daemons in the runtime directory.
+    pub fn sockets(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(self.dir.path().join("run/windlass"))
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|entry| entry.path())
+                    .filter(|path| path.extension().is_some_and(|ext| ext == "sock"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Runs `windlass stop` in this daemon's world.
+    pub fn stop(&self) -> std::process::Output {
+        Command::new(windlass_binary())
+            .arg("stop")
+            .envs(self.environment())
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
 }
 
 pub struct Session {
@@ -115,10 +196,15 @@ impl Session {
 
     fn spawn(state: tempfile::TempDir, args: &[String], client: &Client) -> Session {
         let mut command = Command::new(windlass_binary());
+        match client.daemon {
+            Some(daemon) => command.args(args).envs(daemon.environment()),
+            None => command
+                .arg("--standalone")
+                .args(args)
+                .env("XDG_STATE_HOME", state.path().join("state"))
+                .env("XDG_CONFIG_HOME", state.path().join("config")),
+        };
         command
-            .args(args)
-            .env("XDG_STATE_HOME", state.path().join("state"))
-            .env("XDG_CONFIG_HOME", state.path().join("config"))
             .env("WINDLASS_LOG_LEVEL", "debug")
             .envs(client.env.iter().copied())
             .stdin(Stdio::piped())

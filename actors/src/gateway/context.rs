@@ -9,7 +9,7 @@ use crate::roots::{RootListing, RootSet, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
 use crate::session::{SessionId, SessionMsg, Shared};
 use crate::settings::Settings;
-use crate::supervisor::{ServerRecord, SupervisorMsg, WorkspaceServers};
+use crate::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
 use crate::watcher::{WatcherMsg, WatcherStatus};
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};
@@ -156,7 +156,7 @@ impl Context {
         .await
     }
 
-    pub async fn servers(&self) -> Result<Vec<ServerRecord>> {
+    pub async fn servers(&self) -> Result<Overview> {
         let session = self.session;
         ask(
             &self.shared.supervisor,

@@ -28,8 +28,16 @@ pub async fn status(context: &Context) -> Result<String> {
             watcher.directories
         )),
     }
+    let overview = context.servers().await?;
+    if let Some(sessions) = overview.daemon_sessions {
+        lines.push(format!(
+            "session {} of daemon pid {} ({sessions} attached)",
+            context.session,
+            std::process::id()
+        ));
+    }
     lines.extend(root_lines(&context.roots_listing().await?));
-    let records = context.servers().await?;
+    let records = overview.servers;
     if records.is_empty() {
         lines.push("no language servers configured".into());
     }
@@ -95,7 +103,13 @@ fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {
         head.push_str(&format!(" diagnostics by {}", live.strategy.name()));
     }
     head.push_str(&format!(" restarts {}", record.restarts));
+    if record.sessions > 1 {
+        head.push_str(&format!(" shared by {} sessions", record.sessions));
+    }
     let mut lines = vec![head];
+    if let Some(reason) = &record.stopped {
+        lines.push(format!("  stopped: {reason}"));
+    }
     let last_error = live
         .and_then(|live| live.last_error.clone())
         .or_else(|| record.last_error.clone());

@@ -105,6 +105,7 @@ impl State {
     }
 
     fn answer(&mut self, id: &Value, method: &str, params: &Value) {
+        let registering = method == "client/registerCapability";
         match method {
             "client/registerCapability" => self.registrations.register(params),
             "client/unregisterCapability" => self.registrations.unregister(params),
@@ -122,6 +123,9 @@ impl State {
             }
         };
         self.transport.send(body);
+        if registering && self.registrations.any() {
+            self.tell_early_changes();
+        }
     }
 
     fn observe(&mut self, myself: &ActorRef<LanguageServerMsg>, method: &str, params: &Value) {

@@ -267,6 +267,9 @@ pub struct State {
     progress: progress::Progress,
     readiness: readiness::Readiness,
     registrations: watched::Registrations,
+    /// Changes on disk that came before the server registered for any:
+    /// told once it does, since its first scan may have missed them.
+    early_changes: Vec<FileChange>,
     coverage: coverage::Coverage,
     held: Vec<Held>,
     diagnostics: diagnostics::Cache,
@@ -330,6 +333,7 @@ impl Actor for LanguageServer {
             progress: progress::Progress::default(),
             readiness: readiness::Readiness::new(Instant::now(), sampled),
             registrations: watched::Registrations::default(),
+            early_changes: Vec::new(),
             coverage: coverage::Coverage::default(),
             held: Vec::new(),
             diagnostics: diagnostics::Cache::default(),

@@ -82,6 +82,11 @@ impl Registrations {
         }
     }
 
+    /// Whether the server registered for any changes at all.
+    pub fn any(&self) -> bool {
+        !self.by_id.is_empty()
+    }
+
     fn len(&self) -> usize {
         self.by_id.values().map(Vec::len).sum()
     }

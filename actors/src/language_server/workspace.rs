@@ -26,6 +26,9 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Instant;
 
+/// Changes kept for a server that has not registered for any yet.
+const EARLY_CHANGES_KEPT: usize = 10_000;
+
 /// The capability of a server that takes new workspace folders.
 pub(super) const FOLDER_CHANGES: &str = "workspace.workspaceFolders.changeNotifications";
 
@@ -110,8 +113,14 @@ impl State {
         myself: &ActorRef<LanguageServerMsg>,
         changes: &[FileChange],
     ) {
+        if !self.registrations.any() {
+            let room = EARLY_CHANGES_KEPT.saturating_sub(self.early_changes.len());
+            self.early_changes
+                .extend(changes.iter().take(room).cloned());
+        }
         let Phase::Ready(capabilities) = &self.phase else {
-            // A server still starting reads the files as they are now.
+            // A server still starting reads the files as they are now,
+            // and is told of them again once it registers to be.
             return;
         };
         let capabilities = capabilities.clone();
@@ -150,6 +159,15 @@ impl State {
         }
         tracing::debug!(server = %self.spec.name, changes = relevant.len(), "workspace changed on disk");
         self.release_ready(myself);
+    }
+
+    /// The server registered for changes: tells it those that came
+    /// before, which a scan at its start may have missed.
+    pub(super) fn tell_early_changes(&mut self) {
+        let early = std::mem::take(&mut self.early_changes);
+        if let Some(params) = self.registrations.notification(&early) {
+            self.notify("workspace/didChangeWatchedFiles", params);
+        }
     }
 
     /// Whether the changed file is in one of the server's languages.

@@ -48,6 +48,7 @@ use slot::Slot;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The actor type; its state lives in [`State`].
 pub struct Supervisor;
@@ -63,8 +64,18 @@ pub struct ServerRecord {
     pub restarts: u32,
     pub last_error: Option<String>,
     pub stderr: String,
-    /// How many sessions share the process.
+    /// How many sessions share the server.
     pub sessions: usize,
+    /// Why it was stopped, while it is stopped on purpose.
+    pub stopped: Option<String>,
+}
+
+/// What `status` shows of the process and a session's servers.
+#[derive(Debug, Clone)]
+pub struct Overview {
+    /// `Some(sessions attached)` in a daemon.
+    pub daemon_sessions: Option<usize>,
+    pub servers: Vec<ServerRecord>,
 }
 
 pub enum SupervisorMsg {
@@ -113,9 +124,12 @@ pub enum SupervisorMsg {
     },
     /// A `.windlass.toml` changed on disk.
     ConfigChanged(PathBuf),
+    /// The linger timer set when the daemon's last session ended; the
+    /// number of sessions attached by then tells whether any came since.
+    Linger(u64),
     Servers {
         session: SessionId,
-        reply: RpcReplyPort<Vec<ServerRecord>>,
+        reply: RpcReplyPort<Overview>,
     },
     /// The running servers for a session's workspace-wide query, after
     /// starting those its roots need (answered once its detection is done).
@@ -160,13 +174,14 @@ pub struct WorkspaceServers {
     pub unavailable: Vec<String>,
 }
 
-/// Whether the tree serves one session on stdio or many over a socket.
+/// Whether the tree serves one session or many.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// The process ends with its only session.
     Standalone,
-    /// Sessions come and go.
-    Daemon,
+    /// Sessions come and go; the tree stops `linger` after the last one
+    /// ended with none attached since.
+    Daemon { linger: Duration },
 }
 
 pub struct Arguments {
@@ -251,11 +266,14 @@ impl Actor for Supervisor {
             myself.get_cell(),
         )
         .await?;
-        if let Some((settings, connection)) = args.first {
-            let _stopped = myself.send_message(SupervisorMsg::Attach {
-                settings: Box::new(settings),
-                connection,
-            });
+        match args.first {
+            Some((settings, connection)) => {
+                let _stopped = myself.send_message(SupervisorMsg::Attach {
+                    settings: Box::new(settings),
+                    connection,
+                });
+            }
+            None => linger(&myself, args.mode, 1),
         }
         Ok(State {
             policy: args.policy,
@@ -315,8 +333,19 @@ impl Actor for Supervisor {
                 timeouts,
             } => state.session_servers(&myself, session, servers, timeouts),
             SupervisorMsg::ConfigChanged(path) => state.config_changed(&path),
+            SupervisorMsg::Linger(attached) => {
+                if state.sessions.is_empty() && state.next_session == attached {
+                    tracing::info!("no session attached while lingering; stopping");
+                    myself.stop(Some("linger expired".into()));
+                }
+            }
             SupervisorMsg::Servers { session, reply } => {
-                let _gone = reply.send(state.records(session));
+                let overview = Overview {
+                    daemon_sessions: matches!(state.mode, Mode::Daemon { .. })
+                        .then_some(state.sessions.len()),
+                    servers: state.records(session),
+                };
+                let _gone = reply.send(overview);
             }
             SupervisorMsg::WorkspaceServers { session, reply } => {
                 state.workspace_servers(&myself, session, reply).await
@@ -426,10 +455,22 @@ impl State {
                     last_error: slot.and_then(|slot| slot.last_error.clone()),
                     stderr: slot.map(|slot| slot.stderr.clone()).unwrap_or_default(),
                     sessions: slot.map_or(0, |slot| slot.users.len()),
+                    stopped: slot
+                        .filter(|slot| slot.phase == slot::Phase::Stopped)
+                        .and_then(|slot| slot.stopped.clone()),
                 }
             })
             .collect();
         records.sort_by(|a, b| a.name.cmp(&b.name));
         records
+    }
+}
+
+/// In a daemon, stops the tree after its linger unless a session attaches
+/// meanwhile (`attached` counts sessions so far, plus one).
+fn linger(myself: &ActorRef<SupervisorMsg>, mode: Mode, attached: u64) {
+    if let Mode::Daemon { linger } = mode {
+        tracing::info!(seconds = linger.as_secs(), "no sessions; lingering");
+        myself.send_after(linger, move || SupervisorMsg::Linger(attached));
     }
 }

@@ -145,12 +145,16 @@ impl State {
         self.stop_if_unused(myself);
     }
 
-    /// A standalone process ends with its session.
+    /// A standalone process ends with its session; a daemon lingers.
     fn stop_if_unused(&self, myself: &ActorRef<SupervisorMsg>) {
-        if self.mode == Mode::Standalone && self.sessions.is_empty() {
+        if !self.sessions.is_empty() {
+            return;
+        }
+        if self.mode == Mode::Standalone {
             tracing::info!("MCP client disconnected; shutting down");
             myself.stop(Some("client disconnected".into()));
         }
+        super::linger(myself, self.mode, self.next_session);
     }
 
     /// A session's roots changed: its servers' folders follow, and servers

@@ -1,0 +1,216 @@
+//! The daemon: one per user and version, owning the actor tree that every
+//! attached session shares. It listens on its socket in the runtime
+//! directory, admits only its own user, reads each connection's hello,
+//! resolves that session's settings as a standalone process in the
+//! bridge's directory would, and hands the connection to the Supervisor
+//! as a new session. It stops on `windlass stop`, a signal, or when it has
+//! lingered without sessions.
+
+use crate::hello::{self, Answer, Hello, Request};
+use crate::runtime_dir::{RuntimeDir, version};
+use crate::{logging, session_args, tree};
+use anyhow::{Context as _, Result, bail};
+use ractor::ActorRef;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio::io::BufReader;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::mpsc;
+use windlass_actors::gateway::Connection;
+use windlass_actors::supervisor::{self, Mode, RestartPolicy, SupervisorMsg};
+
+/// How long a connection may take to say hello.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct DaemonArgs {
+    /// Stay attached to the terminal instead of detaching.
+    #[arg(long)]
+    pub foreground: bool,
+    /// Seconds to stay up after the last session ends.
+    #[arg(long, env = "WINDLASS_LINGER", value_name = "SECS")]
+    pub linger: Option<u64>,
+    /// Log filter for the log file (error, warn, info, debug, trace).
+    #[arg(long, env = "WINDLASS_LOG_LEVEL", default_value = "info")]
+    pub log_level: String,
+}
+
+pub fn run(args: DaemonArgs) -> Result<()> {
+    if !args.foreground {
+        // Its own session: the terminal and process group of the bridge
+        // that started it can go away without taking it along.
+        let _already_a_leader = rustix::process::setsid();
+    }
+    logging::init(&args.log_level)?;
+    let directory = RuntimeDir::open()?;
+    let config = crate::config::daemon_config()?;
+    let linger = Duration::from_secs(args.linger.unwrap_or(config.linger));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let served = runtime.block_on(serve(&directory, linger));
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    served
+}
+
+async fn serve(directory: &RuntimeDir, linger: Duration) -> Result<()> {
+    let socket = directory.socket();
+    let (listener, inode) = bind(&socket).await?;
+    tracing::info!(socket = %socket.display(), pid = std::process::id(), version = %version(), "daemon listening");
+    let arguments = supervisor::Arguments {
+        policy: RestartPolicy::default(),
+        mode: Mode::Daemon { linger },
+        first: None,
+    };
+    let served = tree::run(arguments, |supervisor| accept(listener, supervisor)).await;
+    // A daemon started after this one stopped answering may own the path now.
+    if std::fs::metadata(&socket).is_ok_and(|metadata| metadata.ino() == inode) {
+        let _gone = std::fs::remove_file(&socket);
+    }
+    served
+}
+
+/// Binds the socket, 0600, unless a daemon already answers on it; a
+/// socket nobody answers on is left over from a daemon that died.
+async fn bind(socket: &Path) -> Result<(UnixListener, u64)> {
+    if socket.exists() {
+        if UnixStream::connect(socket).await.is_ok() {
+            bail!("a daemon already listens on {}", socket.display());
+        }
+        std::fs::remove_file(socket)
+            .with_context(|| format!("removing the stale {}", socket.display()))?;
+    }
+    let listener =
+        UnixListener::bind(socket).with_context(|| format!("binding {}", socket.display()))?;
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))?;
+    let inode = std::fs::metadata(socket)?.ino();
+    Ok((listener, inode))
+}
+
+/// Admits connections until one asks the daemon to stop.
+async fn accept(listener: UnixListener, supervisor: ActorRef<SupervisorMsg>) -> String {
+    let (stop, mut stopping) = mpsc::channel::<()>(1);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    tokio::spawn(admit(stream, supervisor.clone(), stop.clone()));
+                }
+                Err(error) => {
+                    // Out of descriptors, most likely: wait rather than spin.
+                    tracing::warn!("accepting a connection failed: {error}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            },
+            _ = stopping.recv() => return "stopped by `windlass stop`".into(),
+        }
+    }
+}
+
+async fn admit(stream: UnixStream, supervisor: ActorRef<SupervisorMsg>, stop: mpsc::Sender<()>) {
+    if let Err(error) = handshake(stream, supervisor, stop).await {
+        tracing::warn!("a connection was turned away: {error:#}");
+    }
+}
+
+async fn handshake(
+    stream: UnixStream,
+    supervisor: ActorRef<SupervisorMsg>,
+    stop: mpsc::Sender<()>,
+) -> Result<()> {
+    let peer = stream.peer_cred()?.uid();
+    let own = rustix::process::getuid().as_raw();
+    if peer != own {
+        bail!("a peer of uid {peer} is not this daemon's user ({own})");
+    }
+    let (reader, mut writer) = stream.into_split();
+    let mut reader = BufReader::new(reader);
+    let request = tokio::time::timeout(HELLO_TIMEOUT, hello::receive(&mut reader))
+        .await
+        .context("no hello in time")??;
+    let hello = match request {
+        Request::Stop => {
+            hello::send(&mut writer, &Answer::Stopping).await?;
+            let _stopping = stop.send(()).await;
+            return Ok(());
+        }
+        Request::Attach(hello) => *hello,
+    };
+    if hello.version != version() {
+        let refusal = format!(
+            "this daemon is version {}, not {}",
+            version(),
+            hello.version
+        );
+        hello::send(&mut writer, &Answer::Refused(refusal.clone())).await?;
+        bail!(refusal);
+    }
+    let cwd = hello.cwd.clone();
+    let settings = match tokio::task::spawn_blocking(move || settings_of(hello)).await? {
+        Ok(settings) => settings,
+        Err(error) => {
+            let refusal = format!("{error:#}");
+            hello::send(&mut writer, &Answer::Refused(refusal)).await?;
+            return Err(error.context(format!("a session in {}", cwd.display())));
+        }
+    };
+    let welcome = Answer::Welcome {
+        daemon_pid: std::process::id(),
+    };
+    hello::send(&mut writer, &welcome).await?;
+    let attach = SupervisorMsg::Attach {
+        settings: Box::new(settings),
+        connection: Connection::Stream(Box::new(reader), Box::new(writer)),
+    };
+    supervisor
+        .send_message(attach)
+        .map_err(|_| anyhow::anyhow!("the daemon is stopping"))
+}
+
+fn settings_of(hello: Hello) -> Result<windlass_actors::settings::Settings> {
+    let cwd: PathBuf = hello.cwd;
+    session_args::resolve(&hello.args, &cwd, hello.identity)
+}
+
+/// `windlass stop`: asks every daemon in the runtime directory, of any
+/// version, to stop, and waits until each has let go of its socket.
+pub fn stop_all() -> Result<()> {
+    let directory = RuntimeDir::open()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let sockets = directory.sockets();
+    let mut stopped = 0;
+    for socket in &sockets {
+        match runtime.block_on(stop_one(socket)) {
+            Ok(()) => {
+                stopped += 1;
+                eprintln!("stopped the daemon at {}", socket.display());
+            }
+            Err(error) => tracing::debug!("{}: {error:#}", socket.display()),
+        }
+    }
+    if stopped == 0 {
+        eprintln!("no daemon is running");
+    }
+    Ok(())
+}
+
+async fn stop_one(socket: &Path) -> Result<()> {
+    let stream = UnixStream::connect(socket).await?;
+    let (reader, mut writer) = stream.into_split();
+    let mut reader = BufReader::new(reader);
+    hello::send(&mut writer, &Request::Stop).await?;
+    let answer: Answer = tokio::time::timeout(HELLO_TIMEOUT, hello::receive(&mut reader))
+        .await
+        .context("no answer")??;
+    if !matches!(answer, Answer::Stopping) {
+        bail!("unexpected answer {answer:?}");
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while socket.exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
+}

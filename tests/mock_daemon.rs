@@ -1,0 +1,320 @@
+//! One daemon, many agents: bridges (the real `windlass` binary) attach
+//! sessions to a daemon of their own test's runtime directory, and the
+//! sessions share its mockls servers without seeing each other's files,
+//! opening a document twice, or losing their connection when the daemon
+//! dies.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// `--lsp` for mockls serving python, recording into `record`.
+fn mockls_args(root: &Path, flags: &str, record: &Path) -> Vec<String> {
+    let mut args = root_arg(root);
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", &format!("{flags} --record {}", record.display())),
+    ]);
+    args
+}
+
+/// The number after `label ` on the first line that has `marker`.
+fn number_after(status: &str, marker: &str, label: &str) -> u32 {
+    let line = status
+        .lines()
+        .find(|line| line.contains(marker))
+        .unwrap_or_else(|| panic!("no line with {marker:?} in:\n{status}"));
+    let rest = &line[line
+        .find(label)
+        .unwrap_or_else(|| panic!("no {label:?} in {line}"))
+        + label.len()..];
+    rest.split_whitespace()
+        .next()
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {label:?} in {line}"))
+}
+
+fn server_pid(session: &Session) -> u32 {
+    let status = session.wait_for_status(|status| status.contains(" ready pid "));
+    number_after(&status, "[python]", " pid ")
+}
+
+fn daemon_pid(session: &Session) -> u32 {
+    let status = session.ok("status", json!({}));
+    number_after(&status, "of daemon pid", "daemon pid ")
+}
+
+fn count_in(record: &Path, method: &str) -> usize {
+    recorded(record)
+        .iter()
+        .filter(|(dir, message)| dir == "in" && message["method"] == method)
+        .count()
+}
+
+fn hover_greet(session: &Session) -> String {
+    session.ok(
+        "hover",
+        json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+    )
+}
+
+const GREET: &str = "def greet():\n    pass\n\ngreet()\n";
+
+#[test]
+fn two_sessions_in_one_workspace_share_one_server_process() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(project.path(), "--workspace-folders", &record);
+    let first = daemon.session(&args);
+    let second = daemon.session(&args);
+    assert!(hover_greet(&first).contains("greet"));
+    assert!(hover_greet(&second).contains("greet"));
+    assert_eq!(server_pid(&first), server_pid(&second));
+    assert_eq!(daemon_pid(&first), daemon_pid(&second));
+    let status = second.ok("status", json!({}));
+    assert!(status.contains("shared by 2 sessions"), "{status}");
+    assert!(status.contains("(2 attached)"), "{status}");
+    assert_eq!(
+        count_in(&record, "initialize"),
+        1,
+        "one server, initialized once"
+    );
+}
+
+#[test]
+fn a_document_already_open_is_not_opened_again_for_a_second_session() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(project.path(), "--workspace-folders", &record);
+    let first = daemon.session(&args);
+    hover_greet(&first);
+    let opened = count_in(&record, "textDocument/didOpen");
+    assert!(opened >= 1);
+    let second = daemon.session(&args);
+    hover_greet(&second);
+    second.ok("document_symbols", json!({"file": "main.py"}));
+    assert_eq!(count_in(&record, "textDocument/didOpen"), opened);
+    assert_eq!(count_in(&record, "textDocument/didChange"), 0);
+}
+
+#[test]
+fn a_session_never_sees_the_files_of_another_sessions_roots() {
+    let daemon = Daemon::new();
+    let project = project(&[
+        (
+            "alpha/alpha.py",
+            "def shared_name():\n    pass\n\nshared_name()\n",
+        ),
+        (
+            "beta/beta.py",
+            "def shared_name():\n    pass\n\nshared_name()\n",
+        ),
+    ]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let flags = "--workspace-folders";
+    let alpha = daemon.session(&mockls_args(&project.path().join("alpha"), flags, &record));
+    let beta = daemon.session(&mockls_args(&project.path().join("beta"), flags, &record));
+    assert_eq!(server_pid(&alpha), server_pid(&beta), "one shared server");
+    beta.wait_for_status(|status| status.contains("shared by 2 sessions"));
+
+    let search = alpha.ok("search", json!({"query": "shared_name"}));
+    assert!(search.contains("alpha.py"), "{search}");
+    assert!(!search.contains("beta"), "{search}");
+    assert!(
+        search.contains("outside the workspace roots left out"),
+        "the shared server did answer with the other root's file: {search}"
+    );
+    let references = alpha.ok(
+        "find_references",
+        json!({"file": "alpha.py", "line": 4, "symbol": "shared_name"}),
+    );
+    assert!(references.contains("alpha.py"), "{references}");
+    assert!(!references.contains("beta"), "{references}");
+    let search = beta.ok("search", json!({"query": "shared_name"}));
+    assert!(
+        search.contains("beta.py") && !search.contains("alpha"),
+        "{search}"
+    );
+    // Paths are checked against the caller's own roots.
+    let refused = alpha.err(
+        "hover",
+        json!({"file": project.path().join("beta/beta.py"), "line": 1, "symbol": "shared_name"}),
+    );
+    assert!(refused.contains("outside the workspace roots"), "{refused}");
+}
+
+#[test]
+fn one_sessions_diagnostics_stay_exact_while_another_edits_other_files() {
+    let daemon = Daemon::new();
+    let files: Vec<(String, &str)> = (0..4)
+        .map(|n| (format!("other{n}.py"), "x = 1\n"))
+        .chain([("main.py".to_owned(), "y = 2\n")])
+        .collect();
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+    let project = project(&files);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(
+        project.path(),
+        "--workspace-folders --publish-version --diagnostics-delay 30",
+        &record,
+    );
+    let editor = daemon.session(&args);
+    let watcher = daemon.session(&args);
+    let root = project.path().to_path_buf();
+    std::thread::scope(|scope| {
+        let root_for_editor = root.clone();
+        scope.spawn(move || {
+            for round in 0..8 {
+                let file = format!("other{}.py", round % 4);
+                let broken = round % 2 == 0;
+                let text = if broken { "x = ERROR\n" } else { "x = 1\n" };
+                std::fs::write(root_for_editor.join(&file), text).unwrap();
+                let answer = editor.ok("diagnostics", json!({"file": file}));
+                assert_eq!(answer.contains("ERROR on line 1"), broken, "{answer}");
+            }
+        });
+        for round in 0..8 {
+            let broken = round % 2 == 1;
+            let text = if broken { "y = ERROR\n" } else { "y = 2\n" };
+            std::fs::write(root.join("main.py"), text).unwrap();
+            let answer = watcher.ok("diagnostics", json!({"file": "main.py"}));
+            if broken {
+                assert!(
+                    answer.contains("ERROR on line 1"),
+                    "round {round}: {answer}"
+                );
+            } else {
+                assert_eq!(answer, "main.py: no problems", "round {round}");
+            }
+        }
+    });
+}
+
+#[test]
+fn the_connection_survives_the_daemon_being_killed() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET), ("slow.py", "def slow():\n    pass\n")]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let session = daemon.session(&mockls_args(project.path(), "--workspace-folders", &record));
+    hover_greet(&session);
+    let (old_daemon, old_server) = (daemon_pid(&session), server_pid(&session));
+    kill_hard(old_daemon);
+    assert!(
+        hover_greet(&session).contains("greet"),
+        "the same connection answers"
+    );
+    let (new_daemon, new_server) = (daemon_pid(&session), server_pid(&session));
+    assert_ne!(new_daemon, old_daemon);
+    assert_ne!(new_server, old_server);
+}
+
+#[test]
+fn a_call_in_flight_when_the_daemon_dies_fails_at_once_saying_why() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(project.path(), "--response-delay 5000", &record);
+    let session = daemon.session(&args);
+    let old_daemon = daemon_pid(&session);
+    let pending = session.call_async(
+        "hover",
+        json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+    );
+    wait_until("mockls has the hover", || {
+        count_in(&record, "textDocument/hover") > 0
+    });
+    kill_hard(old_daemon);
+    let failed = outcome(wait(&pending));
+    assert!(failed.is_error);
+    assert!(failed.text.contains("daemon stopped"), "{}", failed.text);
+    assert_ne!(daemon_pid(&session), old_daemon);
+}
+
+#[test]
+fn a_bridge_of_another_version_starts_its_own_daemon() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(project.path(), "", &record);
+    let current = daemon.session(&args);
+    let other = daemon.session_as(
+        &args,
+        Client {
+            env: &[("WINDLASS_VERSION", "0.0.0-other")],
+            ..Client::default()
+        },
+    );
+    assert!(hover_greet(&current).contains("greet"));
+    assert!(hover_greet(&other).contains("greet"));
+    assert_ne!(daemon_pid(&current), daemon_pid(&other));
+    let sockets: Vec<PathBuf> = daemon.sockets();
+    assert_eq!(sockets.len(), 2, "{sockets:?}");
+    assert!(
+        sockets
+            .iter()
+            .any(|socket| socket.to_string_lossy().contains("0.0.0-other")),
+        "{sockets:?}"
+    );
+}
+
+#[test]
+fn the_daemon_lingers_after_its_last_session_then_exits() {
+    let daemon = Daemon::with_env(&[("WINDLASS_LINGER", "1")]);
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(project.path(), "", &record);
+    let mut first = daemon.session(&args);
+    let second = daemon.session(&args);
+    hover_greet(&first);
+    first.close_stdin();
+    first.wait_exit();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(daemon.sockets().len(), 1, "a session is still attached");
+    assert!(hover_greet(&second).contains("greet"));
+    let pid = daemon_pid(&second);
+    drop(second);
+    wait_until("the daemon exits after lingering", || {
+        daemon.sockets().is_empty() && !alive(pid)
+    });
+}
+
+fn kill_hard(pid: u32) {
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    wait_until("the process is gone", || !alive(pid));
+}
+
+/// Whether a process may still hold its files and sockets: it does until
+/// it is gone, or a zombie none of whose threads is still exiting.
+fn alive(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let zombie = stat
+        .rsplit(')')
+        .next()
+        .and_then(|rest| rest.split_whitespace().next())
+        == Some("Z");
+    let threads = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|entries| entries.count())
+        .unwrap_or(0);
+    !zombie || threads > 1
+}
