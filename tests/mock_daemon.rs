@@ -318,3 +318,77 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(0);
     !zombie || threads > 1
 }
+
+#[test]
+fn a_flooding_session_does_not_push_another_behind_its_flood() {
+    let daemon = Daemon::new();
+    let flood: String = (0..200).map(|n| format!("name_{n} = {n}\n")).collect();
+    let project = project(&[("flood.py", &flood), ("other.py", "lonely = 1\n")]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(project.path(), "--response-delay 100", &record);
+    let flooder = daemon.session(&args);
+    let other = daemon.session(&args);
+    other.ok("status", json!({}));
+    let pending: Vec<_> = (0..200)
+        .map(|n| {
+            flooder.call_async(
+                "hover",
+                json!({"file": "flood.py", "line": n + 1, "column": 1}),
+            )
+        })
+        .collect();
+    wait_until("the flood reaches mockls", || {
+        count_in(&record, "textDocument/hover") >= 2
+    });
+    let answer = other.ok("hover", json!({"file": "other.py", "line": 1, "column": 1}));
+    assert!(answer.contains("lonely"), "{answer}");
+    let hovers: Vec<String> = recorded(&record)
+        .into_iter()
+        .filter(|(dir, message)| dir == "in" && message["method"] == "textDocument/hover")
+        .map(|(_, message)| {
+            message["params"]["textDocument"]["uri"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    let position = hovers
+        .iter()
+        .position(|uri| uri.ends_with("/other.py"))
+        .unwrap();
+    assert!(
+        position <= 10,
+        "the lone request reached mockls as hover #{} of {}",
+        position + 1,
+        hovers.len()
+    );
+    let status = flooder.ok("status", json!({}));
+    assert!(
+        status.contains(" queued "),
+        "the flood waits its turn: {status}"
+    );
+    drop(pending);
+}
+
+#[test]
+fn identical_questions_in_flight_together_are_asked_once() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(project.path(), "--response-delay 500", &record);
+    let first = daemon.session(&args);
+    let second = daemon.session(&args);
+    let question = json!({"file": "main.py", "line": 1, "symbol": "greet"});
+    let asked_first = first.call_async("hover", question.clone());
+    wait_until("mockls has the first hover", || {
+        count_in(&record, "textDocument/hover") == 1
+    });
+    let answer_second = second.ok("hover", question);
+    let answer_first = outcome(wait(&asked_first));
+    assert!(!answer_first.is_error, "{}", answer_first.text);
+    assert_eq!(answer_first.text, answer_second);
+    assert!(answer_second.contains("greet"));
+    assert_eq!(count_in(&record, "textDocument/hover"), 1, "asked once");
+}

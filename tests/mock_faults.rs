@@ -153,8 +153,14 @@ fn five_concurrent_hovers_are_in_flight_at_the_server_together() {
         &format!("--response-delay 200 --record {}", record.display()),
         &[],
     );
-    let pending: Vec<_> = (0..5)
-        .map(|_| session.call_async("hover", json!({"file": "main.py", "line": 4, "column": 10})))
+    // Five positions in `Shape`: five questions, none the same.
+    let pending: Vec<_> = (9..14)
+        .map(|column| {
+            session.call_async(
+                "hover",
+                json!({"file": "main.py", "line": 4, "column": column}),
+            )
+        })
         .collect();
     for receiver in &pending {
         assert_eq!(outcome(wait(receiver)).text, "Shape");

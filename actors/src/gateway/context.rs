@@ -3,7 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::language_server::{
-    DiagnosticsReply, DocumentSnapshot, LanguageServerMsg, ReadError, Reply, ServerRequest,
+    Call, DiagnosticsReply, DocumentSnapshot, LanguageServerMsg, ReadError, Reply, ServerRequest,
 };
 use crate::roots::{RootListing, RootSet, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
@@ -172,8 +172,13 @@ impl Context {
     pub async fn request(&self, server: &ServerHandle, request: ServerRequest) -> Result<Reply> {
         let method = request.method;
         let limit = self.settings.request_timeout * 2 + Duration::from_secs(5);
+        let session = self.session;
         self.call_server(server, method, limit, |reply| {
-            LanguageServerMsg::Request(request.clone(), reply)
+            LanguageServerMsg::Request(Call {
+                session,
+                request: request.clone(),
+                reply,
+            })
         })
         .await
     }

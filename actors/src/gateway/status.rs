@@ -101,6 +101,9 @@ fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {
             head.push_str(&format!(" cpu {cpu:.1}s rss {rss:.1}MB"));
         }
         head.push_str(&format!(" diagnostics by {}", live.strategy.name()));
+        if live.queued > 0 {
+            head.push_str(&format!(" queued {}", live.queued));
+        }
     }
     head.push_str(&format!(" restarts {}", record.restarts));
     if record.sessions > 1 {

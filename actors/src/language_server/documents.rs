@@ -146,6 +146,11 @@ impl Documents {
         }
     }
 
+    /// The version of the server's copy of a document, if open.
+    pub fn version(&self, uri: &str) -> Option<i32> {
+        self.open.get(uri).map(|open| open.version)
+    }
+
     /// The server's copy of a document, if open.
     pub fn text(&self, uri: &str) -> Option<&str> {
         self.open.get(uri).map(|open| &*open.snapshot.text)

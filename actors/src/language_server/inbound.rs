@@ -30,26 +30,22 @@ impl State {
         id: i64,
         result: Result<Value, ResponseError>,
     ) {
-        match self.pending.remove(&id) {
+        match self.take_pending(id) {
             Some(Pending::Initialize) => self.initialized(myself, result),
-            Some(Pending::Caller {
-                reply,
-                warnings,
-                file_problem,
-                problems,
-                ..
-            }) => {
+            Some(Pending::Caller(mut sent)) => {
                 let encoding = self.encoding();
-                let answer = result
-                    .map(|result| Reply {
+                let answer = match result {
+                    Ok(result) => Ok(Reply {
                         result,
                         encoding,
-                        warnings,
-                        file_problem,
-                        problems,
-                    })
-                    .map_err(|error| self.server_error(error));
-                let _gone = reply.send(answer);
+                        warnings: std::mem::take(&mut sent.warnings),
+                        file_problem: sent.file_problem.take(),
+                        problems: std::mem::take(&mut sent.problems),
+                    }),
+                    Err(error) => Err(self.server_error(error)),
+                };
+                sent.answer(answer);
+                self.send_queued(myself);
             }
             None => {
                 tracing::debug!(server = %self.spec.name, request_id = id, "response to no pending request dropped")
@@ -91,7 +87,7 @@ impl State {
         }
         for work in queued {
             match work {
-                Work::Request(request, reply) => self.request(myself, request, reply),
+                Work::Request(call) => self.request(myself, call),
                 Work::Diagnostics(document, reply) => self.diagnostics(myself, document, reply),
             }
         }
@@ -179,20 +175,23 @@ impl State {
             detail,
         };
         self.last_error = Some(error.to_string());
-        match id.and_then(|id| self.pending.remove(&id)) {
-            Some(Pending::Caller { reply, .. }) => drop(reply.send(Err(error))),
+        match id.and_then(|id| self.take_pending(id)) {
+            Some(Pending::Caller(sent)) => {
+                sent.answer(Err(error));
+                self.send_queued(myself);
+            }
             Some(Pending::Initialize) => self.fail_startup(myself, error),
             None => {}
         }
     }
 
     pub(super) fn time_out(&mut self, myself: &ActorRef<LanguageServerMsg>, id: i64) {
-        let Some(pending) = self.pending.remove(&id) else {
+        let Some(pending) = self.take_pending(id) else {
             return;
         };
         let method = match &pending {
             Pending::Initialize => "initialize",
-            Pending::Caller { method, .. } => *method,
+            Pending::Caller(sent) => sent.method,
         };
         let error = Error::Timeout {
             server: self.spec.label(),
@@ -203,7 +202,10 @@ impl State {
         self.notify("$/cancelRequest", json!({"id": id}));
         self.last_error = Some(error.to_string());
         match pending {
-            Pending::Caller { reply, .. } => drop(reply.send(Err(error))),
+            Pending::Caller(sent) => {
+                sent.answer(Err(error));
+                self.send_queued(myself);
+            }
             Pending::Initialize => self.fail_startup(myself, error),
         }
     }
@@ -264,10 +266,12 @@ impl State {
         let mut documents = self.documents.snapshots();
         documents.append(&mut self.reopen);
         let mut orphans = std::mem::take(&mut self.orphans);
+        orphans.extend(self.held.drain(..).map(|held| Work::Request(held.call)));
         orphans.extend(
-            self.held
-                .drain(..)
-                .map(|held| Work::Request(held.request, held.reply)),
+            self.fairness
+                .drain()
+                .into_iter()
+                .map(|(_, call)| Work::Request(call)),
         );
         if let Phase::Initializing(queued) = &mut self.phase {
             orphans.append(queued);
@@ -290,12 +294,16 @@ impl State {
     /// Answers every parked caller with `error`.
     pub(super) fn fail_everything(&mut self, error: &Error) {
         for (_, pending) in self.pending.drain() {
-            if let Pending::Caller { reply, .. } = pending {
-                let _gone = reply.send(Err(error.clone()));
+            if let Pending::Caller(sent) = pending {
+                sent.answer(Err(error.clone()));
             }
         }
+        self.asked.clear();
         for held in self.held.drain(..) {
-            let _gone = held.reply.send(Err(error.clone()));
+            let _gone = held.call.reply.send(Err(error.clone()));
+        }
+        for (_, call) in self.fairness.drain() {
+            let _gone = call.reply.send(Err(error.clone()));
         }
         for (_, parked) in self.waits.drain() {
             let _gone = parked.reply.send(Err(error.clone()));

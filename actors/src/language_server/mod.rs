@@ -29,6 +29,7 @@
 mod coverage;
 mod diagnostics;
 mod documents;
+mod fairness;
 mod inbound;
 mod progress;
 pub mod protocol;
@@ -53,6 +54,7 @@ use crate::lsp::position::PositionEncoding;
 use crate::lsp::transport::Transport;
 use crate::monitor::{MonitorMsg, ProcessSample};
 use crate::router::ServerId;
+use crate::session::SessionId;
 use crate::supervisor::SupervisorMsg;
 use crate::watcher::FileChange;
 use protocol::{Capabilities, WorkspaceFolder};
@@ -87,6 +89,15 @@ pub struct ServerRequest {
     /// The capability the server must have announced, and the feature name
     /// used in the refusal when it has not.
     pub capability: Option<(&'static str, &'static str)>,
+}
+
+/// One caller's request: what is asked, by which session, and where the
+/// answer goes.
+#[derive(Debug)]
+pub struct Call {
+    pub session: SessionId,
+    pub request: ServerRequest,
+    pub reply: RpcReplyPort<Result<Reply>>,
 }
 
 /// A server's answer, with the encoding its positions are in.
@@ -128,32 +139,34 @@ pub struct ServerStatus {
     pub last_error: Option<String>,
     /// What the server is known not to see (no compilation database).
     pub gaps: Vec<String>,
+    /// Requests waiting for their session's turn.
+    pub queued: usize,
 }
 
 /// A tool's work for this server, before it is sent to the process.
 pub enum Work {
-    Request(ServerRequest, RpcReplyPort<Result<Reply>>),
+    Request(Call),
     Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
 }
 
 impl Work {
     pub fn into_message(self) -> LanguageServerMsg {
         match self {
-            Self::Request(request, reply) => LanguageServerMsg::Request(request, reply),
+            Self::Request(call) => LanguageServerMsg::Request(call),
             Self::Diagnostics(document, reply) => LanguageServerMsg::Diagnostics(document, reply),
         }
     }
 
     pub fn fail(self, error: Error) {
         match self {
-            Self::Request(_, reply) => drop(reply.send(Err(error))),
+            Self::Request(call) => drop(call.reply.send(Err(error))),
             Self::Diagnostics(_, reply) => drop(reply.send(Err(error))),
         }
     }
 }
 
 pub enum LanguageServerMsg {
-    Request(ServerRequest, RpcReplyPort<Result<Reply>>),
+    Request(Call),
     Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
     Status(RpcReplyPort<ServerStatus>),
     /// Files changed on disk, from the Watcher.
@@ -228,19 +241,26 @@ enum Phase {
 
 enum Pending {
     Initialize,
-    Caller {
-        method: &'static str,
-        reply: RpcReplyPort<Result<Reply>>,
-        warnings: Vec<String>,
-        file_problem: Option<Problem>,
-        problems: Vec<Problem>,
-    },
+    Caller(Sent),
+}
+
+/// A request written to the server, and everyone waiting for its answer.
+struct Sent {
+    method: &'static str,
+    session: SessionId,
+    reply: RpcReplyPort<Result<Reply>>,
+    /// Callers who asked the identical question while it was in flight.
+    followers: Vec<RpcReplyPort<Result<Reply>>>,
+    /// What makes another request identical to it.
+    key: String,
+    warnings: Vec<String>,
+    file_problem: Option<Problem>,
+    problems: Vec<Problem>,
 }
 
 /// A request waiting until the server can answer it truthfully.
 struct Held {
-    request: ServerRequest,
-    reply: RpcReplyPort<Result<Reply>>,
+    call: Call,
     /// When it is sent whatever the server is doing.
     deadline: Instant,
 }
@@ -267,6 +287,10 @@ pub struct State {
     progress: progress::Progress,
     readiness: readiness::Readiness,
     registrations: watched::Registrations,
+    /// Requests over their session's share, waiting for a turn.
+    fairness: fairness::Fairness<Call>,
+    /// The request in flight for each question, to share its answer.
+    asked: HashMap<String, i64>,
     /// Changes on disk that came before the server registered for any:
     /// told once it does, since its first scan may have missed them.
     early_changes: Vec<FileChange>,
@@ -333,6 +357,8 @@ impl Actor for LanguageServer {
             progress: progress::Progress::default(),
             readiness: readiness::Readiness::new(Instant::now(), sampled),
             registrations: watched::Registrations::default(),
+            fairness: fairness::Fairness::default(),
+            asked: HashMap::new(),
             early_changes: Vec::new(),
             coverage: coverage::Coverage::default(),
             held: Vec::new(),
@@ -400,7 +426,7 @@ impl Actor for LanguageServer {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            LanguageServerMsg::Request(request, reply) => state.request(&myself, request, reply),
+            LanguageServerMsg::Request(call) => state.request(&myself, call),
             LanguageServerMsg::Diagnostics(document, reply) => {
                 state.diagnostics(&myself, document, reply)
             }
@@ -529,6 +555,7 @@ impl State {
             process: self.last_sample,
             last_error: self.last_error.clone(),
             gaps: self.coverage.gaps().to_vec(),
+            queued: self.fairness.queued(),
         }
     }
 }

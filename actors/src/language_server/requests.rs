@@ -1,11 +1,16 @@
 //! The request path: new work is admitted (or queued while the server
 //! initializes, or handed to the restart when the process is dying), its
 //! document synced at once, then held until the server can answer it
-//! truthfully or sent with what the caller should know.
+//! truthfully, and sent with what the caller should know: once for every
+//! caller asking the identical question while it is in flight, and within
+//! its session's fair share of the server (`fairness.rs`).
 
-use super::{Admission, LanguageServerMsg, Pending, Phase, Reply, ServerRequest, State, Work};
+use super::{
+    Admission, Call, LanguageServerMsg, Pending, Phase, Reply, Sent, ServerRequest, State, Work,
+};
 use crate::error::{Error, Result};
-use ractor::{ActorRef, RpcReplyPort};
+use ractor::ActorRef;
+use serde_json::Value;
 
 impl State {
     /// What becomes of new work now: sent to a ready process, queued
@@ -38,54 +43,85 @@ impl State {
         }
     }
 
-    pub(super) fn request(
-        &mut self,
-        myself: &ActorRef<LanguageServerMsg>,
-        request: ServerRequest,
-        reply: RpcReplyPort<Result<Reply>>,
-    ) {
+    pub(super) fn request(&mut self, myself: &ActorRef<LanguageServerMsg>, call: Call) {
         let capabilities = match self.admit() {
             Admission::Ready(capabilities) => capabilities,
-            other => return self.defer(myself, other, Work::Request(request, reply)),
+            other => return self.defer(myself, other, Work::Request(call)),
         };
-        if reply.is_closed() {
+        if call.reply.is_closed() {
             return;
         }
-        if let Some((provider, feature)) = request.capability
+        if let Some((provider, feature)) = call.request.capability
             && !capabilities.supports(provider)
         {
             let refusal = Error::Unsupported {
                 server: self.spec.label(),
                 feature: feature.into(),
             };
-            let _gone = reply.send(Err(refusal));
+            let _gone = call.reply.send(Err(refusal));
             return;
         }
         // The document is synced at once, so a server that loads a
         // project only for an open file starts loading it now.
-        if let Some(document) = &request.document {
+        if let Some(document) = &call.request.document {
             self.sync_document(document.clone(), &capabilities);
         }
-        if self.blocks(&request) {
-            return self.hold(myself, request, reply);
+        if self.blocks(&call.request) {
+            return self.hold(myself, call);
         }
-        self.send(myself, request, reply);
+        self.send(myself, call);
     }
 
-    /// Sends a request now, with what the caller should know about it.
-    pub(super) fn send(
-        &mut self,
-        myself: &ActorRef<LanguageServerMsg>,
-        request: ServerRequest,
-        reply: RpcReplyPort<Result<Reply>>,
-    ) {
+    /// Sends a request the server can answer now: shares the answer of an
+    /// identical one in flight, or writes it when its session's share of
+    /// the server allows, else queues it for its turn.
+    pub(super) fn send(&mut self, myself: &ActorRef<LanguageServerMsg>, call: Call) {
         let Phase::Ready(capabilities) = &self.phase else {
-            return drop(reply.send(Err(Error::ShuttingDown)));
+            return drop(call.reply.send(Err(Error::ShuttingDown)));
         };
-        if reply.is_closed() {
+        if call.reply.is_closed() {
             return;
         }
-        let params = self.request_params(&request, capabilities.encoding);
+        let params = self.request_params(&call.request, capabilities.encoding);
+        let key = self.question(&call.request, &params);
+        if let Some(Pending::Caller(sent)) =
+            self.asked.get(&key).and_then(|id| self.pending.get_mut(id))
+        {
+            sent.followers.push(call.reply);
+            return;
+        }
+        if let Some(call) = self.fairness.admit(call.session, call) {
+            self.write(myself, call, params, key);
+        }
+    }
+
+    /// Sends queued requests whose session has a free share again.
+    pub(super) fn send_queued(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        while let Some((_, call)) = self.fairness.next() {
+            let Phase::Ready(capabilities) = &self.phase else {
+                return drop(call.reply.send(Err(Error::ShuttingDown)));
+            };
+            if call.reply.is_closed() {
+                self.fairness.finished(call.session);
+                continue;
+            }
+            // The document may have changed while it waited: its position
+            // is encoded against the text as it is now.
+            let params = self.request_params(&call.request, capabilities.encoding);
+            let key = self.question(&call.request, &params);
+            self.write(myself, call, params, key);
+        }
+    }
+
+    /// Writes a request, with what the caller should know about it.
+    fn write(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        call: Call,
+        params: Value,
+        key: String,
+    ) {
+        let request = &call.request;
         let mut warnings: Vec<String> = self.unready_warning().into_iter().collect();
         warnings.extend(self.coverage.warnings_for(
             &self.spec.label(),
@@ -97,15 +133,49 @@ impl State {
             None => (None, self.coverage.problems()),
         };
         let id = self.send_request(request.method, params, myself);
-        self.pending.insert(
-            id,
-            Pending::Caller {
-                method: request.method,
-                reply,
-                warnings,
-                file_problem,
-                problems,
-            },
-        );
+        self.asked.insert(key.clone(), id);
+        let sent = Sent {
+            method: request.method,
+            session: call.session,
+            reply: call.reply,
+            followers: Vec::new(),
+            key,
+            warnings,
+            file_problem,
+            problems,
+        };
+        self.pending.insert(id, Pending::Caller(sent));
+    }
+
+    /// What makes two requests the same question: the method, the
+    /// document's version and the parameters (position included) as sent.
+    fn question(&self, request: &ServerRequest, params: &Value) -> String {
+        let version = request
+            .document
+            .as_ref()
+            .and_then(|document| self.documents.version(&document.uri))
+            .unwrap_or_default();
+        format!("{}\u{0}{version}\u{0}{params}", request.method)
+    }
+
+    /// Takes a request out of the pending table, freeing its session's
+    /// share and its question.
+    pub(super) fn take_pending(&mut self, id: i64) -> Option<Pending> {
+        let pending = self.pending.remove(&id)?;
+        if let Pending::Caller(sent) = &pending {
+            self.asked.remove(&sent.key);
+            self.fairness.finished(sent.session);
+        }
+        Some(pending)
+    }
+}
+
+impl Sent {
+    /// Answers the caller and everyone who asked the same meanwhile.
+    pub(super) fn answer(self, answer: Result<Reply>) {
+        for follower in self.followers {
+            let _gone = follower.send(answer.clone());
+        }
+        let _gone = self.reply.send(answer);
     }
 }

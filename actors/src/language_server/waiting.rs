@@ -12,7 +12,7 @@
 
 use super::diagnostics::{Rules, Verdict, Wait};
 use super::{
-    Admission, DiagnosticsReply, Held, LanguageServerMsg, Reply, ServerRequest, State, Work,
+    Admission, Call, DiagnosticsReply, Held, LanguageServerMsg, ServerRequest, State, Work,
 };
 use crate::error::{Error, Result};
 use crate::language_server::documents::DocumentSnapshot;
@@ -215,20 +215,11 @@ impl State {
 
     /// Holds a request until nothing blocks it, or for at most the request
     /// timeout, after which it is sent anyway.
-    pub(super) fn hold(
-        &mut self,
-        myself: &ActorRef<LanguageServerMsg>,
-        request: ServerRequest,
-        reply: RpcReplyPort<Result<Reply>>,
-    ) {
-        tracing::debug!(server = %self.spec.name, method = request.method, "request held until the server can answer it");
+    pub(super) fn hold(&mut self, myself: &ActorRef<LanguageServerMsg>, call: Call) {
+        tracing::debug!(server = %self.spec.name, method = call.request.method, "request held until the server can answer it");
         let deadline = Instant::now() + self.timeouts.request;
         myself.send_after(self.timeouts.request, || LanguageServerMsg::ReleaseHeld);
-        self.held.push(Held {
-            request,
-            reply,
-            deadline,
-        });
+        self.held.push(Held { call, deadline });
         self.tell_monitor_urgency();
     }
 
@@ -239,10 +230,10 @@ impl State {
         }
         let (ready, still): (Vec<Held>, Vec<Held>) = std::mem::take(&mut self.held)
             .into_iter()
-            .partition(|held| !self.blocks(&held.request));
+            .partition(|held| !self.blocks(&held.call.request));
         self.held = still;
         for held in ready {
-            self.send(myself, held.request, held.reply);
+            self.send(myself, held.call);
         }
         self.tell_monitor_urgency();
     }
@@ -256,7 +247,7 @@ impl State {
             .partition(|held| held.deadline <= now);
         self.held = still;
         for held in due {
-            self.send(myself, held.request, held.reply);
+            self.send(myself, held.call);
         }
         self.release_ready(myself);
     }

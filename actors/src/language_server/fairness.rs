@@ -1,0 +1,168 @@
+//! Fair shares of one server among the sessions using it: each session
+//! may have a few requests in flight at the server; more wait in the
+//! session's own queue, and queues are served round-robin, so one agent
+//! flooding a server cannot push another's request behind its flood.
+//! Pure: the actor decides what a queued item is and how to send it.
+
+use crate::session::SessionId;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+/// Requests one session may have at the server at once: enough for an
+/// agent's parallel calls to keep a multi-threaded server busy, few
+/// enough that another session's request is never far behind.
+pub const PER_SESSION: usize = 8;
+
+#[derive(Debug)]
+pub struct Fairness<T> {
+    cap: usize,
+    in_flight: HashMap<SessionId, usize>,
+    queues: BTreeMap<SessionId, VecDeque<T>>,
+    /// The session served last; the next turn starts after it.
+    last: Option<SessionId>,
+}
+
+impl<T> Default for Fairness<T> {
+    fn default() -> Self {
+        Self::new(PER_SESSION)
+    }
+}
+
+impl<T> Fairness<T> {
+    pub fn new(cap: usize) -> Self {
+        Self {
+            cap: cap.max(1),
+            in_flight: HashMap::new(),
+            queues: BTreeMap::new(),
+            last: None,
+        }
+    }
+
+    /// Takes a slot for `session` and gives `item` back to be sent now
+    /// when the session has a slot free and nothing queued ahead of it;
+    /// otherwise queues it and returns `None`.
+    pub fn admit(&mut self, session: SessionId, item: T) -> Option<T> {
+        let queued = self
+            .queues
+            .get(&session)
+            .is_some_and(|queue| !queue.is_empty());
+        let busy = self.in_flight.get(&session).copied().unwrap_or(0);
+        if queued || busy >= self.cap {
+            self.queues.entry(session).or_default().push_back(item);
+            return None;
+        }
+        *self.in_flight.entry(session).or_default() += 1;
+        Some(item)
+    }
+
+    /// One of `session`'s requests is answered (or failed): its slot is
+    /// free.
+    pub fn finished(&mut self, session: SessionId) {
+        if let Some(busy) = self.in_flight.get_mut(&session) {
+            *busy = busy.saturating_sub(1);
+            if *busy == 0 {
+                self.in_flight.remove(&session);
+            }
+        }
+    }
+
+    /// The next queued item to send, taking its session's slot: sessions
+    /// with a free slot take turns, starting after the one served last.
+    pub fn next(&mut self) -> Option<(SessionId, T)> {
+        let sessions: Vec<SessionId> = self
+            .queues
+            .iter()
+            .filter(|(_, queue)| !queue.is_empty())
+            .map(|(session, _)| *session)
+            .collect();
+        let start = self.last.map_or(0, |last| {
+            sessions.partition_point(|session| *session <= last)
+        });
+        let turn = sessions
+            .iter()
+            .cycle()
+            .skip(start)
+            .take(sessions.len())
+            .copied()
+            .find(|session| self.in_flight.get(session).copied().unwrap_or(0) < self.cap)?;
+        let queue = self.queues.get_mut(&turn)?;
+        let item = queue.pop_front()?;
+        if queue.is_empty() {
+            self.queues.remove(&turn);
+        }
+        *self.in_flight.entry(turn).or_default() += 1;
+        self.last = Some(turn);
+        Some((turn, item))
+    }
+
+    /// Every queued item, for a process that stopped before sending them.
+    pub fn drain(&mut self) -> Vec<(SessionId, T)> {
+        self.in_flight.clear();
+        std::mem::take(&mut self.queues)
+            .into_iter()
+            .flat_map(|(session, queue)| queue.into_iter().map(move |item| (session, item)))
+            .collect()
+    }
+
+    pub fn queued(&self) -> usize {
+        self.queues.values().map(VecDeque::len).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: SessionId = SessionId(1);
+    const B: SessionId = SessionId(2);
+    const C: SessionId = SessionId(3);
+
+    #[test]
+    fn a_session_under_its_cap_goes_straight_through() {
+        let mut fairness = Fairness::new(2);
+        assert_eq!(fairness.admit(A, 1), Some(1));
+        assert_eq!(fairness.admit(A, 2), Some(2));
+        assert_eq!(fairness.admit(A, 3), None, "over the cap, queued");
+        assert_eq!(
+            fairness.admit(B, 10),
+            Some(10),
+            "another session is not held back"
+        );
+        assert_eq!(fairness.next(), None, "A is still at its cap");
+        fairness.finished(A);
+        assert_eq!(fairness.next(), Some((A, 3)));
+    }
+
+    #[test]
+    fn queues_are_served_in_turn() {
+        let mut fairness = Fairness::new(1);
+        for n in 0..3 {
+            fairness.admit(A, n);
+        }
+        for n in 10..12 {
+            fairness.admit(B, n);
+        }
+        fairness.admit(C, 20);
+        fairness.admit(C, 21);
+        for session in [A, B, C] {
+            fairness.finished(session);
+        }
+        let mut order = Vec::new();
+        while let Some((session, item)) = fairness.next() {
+            order.push(item);
+            fairness.finished(session);
+        }
+        assert_eq!(order, vec![1, 11, 21, 2]);
+    }
+
+    #[test]
+    fn a_session_with_work_queued_does_not_jump_its_own_queue() {
+        let mut fairness = Fairness::new(1);
+        assert_eq!(fairness.admit(A, 1), Some(1));
+        assert_eq!(fairness.admit(A, 2), None);
+        fairness.finished(A);
+        assert_eq!(fairness.admit(A, 3), None, "2 goes first");
+        assert_eq!(fairness.next(), Some((A, 2)));
+        assert_eq!(fairness.queued(), 1);
+        assert_eq!(fairness.drain(), vec![(A, 3)]);
+    }
+}
