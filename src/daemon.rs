@@ -18,7 +18,7 @@ use tokio::io::BufReader;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 use windlass_actors::gateway::Connection;
-use windlass_actors::supervisor::{self, Mode, RestartPolicy, SupervisorMsg};
+use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy, SupervisorMsg};
 
 /// How long a connection may take to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
@@ -31,6 +31,13 @@ pub struct DaemonArgs {
     /// Seconds to stay up after the last session ends.
     #[arg(long, env = "WINDLASS_LINGER", value_name = "SECS")]
     pub linger: Option<u64>,
+    /// Seconds without a request after which a server stops; 0 = never.
+    #[arg(long, env = "WINDLASS_SERVER_IDLE", value_name = "SECS")]
+    pub server_idle: Option<u64>,
+    /// The servers' total RSS above which idle ones stop, least recently
+    /// used first ("4GiB", "512MiB", bytes; "0" = no budget).
+    #[arg(long, env = "WINDLASS_MEMORY_BUDGET", value_name = "SIZE")]
+    pub memory_budget: Option<String>,
     /// Log filter for the log file (error, warn, info, debug, trace).
     #[arg(long, env = "WINDLASS_LOG_LEVEL", default_value = "info")]
     pub log_level: String,
@@ -45,22 +52,30 @@ pub fn run(args: DaemonArgs) -> Result<()> {
     logging::init(&args.log_level)?;
     let directory = RuntimeDir::open()?;
     let config = crate::config::daemon_config()?;
-    let linger = Duration::from_secs(args.linger.unwrap_or(config.linger));
+    let server_idle = args.server_idle.unwrap_or(config.server_idle);
+    let lifetime = Lifetime {
+        linger: Duration::from_secs(args.linger.unwrap_or(config.linger)),
+        server_idle: (server_idle > 0).then(|| Duration::from_secs(server_idle)),
+        memory_budget: match &args.memory_budget {
+            Some(budget) => crate::config::parse_bytes(budget)?,
+            None => config.memory_budget,
+        },
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let served = runtime.block_on(serve(&directory, linger));
+    let served = runtime.block_on(serve(&directory, lifetime));
     runtime.shutdown_timeout(Duration::from_secs(2));
     served
 }
 
-async fn serve(directory: &RuntimeDir, linger: Duration) -> Result<()> {
+async fn serve(directory: &RuntimeDir, lifetime: Lifetime) -> Result<()> {
     let socket = directory.socket();
     let (listener, inode) = bind(&socket).await?;
     tracing::info!(socket = %socket.display(), pid = std::process::id(), version = %version(), "daemon listening");
     let arguments = supervisor::Arguments {
         policy: RestartPolicy::default(),
-        mode: Mode::Daemon { linger },
+        mode: Mode::Daemon(lifetime),
         first: None,
     };
     let served = tree::run(arguments, |supervisor| accept(listener, supervisor)).await;

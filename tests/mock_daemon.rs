@@ -392,3 +392,73 @@ fn identical_questions_in_flight_together_are_asked_once() {
     assert!(answer_second.contains("greet"));
     assert_eq!(count_in(&record, "textDocument/hover"), 1, "asked once");
 }
+
+/// A project with a python and a rust file, each language served by its
+/// own mockls with `flags`.
+fn two_servers(flags: &str) -> (tempfile::TempDir, Vec<String>) {
+    let project = project(&[("main.py", GREET), ("lib.rs", "fn main() {}\n")]);
+    let mut args = root_arg(project.path());
+    for language in ["python", "rust"] {
+        args.extend(["--lsp".into(), mockls_lsp(language, flags)]);
+    }
+    (project, args)
+}
+
+fn pid_of(status: &str, server: &str) -> Option<u32> {
+    status
+        .lines()
+        .find(|line| line.starts_with(&format!("[{server}]")) && line.contains(" pid "))
+        .map(|_| number_after(status, &format!("[{server}]"), " pid "))
+}
+
+fn hover_rust(session: &Session) -> String {
+    session.ok(
+        "hover",
+        json!({"file": "lib.rs", "line": 1, "symbol": "main"}),
+    )
+}
+
+#[test]
+fn an_idle_server_stops_and_a_busy_one_does_not() {
+    let daemon = Daemon::with_env(&[("WINDLASS_SERVER_IDLE", "1")]);
+    let (_project, args) = two_servers("");
+    let session = daemon.session(&args);
+    hover_rust(&session);
+    hover_greet(&session);
+    let python = pid_of(&session.ok("status", json!({})), "python").unwrap();
+    let status = loop {
+        hover_greet(&session);
+        let status = session.ok("status", json!({}));
+        if status.contains("stopped: idle for 1 s") {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(pid_of(&status, "rust").is_none(), "{status}");
+    assert_eq!(pid_of(&status, "python"), Some(python), "{status}");
+    assert!(
+        status.contains("[rust] ") && status.contains(" stopped "),
+        "{status}"
+    );
+    assert!(hover_rust(&session).contains("main"), "restarted on demand");
+}
+
+#[test]
+fn over_the_memory_budget_the_least_recently_used_idle_server_stops() {
+    let daemon = Daemon::with_env(&[("WINDLASS_MEMORY_BUDGET", "150MiB")]);
+    let (_project, args) = two_servers("--hold-memory 100");
+    let session = daemon.session(&args);
+    hover_rust(&session);
+    hover_greet(&session);
+    let python = pid_of(&session.ok("status", json!({})), "python").unwrap();
+    let status = session.wait_for_status(|status| status.contains("over the memory budget"));
+    assert!(pid_of(&status, "rust").is_none(), "{status}");
+    assert_eq!(pid_of(&status, "python"), Some(python), "{status}");
+    std::thread::sleep(Duration::from_millis(2500));
+    let status = session.ok("status", json!({}));
+    assert_eq!(
+        pid_of(&status, "python"),
+        Some(python),
+        "under the budget again, nothing else stops: {status}"
+    );
+}

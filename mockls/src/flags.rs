@@ -55,6 +55,8 @@ pub struct Flags {
     pub without: Vec<String>,
     /// Append every message received and sent, timestamped, as JSON lines.
     pub record: Option<String>,
+    /// Keep this many MiB of memory resident for as long as it runs.
+    pub hold_memory_mib: usize,
 }
 
 impl Flags {
@@ -98,6 +100,10 @@ impl Flags {
                     flags.position_encoding = Some(PositionEncoding::from_lsp_name(&value()?));
                 }
                 "--record" => flags.record = Some(value()?),
+                "--hold-memory" => {
+                    flags.hold_memory_mib = usize::try_from(number(&value()?)?)
+                        .map_err(|_| format!("{flag}: too large"))?;
+                }
                 "--without" => flags.without.push(value()?),
                 "--stdio" => {}
                 other => return Err(format!("unknown flag {other}")),

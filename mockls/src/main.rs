@@ -32,6 +32,9 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // Written to, so that every page is resident: a server's weight as the
+    // memory budget sees it.
+    let _held = std::hint::black_box(vec![1u8; flags.hold_memory_mib << 20]);
     let mut server = server::Server::new(flags, output);
     let mut decoder = FrameDecoder::new();
     let mut stdin = std::io::stdin().lock();

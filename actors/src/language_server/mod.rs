@@ -36,6 +36,7 @@ pub mod protocol;
 mod readiness;
 mod requests;
 mod sync;
+mod usage;
 mod waiting;
 mod watched;
 mod workspace;
@@ -43,6 +44,7 @@ mod workspace;
 pub use coverage::Problem;
 pub use diagnostics::Strategy;
 pub use documents::{DocumentSnapshot, Documents, ReadError, SyncAction};
+pub use usage::Usage;
 pub use waiting::HARD_LIMIT as DIAGNOSTICS_HARD_LIMIT;
 pub use workspace::FolderChange;
 
@@ -225,6 +227,8 @@ pub struct Arguments {
     pub probe: Option<DocumentSnapshot>,
     pub supervisor: ActorRef<SupervisorMsg>,
     pub monitor: ActorRef<MonitorMsg>,
+    /// Written here, read by the Supervisor.
+    pub usage: Arc<Usage>,
 }
 
 enum Admission {
@@ -267,6 +271,7 @@ struct Held {
 
 pub struct State {
     id: ServerId,
+    usage: Arc<Usage>,
     spec: ServerSpec,
     folders: Vec<WorkspaceFolder>,
     /// The folders `initialize` announced, while folder changes that came
@@ -338,8 +343,11 @@ impl Actor for LanguageServer {
             .pid()
             .and_then(crate::monitor::read_process)
             .is_some();
+        args.usage.set_pid(transport.pid());
+        args.usage.used();
         let mut state = State {
             id: args.id,
+            usage: args.usage,
             spec: args.spec,
             folders: args.folders,
             folders_at_start: None,
@@ -426,8 +434,12 @@ impl Actor for LanguageServer {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            LanguageServerMsg::Request(call) => state.request(&myself, call),
+            LanguageServerMsg::Request(call) => {
+                state.usage.used();
+                state.request(&myself, call)
+            }
             LanguageServerMsg::Diagnostics(document, reply) => {
+                state.usage.used();
                 state.diagnostics(&myself, document, reply)
             }
             LanguageServerMsg::Status(reply) => {
@@ -449,6 +461,7 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Gaps(gaps) => state.coverage.set_gaps(gaps),
             LanguageServerMsg::Folders(change) => state.folders_changed(&myself, change),
         }
+        state.usage.set_working(state.has_work());
         Ok(())
     }
 }
@@ -527,6 +540,20 @@ impl State {
 
     fn strategy(&self) -> Strategy {
         self.diagnostics.observations.strategy(self.progress.seen)
+    }
+
+    /// Whether any caller waits on the server: requests sent, held or
+    /// queued, diagnostics waits, work queued during `initialize`.
+    fn has_work(&self) -> bool {
+        let queued_at_start =
+            matches!(&self.phase, Phase::Initializing(queued) if !queued.is_empty());
+        self.pending
+            .values()
+            .any(|pending| matches!(pending, Pending::Caller(_)))
+            || !self.held.is_empty()
+            || !self.waits.is_empty()
+            || self.fairness.queued() > 0
+            || queued_at_start
     }
 
     fn status(&self) -> ServerStatus {

@@ -27,6 +27,7 @@
 //! never reached a dead process waits for the restart instead of failing.
 
 mod check;
+mod lifetime;
 mod pool;
 mod sessions;
 mod slot;
@@ -127,6 +128,8 @@ pub enum SupervisorMsg {
     /// The linger timer set when the daemon's last session ended; the
     /// number of sessions attached by then tells whether any came since.
     Linger(u64),
+    /// Time to stop idle servers, and to keep to the memory budget.
+    Sweep,
     Servers {
         session: SessionId,
         reply: RpcReplyPort<Overview>,
@@ -179,9 +182,21 @@ pub struct WorkspaceServers {
 pub enum Mode {
     /// The process ends with its only session.
     Standalone,
-    /// Sessions come and go; the tree stops `linger` after the last one
-    /// ended with none attached since.
-    Daemon { linger: Duration },
+    /// Sessions come and go.
+    Daemon(Lifetime),
+}
+
+/// How long a daemon and its servers live unused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifetime {
+    /// The tree stops this long after its last session ended, when none
+    /// attached since.
+    pub linger: Duration,
+    /// A server without a request for this long stops.
+    pub server_idle: Option<Duration>,
+    /// When the servers' resident memory together passes this many bytes,
+    /// idle servers stop, least recently used first.
+    pub memory_budget: Option<u64>,
 }
 
 pub struct Arguments {
@@ -273,8 +288,9 @@ impl Actor for Supervisor {
                     connection,
                 });
             }
-            None => linger(&myself, args.mode, 1),
+            None => lifetime::linger(&myself, args.mode, 1),
         }
+        lifetime::start_sweeping(&myself, args.mode);
         Ok(State {
             policy: args.policy,
             mode: args.mode,
@@ -333,6 +349,7 @@ impl Actor for Supervisor {
                 timeouts,
             } => state.session_servers(&myself, session, servers, timeouts),
             SupervisorMsg::ConfigChanged(path) => state.config_changed(&path),
+            SupervisorMsg::Sweep => state.sweep(),
             SupervisorMsg::Linger(attached) => {
                 if state.sessions.is_empty() && state.next_session == attached {
                     tracing::info!("no session attached while lingering; stopping");
@@ -341,7 +358,7 @@ impl Actor for Supervisor {
             }
             SupervisorMsg::Servers { session, reply } => {
                 let overview = Overview {
-                    daemon_sessions: matches!(state.mode, Mode::Daemon { .. })
+                    daemon_sessions: matches!(state.mode, Mode::Daemon(_))
                         .then_some(state.sessions.len()),
                     servers: state.records(session),
                 };
@@ -463,14 +480,5 @@ impl State {
             .collect();
         records.sort_by(|a, b| a.name.cmp(&b.name));
         records
-    }
-}
-
-/// In a daemon, stops the tree after its linger unless a session attaches
-/// meanwhile (`attached` counts sessions so far, plus one).
-fn linger(myself: &ActorRef<SupervisorMsg>, mode: Mode, attached: u64) {
-    if let Mode::Daemon { linger } = mode {
-        tracing::info!(seconds = linger.as_secs(), "no sessions; lingering");
-        myself.send_after(linger, move || SupervisorMsg::Linger(attached));
     }
 }

@@ -219,6 +219,7 @@ impl State {
             return;
         }
         let roots = slot.root_set();
+        slot.usage = Arc::default();
         let args = language_server::Arguments {
             id: server,
             spec: slot.spec.clone(),
@@ -235,6 +236,7 @@ impl State {
                 .filter(|document| roots.root_of(&document.path).is_some()),
             supervisor: myself.clone(),
             monitor: self.monitor.clone(),
+            usage: slot.usage.clone(),
         };
         match Actor::spawn_linked(None, LanguageServer, args, myself.get_cell()).await {
             Ok((actor, _)) => {
@@ -295,6 +297,7 @@ impl State {
     /// needs it again.
     pub(super) fn stop_server(&mut self, server: ServerId, reason: &str) {
         if let Some(slot) = self.slots.get_mut(&server)
+            && slot.stopped.is_none()
             && let Some(actor) = &slot.actor
         {
             tracing::info!(server = %slot.spec.name, "stopping: {reason}");

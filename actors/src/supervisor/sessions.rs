@@ -154,7 +154,7 @@ impl State {
             tracing::info!("MCP client disconnected; shutting down");
             myself.stop(Some("client disconnected".into()));
         }
-        super::linger(myself, self.mode, self.next_session);
+        super::lifetime::linger(myself, self.mode, self.next_session);
     }
 
     /// A session's roots changed: its servers' folders follow, and servers

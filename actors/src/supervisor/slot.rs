@@ -5,7 +5,7 @@
 
 use crate::error::Error;
 use crate::language::{ServerKey, ServerSpec};
-use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Work};
+use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Usage, Work};
 use crate::roots::RootSet;
 use crate::router::{ServerHandle, ServerId};
 use crate::session::SessionId;
@@ -113,6 +113,8 @@ pub struct Slot {
     pub stderr: String,
     /// The limits it runs with, from the session that first needed it.
     pub timeouts: Timeouts,
+    /// How its current process is used, written by its actor.
+    pub usage: Arc<Usage>,
 }
 
 impl Slot {
@@ -135,6 +137,7 @@ impl Slot {
             stopped: None,
             stderr: String::new(),
             timeouts,
+            usage: Arc::default(),
         }
     }
 
