@@ -302,6 +302,7 @@ async fn handshake(stream: UnixStream, hello: &Hello) -> Result<Daemon> {
         }
         Answer::Refused(reason) => bail!("the daemon refused the session: {reason}"),
         Answer::Stopping => bail!("the daemon is stopping"),
+        Answer::Pong { .. } => bail!("the daemon answered a hello with a pong"),
     }
 }
 

@@ -22,6 +22,19 @@ use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy, Superviso
 
 /// How long a connection may take to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often the runtime directory is checked for a newer daemon of
+/// another version.
+const VERSION_CHECK: Duration = Duration::from_secs(2);
+
+/// When this daemon started, in milliseconds since the Unix epoch.
+fn started() -> u128 {
+    static STARTED: std::sync::OnceLock<u128> = std::sync::OnceLock::new();
+    *STARTED.get_or_init(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_millis())
+    })
+}
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct DaemonArgs {
@@ -71,6 +84,7 @@ pub fn run(args: DaemonArgs) -> Result<()> {
 
 async fn serve(directory: &RuntimeDir, lifetime: Lifetime) -> Result<()> {
     let socket = directory.socket();
+    started();
     let (listener, inode) = bind(&socket).await?;
     tracing::info!(socket = %socket.display(), pid = std::process::id(), version = %version(), "daemon listening");
     let arguments = supervisor::Arguments {
@@ -78,7 +92,13 @@ async fn serve(directory: &RuntimeDir, lifetime: Lifetime) -> Result<()> {
         mode: Mode::Daemon(lifetime),
         first: None,
     };
-    let served = tree::run(arguments, |supervisor| accept(listener, supervisor)).await;
+    let served = tree::run(arguments, |supervisor| async move {
+        tokio::select! {
+            reason = accept(listener, supervisor.clone()) => reason,
+            never = watch_versions(directory, supervisor) => never,
+        }
+    })
+    .await;
     // A daemon started after this one stopped answering may own the path now.
     if std::fs::metadata(&socket).is_ok_and(|metadata| metadata.ino() == inode) {
         let _gone = std::fs::remove_file(&socket);
@@ -123,6 +143,45 @@ async fn accept(listener: UnixListener, supervisor: ActorRef<SupervisorMsg>) -> 
     }
 }
 
+/// Tells the Supervisor once a daemon of another version, started after
+/// this one, answers in the runtime directory: this one is the old one,
+/// and ends with its last session instead of lingering.
+async fn watch_versions(directory: &RuntimeDir, supervisor: ActorRef<SupervisorMsg>) -> String {
+    let own = directory.socket();
+    let mut ticks = tokio::time::interval(VERSION_CHECK);
+    loop {
+        ticks.tick().await;
+        for socket in directory
+            .sockets()
+            .into_iter()
+            .filter(|socket| *socket != own)
+        {
+            if ping(&socket)
+                .await
+                .is_ok_and(|(_, their_start)| their_start > started())
+            {
+                let _stopped = supervisor.send_message(SupervisorMsg::Superseded);
+                return std::future::pending().await;
+            }
+        }
+    }
+}
+
+/// The version and start time of the daemon answering on `socket`.
+async fn ping(socket: &Path) -> Result<(String, u128)> {
+    let stream = UnixStream::connect(socket).await?;
+    let (reader, mut writer) = stream.into_split();
+    let mut reader = BufReader::new(reader);
+    hello::send(&mut writer, &Request::Ping).await?;
+    let answer = tokio::time::timeout(HELLO_TIMEOUT, hello::receive(&mut reader))
+        .await
+        .context("no answer")??;
+    match answer {
+        Answer::Pong { version, started } => Ok((version, started)),
+        other => bail!("unexpected answer {other:?}"),
+    }
+}
+
 async fn admit(stream: UnixStream, supervisor: ActorRef<SupervisorMsg>, stop: mpsc::Sender<()>) {
     if let Err(error) = handshake(stream, supervisor, stop).await {
         tracing::warn!("a connection was turned away: {error:#}");
@@ -149,6 +208,13 @@ async fn handshake(
             hello::send(&mut writer, &Answer::Stopping).await?;
             let _stopping = stop.send(()).await;
             return Ok(());
+        }
+        Request::Ping => {
+            let pong = Answer::Pong {
+                version: version(),
+                started: started(),
+            };
+            return hello::send(&mut writer, &pong).await;
         }
         Request::Attach(hello) => *hello,
     };

@@ -19,6 +19,8 @@ pub enum Request {
     Attach(Box<Hello>),
     /// Stop the daemon and its servers.
     Stop,
+    /// Whether a daemon answers, and which version it is.
+    Ping,
 }
 
 /// What a bridge tells the daemon about its session.
@@ -43,6 +45,11 @@ pub enum Answer {
     /// configuration file, another version).
     Refused(String),
     Stopping,
+    Pong {
+        version: String,
+        /// When the daemon started, in milliseconds since the Unix epoch.
+        started: u128,
+    },
 }
 
 /// Writes one message as a line.

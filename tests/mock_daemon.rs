@@ -462,3 +462,28 @@ fn over_the_memory_budget_the_least_recently_used_idle_server_stops() {
         "under the budget again, nothing else stops: {status}"
     );
 }
+
+#[test]
+fn a_daemon_that_another_version_supersedes_exits_after_its_last_session() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(project.path(), "", &record);
+    let old = daemon.session_as(
+        &args,
+        Client {
+            env: &[("WINDLASS_VERSION", "0.0.0-old")],
+            ..Client::default()
+        },
+    );
+    let old_pid = daemon_pid(&old);
+    let new = daemon.session(&args);
+    assert!(hover_greet(&new).contains("greet"));
+    drop(old);
+    wait_until("the old daemon exits instead of lingering", || {
+        !alive(old_pid)
+    });
+    assert_eq!(daemon.sockets().len(), 1);
+    assert!(hover_greet(&new).contains("greet"), "the new one serves on");
+}

@@ -59,6 +59,19 @@ struct Running {
 }
 
 impl State {
+    /// Another version's daemon serves bridges of its version; this one
+    /// ends with its last session.
+    pub(super) fn superseded(&mut self, myself: &ActorRef<SupervisorMsg>) {
+        if self.superseded {
+            return;
+        }
+        self.superseded = true;
+        tracing::info!("a daemon of another version runs; this one stops after its last session");
+        if self.sessions.is_empty() {
+            myself.stop(Some("superseded".into()));
+        }
+    }
+
     pub(super) fn sweep(&mut self) {
         let Mode::Daemon(lifetime) = self.mode else {
             return;

@@ -130,6 +130,9 @@ pub enum SupervisorMsg {
     Linger(u64),
     /// Time to stop idle servers, and to keep to the memory budget.
     Sweep,
+    /// A daemon of another version runs beside this one: this one stops
+    /// after its last session instead of lingering.
+    Superseded,
     Servers {
         session: SessionId,
         reply: RpcReplyPort<Overview>,
@@ -233,6 +236,8 @@ pub struct State {
     watcher: ActorRef<WatcherMsg>,
     /// Every session's roots together, as the Watcher watches them.
     watched: Vec<PathBuf>,
+    /// Another version's daemon runs: no lingering.
+    superseded: bool,
 }
 
 impl Actor for Supervisor {
@@ -302,6 +307,7 @@ impl Actor for Supervisor {
             monitor,
             watcher,
             watched,
+            superseded: false,
         })
     }
 
@@ -350,6 +356,7 @@ impl Actor for Supervisor {
             } => state.session_servers(&myself, session, servers, timeouts),
             SupervisorMsg::ConfigChanged(path) => state.config_changed(&path),
             SupervisorMsg::Sweep => state.sweep(),
+            SupervisorMsg::Superseded => state.superseded(&myself),
             SupervisorMsg::Linger(attached) => {
                 if state.sessions.is_empty() && state.next_session == attached {
                     tracing::info!("no session attached while lingering; stopping");

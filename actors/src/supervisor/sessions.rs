@@ -150,11 +150,17 @@ impl State {
         if !self.sessions.is_empty() {
             return;
         }
-        if self.mode == Mode::Standalone {
-            tracing::info!("MCP client disconnected; shutting down");
-            myself.stop(Some("client disconnected".into()));
+        match self.mode {
+            Mode::Standalone => {
+                tracing::info!("MCP client disconnected; shutting down");
+                myself.stop(Some("client disconnected".into()));
+            }
+            Mode::Daemon(_) if self.superseded => {
+                tracing::info!("last session gone and another version's daemon runs; stopping");
+                myself.stop(Some("superseded".into()));
+            }
+            Mode::Daemon(_) => super::lifetime::linger(myself, self.mode, self.next_session),
         }
-        super::lifetime::linger(myself, self.mode, self.next_session);
     }
 
     /// A session's roots changed: its servers' folders follow, and servers
