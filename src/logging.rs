@@ -11,10 +11,7 @@ use tracing_subscriber::{EnvFilter, fmt};
 pub fn init(level: &str) -> Result<()> {
     let filter =
         EnvFilter::try_new(level).with_context(|| format!("invalid log level {level:?}"))?;
-    let directory = crate::trust::state_dir()?.join("logs");
-    std::fs::create_dir_all(&directory)
-        .with_context(|| format!("creating {}", directory.display()))?;
-    let path = directory.join(format!("windlass-{}.log", std::process::id()));
+    let path = file_path()?;
     let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
     tracing_subscriber::registry()
         .with(filter)
@@ -22,4 +19,13 @@ pub fn init(level: &str) -> Result<()> {
         .with(fmt::layer().with_writer(Mutex::new(file)).with_ansi(false))
         .try_init()
         .context("installing the logger")
+}
+
+/// This process's log file, `logs/windlass-PID.log` in the state
+/// directory, whose directory is created if missing.
+pub fn file_path() -> Result<std::path::PathBuf> {
+    let directory = crate::trust::state_dir()?.join("logs");
+    std::fs::create_dir_all(&directory)
+        .with_context(|| format!("creating {}", directory.display()))?;
+    Ok(directory.join(format!("windlass-{}.log", std::process::id())))
 }

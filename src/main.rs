@@ -50,13 +50,14 @@ enum Command {
 }
 
 fn main() -> Result<()> {
+    let raw_args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Trust { file }) => trust_command(file),
-        Some(Command::Serve(args)) => bridge::run(args),
+        Some(Command::Serve(args)) => bridge::run(args, raw_args),
         Some(Command::Daemon(args)) => daemon::run(args),
         Some(Command::Stop) => daemon::stop_all(),
-        None => bridge::run(cli.serve),
+        None => bridge::run(cli.serve, raw_args),
     }
 }
 

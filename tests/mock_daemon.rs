@@ -487,3 +487,55 @@ fn a_daemon_that_another_version_supersedes_exits_after_its_last_session() {
     assert_eq!(daemon.sockets().len(), 1);
     assert!(hover_greet(&new).contains("greet"), "the new one serves on");
 }
+
+/// A session served standalone says so in `status`, without a daemon.
+fn is_standalone(session: &Session) -> bool {
+    let status = hover_and_status(session);
+    !status.contains("of daemon pid")
+}
+
+fn hover_and_status(session: &Session) -> String {
+    assert!(hover_greet(session).contains("greet"));
+    session.ok("status", json!({}))
+}
+
+#[test]
+fn a_bridge_whose_daemon_never_answers_serves_standalone() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    // Something that is not a daemon holds the socket: it takes
+    // connections and hangs up on each.
+    let runtime = daemon.dir.path().join("run/windlass");
+    std::fs::create_dir_all(&runtime).unwrap();
+    std::fs::set_permissions(
+        &runtime,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(
+        runtime.join(format!("windlass-{}.sock", env!("CARGO_PKG_VERSION"))),
+    )
+    .unwrap();
+    std::thread::spawn(move || {
+        for connection in listener.incoming() {
+            drop(connection);
+        }
+    });
+    let session = daemon.session(&mockls_args(project.path(), "", &record));
+    assert!(is_standalone(&session));
+}
+
+#[test]
+fn a_bridge_without_a_runtime_directory_serves_standalone() {
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let world = tempfile::tempdir().unwrap();
+    let not_a_directory = world.path().join("file");
+    std::fs::write(&not_a_directory, "").unwrap();
+    let daemon = Daemon::with_env(&[("XDG_RUNTIME_DIR", not_a_directory.to_str().unwrap())]);
+    let session = daemon.session(&mockls_args(project.path(), "", &record));
+    assert!(is_standalone(&session));
+}

@@ -99,3 +99,36 @@ pub fn c_project_with_database(callers: usize) -> tempfile::TempDir {
     );
     dir
 }
+
+/// A Python project big enough that pyright takes seconds to analyse a
+/// file at its end: a chain of modules, each importing the one before,
+/// each with `classes` small classes.
+pub fn big_python_project(modules: usize, classes: usize) -> tempfile::TempDir {
+    let dir = project(&[]);
+    for index in 0..modules {
+        let mut text = String::new();
+        if index > 0 {
+            text.push_str(&format!("from m{} import f{}\n\n", index - 1, index - 1));
+        }
+        let body = match index {
+            0 => "x".to_owned(),
+            _ => format!("f{}(x) + 1", index - 1),
+        };
+        text.push_str(&format!(
+            "def f{index}(x: int) -> int:\n    return {body}\n\n"
+        ));
+        for part in 0..classes {
+            text.push_str(&format!(
+                "class C{index}_{part}:\n    def __init__(self, a: int, b: str) -> None:\n        self.a = a\n        self.b = b\n\n    def size(self) -> int:\n        return self.a + len(self.b)\n\n"
+            ));
+        }
+        write(dir.path(), &format!("m{index}.py"), &text);
+    }
+    let last = modules - 1;
+    write(
+        dir.path(),
+        "main.py",
+        &format!("from m{last} import f{last}\n\nresult = f{last}(1)\n"),
+    );
+    dir
+}

@@ -1,0 +1,380 @@
+//! The daemon against standalone processes, run by hand:
+//!
+//! ```sh
+//! cargo build --release --workspace && cargo bench --bench daemon
+//! ```
+//!
+//! Prints the bridge's cost on a warm hover (bridge + daemon against one
+//! standalone process), the first hover of a second session when the
+//! daemon already has a warm pyright (against the first session's, cold),
+//! and eight sessions asking mixed questions for `DAEMON_BENCH_SECONDS`
+//! (default 60) against mockls and against pyright: lost and mismatched
+//! answers, each session's p50 and p99, and the resident memory (RSS and
+//! PSS) of Windlass and its servers for eight sessions in one daemon
+//! against eight standalone processes and against one.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod percentiles;
+
+use common::projects::big_python_project;
+use common::*;
+use percentiles::Percentiles;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const HOVERS: usize = 2_000;
+const SESSIONS: usize = 8;
+
+const SHAPES_PY: &str = "\
+class Shape:
+    def area(self) -> float:
+        return 0.0
+
+
+def total(shapes: list[Shape]) -> float:
+    return sum(s.area() for s in shapes)
+";
+
+const MAIN_PY: &str = "\
+from shapes import Shape, total
+
+size = total([Shape()])
+";
+
+fn main() {
+    let seconds = std::env::var("DAEMON_BENCH_SECONDS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(60);
+    hover_overhead();
+    if have("pyright-langserver") {
+        second_session_first_hover();
+    } else {
+        println!("pyright-langserver is not on PATH: pyright figures skipped");
+    }
+    let project = project(&[("shapes.py", SHAPES_PY), ("main.py", MAIN_PY)]);
+    let mockls = vec!["--lsp".to_owned(), mockls_lsp("python", "")];
+    many_sessions("mockls", project.path(), &mockls, seconds);
+    if have("pyright-langserver") {
+        many_sessions("pyright", project.path(), &[], seconds);
+    }
+}
+
+fn quiet(root: &Path, extra: &[String]) -> Vec<String> {
+    let mut args = root_arg(root);
+    args.extend(["--log-level".into(), "warn".into()]);
+    args.extend(extra.iter().cloned());
+    args
+}
+
+/// Warm hovers through one standalone process and through a bridge to a
+/// daemon, in alternating blocks so that both see the same machine.
+fn hover_overhead() {
+    let dir = project(&[("main.py", "class Shape:\n    pass\n\nshape = Shape()\n")]);
+    let args = quiet(dir.path(), &["--lsp".into(), mockls_lsp("python", "")]);
+    let daemon = Daemon::new();
+    let standalone = Session::start(&args);
+    let bridged = daemon.session(&args);
+    let question = json!({"file": "main.py", "line": 4, "column": 10});
+    for session in [&standalone, &bridged] {
+        for _ in 0..100 {
+            assert_eq!(session.ok("hover", question.clone()), "Shape");
+        }
+    }
+    let (mut alone, mut through) = (Vec::new(), Vec::new());
+    for _ in 0..10 {
+        for (session, samples) in [(&standalone, &mut alone), (&bridged, &mut through)] {
+            for _ in 0..HOVERS / 10 {
+                let started = Instant::now();
+                session.ok("hover", question.clone());
+                samples.push(started.elapsed());
+            }
+        }
+    }
+    report("warm hover, standalone", &alone);
+    report("warm hover, bridge + daemon", &through);
+    let (alone, through) = (Percentiles::new(&alone), Percentiles::new(&through));
+    println!(
+        "{:<44} median {:>+9.3} ms  p90 {:>+9.3} ms",
+        "  bridge + daemon minus standalone",
+        through.ms(0.5) - alone.ms(0.5),
+        through.ms(0.9) - alone.ms(0.9)
+    );
+}
+
+/// The first hover of a session whose daemon already has pyright warm on
+/// the project, against the first session's, which waits for pyright to
+/// load it.
+fn second_session_first_hover() {
+    let dir = big_python_project(150, 20);
+    let args = quiet(dir.path(), &[]);
+    let question = json!({"file": "main.py", "line": 3, "symbol": "result"});
+    let daemon = Daemon::new();
+    let first = daemon.session(&args);
+    let started = Instant::now();
+    let answer = first.ok("hover", question.clone());
+    let cold = started.elapsed();
+    assert!(answer.contains("int"), "{answer}");
+    let mut warm = Vec::new();
+    let mut from_spawn = Vec::new();
+    for _ in 0..10 {
+        let spawned = Instant::now();
+        let next = daemon.session(&args);
+        let started = Instant::now();
+        assert_eq!(next.ok("hover", question.clone()), answer);
+        warm.push(started.elapsed());
+        from_spawn.push(spawned.elapsed());
+    }
+    println!(
+        "{:<44} {:>9.1} ms",
+        "first hover, first session (cold pyright)",
+        cold.as_secs_f64() * 1000.0
+    );
+    report("first hover, a later session (warm pyright)", &warm);
+    report("  the same, from the bridge's start", &from_spawn);
+}
+
+/// The questions each session asks in turn, with their arguments.
+fn questions() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "hover",
+            json!({"file": "main.py", "line": 3, "symbol": "total"}),
+        ),
+        (
+            "definition",
+            json!({"file": "main.py", "line": 3, "symbol": "Shape"}),
+        ),
+        (
+            "find_references",
+            json!({"file": "shapes.py", "line": 6, "symbol": "total"}),
+        ),
+        ("document_symbols", json!({"file": "shapes.py"})),
+        ("diagnostics", json!({"file": "main.py"})),
+        (
+            "hover",
+            json!({"file": "shapes.py", "line": 2, "symbol": "area"}),
+        ),
+    ]
+}
+
+/// What one session saw in the timed run.
+#[derive(Default)]
+struct Tally {
+    samples: Vec<Duration>,
+    lost: usize,
+    mismatched: usize,
+}
+
+fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64) {
+    let args = quiet(root, extra);
+    let questions = questions();
+    let expected: Vec<String> = {
+        let reference = Session::start(&args);
+        questions
+            .iter()
+            .map(|(tool, arguments)| reference.ok(tool, arguments.clone()))
+            .collect()
+    };
+
+    let daemon = Daemon::new();
+    let sessions: Vec<Session> = (0..SESSIONS).map(|_| daemon.session(&args)).collect();
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let tallies: Vec<Tally> = std::thread::scope(|scope| {
+        let workers: Vec<_> = sessions
+            .iter()
+            .enumerate()
+            .map(|(n, session)| {
+                let (questions, expected) = (&questions, &expected);
+                scope.spawn(move || ask_until(session, n, questions, expected, deadline))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().unwrap())
+            .collect()
+    });
+    let daemon_pid = daemon_pid(&sessions[0]);
+    // A bridge that started the daemon is its parent: bridges alone.
+    let bridges = sessions
+        .iter()
+        .map(|session| Memory::of(session.pid()))
+        .fold(Memory::default(), Memory::add);
+    let in_daemon = tree_memory(daemon_pid).add(bridges);
+    drop(sessions);
+
+    println!("{label}: {SESSIONS} sessions × mixed questions for {seconds} s");
+    for (n, tally) in tallies.iter().enumerate() {
+        let p = Percentiles::new(&tally.samples);
+        println!(
+            "  session {n}: {:>6} answers  p50 {:>8.3} ms  p99 {:>8.3} ms  lost {}  mismatched {}",
+            p.count(),
+            p.ms(0.5),
+            p.ms(0.99),
+            tally.lost,
+            tally.mismatched
+        );
+    }
+    let lost: usize = tallies.iter().map(|tally| tally.lost).sum();
+    let mismatched: usize = tallies.iter().map(|tally| tally.mismatched).sum();
+    println!("  lost {lost}, mismatched {mismatched}");
+
+    let standalone: Vec<Session> = (0..SESSIONS).map(|_| Session::start(&args)).collect();
+    for session in &standalone {
+        for (tool, arguments) in &questions {
+            session.ok(tool, arguments.clone());
+        }
+    }
+    let each: Vec<Memory> = standalone
+        .iter()
+        .map(|session| tree_memory(session.pid()))
+        .collect();
+    let eight = each.iter().copied().fold(Memory::default(), Memory::add);
+    let one = each
+        .iter()
+        .copied()
+        .max_by_key(|memory| memory.rss)
+        .unwrap_or_default();
+    print_memory("RSS", [in_daemon.rss, bridges.rss, eight.rss, one.rss]);
+    print_memory("PSS", [in_daemon.pss, bridges.pss, eight.pss, one.pss]);
+}
+
+/// One measure of memory: sessions in one daemon (and their bridges alone),
+/// standalone sessions, and one standalone session.
+fn print_memory(name: &str, [in_daemon, bridges, eight, one]: [u64; 4]) {
+    println!(
+        "  {name}, windlass + servers: {SESSIONS} sessions in one daemon {:.1} MB ({:.2}× one standalone session, bridges {:.1} MB); {SESSIONS} standalone {:.1} MB ({:.2}×); one standalone {:.1} MB",
+        mb(in_daemon),
+        in_daemon as f64 / one as f64,
+        mb(bridges),
+        mb(eight),
+        eight as f64 / one as f64,
+        mb(one),
+    );
+}
+
+/// Resident memory in bytes: RSS counts each shared page in every process
+/// that maps it, PSS divides it among them.
+#[derive(Clone, Copy, Default)]
+struct Memory {
+    rss: u64,
+    pss: u64,
+}
+
+impl Memory {
+    fn of(pid: u32) -> Memory {
+        Memory {
+            rss: kilobytes(&format!("/proc/{pid}/status"), "VmRSS:") * 1024,
+            pss: kilobytes(&format!("/proc/{pid}/smaps_rollup"), "Pss:") * 1024,
+        }
+    }
+
+    fn add(self, other: Memory) -> Memory {
+        Memory {
+            rss: self.rss + other.rss,
+            pss: self.pss + other.pss,
+        }
+    }
+}
+
+fn kilobytes(file: &str, field: &str) -> u64 {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .find(|line| line.starts_with(field))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .unwrap_or(0)
+}
+
+fn ask_until(
+    session: &Session,
+    offset: usize,
+    questions: &[(&str, Value)],
+    expected: &[String],
+    deadline: Instant,
+) -> Tally {
+    let mut tally = Tally::default();
+    let mut turn = offset;
+    while Instant::now() < deadline {
+        let index = turn % questions.len();
+        turn += 1;
+        let (tool, arguments) = &questions[index];
+        let started = Instant::now();
+        let answer = outcome(wait(&session.call_async(tool, arguments.clone())));
+        tally.samples.push(started.elapsed());
+        if answer.is_error {
+            tally.lost += 1;
+        } else if answer.text != expected[index] {
+            tally.mismatched += 1;
+        }
+    }
+    tally
+}
+
+fn daemon_pid(session: &Session) -> u32 {
+    let status = session.ok("status", json!({}));
+    let line = status
+        .lines()
+        .find(|line| line.contains("of daemon pid"))
+        .unwrap();
+    let after = &line[line.find("daemon pid ").unwrap() + "daemon pid ".len()..];
+    after.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// Resident memory of a process and all its descendants.
+fn tree_memory(root: u32) -> Memory {
+    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
+    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let parent = stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().nth(1))
+            .and_then(|ppid| ppid.parse::<u32>().ok());
+        if let Some(parent) = parent {
+            children.entry(parent).or_default().push(pid);
+        }
+    }
+    let mut total = Memory::default();
+    let mut pending = vec![root];
+    while let Some(pid) = pending.pop() {
+        total = total.add(Memory::of(pid));
+        pending.extend(children.get(&pid).into_iter().flatten());
+    }
+    total
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+fn report(label: &str, samples: &[Duration]) {
+    let p = Percentiles::new(samples);
+    println!(
+        "{label:<44} median {:>9.3} ms  p90 {:>9.3} ms  p99 {:>9.3} ms  (n={})",
+        p.ms(0.5),
+        p.ms(0.9),
+        p.ms(0.99),
+        p.count()
+    );
+}
