@@ -189,6 +189,9 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64) {
 
     let daemon = Daemon::new();
     let sessions: Vec<Session> = (0..SESSIONS).map(|_| daemon.session(&args)).collect();
+    ask_each_once(&sessions, &questions);
+    let daemon_pid = daemon_pid(&sessions[0]);
+    let at_rest = DaemonMemory::of(daemon_pid, &sessions);
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let tallies: Vec<Tally> = std::thread::scope(|scope| {
         let workers: Vec<_> = sessions
@@ -204,13 +207,7 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64) {
             .map(|worker| worker.join().unwrap())
             .collect()
     });
-    let daemon_pid = daemon_pid(&sessions[0]);
-    // A bridge that started the daemon is its parent: bridges alone.
-    let bridges = sessions
-        .iter()
-        .map(|session| Memory::of(session.pid()))
-        .fold(Memory::default(), Memory::add);
-    let in_daemon = tree_memory(daemon_pid).add(bridges);
+    let loaded = DaemonMemory::of(daemon_pid, &sessions);
     drop(sessions);
 
     println!("{label}: {SESSIONS} sessions × mixed questions for {seconds} s");
@@ -230,37 +227,92 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64) {
     println!("  lost {lost}, mismatched {mismatched}");
 
     let standalone: Vec<Session> = (0..SESSIONS).map(|_| Session::start(&args)).collect();
-    for session in &standalone {
-        for (tool, arguments) in &questions {
-            session.ok(tool, arguments.clone());
-        }
-    }
-    let each: Vec<Memory> = standalone
+    ask_each_once(&standalone, &questions);
+    let each: Vec<(Memory, Memory)> = standalone
         .iter()
-        .map(|session| tree_memory(session.pid()))
+        .map(|session| {
+            let windlass = Memory::of(session.pid());
+            (windlass, tree_memory(session.pid()).minus(windlass))
+        })
         .collect();
-    let eight = each.iter().copied().fold(Memory::default(), Memory::add);
+    let windlasses = each
+        .iter()
+        .map(|each| each.0)
+        .fold(Memory::default(), Memory::add);
+    let servers = each
+        .iter()
+        .map(|each| each.1)
+        .fold(Memory::default(), Memory::add);
     let one = each
         .iter()
         .copied()
-        .max_by_key(|memory| memory.rss)
+        .max_by_key(|(windlass, servers)| windlass.rss + servers.rss)
         .unwrap_or_default();
-    print_memory("RSS", [in_daemon.rss, bridges.rss, eight.rss, one.rss]);
-    print_memory("PSS", [in_daemon.pss, bridges.pss, eight.pss, one.pss]);
+    println!("  RSS (MB)                                      windlass  servers    total  × one");
+    let row = |name: &str, windlass: Memory, servers: Memory| {
+        let total = windlass.rss + servers.rss;
+        println!(
+            "  {name:<44} {:>8.1} {:>8.1} {:>8.1} {:>6.2}",
+            mb(windlass.rss),
+            mb(servers.rss),
+            mb(total),
+            total as f64 / (one.0.rss + one.1.rss) as f64
+        );
+    };
+    row("one standalone session", one.0, one.1);
+    row(
+        &format!("{SESSIONS} standalone sessions"),
+        windlasses,
+        servers,
+    );
+    for (name, memory) in [
+        ("in one daemon, each asked once", at_rest),
+        ("in one daemon, after the run", loaded),
+    ] {
+        row(
+            &format!("{SESSIONS} sessions {name}"),
+            memory.daemon.add(memory.bridges),
+            memory.servers,
+        );
+    }
+    println!(
+        "  of which the {SESSIONS} bridges: RSS {:.1} MB, PSS {:.1} MB (their shared pages divided among them)",
+        mb(at_rest.bridges.rss),
+        mb(at_rest.bridges.pss)
+    );
 }
 
-/// One measure of memory: sessions in one daemon (and their bridges alone),
-/// standalone sessions, and one standalone session.
-fn print_memory(name: &str, [in_daemon, bridges, eight, one]: [u64; 4]) {
-    println!(
-        "  {name}, windlass + servers: {SESSIONS} sessions in one daemon {:.1} MB ({:.2}× one standalone session, bridges {:.1} MB); {SESSIONS} standalone {:.1} MB ({:.2}×); one standalone {:.1} MB",
-        mb(in_daemon),
-        in_daemon as f64 / one as f64,
-        mb(bridges),
-        mb(eight),
-        eight as f64 / one as f64,
-        mb(one),
-    );
+/// Every session asks every question once, in turn.
+fn ask_each_once(sessions: &[Session], questions: &[(&str, Value)]) {
+    for session in sessions {
+        for (tool, arguments) in questions {
+            session.ok(tool, arguments.clone());
+        }
+    }
+}
+
+/// The memory of sessions in one daemon: their bridges, the daemon
+/// process, and the language servers it runs.
+#[derive(Clone, Copy)]
+struct DaemonMemory {
+    bridges: Memory,
+    daemon: Memory,
+    servers: Memory,
+}
+
+impl DaemonMemory {
+    fn of(daemon_pid: u32, sessions: &[Session]) -> DaemonMemory {
+        let daemon = Memory::of(daemon_pid);
+        DaemonMemory {
+            // A bridge that started the daemon is its parent: bridges alone.
+            bridges: sessions
+                .iter()
+                .map(|session| Memory::of(session.pid()))
+                .fold(Memory::default(), Memory::add),
+            daemon,
+            servers: tree_memory(daemon_pid).minus(daemon),
+        }
+    }
 }
 
 /// Resident memory in bytes: RSS counts each shared page in every process
@@ -276,6 +328,13 @@ impl Memory {
         Memory {
             rss: kilobytes(&format!("/proc/{pid}/status"), "VmRSS:") * 1024,
             pss: kilobytes(&format!("/proc/{pid}/smaps_rollup"), "Pss:") * 1024,
+        }
+    }
+
+    fn minus(self, other: Memory) -> Memory {
+        Memory {
+            rss: self.rss.saturating_sub(other.rss),
+            pss: self.pss.saturating_sub(other.pss),
         }
     }
 

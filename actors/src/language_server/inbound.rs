@@ -185,7 +185,17 @@ impl State {
         }
     }
 
-    pub(super) fn time_out(&mut self, myself: &ActorRef<LanguageServerMsg>, id: i64) {
+    /// Times out every request whose deadline has passed.
+    pub(super) fn deadlines_due(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        let now = Instant::now();
+        let (passed, timer) = self.deadlines.fired(now);
+        super::arm_deadline_timer(myself, timer, now);
+        for id in passed {
+            self.time_out(myself, id);
+        }
+    }
+
+    fn time_out(&mut self, myself: &ActorRef<LanguageServerMsg>, id: i64) {
         let Some(pending) = self.take_pending(id) else {
             return;
         };

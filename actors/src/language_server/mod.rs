@@ -13,20 +13,21 @@
 //! Watcher (through the Router); `Incoming` from its reader task;
 //! `Activity` from the Monitor; `Configure` and `Retire` from the
 //! Supervisor after a configuration reload, `Folders` when the roots
-//! change; `Gaps` from its own search for
-//! project files; `TimedOut`, `CheckDiagnostics`, `DiagnosticsExpired`,
-//! `ReleaseHeld` and `CloseIdle` from its own timers.
+//! change; `Gaps` from its own search for project files;
+//! `DeadlinesDue`, `CheckDiagnostics`, `ReleaseHeld` and `CloseIdle` from
+//! its own timers.
 //! Tells the Supervisor when its process exits, handing back the requests
 //! the process never received, and the Monitor which process to sample.
 //!
 //! Invariant: no handler awaits a server reply. A request is written, its
-//! reply port parked in `pending` with a deadline timer, and the reader task
+//! reply port parked in `pending` with a deadline (one timer for all), and the reader task
 //! delivers the response as an `Incoming` message. A request the server
 //! cannot yet answer truthfully (it is loading, or taking in a change on
 //! disk) is held in `held` and sent once it can. Diagnostics callers are
 //! parked in `waits` and answered when the cache says they may be.
 
 mod coverage;
+mod deadlines;
 mod diagnostics;
 mod documents;
 mod fairness;
@@ -177,12 +178,10 @@ pub enum LanguageServerMsg {
     Incoming(Incoming),
     /// A CPU sample of the process, from the Monitor.
     Activity(ProcessSample),
-    /// The deadline of request `id` has passed.
-    TimedOut(i64),
+    /// The earliest deadline of a request in flight may have passed.
+    DeadlinesDue,
     /// A diagnostics wait may be due.
     CheckDiagnostics,
-    /// The hard limit of diagnostics wait `id` has passed.
-    DiagnosticsExpired(u64),
     /// A held request may have waited long enough.
     ReleaseHeld,
     /// Periodic sweep of documents idle past the idle timeout.
@@ -284,6 +283,7 @@ pub struct State {
     started: Instant,
     next_id: i64,
     pending: HashMap<i64, Pending>,
+    deadlines: deadlines::Deadlines,
     phase: Phase,
     documents: Documents,
     /// Held until `initialize` answers, then sent as `didOpen`.
@@ -358,6 +358,7 @@ impl Actor for LanguageServer {
             started: Instant::now(),
             next_id: 1,
             pending: HashMap::new(),
+            deadlines: deadlines::Deadlines::default(),
             phase: Phase::Initializing(Vec::new()),
             documents: Documents::default(),
             reopen: args.reopen,
@@ -448,12 +449,11 @@ impl Actor for LanguageServer {
             LanguageServerMsg::FilesChanged(changes) => state.files_changed(&myself, &changes),
             LanguageServerMsg::Incoming(incoming) => state.receive(&myself, incoming),
             LanguageServerMsg::Activity(sample) => state.activity(&myself, sample),
-            LanguageServerMsg::TimedOut(id) => state.time_out(&myself, id),
+            LanguageServerMsg::DeadlinesDue => state.deadlines_due(&myself),
             LanguageServerMsg::CheckDiagnostics => {
                 state.next_check = None;
                 state.check_waits(&myself);
             }
-            LanguageServerMsg::DiagnosticsExpired(id) => state.expire_wait(id),
             LanguageServerMsg::ReleaseHeld => state.release_held(&myself),
             LanguageServerMsg::CloseIdle => state.close_idle(),
             LanguageServerMsg::Configure(settings) => state.configure(settings),
@@ -463,6 +463,15 @@ impl Actor for LanguageServer {
         }
         state.usage.set_working(state.has_work());
         Ok(())
+    }
+}
+
+/// Has `DeadlinesDue` sent at `at`, if a timer must be armed.
+fn arm_deadline_timer(myself: &ActorRef<LanguageServerMsg>, at: Option<Instant>, now: Instant) {
+    if let Some(at) = at {
+        myself.send_after(at.saturating_duration_since(now), || {
+            LanguageServerMsg::DeadlinesDue
+        });
     }
 }
 
@@ -485,9 +494,9 @@ impl State {
         self.next_id += 1;
         tracing::debug!(server = %self.spec.name, request_id = id, method, "request sent");
         self.transport.send(message::request(id, method, params));
-        myself.send_after(self.timeouts.request, move || {
-            LanguageServerMsg::TimedOut(id)
-        });
+        let now = Instant::now();
+        let timer = self.deadlines.set(id, now + self.timeouts.request);
+        arm_deadline_timer(myself, timer, now);
         id
     }
 

@@ -162,6 +162,7 @@ impl State {
     /// share and its question.
     pub(super) fn take_pending(&mut self, id: i64) -> Option<Pending> {
         let pending = self.pending.remove(&id)?;
+        self.deadlines.remove(id);
         if let Pending::Caller(sent) = &pending {
             self.asked.remove(&sent.key);
             self.fairness.finished(sent.session);

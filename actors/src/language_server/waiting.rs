@@ -58,9 +58,6 @@ impl State {
                 reply,
             },
         );
-        myself.send_after(HARD_LIMIT, move || {
-            LanguageServerMsg::DiagnosticsExpired(id)
-        });
         self.check_waits(myself);
     }
 
@@ -95,8 +92,17 @@ impl State {
         // While the server loads, its silence says nothing yet.
         let progress_idle = self.progress.is_idle() && !self.loading();
         let mut settled = Vec::new();
+        let mut expired = Vec::new();
         let mut earliest: Option<Instant> = None;
         for (id, parked) in &self.waits {
+            // The hard limit shares the waits' one timer: a timer per wait
+            // would be a task asleep for the whole limit.
+            let limit = parked.wait.started + HARD_LIMIT;
+            if limit <= now {
+                expired.push(*id);
+                continue;
+            }
+            earliest = Some(earliest.map_or(limit, |e| e.min(limit)));
             let entry = self.diagnostics.entry(&parked.wait.uri);
             match parked.wait.verdict(
                 entry,
@@ -121,6 +127,9 @@ impl State {
                     });
                 let _gone = parked.reply.send(answer);
             }
+        }
+        for id in expired {
+            self.expire_wait(id);
         }
         if let Some(due) = earliest
             && self.next_check.is_none_or(|scheduled| due < scheduled)
@@ -162,7 +171,7 @@ impl State {
         }
     }
 
-    pub(super) fn expire_wait(&mut self, id: u64) {
+    fn expire_wait(&mut self, id: u64) {
         if let Some(parked) = self.waits.remove(&id) {
             let detail = format!(
                 "was still working on diagnostics after {} s",
@@ -172,7 +181,6 @@ impl State {
                 server: self.spec.label(),
                 detail,
             }));
-            self.tell_monitor_urgency();
         }
     }
 
