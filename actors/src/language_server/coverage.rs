@@ -22,7 +22,7 @@ const INDEX_METHODS: &[&str] = &[
 /// Whether an answer to `method` with `params` depends on the whole
 /// project: clangd's pre-standard type hierarchy asks for children
 /// (subtypes) with direction 0.
-fn needs_index(method: &str, params: &Value) -> bool {
+pub(super) fn needs_index(method: &str, params: &Value) -> bool {
     INDEX_METHODS.contains(&method)
         || (method == "textDocument/typeHierarchy"
             && params.get("direction").and_then(Value::as_u64) == Some(0))

@@ -64,7 +64,14 @@ impl State {
         // The document is synced at once, so a server that loads a
         // project only for an open file starts loading it now.
         if let Some(document) = &call.request.document {
-            self.sync_document(document.clone(), &capabilities);
+            let opened = self.sync_document(document.clone(), &capabilities);
+            // The file may belong to a project the server loads only now
+            // (tsserver): a question about the whole project waits until
+            // the server has taken it in, or its answer is the new
+            // project's alone.
+            if opened && super::coverage::needs_index(call.request.method, &call.request.params) {
+                self.readiness.workspace_changed(std::time::Instant::now());
+            }
         }
         if self.blocks(&call.request) {
             return self.hold(myself, call);

@@ -45,21 +45,23 @@ impl State {
     /// answers it can be missed or mistaken for an older one. A document
     /// sent again because a file it depends on changed is then waited for:
     /// until the server publishes its version, or, for servers that do not
-    /// say which version they publish, until the server is quiet.
+    /// say which version they publish, until the server is quiet. Returns
+    /// whether the document was opened.
     pub(super) fn sync_document(
         &mut self,
         document: DocumentSnapshot,
         capabilities: &Capabilities,
-    ) {
+    ) -> bool {
         let uri = document.uri.clone();
         let text = document.text.clone();
         let language = document.language_id.clone();
         match self.documents.sync(document) {
-            SyncAction::Unchanged => {}
+            SyncAction::Unchanged => false,
             SyncAction::Open { version } => {
                 self.diagnostics.note_change(&uri, i64::from(version));
                 self.readiness.reload(Instant::now());
                 self.did_open(&uri, &language, version, &text);
+                true
             }
             SyncAction::Change {
                 version,
@@ -78,6 +80,7 @@ impl State {
                     }
                     self.notify("textDocument/didSave", params);
                 }
+                false
             }
         }
     }

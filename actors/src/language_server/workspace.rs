@@ -146,7 +146,7 @@ impl State {
             resent.push(change.uri.as_str());
             match DocumentSnapshot::read(&change.path) {
                 Ok(document) if change.kind != ChangeKind::Deleted => {
-                    self.sync_document(document, &capabilities)
+                    self.sync_document(document, &capabilities);
                 }
                 _ => self.close_document(&change.uri),
             }
