@@ -539,3 +539,73 @@ fn a_bridge_without_a_runtime_directory_serves_standalone() {
     let session = daemon.session(&mockls_args(project.path(), "", &record));
     assert!(is_standalone(&session));
 }
+
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// What a process of `uid` hears after pinging the daemon at `socket`.
+fn ping_as(uid: u32, socket: &Path) -> String {
+    use std::os::unix::process::CommandExt;
+    let script = r#"
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+try:
+    s.sendall(b'"ping"\n')
+    answer = s.recv(4096)
+except ConnectionResetError:
+    answer = b''
+print(answer.decode() if answer else 'closed')
+"#;
+    let output = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(socket)
+        .uid(uid)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+#[test]
+fn the_daemon_is_private_to_its_user() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let session = daemon.session(&mockls_args(project.path(), "", &record));
+    hover_greet(&session);
+    let runtime = daemon.dir.path().join("run/windlass");
+    let socket = daemon.sockets().pop().unwrap();
+    assert_eq!(mode(&runtime), 0o700);
+    assert_eq!(mode(&socket), 0o600);
+    let own = rustix::process::getuid().as_raw();
+    assert!(ping_as(own, &socket).contains("pong"));
+    if own != 0 {
+        eprintln!("skipped: a peer of another uid can only be made by root");
+        return;
+    }
+    // With every door opened, the daemon itself still refuses a stranger.
+    use std::os::unix::fs::PermissionsExt;
+    for path in [daemon.dir.path(), &daemon.dir.path().join("run"), &runtime] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).unwrap();
+    assert_eq!(ping_as(65534, &socket), "closed");
+    wait_until("the daemon logs why", || {
+        std::fs::read_dir(daemon.dir.path().join("state/windlass/logs"))
+            .unwrap()
+            .filter_map(Result::ok)
+            .any(|log| {
+                std::fs::read_to_string(log.path())
+                    .unwrap_or_default()
+                    .contains("a peer of uid 65534")
+            })
+    });
+    assert!(
+        hover_greet(&session).contains("greet"),
+        "the session goes on"
+    );
+}
