@@ -19,7 +19,7 @@ mod common;
 mod percentiles;
 
 use common::*;
-use percentiles::Percentiles;
+use percentiles::report;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -181,16 +181,5 @@ fn peak_rss(dir: &tempfile::TempDir) {
         "{:<44} {}",
         "peak RSS, two servers, 400 hovers",
         peak.trim_start_matches("VmHWM:").trim()
-    );
-}
-
-fn report(label: &str, samples: &[Duration]) {
-    let p = Percentiles::new(samples);
-    println!(
-        "{label:<44} median {:>9.3} ms  p90 {:>9.3} ms  p99 {:>9.3} ms  (n={})",
-        p.ms(0.5),
-        p.ms(0.9),
-        p.ms(0.99),
-        p.count()
     );
 }

@@ -24,9 +24,9 @@
 mod common;
 mod percentiles;
 
-use common::projects::big_python_project;
+use common::projects::{SHAPES_MAIN_PY, SHAPES_PY, big_python_project};
 use common::*;
-use percentiles::Percentiles;
+use percentiles::{Percentiles, report};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
@@ -34,22 +34,6 @@ use std::time::{Duration, Instant};
 
 const HOVERS: usize = 2_000;
 const SESSIONS: usize = 8;
-
-const SHAPES_PY: &str = "\
-class Shape:
-    def area(self) -> float:
-        return 0.0
-
-
-def total(shapes: list[Shape]) -> float:
-    return sum(s.area() for s in shapes)
-";
-
-const MAIN_PY: &str = "\
-from shapes import Shape, total
-
-size = total([Shape()])
-";
 
 fn main() {
     let seconds = std::env::var("DAEMON_BENCH_SECONDS")
@@ -62,7 +46,7 @@ fn main() {
     } else {
         println!("pyright-langserver is not on PATH: pyright figures skipped");
     }
-    let project = project(&[("shapes.py", SHAPES_PY), ("main.py", MAIN_PY)]);
+    let project = project(&[("shapes.py", SHAPES_PY), ("main.py", SHAPES_MAIN_PY)]);
     let mockls = vec!["--lsp".to_owned(), mockls_lsp("python", "")];
     many_sessions("mockls", project.path(), &mockls, seconds);
     if have("pyright-langserver") {
@@ -425,15 +409,4 @@ fn tree_memory(root: u32) -> Memory {
 
 fn mb(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
-}
-
-fn report(label: &str, samples: &[Duration]) {
-    let p = Percentiles::new(samples);
-    println!(
-        "{label:<44} median {:>9.3} ms  p90 {:>9.3} ms  p99 {:>9.3} ms  (n={})",
-        p.ms(0.5),
-        p.ms(0.9),
-        p.ms(0.99),
-        p.count()
-    );
 }

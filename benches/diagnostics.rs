@@ -21,7 +21,7 @@ mod common;
 mod percentiles;
 
 use common::*;
-use percentiles::Percentiles;
+use percentiles::report;
 use serde_json::json;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -114,14 +114,4 @@ fn recorded_publications(record: &std::path::Path) -> Vec<f64> {
         })
         .filter_map(|entry| entry["t"].as_f64())
         .collect()
-}
-
-fn report(label: &str, samples: &[Duration]) {
-    let p = Percentiles::new(samples);
-    println!(
-        "{label:<78} median {:>8.1} ms  p99 {:>8.1} ms  (n={})",
-        p.ms(0.5),
-        p.ms(0.99),
-        p.count()
-    );
 }

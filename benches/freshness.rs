@@ -29,9 +29,9 @@ mod percentiles;
 
 use common::projects::{big_typescript_project, c_project_with_database, write};
 use common::*;
-use percentiles::Percentiles;
+use percentiles::report;
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What is rewritten, and what the dependent's diagnostics must say.
 struct CrossFile {
@@ -271,15 +271,4 @@ fn shell_project(scripts: usize) -> tempfile::TempDir {
     }
     write(dir.path(), "run.sh", "#!/usr/bin/env bash\ntask_199\n");
     dir
-}
-
-fn report(label: &str, samples: &[Duration]) {
-    let p = Percentiles::new(samples);
-    println!(
-        "{label}: median {:.1} ms, p90 {:.1} ms, max {:.1} ms (n={})",
-        p.ms(0.5),
-        p.ms(0.9),
-        p.ms(1.0),
-        p.count()
-    );
 }

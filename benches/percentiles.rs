@@ -24,3 +24,15 @@ impl Percentiles {
         self.0.len()
     }
 }
+
+/// Prints one line: the label, then the median, p90 and p99 of `samples`.
+pub fn report(label: &str, samples: &[Duration]) {
+    let p = Percentiles::new(samples);
+    println!(
+        "{label:<44} median {:>9.3} ms  p90 {:>9.3} ms  p99 {:>9.3} ms  (n={})",
+        p.ms(0.5),
+        p.ms(0.9),
+        p.ms(0.99),
+        p.count()
+    );
+}

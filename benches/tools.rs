@@ -21,7 +21,7 @@ mod common;
 mod percentiles;
 
 use common::*;
-use percentiles::Percentiles;
+use percentiles::report;
 use serde_json::{Value, json};
 use std::time::Instant;
 
@@ -144,11 +144,5 @@ fn search_speed() {
             "{answer}"
         );
     }
-    let p = Percentiles::new(&samples);
-    println!(
-        "search over 10,000 files (heatmap): median {:.0} ms, max {:.0} ms (n={})",
-        p.ms(0.5),
-        p.ms(1.0),
-        p.count()
-    );
+    report("search over 10,000 files (heatmap)", &samples);
 }

@@ -7,24 +7,9 @@
 
 mod common;
 
+use common::projects::{SHAPES_MAIN_PY, SHAPES_PY};
 use common::*;
 use serde_json::json;
-
-const SHAPES_PY: &str = "\
-class Shape:
-    def area(self) -> float:
-        return 0.0
-
-
-def total(shapes: list[Shape]) -> float:
-    return sum(s.area() for s in shapes)
-";
-
-const MAIN_PY: &str = "\
-from shapes import Shape, total
-
-size = total([Shape()])
-";
 
 fn pyright_pid(session: &Session) -> String {
     let status = session.wait_for_status(|status| {
@@ -49,7 +34,7 @@ fn three_sessions_share_one_pyright_and_each_gets_right_answers() {
     let daemon = Daemon::new();
     let dir = project(&[
         ("shapes.py", SHAPES_PY),
-        ("main.py", MAIN_PY),
+        ("main.py", SHAPES_MAIN_PY),
         ("one.py", "value: int = 1\n"),
         ("two.py", "value: int = 2\n"),
         ("three.py", "value: int = 3\n"),
@@ -104,7 +89,7 @@ fn a_shared_pyright_answers_each_session_only_about_its_own_roots() {
     let daemon = Daemon::new();
     let dir = project(&[
         ("app/shapes.py", SHAPES_PY),
-        ("app/main.py", MAIN_PY),
+        ("app/main.py", SHAPES_MAIN_PY),
         ("other/shapes.py", SHAPES_PY),
         ("other/use.py", "from shapes import total\n\ntotal([])\n"),
     ]);

@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::projects::SHAPES_PY;
 use common::*;
 use serde_json::json;
 
@@ -13,16 +14,6 @@ use serde_json::json;
 fn column_of(line: &str, word: &str) -> usize {
     line[..line.find(word).unwrap()].chars().count() + 1
 }
-
-const SHAPES_PY: &str = "\
-class Shape:
-    def area(self) -> float:
-        return 0.0
-
-
-def total(shapes: list[Shape]) -> float:
-    return sum(s.area() for s in shapes)
-";
 
 const MAIN_PY: &str = "\
 from shapes import Shape, total

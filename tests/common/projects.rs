@@ -6,6 +6,24 @@ use super::project;
 use serde_json::json;
 use std::path::Path;
 
+/// Two Python modules, one using the other: the small project the
+/// real-server tests and benchmarks ask questions about.
+pub const SHAPES_PY: &str = "\
+class Shape:
+    def area(self) -> float:
+        return 0.0
+
+
+def total(shapes: list[Shape]) -> float:
+    return sum(s.area() for s in shapes)
+";
+
+pub const SHAPES_MAIN_PY: &str = "\
+from shapes import Shape, total
+
+size = total([Shape()])
+";
+
 /// A TypeScript project big enough that tsserver takes seconds to load
 /// it: a chain of modules, each importing the one before.
 pub fn big_typescript_project(modules: usize) -> tempfile::TempDir {
