@@ -154,6 +154,37 @@ fn a_session_never_sees_the_files_of_another_sessions_roots() {
 }
 
 #[test]
+fn a_shared_servers_words_about_another_sessions_files_are_not_shown() {
+    let daemon = Daemon::new();
+    let project = project(&[("alpha/main.py", GREET), ("beta/main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let flags = "--workspace-folders --crash-on textDocument/hover";
+    let alpha = daemon.session(&mockls_args(&project.path().join("alpha"), flags, &record));
+    let beta = daemon.session(&mockls_args(&project.path().join("beta"), flags, &record));
+    alpha.wait_for_status(|status| status.contains("shared by 2 sessions"));
+
+    let crashed = beta.err(
+        "hover",
+        json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+    );
+    let beta_dir = project.path().canonicalize().unwrap().join("beta");
+    assert!(
+        crashed.contains(&beta_dir.display().to_string()),
+        "a session sees its own files named: {crashed}"
+    );
+    let status = alpha.wait_for_status(|status| status.contains("crashing on"));
+    assert!(
+        !status.contains(&beta_dir.display().to_string()),
+        "{status}"
+    );
+    assert!(
+        status.contains("of file:<path outside the roots> as asked"),
+        "{status}"
+    );
+}
+
+#[test]
 fn one_sessions_diagnostics_stay_exact_while_another_edits_other_files() {
     let daemon = Daemon::new();
     let files: Vec<(String, &str)> = (0..4)

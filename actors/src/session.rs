@@ -48,6 +48,8 @@ pub struct Shared {
     pub router: ActorRef<RouterMsg>,
     pub watcher: ActorRef<WatcherMsg>,
     pub monitor: ActorRef<MonitorMsg>,
+    /// Whether this is a daemon, whose servers other sessions may share.
+    pub daemon: bool,
 }
 
 pub struct Arguments {

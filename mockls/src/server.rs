@@ -68,7 +68,11 @@ impl Server {
 
     fn request(&mut self, id: Value, method: &str, params: &Value) {
         if self.flags.crash_on.iter().any(|m| m == method) {
-            eprintln!("mockls: crashing on {method} as asked");
+            // Named as a real server names the file it choked on.
+            match params["textDocument"]["uri"].as_str() {
+                Some(uri) => eprintln!("mockls: crashing on {method} of {uri} as asked"),
+                None => eprintln!("mockls: crashing on {method} as asked"),
+            }
             std::process::exit(3);
         }
         match method {

@@ -361,6 +361,43 @@ pub fn symbol_kind(kind: u64) -> &'static str {
         .unwrap_or("symbol")
 }
 
+/// What a path outside the caller's roots becomes in a server's own
+/// words.
+pub const HIDDEN_PATH: &str = "<path outside the roots>";
+
+/// A server's own words (an error, its stderr) with every absolute path
+/// outside `roots` replaced by [`HIDDEN_PATH`]: a server shared in a daemon
+/// may name files of another session's roots, which this session must
+/// not learn. `file://` URIs count as their paths.
+pub fn hide_paths_outside(text: &str, roots: &RootSet) -> String {
+    let mut shown = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('/') {
+        let (before, from) = rest.split_at(start);
+        // A web address is not a file; a `file:` URI is.
+        let web = before.ends_with(':') && !before.ends_with("file:");
+        let starts_path = !web && before.chars().last().is_none_or(|c| !is_path_char(c));
+        let end = from.find(|c: char| !is_path_char(c)).unwrap_or(from.len());
+        let (path, after) = from.split_at(end.max(1));
+        shown.push_str(before);
+        let hidden = starts_path
+            && path.len() > 1
+            && roots
+                .root_of(Path::new(path.trim_start_matches("//")))
+                .is_none();
+        shown.push_str(if hidden { HIDDEN_PATH } else { path });
+        rest = after;
+    }
+    shown.push_str(rest);
+    shown
+}
+
+/// Characters a path in prose runs over; it ends at whitespace, quotes,
+/// brackets, and the colon before a line number.
+fn is_path_char(c: char) -> bool {
+    !(c.is_whitespace() || "\"'`()[]{}<>,;:".contains(c))
+}
+
 /// Joins lines, stopping before `max_bytes` with a marker that says how
 /// many lines were left out.
 pub fn bounded(lines: &[String], max_bytes: usize) -> String {
@@ -500,6 +537,27 @@ mod tests {
             paged(&head, &body, 500, 160),
             "100 items\n… 100 lines before (from offset=100)"
         );
+    }
+
+    #[test]
+    fn a_servers_words_keep_only_paths_inside_the_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("mine");
+        std::fs::create_dir_all(&root).unwrap();
+        let roots = RootSet::new(std::slice::from_ref(&root)).unwrap();
+        let mine = roots.first_directory().join("src/a.py");
+        let text = format!(
+            "error in {}:3:1; cannot read \"/home/other/secret.py\" (file:///home/other/b.py), see https://example.com/help and src/c.py",
+            mine.display()
+        );
+        assert_eq!(
+            hide_paths_outside(&text, &roots),
+            format!(
+                "error in {}:3:1; cannot read \"{HIDDEN_PATH}\" (file:{HIDDEN_PATH}), see https://example.com/help and src/c.py",
+                mine.display()
+            )
+        );
+        assert_eq!(hide_paths_outside("a / b and /", &roots), "a / b and /");
     }
 
     #[test]

@@ -4,7 +4,7 @@ use super::context::Context;
 use super::render;
 use crate::error::Result;
 use crate::language_server::{LanguageServerMsg, ServerStatus};
-use crate::roots::RootListing;
+use crate::roots::{RootListing, RootSet};
 use crate::supervisor::ServerRecord;
 use ractor::rpc::CallResult;
 use std::time::Duration;
@@ -37,6 +37,11 @@ pub async fn status(context: &Context) -> Result<String> {
         ));
     }
     lines.extend(root_lines(&context.roots_listing().await?));
+    // A shared server's own words may name another session's files.
+    let roots = match context.shared.daemon {
+        true => Some(context.root_set().await?),
+        false => None,
+    };
     let records = overview.servers;
     if records.is_empty() {
         lines.push("no language servers configured".into());
@@ -52,7 +57,7 @@ pub async fn status(context: &Context) -> Result<String> {
             },
             None => None,
         };
-        lines.extend(describe(&record, live.as_ref()));
+        lines.extend(describe(&record, live.as_ref(), roots.as_deref()));
     }
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
@@ -73,7 +78,17 @@ fn root_lines(listing: &[RootListing]) -> Vec<String> {
         .collect()
 }
 
-fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {
+/// A server's lines; what the server itself said shows no path outside
+/// `roots`, when given.
+fn describe(
+    record: &ServerRecord,
+    live: Option<&ServerStatus>,
+    roots: Option<&RootSet>,
+) -> Vec<String> {
+    let own_words = |text: &str| match roots {
+        Some(roots) => render::hide_paths_outside(text, roots),
+        None => text.to_owned(),
+    };
     let languages = record.languages.join(",");
     let mut head = format!("[{}] {} {}", record.name, record.command, record.phase);
     if languages != record.name {
@@ -111,20 +126,25 @@ fn describe(record: &ServerRecord, live: Option<&ServerStatus>) -> Vec<String> {
     }
     let mut lines = vec![head];
     if let Some(reason) = &record.stopped {
-        lines.push(format!("  stopped: {reason}"));
+        lines.push(format!("  stopped: {}", own_words(reason)));
     }
     let last_error = live
         .and_then(|live| live.last_error.clone())
         .or_else(|| record.last_error.clone());
     if let Some(error) = last_error {
-        lines.push(format!("  last error: {error}"));
+        lines.push(format!("  last error: {}", own_words(&error)));
     }
     for gap in live.iter().flat_map(|live| &live.gaps) {
         lines.push(format!("  note: {gap}"));
     }
     if matches!(record.phase, "failed" | "restarting") && !record.stderr.is_empty() {
         lines.push("  stderr:".into());
-        lines.extend(record.stderr.lines().map(|line| format!("    {line}")));
+        lines.extend(
+            record
+                .stderr
+                .lines()
+                .map(|line| format!("    {}", own_words(line))),
+        );
     }
     lines
 }

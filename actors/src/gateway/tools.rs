@@ -13,7 +13,8 @@ use super::map::{self, MapArgs};
 use super::navigation::{self, OutlineArgs, ReferencesArgs};
 use super::schema;
 use super::search::{self, SearchArgs};
-use super::status;
+use super::{render, status};
+use crate::error::Error;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -47,8 +48,25 @@ impl Tools {
     }
 }
 
-fn answer(result: crate::error::Result<String>) -> ToolResult {
-    result.map_err(|error| error.to_string())
+impl Tools {
+    /// The tool's answer, or its error as text. In a daemon, an error in a
+    /// server's own words shows no path outside this session's roots: the
+    /// server may be shared with sessions rooted elsewhere.
+    async fn answer(&self, result: crate::error::Result<String>) -> ToolResult {
+        let error = match result {
+            Ok(text) => return Ok(text),
+            Err(error) => error,
+        };
+        let text = error.to_string();
+        let own_input = matches!(error, Error::OutsideRoots(_) | Error::InvalidArgument(_));
+        if !self.context.shared.daemon || own_input {
+            return Err(text);
+        }
+        match self.context.root_set().await {
+            Ok(roots) => Err(render::hide_paths_outside(&text, &roots)),
+            Err(_) => Err(text),
+        }
+    }
 }
 
 #[tool_router]
@@ -58,7 +76,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        answer(navigation::hover(&self.context, &args).await)
+        self.answer(navigation::hover(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -66,7 +85,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        answer(navigation::goto(&self.context, &args, navigation::DEFINITION).await)
+        self.answer(navigation::goto(&self.context, &args, navigation::DEFINITION).await)
+            .await
     }
 
     #[tool(
@@ -74,7 +94,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn declaration(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        answer(navigation::goto(&self.context, &args, navigation::DECLARATION).await)
+        self.answer(navigation::goto(&self.context, &args, navigation::DECLARATION).await)
+            .await
     }
 
     #[tool(
@@ -82,7 +103,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn type_definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        answer(navigation::goto(&self.context, &args, navigation::TYPE_DEFINITION).await)
+        self.answer(navigation::goto(&self.context, &args, navigation::TYPE_DEFINITION).await)
+            .await
     }
 
     #[tool(
@@ -90,7 +112,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn implementation(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        answer(navigation::goto(&self.context, &args, navigation::IMPLEMENTATION).await)
+        self.answer(navigation::goto(&self.context, &args, navigation::IMPLEMENTATION).await)
+            .await
     }
 
     #[tool(
@@ -98,7 +121,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn find_references(&self, Parameters(args): Parameters<ReferencesArgs>) -> ToolResult {
-        answer(navigation::references(&self.context, &args).await)
+        self.answer(navigation::references(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -106,7 +130,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn document_symbols(&self, Parameters(args): Parameters<OutlineArgs>) -> ToolResult {
-        answer(navigation::document_symbols(&self.context, &args).await)
+        self.answer(navigation::document_symbols(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -114,7 +139,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn diagnostics(&self, Parameters(args): Parameters<DiagnosticsArgs>) -> ToolResult {
-        answer(diagnostics::diagnostics(&self.context, &args).await)
+        self.answer(diagnostics::diagnostics(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -122,7 +148,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn list_directory(&self, Parameters(args): Parameters<ListDirectoryArgs>) -> ToolResult {
-        answer(directory::list_directory(&self.context, &args).await)
+        self.answer(directory::list_directory(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -130,7 +157,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> ToolResult {
-        answer(search::search(&self.context, &args).await)
+        self.answer(search::search(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -138,7 +166,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn codebase_map(&self, Parameters(args): Parameters<MapArgs>) -> ToolResult {
-        answer(map::codebase_map(&self.context, &args).await)
+        self.answer(map::codebase_map(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -146,7 +175,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn call_hierarchy(&self, Parameters(args): Parameters<CallHierarchyArgs>) -> ToolResult {
-        answer(hierarchy::call_hierarchy(&self.context, &args).await)
+        self.answer(hierarchy::call_hierarchy(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -154,7 +184,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn type_hierarchy(&self, Parameters(args): Parameters<TypeHierarchyArgs>) -> ToolResult {
-        answer(hierarchy::type_hierarchy(&self.context, &args).await)
+        self.answer(hierarchy::type_hierarchy(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -162,7 +193,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn code_actions(&self, Parameters(args): Parameters<CodeActionsArgs>) -> ToolResult {
-        answer(editing::code_actions(&self.context, &args).await)
+        self.answer(editing::code_actions(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -170,7 +202,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn rename(&self, Parameters(args): Parameters<RenameArgs>) -> ToolResult {
-        answer(editing::rename(&self.context, &args).await)
+        self.answer(editing::rename(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -178,7 +211,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn completion(&self, Parameters(args): Parameters<CompletionArgs>) -> ToolResult {
-        answer(assist::completion(&self.context, &args).await)
+        self.answer(assist::completion(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -186,7 +220,8 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn signature_help(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        answer(assist::signature_help(&self.context, &args).await)
+        self.answer(assist::signature_help(&self.context, &args).await)
+            .await
     }
 
     #[tool(
@@ -194,7 +229,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn status(&self) -> ToolResult {
-        answer(status::status(&self.context).await)
+        self.answer(status::status(&self.context).await).await
     }
 }
 

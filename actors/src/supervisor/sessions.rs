@@ -52,6 +52,7 @@ impl State {
                 router: self.router.clone(),
                 watcher: self.watcher.clone(),
                 monitor: self.monitor.clone(),
+                daemon: matches!(self.mode, Mode::Daemon(_)),
             },
         };
         let actor = match Actor::spawn_linked(None, Session, arguments, myself.get_cell()).await {
