@@ -91,6 +91,7 @@ async fn serve(directory: &RuntimeDir, lifetime: Lifetime) -> Result<()> {
         policy: RestartPolicy::default(),
         mode: Mode::Daemon(lifetime),
         first: None,
+        store: crate::state_dir::store_path(),
     };
     let served = tree::run(arguments, |supervisor| async move {
         tokio::select! {

@@ -24,7 +24,7 @@ pub fn init(level: &str) -> Result<()> {
 /// This process's log file, `logs/windlass-PID.log` in the state
 /// directory, whose directory is created if missing.
 pub fn file_path() -> Result<std::path::PathBuf> {
-    let directory = crate::trust::state_dir()?.join("logs");
+    let directory = crate::state_dir::path()?.join("logs");
     std::fs::create_dir_all(&directory)
         .with_context(|| format!("creating {}", directory.display()))?;
     Ok(directory.join(format!("windlass-{}.log", std::process::id())))

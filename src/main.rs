@@ -4,13 +4,18 @@
 //! and typed below.
 
 mod bridge;
+mod clock;
 mod config;
 mod daemon;
+mod gc;
 mod hello;
+mod list;
 mod logging;
+mod query;
 mod runtime_dir;
 mod session_args;
 mod standalone;
+mod state_dir;
 mod tree;
 mod trust;
 
@@ -42,6 +47,12 @@ enum Command {
     Daemon(DaemonArgs),
     /// Stop the daemon and its language servers.
     Stop,
+    /// Recorded sessions, alive first.
+    List,
+    /// Recorded events, filtered; or a read-only SELECT over the store.
+    Query(query::QueryArgs),
+    /// Forget old events, dead sessions, or one session.
+    Gc(gc::GcArgs),
     /// Allow a project .windlass.toml to run the server commands it names.
     Trust {
         /// The file to trust (default: the .windlass.toml for this directory).
@@ -57,6 +68,9 @@ fn main() -> Result<()> {
         Some(Command::Serve(args)) => bridge::run(args, raw_args),
         Some(Command::Daemon(args)) => daemon::run(args),
         Some(Command::Stop) => daemon::stop_all(),
+        Some(Command::List) => list::run(),
+        Some(Command::Query(args)) => query::run(args),
+        Some(Command::Gc(args)) => gc::run(args),
         None => bridge::run(cli.serve, raw_args),
     }
 }

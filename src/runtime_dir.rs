@@ -40,7 +40,7 @@ impl RuntimeDir {
     pub fn open() -> Result<Self> {
         let preferred = match std::env::var_os("XDG_RUNTIME_DIR").filter(|dir| !dir.is_empty()) {
             Some(runtime) => PathBuf::from(runtime).join("windlass"),
-            None => crate::trust::state_dir()?.join("run"),
+            None => crate::state_dir::path()?.join("run"),
         };
         let longest = preferred.join(socket_name(&format!("{}-x", version())));
         let directory = if longest.as_os_str().len() > MAX_SOCKET_PATH {

@@ -18,6 +18,7 @@ pub fn run(settings: Settings) -> Result<()> {
         policy: RestartPolicy::default(),
         mode: Mode::Standalone,
         first: Some((settings, Connection::Stdio)),
+        store: crate::state_dir::store_path(),
     };
     runtime.block_on(tree::run(arguments, |_| std::future::pending()))?;
     // Server processes are killed as their actors drop; nothing else to wait for.

@@ -6,17 +6,8 @@ use anyhow::{Context as _, Result};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// `$XDG_STATE_HOME/windlass`, else `~/.local/state/windlass`.
-pub fn state_dir() -> Result<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state")))
-        .context("neither XDG_STATE_HOME nor HOME is set")?;
-    Ok(base.join("windlass"))
-}
-
 fn trust_file() -> Result<PathBuf> {
-    Ok(state_dir()?.join("trusted"))
+    Ok(crate::state_dir::path()?.join("trusted"))
 }
 
 /// `sha256  canonical-path` of a file as it is now.

@@ -586,7 +586,7 @@ s.connect(sys.argv[1])
 try:
     s.sendall(b'"ping"\n')
     answer = s.recv(4096)
-except ConnectionResetError:
+except (ConnectionResetError, BrokenPipeError):
     answer = b''
 print(answer.decode() if answer else 'closed')
 "#;

@@ -106,7 +106,9 @@ fn cpu_busy_publisher_is_waited_for_by_its_cpu() {
 #[test]
 fn multi_round_publisher_gives_its_last_round() {
     cycle_after(1, "--multi-round-diagnostics --publish-version", &[]);
-    cycle_after(1, "--multi-round-diagnostics", &[]);
+    // Without versions, the gap between rounds is all there is to learn
+    // from, and one sample of it on a loaded machine can be its shortest.
+    cycle_after(3, "--multi-round-diagnostics", &[]);
 }
 
 #[test]

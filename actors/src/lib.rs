@@ -13,10 +13,12 @@ pub mod language;
 pub mod language_server;
 pub mod lsp;
 pub mod monitor;
+pub mod recorder;
 pub mod roots;
 pub mod router;
 pub mod session;
 pub mod settings;
+pub mod store;
 pub mod supervisor;
 pub mod watcher;
 

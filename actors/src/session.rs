@@ -14,21 +14,48 @@
 
 use crate::gateway::{self, Connection, Gateway};
 use crate::monitor::MonitorMsg;
+use crate::recorder::RecorderMsg;
 use crate::roots::{Roots, RootsChanged};
 use crate::router::RouterMsg;
 use crate::settings::Settings;
+use crate::store::sessions::SessionRow;
 use crate::supervisor::SupervisorMsg;
 use crate::watcher::WatcherMsg;
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use std::fmt;
 
-/// A session's id, unique within its daemon.
+/// A session's id: random, shown as eight base-36 characters, so that it
+/// is short and unique among every session the store has seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SessionId(pub u64);
 
+/// Ids below this show in eight base-36 characters.
+const ID_SPACE: u64 = 36u64.pow(8);
+
+impl SessionId {
+    pub fn random() -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        // A fresh `RandomState` is seeded from the OS's randomness.
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_nanos()),
+        );
+        Self(hasher.finish() % ID_SPACE)
+    }
+}
+
 impl fmt::Display for SessionId {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(formatter, "{:x}", self.0)
+        const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+        let mut shown = [b'0'; 8];
+        let mut rest = self.0;
+        for digit in shown.iter_mut().rev() {
+            *digit = DIGITS[(rest % 36) as usize];
+            rest /= 36;
+        }
+        formatter.write_str(std::str::from_utf8(&shown).unwrap_or("????????"))
     }
 }
 
@@ -48,6 +75,7 @@ pub struct Shared {
     pub router: ActorRef<RouterMsg>,
     pub watcher: ActorRef<WatcherMsg>,
     pub monitor: ActorRef<MonitorMsg>,
+    pub recorder: ActorRef<RecorderMsg>,
     /// Whether this is a daemon, whose servers other sessions may share.
     pub daemon: bool,
 }
@@ -104,6 +132,18 @@ impl Actor for Session {
             myself.get_cell(),
         )
         .await?;
+        let _stopped = args
+            .shared
+            .recorder
+            .send_message(RecorderMsg::SessionStarted(SessionRow {
+                id: args.id.to_string(),
+                pid: std::process::id(),
+                socket: None,
+                daemon: args.shared.daemon,
+                host_session: args.settings.identity.host_session.clone(),
+                started: crate::store::now_ms(),
+                roots: root_paths(&args.settings.roots),
+            }));
         Ok(State {
             id: args.id,
             settings: args.settings,
@@ -121,6 +161,10 @@ impl Actor for Session {
         match message {
             SessionMsg::RootsChanged(changed) => {
                 state.settings.roots = (*changed.roots).clone();
+                let _stopped = state.shared.recorder.send_message(RecorderMsg::Roots {
+                    session: state.id.to_string(),
+                    roots: root_paths(&changed.roots),
+                });
                 let _stopped = state
                     .shared
                     .supervisor
@@ -139,6 +183,20 @@ impl Actor for Session {
                 let _gone = reply.send(state.settings.warnings.clone());
             }
         }
+        Ok(())
+    }
+
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        let _stopped = state
+            .shared
+            .recorder
+            .send_message(RecorderMsg::SessionEnded {
+                session: state.id.to_string(),
+            });
         Ok(())
     }
 
@@ -163,6 +221,10 @@ impl Actor for Session {
         }
         Ok(())
     }
+}
+
+fn root_paths(roots: &crate::roots::RootSet) -> Vec<std::path::PathBuf> {
+    roots.roots().iter().map(|root| root.path.clone()).collect()
 }
 
 impl State {

@@ -469,7 +469,7 @@ pub fn run_windlass(state: &Path, args: &[&str]) -> std::process::Output {
 }
 
 /// Polls `done` until it holds, failing after the watchdog.
-pub fn wait_until(what: &str, done: impl Fn() -> bool) {
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + WATCHDOG;
     while !done() {
         assert!(Instant::now() < deadline, "timed out waiting until {what}");

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::language_server::{
     Call, DiagnosticsReply, DocumentSnapshot, LanguageServerMsg, ReadError, Reply, ServerRequest,
 };
+use crate::recorder::RecorderMsg;
 use crate::roots::{RootListing, RootSet, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
 use crate::session::{SessionId, SessionMsg, Shared};
@@ -151,6 +152,16 @@ impl Context {
         ask(
             &self.session_actor,
             SessionMsg::Warnings,
+            ACTOR_REPLY_TIMEOUT,
+        )
+        .await
+    }
+
+    /// Why events are not being recorded, if they are not.
+    pub async fn recording_problem(&self) -> Result<Option<String>> {
+        ask(
+            &self.shared.recorder,
+            RecorderMsg::Problem,
             ACTOR_REPLY_TIMEOUT,
         )
         .await

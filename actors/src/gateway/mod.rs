@@ -20,6 +20,7 @@ mod edits;
 mod hierarchy;
 mod map;
 mod navigation;
+mod record;
 mod render;
 mod schema;
 mod search;

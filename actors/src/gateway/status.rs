@@ -19,6 +19,9 @@ pub async fn status(context: &Context) -> Result<String> {
         .iter()
         .map(|warning| format!("warning: {warning}"))
         .collect();
+    if let Some(problem) = context.recording_problem().await? {
+        lines.push(format!("warning: {problem}"));
+    }
     let watcher = context.watcher_status().await?;
     match (&watcher.problem, watcher.ready) {
         (Some(problem), _) => lines.push(format!("warning: {problem}")),

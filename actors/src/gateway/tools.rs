@@ -16,10 +16,14 @@ use super::search::{self, SearchArgs};
 use super::{render, status};
 use crate::error::Error;
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
-use rmcp::service::{NotificationContext, RoleServer};
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use std::time::Instant;
 
 /// What the MCP client is told about the server as a whole.
 const INSTRUCTIONS: &str = "Code intelligence from language servers. Address a position by \
@@ -241,9 +245,30 @@ impl ServerHandler for Tools {
             .with_instructions(INSTRUCTIONS)
     }
 
+    /// Each call is timed and recorded around the router's dispatch.
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let started = Instant::now();
+        let tool = request.name.to_string();
+        let arguments = request.arguments.clone();
+        let response = self
+            .tool_router
+            .call(ToolCallContext::new(self, request, context))
+            .await;
+        self.context
+            .record_tool_call(tool, arguments, started.elapsed(), &response);
+        response
+    }
+
     /// Asks for the client's roots once the session is up, in a task of
     /// its own: the answer comes through the same connection.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Some(client) = context.peer.peer_info() {
+            self.context.record_client(&client.client_info);
+        }
         let tools = self.context.clone();
         tokio::spawn(async move { tools.follow_client_roots(context.peer).await });
     }

@@ -39,6 +39,7 @@ use crate::gateway::Connection;
 use crate::language::{ServerKey, ServerSpec};
 use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Work};
 use crate::monitor::{Monitor, MonitorMsg};
+use crate::recorder::{Recorder, RecorderMsg};
 use crate::roots::{Detection, RootSet, RootsChanged};
 use crate::router::{Router, RouterMsg, ServerHandle, ServerId};
 use crate::session::{SessionId, SessionMsg};
@@ -207,6 +208,8 @@ pub struct Arguments {
     pub mode: Mode,
     /// The first session, attached at start (standalone: the only one).
     pub first: Option<(Settings, Connection)>,
+    /// The event store's file; `None` records nothing.
+    pub store: Option<PathBuf>,
 }
 
 /// A session as the Supervisor keeps it.
@@ -234,6 +237,7 @@ pub struct State {
     router: ActorRef<RouterMsg>,
     monitor: ActorRef<MonitorMsg>,
     watcher: ActorRef<WatcherMsg>,
+    recorder: ActorRef<RecorderMsg>,
     /// Every session's roots together, as the Watcher watches them.
     watched: Vec<PathBuf>,
     /// Another version's daemon runs: no lingering.
@@ -250,6 +254,8 @@ impl Actor for Supervisor {
         myself: ActorRef<Self::Msg>,
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
+        let (recorder, _) =
+            Actor::spawn_linked(None, Recorder, args.store, myself.get_cell()).await?;
         let (monitor, _) = Actor::spawn_linked(None, Monitor, (), myself.get_cell()).await?;
         let (router, _) = Actor::spawn_linked(
             None,
@@ -306,6 +312,7 @@ impl Actor for Supervisor {
             router,
             monitor,
             watcher,
+            recorder,
             watched,
             superseded: false,
         })

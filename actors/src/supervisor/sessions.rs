@@ -32,7 +32,7 @@ impl State {
         settings: Settings,
         connection: Connection,
     ) {
-        let session = SessionId(self.next_session);
+        let session = SessionId::random();
         self.next_session += 1;
         let roots = Arc::new(settings.roots.clone());
         let servers = settings.servers.clone();
@@ -52,6 +52,7 @@ impl State {
                 router: self.router.clone(),
                 watcher: self.watcher.clone(),
                 monitor: self.monitor.clone(),
+                recorder: self.recorder.clone(),
                 daemon: matches!(self.mode, Mode::Daemon(_)),
             },
         };

@@ -1,0 +1,174 @@
+//! The Recorder actor: what happens in this serving process, kept.
+//!
+//! Owns the writer thread (`writer.rs`), the only writer of the store in
+//! this process. Takes [`RecorderMsg`]: events from the Gateways (tool
+//! calls) and Sessions (start, client, roots, end). Sending to it never
+//! waits: a tool call pays one message, and the disk is the writer
+//! thread's business. When the store cannot be opened the Recorder keeps
+//! taking messages, writes nothing, and says why in `status`.
+
+mod writer;
+
+use crate::store::events::Event;
+use crate::store::sessions::SessionRow;
+use crate::store::{self, now_ms};
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::thread::JoinHandle;
+use writer::Write;
+
+pub use writer::BATCH_WINDOW;
+
+/// Event kinds.
+pub mod kind {
+    pub const SESSION_START: &str = "session_start";
+    pub const SESSION_END: &str = "session_end";
+    pub const TOOL_CALL: &str = "tool_call";
+    pub const ROOTS_CHANGED: &str = "roots_changed";
+}
+
+pub enum RecorderMsg {
+    Event(Event),
+    SessionStarted(SessionRow),
+    Client {
+        session: String,
+        name: String,
+        version: String,
+    },
+    Roots {
+        session: String,
+        roots: Vec<PathBuf>,
+    },
+    SessionEnded {
+        session: String,
+    },
+    /// Why nothing is recorded, if nothing is.
+    Problem(RpcReplyPort<Option<String>>),
+}
+
+pub struct Recorder;
+
+pub struct State {
+    writer: Option<(Sender<Write>, JoinHandle<()>)>,
+    problem: Option<String>,
+}
+
+impl State {
+    fn write(&mut self, write: Write) {
+        if let Some((sender, _)) = &self.writer
+            && sender.send(write).is_err()
+        {
+            self.problem = Some("the event writer stopped".into());
+            self.writer = None;
+        }
+    }
+}
+
+impl Actor for Recorder {
+    type Msg = RecorderMsg;
+    type State = State;
+    /// The store's file; `None` records nothing.
+    type Arguments = Option<PathBuf>;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        path: Option<PathBuf>,
+    ) -> Result<State, ActorProcessingErr> {
+        let Some(path) = path else {
+            return Ok(State {
+                writer: None,
+                problem: Some("no state directory: events are not recorded".into()),
+            });
+        };
+        let opened = tokio::task::spawn_blocking(move || {
+            store::open(&path).map_err(|error| format!("the store {}: {error}", path.display()))
+        })
+        .await?;
+        let connection = match opened {
+            Ok(connection) => connection,
+            Err(problem) => {
+                tracing::warn!("{problem}; events are not recorded");
+                return Ok(State {
+                    writer: None,
+                    problem: Some(format!("{problem}; events are not recorded")),
+                });
+            }
+        };
+        let (sender, inbox) = std::sync::mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("recorder".into())
+            .spawn(move || writer::run(connection, inbox))?;
+        Ok(State {
+            writer: Some((sender, thread)),
+            problem: None,
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            RecorderMsg::Event(event) => state.write(Write::Event(event)),
+            RecorderMsg::SessionStarted(row) => {
+                let mut event = Event::now(kind::SESSION_START, Some(row.id.clone()));
+                event.detail = serde_json::json!({
+                    "pid": row.pid,
+                    "daemon": row.daemon,
+                    "host_session": row.host_session,
+                    "roots": row.roots,
+                });
+                state.write(Write::SessionStarted(row));
+                state.write(Write::Event(event));
+            }
+            RecorderMsg::Client {
+                session,
+                name,
+                version,
+            } => state.write(Write::Client {
+                session,
+                name,
+                version,
+            }),
+            RecorderMsg::Roots { session, roots } => {
+                let mut event = Event::now(kind::ROOTS_CHANGED, Some(session.clone()));
+                event.detail = serde_json::json!({ "roots": roots });
+                state.write(Write::Roots {
+                    session,
+                    roots,
+                    at: event.at,
+                });
+                state.write(Write::Event(event));
+            }
+            RecorderMsg::SessionEnded { session } => {
+                let event = Event::now(kind::SESSION_END, Some(session.clone()));
+                state.write(Write::SessionEnded {
+                    session,
+                    at: now_ms(),
+                });
+                state.write(Write::Event(event));
+            }
+            RecorderMsg::Problem(reply) => {
+                let _gone = reply.send(state.problem.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes the channel and waits for the writer to write what is left.
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        if let Some((sender, thread)) = state.writer.take() {
+            drop(sender);
+            let _joined = tokio::task::spawn_blocking(move || thread.join()).await;
+        }
+        Ok(())
+    }
+}

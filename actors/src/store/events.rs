@@ -1,0 +1,124 @@
+//! Event rows: what happened, when, in which session, written by the
+//! Recorder in batches and read back by `query` with filters.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, Transaction, params, params_from_iter};
+use serde::Serialize;
+use serde_json::Value;
+
+/// One event. `detail` holds what only some kinds have (a tool's
+/// arguments, a server's exit reason, a diagnostics count).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// Milliseconds since the Unix epoch.
+    pub at: i64,
+    pub session: Option<String>,
+    pub kind: String,
+    pub server: Option<String>,
+    pub tool: Option<String>,
+    pub duration_us: Option<i64>,
+    pub bytes: Option<i64>,
+    pub ok: Option<bool>,
+    pub detail: Value,
+}
+
+impl Event {
+    /// An event of `kind` now, with nothing else known yet.
+    pub fn now(kind: &str, session: Option<String>) -> Self {
+        Self {
+            at: super::now_ms(),
+            session,
+            kind: kind.to_owned(),
+            server: None,
+            tool: None,
+            duration_us: None,
+            bytes: None,
+            ok: None,
+            detail: Value::Null,
+        }
+    }
+}
+
+pub fn insert(transaction: &Transaction, event: &Event) -> rusqlite::Result<()> {
+    let mut statement = transaction.prepare_cached(
+        "INSERT INTO events (at, session, kind, server, tool, duration_us, bytes, ok, detail)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?;
+    statement.execute(params![
+        event.at,
+        event.session,
+        event.kind,
+        event.server,
+        event.tool,
+        event.duration_us,
+        event.bytes,
+        event.ok,
+        event.detail.to_string(),
+    ])?;
+    Ok(())
+}
+
+/// Which events `query` wants; every field narrows.
+#[derive(Debug, Default, Clone)]
+pub struct Filter {
+    pub session: Option<String>,
+    /// Milliseconds since the Unix epoch.
+    pub since: Option<i64>,
+    pub kind: Option<String>,
+    /// Text that must appear in the tool, server or detail.
+    pub search: Option<String>,
+    pub limit: usize,
+}
+
+/// The newest events that pass `filter`, oldest first.
+pub fn query(connection: &Connection, filter: &Filter) -> rusqlite::Result<Vec<Event>> {
+    let mut conditions = Vec::new();
+    let mut values: Vec<SqlValue> = Vec::new();
+    if let Some(session) = &filter.session {
+        values.push(session.clone().into());
+        conditions.push(format!("session = ?{}", values.len()));
+    }
+    if let Some(kind) = &filter.kind {
+        values.push(kind.clone().into());
+        conditions.push(format!("kind = ?{}", values.len()));
+    }
+    if let Some(since) = filter.since {
+        values.push(since.into());
+        conditions.push(format!("at >= ?{}", values.len()));
+    }
+    if let Some(search) = &filter.search {
+        values.push(search.clone().into());
+        let n = values.len();
+        conditions.push(format!(
+            "(instr(coalesce(tool, ''), ?{n}) OR instr(coalesce(server, ''), ?{n}) OR instr(detail, ?{n}))"
+        ));
+    }
+    let filter_sql = match conditions.is_empty() {
+        true => String::new(),
+        false => format!("WHERE {}", conditions.join(" AND ")),
+    };
+    values.push(i64::try_from(filter.limit).unwrap_or(i64::MAX).into());
+    let sql = format!(
+        "SELECT at, session, kind, server, tool, duration_us, bytes, ok, detail FROM (
+            SELECT id, at, session, kind, server, tool, duration_us, bytes, ok, detail
+            FROM events {filter_sql} ORDER BY at DESC, id DESC LIMIT ?{}
+         ) ORDER BY at, id",
+        values.len()
+    );
+    let mut statement = connection.prepare(&sql)?;
+    let rows = statement.query_map(params_from_iter(values), |row| {
+        let detail: String = row.get(8)?;
+        Ok(Event {
+            at: row.get(0)?,
+            session: row.get(1)?,
+            kind: row.get(2)?,
+            server: row.get(3)?,
+            tool: row.get(4)?,
+            duration_us: row.get(5)?,
+            bytes: row.get(6)?,
+            ok: row.get(7)?,
+            detail: serde_json::from_str(&detail).unwrap_or(Value::String(detail)),
+        })
+    })?;
+    rows.collect()
+}

@@ -1,0 +1,62 @@
+//! The event store: one SQLite database per user (`windlass.db` in the
+//! state directory) holding sessions, their roots, events, language
+//! servers and file leases.
+//!
+//! Opening sets WAL, `synchronous=NORMAL` and a busy timeout, and brings
+//! the schema forward (`schema.rs`). The serving process's Recorder is the
+//! only writer of events; readers (`list`, `query`) open their own
+//! connections, read-only where they only read (`query --sql`).
+
+pub mod events;
+mod schema;
+pub mod sessions;
+
+use rusqlite::{Connection, OpenFlags};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use schema::{SCHEMA_VERSION, migrate};
+
+/// How long a connection waits for another process's write to finish.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The store's file in a state directory.
+pub fn database_path(state_dir: &Path) -> PathBuf {
+    state_dir.join("windlass.db")
+}
+
+/// Opens (creating if needed) the store for reading and writing, with
+/// its schema brought up to date.
+pub fn open(path: &Path) -> rusqlite::Result<Connection> {
+    if let Some(parent) = path.parent() {
+        // A missing directory shows as SQLite's "unable to open".
+        let _created = std::fs::create_dir_all(parent);
+    }
+    let mut connection = Connection::open(path)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    connection.pragma_update(None, "foreign_keys", "ON")?;
+    migrate(&mut connection)?;
+    Ok(connection)
+}
+
+/// Opens the store so that no statement can change it: SQLite refuses
+/// writes on a read-only connection whatever the SQL says.
+pub fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    Ok(connection)
+}
+
+/// Milliseconds since the Unix epoch: how the store keeps time.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| {
+            i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+        })
+}

@@ -1,0 +1,163 @@
+//! Session rows: written by the Recorder as sessions attach, learn their
+//! client, change roots and end; read by `list` and by whatever looks a
+//! session up by id prefix.
+
+use rusqlite::{Connection, Transaction, params};
+use std::path::PathBuf;
+
+/// A session as it starts.
+#[derive(Debug, Clone)]
+pub struct SessionRow {
+    pub id: String,
+    /// The serving process: the daemon, or the standalone process.
+    pub pid: u32,
+    pub socket: Option<PathBuf>,
+    pub daemon: bool,
+    pub host_session: Option<String>,
+    pub started: i64,
+    pub roots: Vec<PathBuf>,
+}
+
+/// A session as `list` shows it.
+#[derive(Debug, Clone)]
+pub struct ListedSession {
+    pub id: String,
+    pub pid: u32,
+    pub daemon: bool,
+    pub host_session: Option<String>,
+    pub client: Option<String>,
+    pub started: i64,
+    pub ended: Option<i64>,
+    pub alive: bool,
+    pub roots: Vec<String>,
+}
+
+pub fn insert(transaction: &Transaction, row: &SessionRow) -> rusqlite::Result<()> {
+    transaction.execute(
+        "INSERT INTO sessions (id, pid, socket, daemon, host_session, started, alive)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)",
+        params![
+            row.id,
+            row.pid,
+            row.socket
+                .as_ref()
+                .map(|socket| socket.display().to_string()),
+            row.daemon,
+            row.host_session,
+            row.started,
+        ],
+    )?;
+    set_roots(transaction, &row.id, &row.roots, row.started)
+}
+
+/// Records the session's roots as of `at`: roots no longer listed are
+/// marked removed, new ones added.
+pub fn set_roots(
+    transaction: &Transaction,
+    id: &str,
+    roots: &[PathBuf],
+    at: i64,
+) -> rusqlite::Result<()> {
+    let shown: Vec<String> = roots
+        .iter()
+        .map(|root| root.display().to_string())
+        .collect();
+    let current: Vec<String> = {
+        let mut statement = transaction
+            .prepare("SELECT path FROM workspace_roots WHERE session = ?1 AND removed IS NULL")?;
+        let paths = statement.query_map(params![id], |row| row.get(0))?;
+        paths.collect::<rusqlite::Result<_>>()?
+    };
+    for gone in current.iter().filter(|path| !shown.contains(path)) {
+        transaction.execute(
+            "UPDATE workspace_roots SET removed = ?3 WHERE session = ?1 AND path = ?2 AND removed IS NULL",
+            params![id, gone, at],
+        )?;
+    }
+    for added in shown.iter().filter(|path| !current.contains(path)) {
+        transaction.execute(
+            "INSERT INTO workspace_roots (session, path, added) VALUES (?1, ?2, ?3)",
+            params![id, added, at],
+        )?;
+    }
+    Ok(())
+}
+
+pub fn set_client(
+    transaction: &Transaction,
+    id: &str,
+    name: &str,
+    version: &str,
+) -> rusqlite::Result<()> {
+    transaction.execute(
+        "UPDATE sessions SET client_name = ?2, client_version = ?3 WHERE id = ?1",
+        params![id, name, version],
+    )?;
+    Ok(())
+}
+
+pub fn end(transaction: &Transaction, id: &str, at: i64) -> rusqlite::Result<()> {
+    transaction.execute(
+        "UPDATE sessions SET ended = ?2, alive = 0 WHERE id = ?1 AND ended IS NULL",
+        params![id, at],
+    )?;
+    Ok(())
+}
+
+/// Every session, alive first, newest first within each.
+pub fn list(connection: &Connection) -> rusqlite::Result<Vec<ListedSession>> {
+    let mut statement = connection.prepare(
+        "SELECT id, pid, daemon, host_session, client_name, client_version, started, ended, alive
+         FROM sessions ORDER BY alive DESC, started DESC",
+    )?;
+    let rows = statement.query_map([], |row| {
+        let name: Option<String> = row.get(4)?;
+        let version: Option<String> = row.get(5)?;
+        Ok(ListedSession {
+            id: row.get(0)?,
+            pid: row.get(1)?,
+            daemon: row.get(2)?,
+            host_session: row.get(3)?,
+            client: name.map(|name| match version {
+                Some(version) => format!("{name} {version}"),
+                None => name,
+            }),
+            started: row.get(6)?,
+            ended: row.get(7)?,
+            alive: row.get(8)?,
+            roots: Vec::new(),
+        })
+    })?;
+    let mut sessions: Vec<ListedSession> = rows.collect::<rusqlite::Result<_>>()?;
+    let mut roots = connection.prepare(
+        "SELECT path FROM workspace_roots WHERE session = ?1 AND removed IS NULL ORDER BY rowid",
+    )?;
+    for session in &mut sessions {
+        session.roots = roots
+            .query_map(params![session.id], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+    }
+    Ok(sessions)
+}
+
+/// Marks sessions whose serving process is gone as dead, ended now.
+pub fn mark_dead(connection: &mut Connection, ids: &[String], at: i64) -> rusqlite::Result<()> {
+    let transaction =
+        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    for id in ids {
+        transaction.execute(
+            "UPDATE sessions SET alive = 0, ended = coalesce(ended, ?2) WHERE id = ?1",
+            params![id, at],
+        )?;
+    }
+    transaction.commit()
+}
+
+/// The ids that start with `prefix`.
+pub fn matching(connection: &Connection, prefix: &str) -> rusqlite::Result<Vec<String>> {
+    let mut statement = connection.prepare(
+        "SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY started DESC",
+    )?;
+    let ids = statement.query_map(params![prefix], |row| row.get(0))?;
+    ids.collect()
+}

@@ -1,0 +1,102 @@
+//! `windlass list`: every recorded session, alive first. A session whose
+//! serving process is gone is shown dead, and its row is marked so.
+
+use crate::clock;
+use anyhow::{Context as _, Result};
+use std::io::Write;
+use std::time::Duration;
+use windlass_actors::store::{self, sessions};
+
+pub fn run() -> Result<()> {
+    let path = crate::state_dir::store_path().context("no state directory")?;
+    let mut connection =
+        store::open(&path).with_context(|| format!("opening {}", path.display()))?;
+    mark_gone(&mut connection)?;
+    let listed = sessions::list(&connection)?;
+    let mut out = std::io::stdout().lock();
+    if listed.is_empty() {
+        writeln!(out, "no sessions recorded")?;
+    }
+    for session in listed {
+        writeln!(out, "{}", line(&session))?;
+    }
+    Ok(())
+}
+
+/// Marks every session whose serving process is gone as dead.
+pub fn mark_gone(connection: &mut rusqlite::Connection) -> Result<()> {
+    let gone: Vec<String> = sessions::list(connection)?
+        .into_iter()
+        .filter(|session| session.alive && !process_alive(session.pid))
+        .map(|session| session.id)
+        .collect();
+    if !gone.is_empty() {
+        sessions::mark_dead(connection, &gone, store::now_ms())?;
+    }
+    Ok(())
+}
+
+fn line(session: &sessions::ListedSession) -> String {
+    let state = if session.alive { "alive" } else { "dead" };
+    let serving = if session.daemon {
+        "daemon"
+    } else {
+        "standalone"
+    };
+    let mut line = format!(
+        "{}  {state:<5}  {} pid {}  started {}",
+        session.id,
+        serving,
+        session.pid,
+        shown_time(session.started)
+    );
+    if let Some(ended) = session.ended {
+        line.push_str(&format!("  ended {}", shown_time(ended)));
+    }
+    if let Some(client) = &session.client {
+        line.push_str(&format!("  client {client}"));
+    }
+    if let Some(host) = &session.host_session {
+        line.push_str(&format!("  host session {host}"));
+    }
+    for root in &session.roots {
+        line.push_str(&format!("\n    root {root}"));
+    }
+    line
+}
+
+/// A store time (milliseconds since the epoch) to the second, in UTC.
+pub fn shown_time(at_ms: i64) -> String {
+    let since = Duration::from_millis(u64::try_from(at_ms).unwrap_or(0));
+    let mut shown = clock::timestamp(since);
+    // `…:SS.micros Z` → `…:SSZ`
+    shown.truncate(19);
+    shown.push('Z');
+    shown
+}
+
+/// Whether a process with this pid exists (another user's counts) and
+/// is not a zombie: a killed process nobody has reaped yet serves nothing.
+fn process_alive(pid: u32) -> bool {
+    let Some(raw) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    let exists = match rustix::process::test_kill_process(raw) {
+        Ok(()) => true,
+        Err(error) => error == rustix::io::Errno::PERM,
+    };
+    exists && !is_zombie(pid)
+}
+
+/// The state letter after the command name in `/proc/PID/stat` (Linux;
+/// elsewhere no process counts as a zombie).
+fn is_zombie(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            == Some("Z")
+    })
+}

@@ -1,0 +1,253 @@
+//! The event store, end to end: sessions of the real `windlass` binary
+//! record their tool calls, and `list` and `query` read them back.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Command;
+
+const GREET: &str = "def greet():\n    pass\n\ngreet()\n";
+
+fn start(dir: &Path) -> Session {
+    let mut args = root_arg(dir);
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    Session::start(&args)
+}
+
+/// Runs `windlass ARGS` against the session's state directory.
+fn windlass(session: &Session, args: &[&str]) -> std::process::Output {
+    Command::new(windlass_binary())
+        .args(args)
+        .env("XDG_STATE_HOME", session.state.path().join("state"))
+        .env_remove("WINDLASS_STATE_DIR")
+        .output()
+        .unwrap()
+}
+
+fn stdout_of(session: &Session, args: &[&str]) -> String {
+    let output = windlass(session, args);
+    assert!(output.status.success(), "windlass {args:?}: {output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The id `list` shows for the only session recorded.
+fn only_session_id(session: &Session) -> String {
+    let mut listed = String::new();
+    wait_until("the session is recorded", || {
+        listed = stdout_of(session, &["list"]);
+        listed.contains("alive")
+    });
+    listed.split_whitespace().next().unwrap().to_owned()
+}
+
+fn tool_calls(session: &Session, id: &str) -> Vec<Value> {
+    let json = stdout_of(
+        session,
+        &[
+            "query",
+            "--session",
+            &id[..4],
+            "--kind",
+            "tool_call",
+            "--format",
+            "json",
+        ],
+    );
+    serde_json::from_str::<Value>(&json)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_sessions_tool_calls_are_recorded_and_queried_back() {
+    let dir = project(&[("main.py", GREET)]);
+    let session = start(dir.path());
+    let hover = session.ok(
+        "hover",
+        json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+    );
+    let outline = session.ok("document_symbols", json!({"file": "main.py"}));
+    let refused = session.err(
+        "hover",
+        json!({"file": "/etc/passwd", "line": 1, "column": 1}),
+    );
+    let id = only_session_id(&session);
+    assert_eq!(id.len(), 8, "{id}");
+
+    let mut calls = Vec::new();
+    wait_until("the three calls are recorded", || {
+        calls = tool_calls(&session, &id);
+        calls.len() == 3
+    });
+    let expected = [
+        ("hover", &hover, true),
+        ("document_symbols", &outline, true),
+        ("hover", &refused, false),
+    ];
+    for (call, (tool, text, ok)) in calls.iter().zip(expected) {
+        assert_eq!(call["session"], id.as_str());
+        assert_eq!(call["tool"], tool, "{call}");
+        assert_eq!(call["ok"], ok, "{call}");
+        assert_eq!(call["bytes"], text.len(), "{call}");
+        assert!(call["duration_us"].as_i64().unwrap() > 0, "{call}");
+    }
+    assert_eq!(calls[0]["detail"]["symbol"], "greet");
+    assert_eq!(calls[2]["detail"]["file"], "/etc/passwd");
+
+    let table = stdout_of(
+        &session,
+        &["query", "--session", &id, "--search", "document_symbols"],
+    );
+    assert_eq!(table.lines().count(), 1, "{table}");
+    assert!(table.contains("tool_call  document_symbols"), "{table}");
+}
+
+#[test]
+fn sql_is_read_only() {
+    let dir = project(&[("main.py", GREET)]);
+    let session = start(dir.path());
+    only_session_id(&session);
+    let insert = windlass(
+        &session,
+        &[
+            "query",
+            "--sql",
+            "INSERT INTO events (at, kind, detail) VALUES (0, 'forged', 'null')",
+        ],
+    );
+    assert!(!insert.status.success());
+    let error = String::from_utf8_lossy(&insert.stderr);
+    assert!(error.contains("readonly"), "{error}");
+    let count = stdout_of(
+        &session,
+        &[
+            "query",
+            "--sql",
+            "SELECT count(*) AS forged FROM events WHERE kind = 'forged'",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&count).unwrap(),
+        json!([{"forged": 0}])
+    );
+}
+
+#[test]
+fn a_session_that_ends_or_is_killed_is_listed_dead() {
+    let dir = project(&[("main.py", GREET)]);
+    let mut ended = start(dir.path());
+    let id = only_session_id(&ended);
+    ended.close_stdin();
+    ended.wait_exit();
+    let listed = stdout_of(&ended, &["list"]);
+    assert!(listed.starts_with(&format!("{id}  dead")), "{listed}");
+
+    let killed = start(dir.path());
+    let id = only_session_id(&killed);
+    killed.ok(
+        "hover",
+        json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+    );
+    wait_until("the call is recorded", || {
+        tool_calls(&killed, &id).len() == 1
+    });
+    Command::new("kill")
+        .args(["-9", &killed.pid().to_string()])
+        .status()
+        .unwrap();
+    wait_until("the session is listed dead", || {
+        stdout_of(&killed, &["list"]).starts_with(&format!("{id}  dead"))
+    });
+    let integrity = stdout_of(&killed, &["query", "--sql", "PRAGMA integrity_check"]);
+    assert_eq!(integrity, "integrity_check\nok\n");
+    assert_eq!(
+        tool_calls(&killed, &id).len(),
+        1,
+        "what was written before the kill is kept"
+    );
+}
+
+#[test]
+fn a_store_that_cannot_be_opened_is_reported_and_the_session_serves_on() {
+    let dir = project(&[("main.py", GREET)]);
+    let state = tempfile::tempdir().unwrap();
+    // A directory where the database file should be.
+    std::fs::create_dir_all(state.path().join("state/windlass/windlass.db")).unwrap();
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let session = Session::start_with_state(state, &args);
+    let status = session.ok("status", json!({}));
+    assert!(status.contains("events are not recorded"), "{status}");
+    assert!(
+        session
+            .ok(
+                "hover",
+                json!({"file": "main.py", "line": 1, "symbol": "greet"})
+            )
+            .contains("greet")
+    );
+}
+
+#[test]
+fn gc_dead_forgets_only_dead_sessions() {
+    let dir = project(&[("main.py", GREET)]);
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().to_str().unwrap();
+    let env = [("WINDLASS_STATE_DIR", state_dir)];
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let run = |args: &[&str]| {
+        let output = Command::new(windlass_binary())
+            .args(args)
+            .env("WINDLASS_STATE_DIR", state_dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let mut ended = Session::start_with_env(&args, &env);
+    ended.ok(
+        "hover",
+        json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+    );
+    let alive = Session::start_with_env(&args, &env);
+    alive.ok(
+        "hover",
+        json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+    );
+    wait_until("both sessions and their calls are recorded", || {
+        run(&["query", "--kind", "tool_call"]).lines().count() == 2
+    });
+    ended.close_stdin();
+    ended.wait_exit();
+    let listed = run(&["list"]);
+    let ids: Vec<&str> = listed
+        .lines()
+        .filter(|line| !line.starts_with(' '))
+        .map(|line| line.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2, "{listed}");
+    let (alive_id, dead_id) = (ids[0], ids[1]);
+    assert!(listed.contains(&format!("{dead_id}  dead")), "{listed}");
+
+    assert_eq!(run(&["gc", "--dead"]), "forgot 1 sessions and 3 events\n");
+    let listed = run(&["list"]);
+    assert!(
+        listed.starts_with(&format!("{alive_id}  alive")),
+        "{listed}"
+    );
+    assert!(!listed.contains(dead_id), "{listed}");
+    let left = run(&["query", "--kind", "tool_call", "--format", "json"]);
+    let left: Value = serde_json::from_str(&left).unwrap();
+    assert_eq!(left.as_array().unwrap().len(), 1);
+    assert_eq!(left[0]["session"], alive_id);
+    drop(alive);
+}
