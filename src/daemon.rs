@@ -87,11 +87,11 @@ async fn serve(directory: &RuntimeDir, lifetime: Lifetime) -> Result<()> {
     started();
     let (listener, inode) = bind(&socket).await?;
     tracing::info!(socket = %socket.display(), pid = std::process::id(), version = %version(), "daemon listening");
-    let arguments = supervisor::Arguments {
+    let arguments = |recorder| supervisor::Arguments {
         policy: RestartPolicy::default(),
         mode: Mode::Daemon(lifetime),
         first: None,
-        store: crate::state_dir::store_path(),
+        recorder,
     };
     let served = tree::run(arguments, |supervisor| async move {
         tokio::select! {

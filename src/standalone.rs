@@ -14,11 +14,11 @@ pub fn run(settings: Settings) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let arguments = supervisor::Arguments {
+    let arguments = |recorder| supervisor::Arguments {
         policy: RestartPolicy::default(),
         mode: Mode::Standalone,
         first: Some((settings, Connection::Stdio)),
-        store: crate::state_dir::store_path(),
+        recorder,
     };
     runtime.block_on(tree::run(arguments, |_| std::future::pending()))?;
     // Server processes are killed as their actors drop; nothing else to wait for.

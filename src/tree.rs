@@ -1,17 +1,41 @@
 //! Running the actor tree in this process until it ends, a termination
 //! signal arrives, or the caller's own stop condition fires; then stopping
-//! it so that every language server process dies with it.
+//! it so that every language server process dies with it, and letting the
+//! Recorder write everything the tree said on its way out.
 
 use anyhow::{Context as _, Result};
 use ractor::{Actor, ActorRef};
 use std::future::Future;
 use std::time::Duration;
+use windlass_actors::recorder::{Recorder, RecorderMsg};
 use windlass_actors::supervisor::{self, Supervisor, SupervisorMsg};
 
-/// Spawns the Supervisor and runs until the tree stops by itself, a
-/// signal asks the process to stop, or `until` (given the Supervisor)
-/// resolves with a reason.
-pub async fn run<F, Fut>(arguments: supervisor::Arguments, until: F) -> Result<()>
+/// How long the Recorder may take to write what it was told last.
+const RECORDER_DRAIN: Duration = Duration::from_secs(5);
+
+/// Spawns the Recorder and the Supervisor (with `arguments` made for that
+/// Recorder), and runs until the tree stops by itself, a signal asks the
+/// process to stop, or `until` (given the Supervisor) resolves with a
+/// reason.
+pub async fn run<A, F, Fut>(arguments: A, until: F) -> Result<()>
+where
+    A: FnOnce(ActorRef<RecorderMsg>) -> supervisor::Arguments,
+    F: FnOnce(ActorRef<SupervisorMsg>) -> Fut,
+    Fut: Future<Output = String>,
+{
+    // Outside the tree, so that stopping the tree does not drop what is
+    // still in its mailbox: a session's end is sent as the session stops.
+    let (recorder, recorded) = Actor::spawn(None, Recorder, crate::state_dir::store_path())
+        .await
+        .context("starting the recorder")?;
+    let served = serve(arguments(recorder.clone()), until).await;
+    if recorder.drain().is_ok() {
+        let _written = tokio::time::timeout(RECORDER_DRAIN, recorded).await;
+    }
+    served
+}
+
+async fn serve<F, Fut>(arguments: supervisor::Arguments, until: F) -> Result<()>
 where
     F: FnOnce(ActorRef<SupervisorMsg>) -> Fut,
     Fut: Future<Output = String>,

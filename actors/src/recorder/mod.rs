@@ -18,8 +18,6 @@ use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use writer::Write;
 
-pub use writer::BATCH_WINDOW;
-
 /// Event kinds.
 pub mod kind {
     pub const SESSION_START: &str = "session_start";

@@ -39,7 +39,7 @@ use crate::gateway::Connection;
 use crate::language::{ServerKey, ServerSpec};
 use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Work};
 use crate::monitor::{Monitor, MonitorMsg};
-use crate::recorder::{Recorder, RecorderMsg};
+use crate::recorder::RecorderMsg;
 use crate::roots::{Detection, RootSet, RootsChanged};
 use crate::router::{Router, RouterMsg, ServerHandle, ServerId};
 use crate::session::{SessionId, SessionMsg};
@@ -208,8 +208,8 @@ pub struct Arguments {
     pub mode: Mode,
     /// The first session, attached at start (standalone: the only one).
     pub first: Option<(Settings, Connection)>,
-    /// The event store's file; `None` records nothing.
-    pub store: Option<PathBuf>,
+    /// Where events go; it outlives the tree, to write its last words.
+    pub recorder: ActorRef<RecorderMsg>,
 }
 
 /// A session as the Supervisor keeps it.
@@ -254,8 +254,6 @@ impl Actor for Supervisor {
         myself: ActorRef<Self::Msg>,
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
-        let (recorder, _) =
-            Actor::spawn_linked(None, Recorder, args.store, myself.get_cell()).await?;
         let (monitor, _) = Actor::spawn_linked(None, Monitor, (), myself.get_cell()).await?;
         let (router, _) = Actor::spawn_linked(
             None,
@@ -312,7 +310,7 @@ impl Actor for Supervisor {
             router,
             monitor,
             watcher,
-            recorder,
+            recorder: args.recorder,
             watched,
             superseded: false,
         })
