@@ -251,3 +251,133 @@ fn gc_dead_forgets_only_dead_sessions() {
     assert_eq!(left[0]["session"], alive_id);
     drop(alive);
 }
+
+fn events_of_kind(session: &Session, kind: &str) -> Vec<Value> {
+    let json = stdout_of(session, &["query", "--kind", kind, "--format", "json"]);
+    serde_json::from_str::<Value>(&json)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_servers_life_and_its_diagnostics_are_recorded() {
+    let dir = project(&[("main.py", "ERROR here\n")]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", "--crash-on textDocument/hover"),
+    ]);
+    let session = Session::start(&args);
+    let diagnostics = session.ok("diagnostics", json!({"file": "main.py"}));
+    assert!(diagnostics.contains("1 error"), "{diagnostics}");
+    session.err("hover", json!({"file": "main.py", "line": 1, "column": 1}));
+    wait_until("the restart is recorded", || {
+        !events_of_kind(&session, "restart").is_empty()
+    });
+    let restart = &events_of_kind(&session, "restart")[0];
+    assert_eq!(restart["server"], "python");
+    assert_eq!(restart["detail"]["crashes"], 1);
+    wait_until("the restarted server is ready", || {
+        events_of_kind(&session, "server_state")
+            .iter()
+            .filter(|event| event["detail"]["state"] == "ready")
+            .count()
+            == 2
+    });
+    let states: Vec<String> = events_of_kind(&session, "server_state")
+        .iter()
+        .map(|event| event["detail"]["state"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(states, ["starting", "ready", "exited", "starting", "ready"]);
+    let published = events_of_kind(&session, "diagnostics");
+    assert!(
+        published.iter().any(|event| event["detail"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("main.py")
+            && event["detail"]["count"] == 1),
+        "{published:?}"
+    );
+}
+
+/// Seconds the concurrency test runs (`STORE_CONCURRENCY_SECONDS`).
+fn concurrency_seconds() -> u64 {
+    std::env::var("STORE_CONCURRENCY_SECONDS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(30)
+}
+
+#[test]
+fn four_serving_processes_and_a_reader_share_one_store_without_locking() {
+    let dir = project(&[("main.py", GREET)]);
+    let state = tempfile::tempdir().unwrap();
+    let state_dir = state.path().to_str().unwrap().to_owned();
+    let env = [("WINDLASS_STATE_DIR", state_dir.as_str())];
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let sessions: Vec<Session> = (0..4)
+        .map(|_| Session::start_with_env(&args, &env))
+        .collect();
+    let deadline =
+        std::time::Instant::now() + std::time::Duration::from_secs(concurrency_seconds());
+    let (calls, queries) = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let mut queries = 0;
+            while std::time::Instant::now() < deadline {
+                let output = Command::new(windlass_binary())
+                    .args(["query", "--kind", "tool_call", "--limit", "10"])
+                    .env("WINDLASS_STATE_DIR", &state_dir)
+                    .output()
+                    .unwrap();
+                assert!(output.status.success(), "{output:?}");
+                queries += 1;
+            }
+            queries
+        });
+        let callers: Vec<_> = sessions
+            .iter()
+            .map(|session| {
+                scope.spawn(move || {
+                    let mut calls = 0;
+                    while std::time::Instant::now() < deadline {
+                        session.ok(
+                            "hover",
+                            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+                        );
+                        calls += 1;
+                    }
+                    calls
+                })
+            })
+            .collect();
+        let calls: usize = callers
+            .into_iter()
+            .map(|caller| caller.join().unwrap())
+            .sum();
+        (calls, reader.join().unwrap())
+    });
+    assert!(queries > 0 && calls > 0);
+    let count = |state_dir: &str| {
+        let output = Command::new(windlass_binary())
+            .args([
+                "query",
+                "--sql",
+                "SELECT count(*) AS calls FROM events WHERE kind = 'tool_call'",
+                "--format",
+                "json",
+            ])
+            .env("WINDLASS_STATE_DIR", state_dir)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()[0]["calls"].clone()
+    };
+    wait_until("every call is recorded", || count(&state_dir) == calls);
+    drop(sessions);
+    for log in std::fs::read_dir(state.path().join("logs")).unwrap() {
+        let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
+        assert!(!text.contains("locked"), "{text}");
+    }
+}

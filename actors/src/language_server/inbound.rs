@@ -8,6 +8,7 @@ use super::{LanguageServerMsg, Pending, Phase, Reply, State, Work};
 use crate::error::Error;
 use crate::language_server::protocol::{self, Capabilities};
 use crate::lsp::message::{self, Incoming, ResponseError};
+use crate::recorder;
 use crate::supervisor::{Ending, ServerExit, SupervisorMsg};
 use ractor::ActorRef;
 use serde_json::{Value, json};
@@ -159,6 +160,11 @@ impl State {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
+        let _stopped = self.recorder.send_message(recorder::server_event(
+            recorder::kind::DIAGNOSTICS,
+            &self.spec.name,
+            json!({"uri": uri, "version": version, "count": items.len()}),
+        ));
         self.diagnostics
             .publish(uri, version, items, Instant::now());
         if let Some(version) = version {

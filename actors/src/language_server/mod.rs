@@ -56,6 +56,7 @@ use crate::lsp::message::Incoming;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::transport::Transport;
 use crate::monitor::{MonitorMsg, ProcessSample};
+use crate::recorder::RecorderMsg;
 use crate::router::ServerId;
 use crate::session::SessionId;
 use crate::supervisor::SupervisorMsg;
@@ -226,6 +227,7 @@ pub struct Arguments {
     pub probe: Option<DocumentSnapshot>,
     pub supervisor: ActorRef<SupervisorMsg>,
     pub monitor: ActorRef<MonitorMsg>,
+    pub recorder: ActorRef<RecorderMsg>,
     /// Written here, read by the Supervisor.
     pub usage: Arc<Usage>,
 }
@@ -279,6 +281,7 @@ pub struct State {
     timeouts: Timeouts,
     supervisor: ActorRef<SupervisorMsg>,
     monitor: ActorRef<MonitorMsg>,
+    recorder: ActorRef<RecorderMsg>,
     transport: Transport,
     started: Instant,
     next_id: i64,
@@ -354,6 +357,7 @@ impl Actor for LanguageServer {
             timeouts: args.timeouts,
             supervisor: args.supervisor,
             monitor: args.monitor,
+            recorder: args.recorder,
             transport,
             started: Instant::now(),
             next_id: 1,

@@ -24,6 +24,22 @@ pub mod kind {
     pub const SESSION_END: &str = "session_end";
     pub const TOOL_CALL: &str = "tool_call";
     pub const ROOTS_CHANGED: &str = "roots_changed";
+    /// A server started, became ready, exited, failed or was found unusable.
+    pub const SERVER_STATE: &str = "server_state";
+    pub const RESTART: &str = "restart";
+    /// A server stopped on purpose: idle, over the memory budget, or no
+    /// longer configured.
+    pub const EVICTION: &str = "eviction";
+    pub const DIAGNOSTICS: &str = "diagnostics";
+    pub const ERROR: &str = "error";
+}
+
+/// An event about a server. Servers are shared, so it names no session.
+pub fn server_event(kind: &str, server: &str, detail: serde_json::Value) -> RecorderMsg {
+    let mut event = Event::now(kind, None);
+    event.server = Some(server.to_owned());
+    event.detail = detail;
+    RecorderMsg::Event(event)
 }
 
 pub enum RecorderMsg {

@@ -39,7 +39,7 @@ use crate::gateway::Connection;
 use crate::language::{ServerKey, ServerSpec};
 use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Work};
 use crate::monitor::{Monitor, MonitorMsg};
-use crate::recorder::RecorderMsg;
+use crate::recorder::{RecorderMsg, kind, server_event};
 use crate::roots::{Detection, RootSet, RootsChanged};
 use crate::router::{Router, RouterMsg, ServerHandle, ServerId};
 use crate::session::{SessionId, SessionMsg};
@@ -170,6 +170,16 @@ pub enum Ending {
     /// Stopped on purpose and left stopped (idle, over the memory budget,
     /// removed from the configuration) until something needs it.
     Stopped,
+}
+
+impl Ending {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Crashed => "crashed",
+            Self::Restart => "restart",
+            Self::Stopped => "stopped",
+        }
+    }
 }
 
 /// The servers a workspace-wide query asks, and the needed ones it cannot.
@@ -345,6 +355,11 @@ impl Actor for Supervisor {
             } => {
                 if let Some(slot) = state.slots.get_mut(&server) {
                     slot.folder_changes = Some(folder_changes);
+                    let _stopped = state.recorder.send_message(server_event(
+                        kind::SERVER_STATE,
+                        &slot.spec.name,
+                        serde_json::json!({"state": "ready"}),
+                    ));
                 }
             }
             SupervisorMsg::ServerExited { server, exit } => {

@@ -15,11 +15,13 @@ use super::{Ending, ServerExit, State, SupervisorMsg};
 use crate::error::Error;
 use crate::language::ServerSpec;
 use crate::language_server::{self, FolderChange, LanguageServer, LanguageServerMsg, Timeouts};
+use crate::recorder::{RecorderMsg, kind, server_event};
 use crate::roots::RootSet;
 use crate::router::{RouterMsg, ServerHandle, ServerId, is_alive};
 use crate::session::SessionId;
 use crate::watcher::WatcherMsg;
 use ractor::{Actor, ActorRef, RpcReplyPort, SpawnErr};
+use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -236,10 +238,17 @@ impl State {
                 .filter(|document| roots.root_of(&document.path).is_some()),
             supervisor: myself.clone(),
             monitor: self.monitor.clone(),
+            recorder: self.recorder.clone(),
             usage: slot.usage.clone(),
         };
         match Actor::spawn_linked(None, LanguageServer, args, myself.get_cell()).await {
             Ok((actor, _)) => {
+                record(
+                    &self.recorder,
+                    kind::SERVER_STATE,
+                    &slot.spec.name,
+                    json!({"state": "starting", "restarts": slot.restarts}),
+                );
                 slot.stopped = None;
                 slot.started(server, actor.clone());
                 let _stopped = self.router.send_message(RouterMsg::ServerUp(server, actor));
@@ -250,6 +259,12 @@ impl State {
                 // counted here; the next request tries again.
                 let error = spawn_error(&slot.spec, error);
                 tracing::error!(server = %slot.spec.name, "{error}");
+                record(
+                    &self.recorder,
+                    kind::ERROR,
+                    &slot.spec.name,
+                    json!({"error": error.to_string()}),
+                );
                 slot.last_error = Some(error.to_string());
                 let crashes = slot.record_crash(self.policy.window);
                 slot.phase = if crashes > self.policy.max_crashes {
@@ -285,6 +300,12 @@ impl State {
             }
             Err(reason) => {
                 tracing::warn!(server = %slot.spec.name, "{reason}; the server is not used");
+                record(
+                    &self.recorder,
+                    kind::SERVER_STATE,
+                    &slot.spec.name,
+                    json!({"state": "unusable", "reason": reason}),
+                );
                 slot.phase = Phase::Unusable;
                 slot.last_error = Some(reason);
                 let error = unusable_error(slot);
@@ -301,6 +322,12 @@ impl State {
             && let Some(actor) = &slot.actor
         {
             tracing::info!(server = %slot.spec.name, "stopping: {reason}");
+            record(
+                &self.recorder,
+                kind::EVICTION,
+                &slot.spec.name,
+                json!({"reason": reason}),
+            );
             slot.stopped = Some(reason.to_owned());
             let _gone = actor.send_message(LanguageServerMsg::Retire {
                 reason: reason.to_owned(),
@@ -337,6 +364,12 @@ impl State {
             }
             return;
         };
+        record(
+            &self.recorder,
+            kind::SERVER_STATE,
+            &slot.spec.name,
+            json!({"state": "exited", "ending": exit.ending.name(), "error": exit.error}),
+        );
         slot.actor = None;
         slot.reopen = exit.documents;
         slot.stderr = exit.stderr;
@@ -374,6 +407,12 @@ impl State {
                 crashes,
                 "language server failed after repeated crashes"
             );
+            record(
+                &self.recorder,
+                kind::SERVER_STATE,
+                &slot.spec.name,
+                json!({"state": "failed", "crashes": crashes}),
+            );
             let error = slot.failed_error(until);
             slot.fail_waiting(&error);
             return;
@@ -386,8 +425,19 @@ impl State {
             backoff_ms = backoff.as_millis() as u64,
             "restarting language server"
         );
+        record(
+            &self.recorder,
+            kind::RESTART,
+            &slot.spec.name,
+            json!({"crashes": crashes, "backoff_ms": backoff.as_millis() as u64}),
+        );
         myself.send_after(backoff, move || SupervisorMsg::Restart(server));
     }
+}
+
+/// Tells the Recorder what happened to a server.
+fn record(recorder: &ActorRef<RecorderMsg>, kind: &str, server: &str, detail: serde_json::Value) {
+    let _stopped = recorder.send_message(server_event(kind, server, detail));
 }
 
 /// The directories of `paths` not under another of them, each once: what
