@@ -11,17 +11,23 @@ use crate::runtime_dir::{RuntimeDir, version};
 use crate::{logging, session_args, tree};
 use anyhow::{Context as _, Result, bail};
 use ractor::ActorRef;
+use ractor::rpc::CallResult;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tokio::io::BufReader;
+use tokio::io::{AsyncReadExt, BufReader};
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 use windlass_actors::gateway::Connection;
+use windlass_actors::recorder::RecorderMsg;
+use windlass_actors::recorder::subscribers::Filter;
 use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy, SupervisorMsg};
 
 /// How long a connection may take to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the Recorder may take to take a subscription.
+const SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the runtime directory is checked for a newer daemon of
 /// another version.
 const VERSION_CHECK: Duration = Duration::from_secs(2);
@@ -92,10 +98,11 @@ async fn serve(directory: &RuntimeDir, lifetime: Lifetime) -> Result<()> {
         mode: Mode::Daemon(lifetime),
         first: None,
         recorder,
+        socket: Some(socket.clone()),
     };
-    let served = tree::run(arguments, |supervisor| async move {
+    let served = tree::run(arguments, |supervisor, recorder| async move {
         tokio::select! {
-            reason = accept(listener, supervisor.clone()) => reason,
+            reason = accept(listener, supervisor.clone(), recorder) => reason,
             never = watch_versions(directory, supervisor) => never,
         }
     })
@@ -125,13 +132,22 @@ async fn bind(socket: &Path) -> Result<(UnixListener, u64)> {
 }
 
 /// Admits connections until one asks the daemon to stop.
-async fn accept(listener: UnixListener, supervisor: ActorRef<SupervisorMsg>) -> String {
+async fn accept(
+    listener: UnixListener,
+    supervisor: ActorRef<SupervisorMsg>,
+    recorder: ActorRef<RecorderMsg>,
+) -> String {
     let (stop, mut stopping) = mpsc::channel::<()>(1);
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    tokio::spawn(admit(stream, supervisor.clone(), stop.clone()));
+                    let handles = Handles {
+                        supervisor: supervisor.clone(),
+                        recorder: recorder.clone(),
+                        stop: stop.clone(),
+                    };
+                    tokio::spawn(admit(stream, handles));
                 }
                 Err(error) => {
                     // Out of descriptors, most likely: wait rather than spin.
@@ -183,17 +199,21 @@ async fn ping(socket: &Path) -> Result<(String, u128)> {
     }
 }
 
-async fn admit(stream: UnixStream, supervisor: ActorRef<SupervisorMsg>, stop: mpsc::Sender<()>) {
-    if let Err(error) = handshake(stream, supervisor, stop).await {
+/// What a connection to the daemon may reach.
+#[derive(Clone)]
+struct Handles {
+    supervisor: ActorRef<SupervisorMsg>,
+    recorder: ActorRef<RecorderMsg>,
+    stop: mpsc::Sender<()>,
+}
+
+async fn admit(stream: UnixStream, handles: Handles) {
+    if let Err(error) = handshake(stream, handles).await {
         tracing::warn!("a connection was turned away: {error:#}");
     }
 }
 
-async fn handshake(
-    stream: UnixStream,
-    supervisor: ActorRef<SupervisorMsg>,
-    stop: mpsc::Sender<()>,
-) -> Result<()> {
+async fn handshake(stream: UnixStream, handles: Handles) -> Result<()> {
     let peer = stream.peer_cred()?.uid();
     let own = rustix::process::getuid().as_raw();
     if peer != own {
@@ -207,8 +227,12 @@ async fn handshake(
     let hello = match request {
         Request::Stop => {
             hello::send(&mut writer, &Answer::Stopping).await?;
-            let _stopping = stop.send(()).await;
+            let _stopping = handles.stop.send(()).await;
             return Ok(());
+        }
+        Request::Subscribe { session, kind } => {
+            let filter = Filter { session, kind };
+            return subscribe(reader, writer, &handles.recorder, filter).await;
         }
         Request::Ping => {
             let pong = Answer::Pong {
@@ -245,9 +269,44 @@ async fn handshake(
         settings: Box::new(settings),
         connection: Connection::Stream(Box::new(reader), Box::new(writer)),
     };
-    supervisor
+    handles
+        .supervisor
         .send_message(attach)
         .map_err(|_| anyhow::anyhow!("the daemon is stopping"))
+}
+
+/// Streams the events that pass `filter` until the subscriber hangs up.
+async fn subscribe(
+    mut reader: BufReader<OwnedReadHalf>,
+    mut writer: OwnedWriteHalf,
+    recorder: &ActorRef<RecorderMsg>,
+    filter: Filter,
+) -> Result<()> {
+    let mut events = match recorder
+        .call(
+            |reply| RecorderMsg::Subscribe(filter, reply),
+            Some(SUBSCRIBE_TIMEOUT),
+        )
+        .await
+    {
+        Ok(CallResult::Success(events)) => events,
+        _ => bail!("the recorder did not take the subscription"),
+    };
+    hello::send(&mut writer, &Answer::Subscribed).await?;
+    let mut ignored = [0u8; 256];
+    loop {
+        tokio::select! {
+            event = events.recv() => match event {
+                Some(event) => hello::send(&mut writer, &event).await?,
+                None => return Ok(()),
+            },
+            // Nothing is read after the request but the hang-up.
+            read = reader.read(&mut ignored) => match read {
+                Ok(0) | Err(_) => return Ok(()),
+                Ok(_) => {}
+            },
+        }
+    }
 }
 
 fn settings_of(hello: Hello) -> Result<windlass_actors::settings::Settings> {

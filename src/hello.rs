@@ -21,6 +21,13 @@ pub enum Request {
     Stop,
     /// Whether a daemon answers, and which version it is.
     Ping,
+    /// Live events from now on (`windlass monitor`), as JSON lines after
+    /// the answer, until the connection closes.
+    Subscribe {
+        /// One session's events and its servers'; all when absent.
+        session: Option<String>,
+        kind: Option<String>,
+    },
 }
 
 /// What a bridge tells the daemon about its session.
@@ -45,6 +52,8 @@ pub enum Answer {
     /// configuration file, another version).
     Refused(String),
     Stopping,
+    /// Events follow, one JSON line each.
+    Subscribed,
     Pong {
         version: String,
         /// When the daemon started, in milliseconds since the Unix epoch.

@@ -11,6 +11,7 @@ mod gc;
 mod hello;
 mod list;
 mod logging;
+mod monitor;
 mod query;
 mod runtime_dir;
 mod session_args;
@@ -53,6 +54,8 @@ enum Command {
     Query(query::QueryArgs),
     /// Forget old events, dead sessions, or one session.
     Gc(gc::GcArgs),
+    /// A session's events, live (or every session's, --all).
+    Monitor(monitor::MonitorArgs),
     /// Allow a project .windlass.toml to run the server commands it names.
     Trust {
         /// The file to trust (default: the .windlass.toml for this directory).
@@ -71,6 +74,7 @@ fn main() -> Result<()> {
         Some(Command::List) => list::run(),
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Gc(args)) => gc::run(args),
+        Some(Command::Monitor(args)) => monitor::run(args),
         None => bridge::run(cli.serve, raw_args),
     }
 }

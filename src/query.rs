@@ -91,7 +91,7 @@ pub fn session_id(connection: &rusqlite::Connection, prefix: &str) -> Result<Str
     }
 }
 
-fn table_line(event: &Event) -> String {
+pub fn table_line(event: &Event) -> String {
     let mut line = format!(
         "{}  {}  {}",
         shown_time(event.at),

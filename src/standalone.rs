@@ -19,8 +19,9 @@ pub fn run(settings: Settings) -> Result<()> {
         mode: Mode::Standalone,
         first: Some((settings, Connection::Stdio)),
         recorder,
+        socket: None,
     };
-    runtime.block_on(tree::run(arguments, |_| std::future::pending()))?;
+    runtime.block_on(tree::run(arguments, |_, _| std::future::pending()))?;
     // Server processes are killed as their actors drop; nothing else to wait for.
     runtime.shutdown_timeout(Duration::from_secs(2));
     Ok(())

@@ -15,12 +15,12 @@ const RECORDER_DRAIN: Duration = Duration::from_secs(5);
 
 /// Spawns the Recorder and the Supervisor (with `arguments` made for that
 /// Recorder), and runs until the tree stops by itself, a signal asks the
-/// process to stop, or `until` (given the Supervisor) resolves with a
-/// reason.
+/// process to stop, or `until` (given the Supervisor and the Recorder)
+/// resolves with a reason.
 pub async fn run<A, F, Fut>(arguments: A, until: F) -> Result<()>
 where
     A: FnOnce(ActorRef<RecorderMsg>) -> supervisor::Arguments,
-    F: FnOnce(ActorRef<SupervisorMsg>) -> Fut,
+    F: FnOnce(ActorRef<SupervisorMsg>, ActorRef<RecorderMsg>) -> Fut,
     Fut: Future<Output = String>,
 {
     // Outside the tree, so that stopping the tree does not drop what is
@@ -28,7 +28,10 @@ where
     let (recorder, recorded) = Actor::spawn(None, Recorder, crate::state_dir::store_path())
         .await
         .context("starting the recorder")?;
-    let served = serve(arguments(recorder.clone()), until).await;
+    let served = serve(arguments(recorder.clone()), |supervisor| {
+        until(supervisor, recorder.clone())
+    })
+    .await;
     if recorder.drain().is_ok() {
         let _written = tokio::time::timeout(RECORDER_DRAIN, recorded).await;
     }

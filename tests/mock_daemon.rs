@@ -640,3 +640,83 @@ fn the_daemon_is_private_to_its_user() {
         "the session goes on"
     );
 }
+
+/// The id `status` shows for a session of a daemon.
+fn session_id(session: &Session) -> String {
+    let status = session.ok("status", json!({}));
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("session "))
+        .unwrap_or_else(|| panic!("no session line in {status}"));
+    line.split_whitespace().nth(1).unwrap().to_owned()
+}
+
+#[test]
+fn monitor_streams_a_sessions_events_as_they_happen() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let session = daemon.session(&mockls_args(project.path(), "", &record));
+    let other = daemon.session(&mockls_args(project.path(), "", &record));
+    let id = session_id(&session);
+    wait_until("the session is recorded", || {
+        let listed = std::process::Command::new(windlass_binary())
+            .arg("list")
+            .envs(daemon.environment())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&listed.stdout).contains(&id)
+    });
+    let mut monitor = std::process::Command::new(windlass_binary())
+        .args(["monitor", &id[..5], "--json", "--kind", "tool_call"])
+        .envs(daemon.environment())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    let stdout = monitor.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines.send(line);
+        }
+    });
+    // Once the monitor shows a call, it is subscribed.
+    let subscribed = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        session.ok("status", json!({}));
+        if received.recv_timeout(Duration::from_millis(200)).is_ok() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < subscribed,
+            "monitor never subscribed"
+        );
+    }
+    while received.try_recv().is_ok() {}
+    hover_greet(&other);
+    hover_greet(&session);
+    session.ok("document_symbols", json!({"file": "main.py"}));
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let line = received
+            .recv_timeout(Duration::from_secs(60))
+            .expect("an event within a minute");
+        let event: serde_json::Value = serde_json::from_str(&line).unwrap();
+        if event["tool"] == "status" {
+            continue;
+        }
+        assert_eq!(event["session"], id.as_str(), "{event}");
+        assert_eq!(event["kind"], "tool_call");
+        seen.push(event);
+    }
+    assert_eq!(seen[0]["tool"], "hover");
+    assert_eq!(seen[0]["detail"]["symbol"], "greet");
+    assert_eq!(seen[1]["tool"], "document_symbols");
+    let _ = monitor.kill();
+    let _ = monitor.wait();
+}

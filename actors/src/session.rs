@@ -76,6 +76,8 @@ pub struct Shared {
     pub watcher: ActorRef<WatcherMsg>,
     pub monitor: ActorRef<MonitorMsg>,
     pub recorder: ActorRef<RecorderMsg>,
+    /// The socket `monitor` subscribes on: the daemon's.
+    pub socket: Option<std::path::PathBuf>,
     /// Whether this is a daemon, whose servers other sessions may share.
     pub daemon: bool,
 }
@@ -138,7 +140,7 @@ impl Actor for Session {
             .send_message(RecorderMsg::SessionStarted(SessionRow {
                 id: args.id.to_string(),
                 pid: std::process::id(),
-                socket: None,
+                socket: args.shared.socket.clone(),
                 daemon: args.shared.daemon,
                 host_session: args.settings.identity.host_session.clone(),
                 started: crate::store::now_ms(),

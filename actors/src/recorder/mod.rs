@@ -2,11 +2,16 @@
 //!
 //! Owns the writer thread (`writer.rs`), the only writer of the store in
 //! this process. Takes [`RecorderMsg`]: events from the Gateways (tool
-//! calls) and Sessions (start, client, roots, end). Sending to it never
+//! calls), Sessions (start, client, roots, end), the Supervisor and the
+//! LanguageServers (server states, diagnostics); `Subscribe` from the
+//! daemon's control socket; `Problem` from `status`. Sending to it never
 //! waits: a tool call pays one message, and the disk is the writer
-//! thread's business. When the store cannot be opened the Recorder keeps
-//! taking messages, writes nothing, and says why in `status`.
+//! thread's business. Live subscribers (`subscribers.rs`) get each event
+//! as it comes, as far as they keep up. When the store cannot be opened
+//! the Recorder keeps taking messages, writes nothing, and says why in
+//! `status`.
 
+pub mod subscribers;
 mod writer;
 
 use crate::store::events::Event;
@@ -16,6 +21,8 @@ use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
+use subscribers::{Filter, Subscribers};
+use tokio::sync::mpsc;
 use writer::Write;
 
 /// Event kinds.
@@ -59,6 +66,8 @@ pub enum RecorderMsg {
     },
     /// Why nothing is recorded, if nothing is.
     Problem(RpcReplyPort<Option<String>>),
+    /// A live subscriber: events that pass the filter from now on.
+    Subscribe(Filter, RpcReplyPort<mpsc::Receiver<Event>>),
 }
 
 pub struct Recorder;
@@ -66,9 +75,16 @@ pub struct Recorder;
 pub struct State {
     writer: Option<(Sender<Write>, JoinHandle<()>)>,
     problem: Option<String>,
+    subscribers: Subscribers,
 }
 
 impl State {
+    /// Writes an event and hands it to the subscribers it passes.
+    fn event(&mut self, event: Event) {
+        self.subscribers.publish(&event);
+        self.write(Write::Event(event));
+    }
+
     fn write(&mut self, write: Write) {
         if let Some((sender, _)) = &self.writer
             && sender.send(write).is_err()
@@ -94,6 +110,7 @@ impl Actor for Recorder {
             return Ok(State {
                 writer: None,
                 problem: Some("no state directory: events are not recorded".into()),
+                subscribers: Subscribers::default(),
             });
         };
         let opened = tokio::task::spawn_blocking(move || {
@@ -107,6 +124,7 @@ impl Actor for Recorder {
                 return Ok(State {
                     writer: None,
                     problem: Some(format!("{problem}; events are not recorded")),
+                    subscribers: Subscribers::default(),
                 });
             }
         };
@@ -117,6 +135,7 @@ impl Actor for Recorder {
         Ok(State {
             writer: Some((sender, thread)),
             problem: None,
+            subscribers: Subscribers::default(),
         })
     }
 
@@ -127,7 +146,7 @@ impl Actor for Recorder {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            RecorderMsg::Event(event) => state.write(Write::Event(event)),
+            RecorderMsg::Event(event) => state.event(event),
             RecorderMsg::SessionStarted(row) => {
                 let mut event = Event::now(kind::SESSION_START, Some(row.id.clone()));
                 event.detail = serde_json::json!({
@@ -137,7 +156,7 @@ impl Actor for Recorder {
                     "roots": row.roots,
                 });
                 state.write(Write::SessionStarted(row));
-                state.write(Write::Event(event));
+                state.event(event);
             }
             RecorderMsg::Client {
                 session,
@@ -156,7 +175,7 @@ impl Actor for Recorder {
                     roots,
                     at: event.at,
                 });
-                state.write(Write::Event(event));
+                state.event(event);
             }
             RecorderMsg::SessionEnded { session } => {
                 let event = Event::now(kind::SESSION_END, Some(session.clone()));
@@ -164,10 +183,13 @@ impl Actor for Recorder {
                     session,
                     at: now_ms(),
                 });
-                state.write(Write::Event(event));
+                state.event(event);
             }
             RecorderMsg::Problem(reply) => {
                 let _gone = reply.send(state.problem.clone());
+            }
+            RecorderMsg::Subscribe(filter, reply) => {
+                let _gone = reply.send(state.subscribers.add(filter));
             }
         }
         Ok(())

@@ -3,12 +3,12 @@
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, Transaction, params, params_from_iter};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One event. `detail` holds what only some kinds have (a tool's
 /// arguments, a server's exit reason, a diagnostics count).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     /// Milliseconds since the Unix epoch.
     pub at: i64,

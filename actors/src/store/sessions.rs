@@ -161,3 +161,12 @@ pub fn matching(connection: &Connection, prefix: &str) -> rusqlite::Result<Vec<S
     let ids = statement.query_map(params![prefix], |row| row.get(0))?;
     ids.collect()
 }
+
+/// The socket a session's serving process listens on, if it has one.
+pub fn socket(connection: &Connection, id: &str) -> rusqlite::Result<Option<String>> {
+    connection.query_row(
+        "SELECT socket FROM sessions WHERE id = ?1",
+        params![id],
+        |row| row.get(0),
+    )
+}

@@ -220,6 +220,8 @@ pub struct Arguments {
     pub first: Option<(Settings, Connection)>,
     /// Where events go; it outlives the tree, to write its last words.
     pub recorder: ActorRef<RecorderMsg>,
+    /// The daemon's socket, recorded with each session for `monitor`.
+    pub socket: Option<PathBuf>,
 }
 
 /// A session as the Supervisor keeps it.
@@ -248,6 +250,7 @@ pub struct State {
     monitor: ActorRef<MonitorMsg>,
     watcher: ActorRef<WatcherMsg>,
     recorder: ActorRef<RecorderMsg>,
+    socket: Option<PathBuf>,
     /// Every session's roots together, as the Watcher watches them.
     watched: Vec<PathBuf>,
     /// Another version's daemon runs: no lingering.
@@ -321,6 +324,7 @@ impl Actor for Supervisor {
             monitor,
             watcher,
             recorder: args.recorder,
+            socket: args.socket,
             watched,
             superseded: false,
         })

@@ -53,6 +53,7 @@ impl State {
                 watcher: self.watcher.clone(),
                 monitor: self.monitor.clone(),
                 recorder: self.recorder.clone(),
+                socket: self.socket.clone(),
                 daemon: matches!(self.mode, Mode::Daemon(_)),
             },
         };

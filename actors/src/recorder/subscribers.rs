@@ -1,0 +1,138 @@
+//! Live subscribers to the Recorder's events (`windlass monitor`): each a
+//! bounded channel with a filter. A subscriber that does not keep up
+//! loses events rather than slowing the Recorder, and is told how many
+//! it lost before the next one it gets.
+
+use crate::store::events::Event;
+use serde_json::json;
+use tokio::sync::mpsc::{self, error::TrySendError};
+
+/// Events a subscriber may have waiting before it starts losing them.
+pub const BUFFER: usize = 1024;
+
+/// The kind of the event that says how many a subscriber lost.
+pub const MISSED: &str = "missed";
+
+/// What a subscriber wants: one session's events (and the events of the
+/// servers, which belong to no session), or all; one kind, or all.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub session: Option<String>,
+    pub kind: Option<String>,
+}
+
+impl Filter {
+    fn passes(&self, event: &Event) -> bool {
+        let session = match (&self.session, &event.session) {
+            (Some(wanted), Some(session)) => wanted == session,
+            _ => true,
+        };
+        session && self.kind.as_ref().is_none_or(|kind| *kind == event.kind)
+    }
+}
+
+struct Subscriber {
+    filter: Filter,
+    sender: mpsc::Sender<Event>,
+    missed: u64,
+}
+
+#[derive(Default)]
+pub struct Subscribers(Vec<Subscriber>);
+
+impl Subscribers {
+    /// A new subscriber; its events come on the returned receiver.
+    pub fn add(&mut self, filter: Filter) -> mpsc::Receiver<Event> {
+        let (sender, receiver) = mpsc::channel(BUFFER);
+        self.0.push(Subscriber {
+            filter,
+            sender,
+            missed: 0,
+        });
+        receiver
+    }
+
+    /// Hands `event` to every subscriber it passes; drops the ones gone.
+    pub fn publish(&mut self, event: &Event) {
+        self.0.retain_mut(|subscriber| {
+            if !subscriber.filter.passes(event) {
+                return !subscriber.sender.is_closed();
+            }
+            if subscriber.missed > 0 {
+                let mut missed = Event::now(MISSED, event.session.clone());
+                missed.detail = json!({"count": subscriber.missed});
+                match subscriber.sender.try_send(missed) {
+                    Ok(()) => subscriber.missed = 0,
+                    Err(TrySendError::Full(_)) => {
+                        subscriber.missed += 1;
+                        return true;
+                    }
+                    Err(TrySendError::Closed(_)) => return false,
+                }
+            }
+            match subscriber.sender.try_send(event.clone()) {
+                Ok(()) => true,
+                Err(TrySendError::Full(_)) => {
+                    subscriber.missed += 1;
+                    true
+                }
+                Err(TrySendError::Closed(_)) => false,
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(session: &str, kind: &str) -> Event {
+        Event::now(kind, Some(session.to_owned()))
+    }
+
+    #[test]
+    fn a_subscriber_gets_what_passes_its_filter() {
+        let mut subscribers = Subscribers::default();
+        let mut receiver = subscribers.add(Filter {
+            session: Some("a".into()),
+            kind: Some("tool_call".into()),
+        });
+        subscribers.publish(&event("a", "tool_call"));
+        subscribers.publish(&event("b", "tool_call"));
+        subscribers.publish(&event("a", "session_end"));
+        let mut server = Event::now("tool_call", None);
+        server.server = Some("python".into());
+        subscribers.publish(&server);
+        assert_eq!(receiver.try_recv().unwrap().session.as_deref(), Some("a"));
+        assert_eq!(
+            receiver.try_recv().unwrap().server.as_deref(),
+            Some("python")
+        );
+        assert!(receiver.try_recv().is_err());
+    }
+
+    #[test]
+    fn a_slow_subscriber_is_told_how_many_it_missed() {
+        let mut subscribers = Subscribers::default();
+        let mut receiver = subscribers.add(Filter::default());
+        for _ in 0..BUFFER + 10 {
+            subscribers.publish(&event("a", "tool_call"));
+        }
+        for _ in 0..BUFFER {
+            receiver.try_recv().unwrap();
+        }
+        subscribers.publish(&event("a", "session_end"));
+        let missed = receiver.try_recv().unwrap();
+        assert_eq!(missed.kind, MISSED);
+        assert_eq!(missed.detail["count"], 10);
+        assert_eq!(receiver.try_recv().unwrap().kind, "session_end");
+    }
+
+    #[test]
+    fn a_gone_subscriber_is_dropped() {
+        let mut subscribers = Subscribers::default();
+        drop(subscribers.add(Filter::default()));
+        subscribers.publish(&event("a", "tool_call"));
+        assert!(subscribers.0.is_empty());
+    }
+}
