@@ -67,7 +67,7 @@ fn exec_bridge(
         .env("WINDLASS_BRIDGE_LOCK", directory.start_lock())
         .env("WINDLASS_BRIDGE_WINDLASS", &windlass)
         .env("WINDLASS_BRIDGE_LOG", log)
-        .env("WINDLASS_LOG_LEVEL", &args.log_level)
+        .env("WINDLASS_LOG", &args.log_level)
         .exec();
     Err(error).with_context(|| format!("running {}", bridge.display()))
 }

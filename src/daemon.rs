@@ -58,7 +58,7 @@ pub struct DaemonArgs {
     #[arg(long, env = "WINDLASS_MEMORY_BUDGET", value_name = "SIZE")]
     pub memory_budget: Option<String>,
     /// Log filter for the log file (error, warn, info, debug, trace).
-    #[arg(long, env = "WINDLASS_LOG_LEVEL", default_value = "info")]
+    #[arg(long, env = "WINDLASS_LOG", default_value = "info")]
     pub log_level: String,
 }
 

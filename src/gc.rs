@@ -1,6 +1,6 @@
-//! `windlass gc`: forgets what is no longer wanted: events older than a
-//! age, dead sessions with their roots and events, or one session; then
-//! gives the space back (`VACUUM`).
+//! `windlass gc`: forgets what is no longer wanted: events older than an
+//! age, dead sessions with their roots and events (and the logs of ended
+//! processes), or one session; then gives the space back (`VACUUM`).
 
 use crate::query::{session_id, since_ms};
 use anyhow::{Context as _, Result, bail};
@@ -14,7 +14,8 @@ pub struct GcArgs {
     /// Forget events older than this (30s, 15m, 1h, 7d, or a date).
     #[arg(long)]
     older_than: Option<String>,
-    /// Forget sessions that are no longer alive, with their events.
+    /// Forget sessions that are no longer alive, with their events, and
+    /// the logs of processes that have ended.
     #[arg(long)]
     dead: bool,
     /// Forget one session (any unique id prefix), with its events.
@@ -65,9 +66,13 @@ pub fn run(args: GcArgs) -> Result<()> {
     )?;
     transaction.commit()?;
     connection.execute_batch("VACUUM")?;
+    let logs = match args.dead {
+        true => crate::logging::collect(&crate::logging::logs_directory()?, 0),
+        false => 0,
+    };
     writeln!(
         std::io::stdout().lock(),
-        "forgot {sessions} sessions and {events} events"
+        "forgot {sessions} sessions, {events} events and {logs} log files of ended processes"
     )?;
     Ok(())
 }

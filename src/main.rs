@@ -12,6 +12,7 @@ mod hello;
 mod list;
 mod logging;
 mod monitor;
+mod process;
 mod query;
 mod runtime_dir;
 mod session_args;

@@ -43,7 +43,7 @@ pub struct ServeArgs {
     #[serde(skip)]
     pub standalone: bool,
     /// Log filter for stderr and the log file (error, warn, info, debug, trace).
-    #[arg(long, env = "WINDLASS_LOG_LEVEL", default_value = "info")]
+    #[arg(long, env = "WINDLASS_LOG", default_value = "info")]
     #[serde(skip)]
     pub log_level: String,
 }

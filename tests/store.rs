@@ -238,7 +238,15 @@ fn gc_dead_forgets_only_dead_sessions() {
     let (alive_id, dead_id) = (ids[0], ids[1]);
     assert!(listed.contains(&format!("{dead_id}  dead")), "{listed}");
 
-    assert_eq!(run(&["gc", "--dead"]), "forgot 1 sessions and 3 events\n");
+    let logs = state.path().join("logs");
+    let ended_log = logs.join(format!("windlass-{}.log", ended.pid()));
+    let alive_log = logs.join(format!("windlass-{}.log", alive.pid()));
+    assert!(ended_log.exists() && alive_log.exists());
+    assert_eq!(
+        run(&["gc", "--dead"]),
+        "forgot 1 sessions, 3 events and 1 log files of ended processes\n"
+    );
+    assert!(!ended_log.exists() && alive_log.exists());
     let listed = run(&["list"]);
     assert!(
         listed.starts_with(&format!("{alive_id}  alive")),

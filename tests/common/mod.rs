@@ -205,7 +205,7 @@ impl Session {
                 .env("XDG_CONFIG_HOME", state.path().join("config")),
         };
         command
-            .env("WINDLASS_LOG_LEVEL", "debug")
+            .env("WINDLASS_LOG", "debug")
             .envs(client.env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
