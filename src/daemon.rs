@@ -26,7 +26,8 @@ use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy, Superviso
 
 /// How long a connection may take to say hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long the Recorder may take to take a subscription.
+/// How long the daemon's actors may take to take a subscription or
+/// answer a session's status.
 const SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the runtime directory is checked for a newer daemon of
 /// another version.
@@ -221,14 +222,40 @@ async fn handshake(stream: UnixStream, handles: Handles) -> Result<()> {
     }
     let (reader, mut writer) = stream.into_split();
     let mut reader = BufReader::new(reader);
-    let request = tokio::time::timeout(HELLO_TIMEOUT, hello::receive(&mut reader))
+    let line = tokio::time::timeout(HELLO_TIMEOUT, hello::receive_line(&mut reader))
         .await
         .context("no hello in time")??;
+    let request: Request = match serde_json::from_slice(&line) {
+        Ok(request) => request,
+        Err(error) => {
+            let refusal = format!(
+                "this daemon (version {}) does not know this request: {error}",
+                version()
+            );
+            hello::send(&mut writer, &Answer::Refused(refusal.clone())).await?;
+            bail!(refusal);
+        }
+    };
     let hello = match request {
         Request::Stop => {
             hello::send(&mut writer, &Answer::Stopping).await?;
             let _stopping = handles.stop.send(()).await;
             return Ok(());
+        }
+        Request::Status { session } => {
+            let answer = match handles
+                .supervisor
+                .call(
+                    |reply| SupervisorMsg::SessionStatus { session, reply },
+                    Some(SUBSCRIBE_TIMEOUT),
+                )
+                .await
+            {
+                Ok(CallResult::Success(Ok(status))) => Answer::Status(status),
+                Ok(CallResult::Success(Err(error))) => Answer::Refused(error),
+                _ => Answer::Refused("the daemon did not answer in time".into()),
+            };
+            return hello::send(&mut writer, &answer).await;
         }
         Request::Subscribe { session, kind } => {
             let filter = Filter { session, kind };

@@ -28,6 +28,8 @@ pub enum Request {
         session: Option<String>,
         kind: Option<String>,
     },
+    /// What the `status` tool would tell that session.
+    Status { session: String },
 }
 
 /// What a bridge tells the daemon about its session.
@@ -54,6 +56,8 @@ pub enum Answer {
     Stopping,
     /// Events follow, one JSON line each.
     Subscribed,
+    /// A session's status, as its `status` tool shows it.
+    Status(String),
     Pong {
         version: String,
         /// When the daemon started, in milliseconds since the Unix epoch.
@@ -80,6 +84,15 @@ where
     R: AsyncBufRead + Unpin,
     T: for<'de> Deserialize<'de>,
 {
+    let line = receive_line(reader).await?;
+    serde_json::from_slice(&line).context("a malformed handshake line")
+}
+
+/// Reads one handshake line, newline included.
+pub async fn receive_line<R>(reader: &mut R) -> Result<Vec<u8>>
+where
+    R: AsyncBufRead + Unpin,
+{
     let mut line = Vec::new();
     let mut limited = (&mut *reader).take(MAX_LINE as u64);
     let read = limited.read_until(b'\n', &mut line).await?;
@@ -89,7 +102,7 @@ where
     if !line.ends_with(b"\n") {
         bail!("the handshake line is too long or cut off");
     }
-    serde_json::from_slice(&line).context("a malformed handshake line")
+    Ok(line)
 }
 
 #[cfg(test)]

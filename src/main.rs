@@ -18,6 +18,7 @@ mod runtime_dir;
 mod session_args;
 mod standalone;
 mod state_dir;
+mod status;
 mod tree;
 mod trust;
 
@@ -57,6 +58,11 @@ enum Command {
     Gc(gc::GcArgs),
     /// A session's events, live (or every session's, --all).
     Monitor(monitor::MonitorArgs),
+    /// A live session's servers, states, roots, CPU and memory.
+    Status {
+        /// A session id, or any unique prefix of one.
+        session: String,
+    },
     /// Allow a project .windlass.toml to run the server commands it names.
     Trust {
         /// The file to trust (default: the .windlass.toml for this directory).
@@ -76,6 +82,7 @@ fn main() -> Result<()> {
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Gc(args)) => gc::run(args),
         Some(Command::Monitor(args)) => monitor::run(args),
+        Some(Command::Status { session }) => status::run(&session),
         None => bridge::run(cli.serve, raw_args),
     }
 }

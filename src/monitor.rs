@@ -76,7 +76,7 @@ pub fn run(args: MonitorArgs) -> Result<()> {
 }
 
 /// The session `prefix` names and the socket its daemon listens on.
-fn session_socket(prefix: &str) -> Result<(String, std::path::PathBuf)> {
+pub fn session_socket(prefix: &str) -> Result<(String, std::path::PathBuf)> {
     let path = crate::state_dir::store_path().context("no state directory")?;
     let connection = store::open(&path).with_context(|| format!("opening {}", path.display()))?;
     let id = session_id(&connection, prefix)?;

@@ -578,13 +578,19 @@ fn mode(path: &Path) -> u32 {
 
 /// What a process of `uid` hears after pinging the daemon at `socket`.
 fn ping_as(uid: u32, socket: &Path) -> String {
+    ask_as(uid, socket, r#""ping""#)
+}
+
+/// What a process of `uid` hears after sending `request` (one JSON line)
+/// to the daemon at `socket`.
+fn ask_as(uid: u32, socket: &Path, request: &str) -> String {
     use std::os::unix::process::CommandExt;
     let script = r#"
 import socket, sys
 s = socket.socket(socket.AF_UNIX)
 s.connect(sys.argv[1])
 try:
-    s.sendall(b'"ping"\n')
+    s.sendall(sys.argv[2].encode() + b'\n')
     answer = s.recv(4096)
 except (ConnectionResetError, BrokenPipeError):
     answer = b''
@@ -593,6 +599,7 @@ print(answer.decode() if answer else 'closed')
     let output = std::process::Command::new("python3")
         .args(["-c", script])
         .arg(socket)
+        .arg(request)
         .uid(uid)
         .output()
         .unwrap();
@@ -614,6 +621,11 @@ fn the_daemon_is_private_to_its_user() {
     assert_eq!(mode(&socket), 0o600);
     let own = rustix::process::getuid().as_raw();
     assert!(ping_as(own, &socket).contains("pong"));
+    let unknown = ask_as(own, &socket, r#"{"frobnicate": {}}"#);
+    assert!(
+        unknown.contains("refused") && unknown.contains("does not know this request"),
+        "{unknown}"
+    );
     if own != 0 {
         eprintln!("skipped: a peer of another uid can only be made by root");
         return;
@@ -719,4 +731,41 @@ fn monitor_streams_a_sessions_events_as_they_happen() {
     assert_eq!(seen[1]["tool"], "document_symbols");
     let _ = monitor.kill();
     let _ = monitor.wait();
+}
+
+#[test]
+fn status_command_shows_a_live_sessions_servers_and_who_shares_them() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let first = daemon.session(&mockls_args(project.path(), "", &record));
+    let second = daemon.session(&mockls_args(project.path(), "", &record));
+    hover_greet(&first);
+    hover_greet(&second);
+    let id = session_id(&first);
+    let status = |prefix: &str| {
+        std::process::Command::new(windlass_binary())
+            .args(["status", prefix])
+            .envs(daemon.environment())
+            .output()
+            .unwrap()
+    };
+    let mut shown = String::new();
+    wait_until("status shows the shared server", || {
+        let output = status(&id[..6]);
+        shown = String::from_utf8_lossy(&output.stdout).into_owned();
+        output.status.success() && shown.contains("shared by 2 sessions")
+    });
+    assert!(
+        shown.contains(&format!("session {id} of daemon pid")),
+        "{shown}"
+    );
+    assert!(shown.contains(" ready pid "), "{shown}");
+    let unknown = status("zzzzzzzz");
+    assert!(!unknown.status.success());
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("no session"),
+        "{unknown:?}"
+    );
 }

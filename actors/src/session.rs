@@ -5,14 +5,15 @@
 //! Takes [`SessionMsg`]: `RootsChanged` from its Roots actor, handed on to
 //! the Supervisor, which keeps the servers' folders the union of their
 //! sessions' roots; `ConfigChanged` (its `.windlass.toml` changed) and its
-//! own `ConfigReloaded`; `Warnings` for `status`. It stops when its Gateway
+//! own `ConfigReloaded`; `Warnings` for `status`; `Status` from the
+//! Supervisor, for `windlass status SESSION`, handed to its Gateway. It stops when its Gateway
 //! does (the client went away), and the Supervisor then lets go of what
 //! the session used.
 //!
 //! Servers are not the session's: the Supervisor pools them, and sessions
 //! whose configuration resolves to the same server share one process.
 
-use crate::gateway::{self, Connection, Gateway};
+use crate::gateway::{self, Connection, Gateway, GatewayMsg};
 use crate::monitor::MonitorMsg;
 use crate::recorder::RecorderMsg;
 use crate::roots::{Roots, RootsChanged};
@@ -21,7 +22,7 @@ use crate::settings::Settings;
 use crate::store::sessions::SessionRow;
 use crate::supervisor::SupervisorMsg;
 use crate::watcher::WatcherMsg;
-use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use std::fmt;
 
 /// A session's id: random, shown as eight base-36 characters, so that it
@@ -66,6 +67,8 @@ pub enum SessionMsg {
     ConfigChanged,
     ConfigReloaded(Result<Box<Settings>, String>),
     Warnings(RpcReplyPort<Vec<String>>),
+    /// The session's `status`, asked from outside its connection.
+    Status(RpcReplyPort<Result<String, String>>),
 }
 
 /// The daemon-level actors a session talks to.
@@ -96,7 +99,7 @@ pub struct State {
     id: SessionId,
     settings: Settings,
     shared: Shared,
-    gateway: ActorCell,
+    gateway: ActorRef<GatewayMsg>,
 }
 
 impl Actor for Session {
@@ -150,7 +153,7 @@ impl Actor for Session {
             id: args.id,
             settings: args.settings,
             shared: args.shared,
-            gateway: gateway.get_cell(),
+            gateway,
         })
     }
 
@@ -184,6 +187,9 @@ impl Actor for Session {
             SessionMsg::Warnings(reply) => {
                 let _gone = reply.send(state.settings.warnings.clone());
             }
+            SessionMsg::Status(reply) => {
+                let _stopped = state.gateway.send_message(GatewayMsg::Status(reply));
+            }
         }
         Ok(())
     }
@@ -210,7 +216,7 @@ impl Actor for Session {
     ) -> Result<(), ActorProcessingErr> {
         match event {
             SupervisionEvent::ActorTerminated(cell, ..)
-                if cell.get_id() == state.gateway.get_id() =>
+                if cell.get_id() == state.gateway.get_cell().get_id() =>
             {
                 tracing::info!(session = %state.id, "MCP client disconnected");
                 myself.stop(Some("client disconnected".into()));

@@ -7,7 +7,8 @@
 //! and awaits their replies in the call's own task, never in an actor
 //! handler, so a server that hangs delays only the calls waiting on it.
 //! Takes [`GatewayMsg::ClientClosed`] from its service task and then
-//! stops, which tells its Session the client is gone.
+//! stops, which tells its Session the client is gone; `Status` from its
+//! Session, for `windlass status SESSION`.
 
 mod address;
 mod assist;
@@ -31,7 +32,7 @@ use crate::roots::RootsMsg;
 use crate::session::{SessionId, SessionMsg, Shared};
 use crate::settings::Settings;
 use context::Context;
-use ractor::{Actor, ActorProcessingErr, ActorRef};
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::task::JoinHandle;
@@ -41,6 +42,8 @@ pub struct Gateway;
 
 pub enum GatewayMsg {
     ClientClosed,
+    /// The session's `status`, for `windlass status SESSION`.
+    Status(RpcReplyPort<Result<String, String>>),
 }
 
 /// Where a session's MCP messages come from and go to.
@@ -66,6 +69,7 @@ pub struct Arguments {
 /// Aborts the MCP task when the actor goes away, however it goes.
 pub struct State {
     service: JoinHandle<()>,
+    context: Context,
 }
 
 impl Drop for State {
@@ -91,19 +95,33 @@ impl Actor for Gateway {
             shared: args.shared,
             settings: args.settings,
         };
-        let service = tokio::spawn(serve(tools::Tools::new(context), args.connection, myself));
-        Ok(State { service })
+        let service = tokio::spawn(serve(
+            tools::Tools::new(context.clone()),
+            args.connection,
+            myself,
+        ));
+        Ok(State { service, context })
     }
 
     async fn handle(
         &self,
         myself: ActorRef<Self::Msg>,
         message: Self::Msg,
-        _state: &mut State,
+        state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
             GatewayMsg::ClientClosed => {
                 myself.stop(Some("MCP client closed the connection".into()))
+            }
+            // In a task: status asks the Session, which may be asking us.
+            GatewayMsg::Status(reply) => {
+                let context = state.context.clone();
+                tokio::spawn(async move {
+                    let status = status::status(&context)
+                        .await
+                        .map_err(|error| error.to_string());
+                    let _gone = reply.send(status);
+                });
             }
         }
         Ok(())

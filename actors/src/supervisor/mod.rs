@@ -81,6 +81,12 @@ pub struct Overview {
 }
 
 pub enum SupervisorMsg {
+    /// The `status` of the session shown as `session` (its id), for
+    /// `windlass status SESSION`.
+    SessionStatus {
+        session: String,
+        reply: RpcReplyPort<Result<String, String>>,
+    },
     /// A new MCP connection: start its session.
     Attach {
         settings: Box<Settings>,
@@ -352,6 +358,22 @@ impl Actor for Supervisor {
             SupervisorMsg::Checked { server, outcome } => {
                 state.checked(&myself, server, outcome).await;
                 state.answer_workspace_queries();
+            }
+            SupervisorMsg::SessionStatus { session, reply } => {
+                match state
+                    .sessions
+                    .iter()
+                    .find(|(id, _)| id.to_string() == session)
+                {
+                    Some((_, entry)) => {
+                        let _stopped = entry.actor.send_message(SessionMsg::Status(reply));
+                    }
+                    None => {
+                        let _gone = reply.send(Err(format!(
+                            "session {session} is not attached to this daemon"
+                        )));
+                    }
+                }
             }
             SupervisorMsg::Initialized {
                 server,
