@@ -29,6 +29,9 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long the daemon's actors may take to take a subscription or
 /// answer a session's status.
 const SUBSCRIBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Diagnostics may wait for a loading server and for the diagnostics of
+/// a change; the tool itself gives up well before this.
+const DIAGNOSTICS_TIMEOUT: Duration = Duration::from_secs(120);
 /// How often the runtime directory is checked for a newer daemon of
 /// another version.
 const VERSION_CHECK: Duration = Duration::from_secs(2);
@@ -252,6 +255,25 @@ async fn handshake(stream: UnixStream, handles: Handles) -> Result<()> {
                 .await
             {
                 Ok(CallResult::Success(Ok(status))) => Answer::Status(status),
+                Ok(CallResult::Success(Err(error))) => Answer::Refused(error),
+                _ => Answer::Refused("the daemon did not answer in time".into()),
+            };
+            return hello::send(&mut writer, &answer).await;
+        }
+        Request::Diagnostics { file, session } => {
+            let answer = match handles
+                .supervisor
+                .call(
+                    |reply| SupervisorMsg::SessionDiagnostics {
+                        session,
+                        file,
+                        reply,
+                    },
+                    Some(DIAGNOSTICS_TIMEOUT),
+                )
+                .await
+            {
+                Ok(CallResult::Success(Ok(diagnostics))) => Answer::Diagnostics(diagnostics),
                 Ok(CallResult::Success(Err(error))) => Answer::Refused(error),
                 _ => Answer::Refused("the daemon did not answer in time".into()),
             };

@@ -30,6 +30,13 @@ pub enum Request {
     },
     /// What the `status` tool would tell that session.
     Status { session: String },
+    /// Fresh diagnostics of `file` (absolute), as the `diagnostics` tool
+    /// gives them, through the session named or else the most recently
+    /// attached one whose roots hold the file.
+    Diagnostics {
+        file: PathBuf,
+        session: Option<String>,
+    },
 }
 
 /// What a bridge tells the daemon about its session.
@@ -58,6 +65,8 @@ pub enum Answer {
     Subscribed,
     /// A session's status, as its `status` tool shows it.
     Status(String),
+    /// A file's diagnostics, as the `diagnostics` tool shows them.
+    Diagnostics(String),
     Pong {
         version: String,
         /// When the daemon started, in milliseconds since the Unix epoch.

@@ -769,3 +769,28 @@ fn status_command_shows_a_live_sessions_servers_and_who_shares_them() {
         "{unknown:?}"
     );
 }
+
+#[test]
+fn the_socket_answers_a_files_diagnostics_through_the_session_that_has_it() {
+    let daemon = Daemon::new();
+    let project = project(&[("main.py", "ERROR here\n"), ("clean.py", "x = 1\n")]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let session = daemon.session(&mockls_args(project.path(), "", &record));
+    session.ok("status", json!({}));
+    let socket = daemon.sockets().pop().unwrap();
+    let own = rustix::process::getuid().as_raw();
+    let ask = |file: &Path| {
+        let request = json!({"diagnostics": {"file": file, "session": null}}).to_string();
+        ask_as(own, &socket, &request)
+    };
+    let base = project.path().canonicalize().unwrap();
+    let answer = ask(&base.join("main.py"));
+    assert!(answer.contains("main.py: 1 error"), "{answer}");
+    assert!(ask(&base.join("clean.py")).contains("no problems"));
+    let outside = ask(Path::new("/etc/hostname"));
+    assert!(
+        outside.contains("no session attached to this daemon has /etc/hostname"),
+        "{outside}"
+    );
+}

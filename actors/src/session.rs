@@ -5,8 +5,9 @@
 //! Takes [`SessionMsg`]: `RootsChanged` from its Roots actor, handed on to
 //! the Supervisor, which keeps the servers' folders the union of their
 //! sessions' roots; `ConfigChanged` (its `.windlass.toml` changed) and its
-//! own `ConfigReloaded`; `Warnings` for `status`; `Status` from the
-//! Supervisor, for `windlass status SESSION`, handed to its Gateway. It stops when its Gateway
+//! own `ConfigReloaded`; `Warnings` for `status`; `Status` and
+//! `Diagnostics` from the Supervisor (asked over the daemon's socket),
+//! handed to its Gateway. It stops when its Gateway
 //! does (the client went away), and the Supervisor then lets go of what
 //! the session used.
 //!
@@ -69,6 +70,11 @@ pub enum SessionMsg {
     Warnings(RpcReplyPort<Vec<String>>),
     /// The session's `status`, asked from outside its connection.
     Status(RpcReplyPort<Result<String, String>>),
+    /// Fresh diagnostics of a file, asked from outside its connection.
+    Diagnostics {
+        file: String,
+        reply: RpcReplyPort<Result<String, String>>,
+    },
 }
 
 /// The daemon-level actors a session talks to.
@@ -189,6 +195,11 @@ impl Actor for Session {
             }
             SessionMsg::Status(reply) => {
                 let _stopped = state.gateway.send_message(GatewayMsg::Status(reply));
+            }
+            SessionMsg::Diagnostics { file, reply } => {
+                let _stopped = state
+                    .gateway
+                    .send_message(GatewayMsg::Diagnostics { file, reply });
             }
         }
         Ok(())

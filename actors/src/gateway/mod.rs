@@ -7,8 +7,8 @@
 //! and awaits their replies in the call's own task, never in an actor
 //! handler, so a server that hangs delays only the calls waiting on it.
 //! Takes [`GatewayMsg::ClientClosed`] from its service task and then
-//! stops, which tells its Session the client is gone; `Status` from its
-//! Session, for `windlass status SESSION`.
+//! stops, which tells its Session the client is gone; `Status` and
+//! `Diagnostics` from its Session, asked over the daemon's socket.
 
 mod address;
 mod assist;
@@ -44,6 +44,11 @@ pub enum GatewayMsg {
     ClientClosed,
     /// The session's `status`, for `windlass status SESSION`.
     Status(RpcReplyPort<Result<String, String>>),
+    /// Fresh diagnostics of a file, as the tool gives them, for hooks.
+    Diagnostics {
+        file: String,
+        reply: RpcReplyPort<Result<String, String>>,
+    },
 }
 
 /// Where a session's MCP messages come from and go to.
@@ -113,14 +118,23 @@ impl Actor for Gateway {
             GatewayMsg::ClientClosed => {
                 myself.stop(Some("MCP client closed the connection".into()))
             }
-            // In a task: status asks the Session, which may be asking us.
+            // In tasks: both ask the Session, which may be asking us.
             GatewayMsg::Status(reply) => {
                 let context = state.context.clone();
                 tokio::spawn(async move {
-                    let status = status::status(&context)
-                        .await
-                        .map_err(|error| error.to_string());
-                    let _gone = reply.send(status);
+                    let status = status::status(&context).await;
+                    let _gone = reply.send(status.map_err(|error| error.to_string()));
+                });
+            }
+            GatewayMsg::Diagnostics { file, reply } => {
+                let context = state.context.clone();
+                let args = diagnostics::DiagnosticsArgs {
+                    file: Some(file),
+                    files: None,
+                };
+                tokio::spawn(async move {
+                    let answer = diagnostics::diagnostics(&context, &args).await;
+                    let _gone = reply.send(answer.map_err(|error| error.to_string()));
                 });
             }
         }

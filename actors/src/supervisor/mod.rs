@@ -50,7 +50,7 @@ use slot::Slot;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The actor type; its state lives in [`State`].
 pub struct Supervisor;
@@ -85,6 +85,13 @@ pub enum SupervisorMsg {
     /// `windlass status SESSION`.
     SessionStatus {
         session: String,
+        reply: RpcReplyPort<Result<String, String>>,
+    },
+    /// Fresh diagnostics of `file` through the session named (its id), or
+    /// else the most recently attached session whose roots hold the file.
+    SessionDiagnostics {
+        session: Option<String>,
+        file: PathBuf,
         reply: RpcReplyPort<Result<String, String>>,
     },
     /// A new MCP connection: start its session.
@@ -233,6 +240,7 @@ pub struct Arguments {
 /// A session as the Supervisor keeps it.
 struct SessionEntry {
     actor: ActorRef<SessionMsg>,
+    attached: Instant,
     roots: Arc<RootSet>,
     servers: Vec<ServerSpec>,
     timeouts: Timeouts,
@@ -375,6 +383,24 @@ impl Actor for Supervisor {
                     }
                 }
             }
+            SupervisorMsg::SessionDiagnostics {
+                session,
+                file,
+                reply,
+            } => match state.session_for(session.as_deref(), &file) {
+                Some(entry) => {
+                    let file = file.display().to_string();
+                    let _stopped = entry
+                        .actor
+                        .send_message(SessionMsg::Diagnostics { file, reply });
+                }
+                None => {
+                    let _gone = reply.send(Err(format!(
+                        "no session attached to this daemon has {} in its roots",
+                        file.display()
+                    )));
+                }
+            },
             SupervisorMsg::Initialized {
                 server,
                 folder_changes,

@@ -25,6 +25,23 @@ const RESTARTED: &str = "restarted after a configuration change";
 const REMOVED: &str = "removed from the configuration";
 
 impl State {
+    /// The session named by `id`, or else the most recently attached
+    /// one whose roots hold `file`.
+    pub(super) fn session_for(&self, id: Option<&str>, file: &Path) -> Option<&SessionEntry> {
+        match id {
+            Some(id) => self
+                .sessions
+                .iter()
+                .find(|(session, _)| session.to_string() == id)
+                .map(|(_, entry)| entry),
+            None => self
+                .sessions
+                .values()
+                .filter(|entry| entry.roots.root_of(file).is_some())
+                .max_by_key(|entry| entry.attached),
+        }
+    }
+
     /// Starts a session for a new connection.
     pub(super) async fn attach(
         &mut self,
@@ -70,6 +87,7 @@ impl State {
             session,
             SessionEntry {
                 actor,
+                attached: std::time::Instant::now(),
                 roots: roots.clone(),
                 servers: servers.clone(),
                 timeouts,
