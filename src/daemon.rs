@@ -279,6 +279,45 @@ async fn handshake(stream: UnixStream, handles: Handles) -> Result<()> {
             };
             return hello::send(&mut writer, &answer).await;
         }
+        Request::Roots { session, change } => {
+            let change = change.into();
+            let answer = match handles
+                .supervisor
+                .call(
+                    |reply| SupervisorMsg::ChangeSessionRoots {
+                        session,
+                        change,
+                        reply,
+                    },
+                    Some(SUBSCRIBE_TIMEOUT),
+                )
+                .await
+            {
+                Ok(CallResult::Success(Ok(answer))) => Answer::Roots {
+                    roots: answer
+                        .roots
+                        .roots()
+                        .iter()
+                        .map(|root| root.path.clone())
+                        .collect(),
+                    refused: answer.refused,
+                },
+                Ok(CallResult::Success(Err(error))) => Answer::Refused(error),
+                _ => Answer::Refused("the daemon did not answer in time".into()),
+            };
+            return hello::send(&mut writer, &answer).await;
+        }
+        Request::Sessions => {
+            let answer = match handles
+                .supervisor
+                .call(SupervisorMsg::Sessions, Some(SUBSCRIBE_TIMEOUT))
+                .await
+            {
+                Ok(CallResult::Success(sessions)) => Answer::Sessions(sessions),
+                _ => Answer::Refused("the daemon did not answer in time".into()),
+            };
+            return hello::send(&mut writer, &answer).await;
+        }
         Request::Subscribe { session, kind } => {
             let filter = Filter { session, kind };
             return subscribe(reader, writer, &handles.recorder, filter).await;

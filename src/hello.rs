@@ -7,7 +7,9 @@ use anyhow::{Context as _, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use windlass_actors::roots::Change;
 use windlass_actors::settings::Identity;
+use windlass_actors::supervisor::AttachedSession;
 
 /// Longest handshake line read; a hello is a few hundred bytes.
 const MAX_LINE: usize = 1 << 20;
@@ -37,6 +39,33 @@ pub enum Request {
         file: PathBuf,
         session: Option<String>,
     },
+    /// Roots added, removed or set for a session, as a host's hook asks:
+    /// `{"roots": {"session": ID, "add": [DIR, …]}}`.
+    Roots {
+        session: String,
+        #[serde(flatten)]
+        change: RootsChange,
+    },
+    /// Every session attached to the daemon, most recent first.
+    Sessions,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootsChange {
+    Add(Vec<PathBuf>),
+    Remove(Vec<PathBuf>),
+    Set(Vec<PathBuf>),
+}
+
+impl From<RootsChange> for Change {
+    fn from(change: RootsChange) -> Self {
+        match change {
+            RootsChange::Add(paths) => Change::Add(paths),
+            RootsChange::Remove(paths) => Change::Remove(paths),
+            RootsChange::Set(paths) => Change::Set(paths),
+        }
+    }
 }
 
 /// What a bridge tells the daemon about its session.
@@ -67,6 +96,12 @@ pub enum Answer {
     Status(String),
     /// A file's diagnostics, as the `diagnostics` tool shows them.
     Diagnostics(String),
+    /// A session's roots after a change, and the roots refused, with why.
+    Roots {
+        roots: Vec<PathBuf>,
+        refused: Vec<String>,
+    },
+    Sessions(Vec<AttachedSession>),
     Pong {
         version: String,
         /// When the daemon started, in milliseconds since the Unix epoch.

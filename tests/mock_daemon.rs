@@ -794,3 +794,50 @@ fn the_socket_answers_a_files_diagnostics_through_the_session_that_has_it() {
         "{outside}"
     );
 }
+
+#[test]
+fn the_socket_lists_sessions_and_changes_a_sessions_roots() {
+    let daemon = Daemon::new();
+    let project = project(&[("app/main.py", GREET), ("lib/util.py", GREET)]);
+    let base = project.path().canonicalize().unwrap();
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let session = daemon.session_as(
+        &mockls_args(&base.join("app"), "", &record),
+        Client {
+            env: &[("CLAUDE_CODE_SESSION_ID", "conversation-1")],
+            ..Client::default()
+        },
+    );
+    let id = session_id(&session);
+    let socket = daemon.sockets().pop().unwrap();
+    let own = rustix::process::getuid().as_raw();
+    let sessions: serde_json::Value =
+        serde_json::from_str(&ask_as(own, &socket, r#""sessions""#)).unwrap();
+    assert_eq!(sessions["sessions"][0]["id"], id.as_str(), "{sessions}");
+    assert_eq!(sessions["sessions"][0]["host_session"], "conversation-1");
+    assert_eq!(sessions["sessions"][0]["roots"], json!([base.join("app")]));
+
+    let added = ask_as(
+        own,
+        &socket,
+        &json!({"roots": {"session": id, "add": [base.join("lib")]}}).to_string(),
+    );
+    let added: serde_json::Value = serde_json::from_str(&added).unwrap();
+    assert_eq!(
+        added["roots"]["roots"],
+        json!([base.join("app"), base.join("lib")]),
+        "{added}"
+    );
+    let found = session.ok("search", json!({"query": "def greet"}));
+    assert!(
+        found.contains("lib/util.py"),
+        "the session searches its new root: {found}"
+    );
+    let unknown = ask_as(
+        own,
+        &socket,
+        &json!({"roots": {"session": "zzzzzzzz", "set": []}}).to_string(),
+    );
+    assert!(unknown.contains("not attached"), "{unknown}");
+}

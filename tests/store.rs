@@ -159,20 +159,34 @@ fn a_session_that_ends_or_is_killed_is_listed_dead() {
     wait_until("the call is recorded", || {
         tool_calls(&killed, &id).len() == 1
     });
+    // The kill lands in the middle of a burst of calls, some recorded,
+    // some in a batch not yet written, some not answered at all.
+    let burst: Vec<_> = (0..200)
+        .map(|_| {
+            killed.call_async(
+                "hover",
+                json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+            )
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(150));
     Command::new("kill")
         .args(["-9", &killed.pid().to_string()])
         .status()
         .unwrap();
+    drop(burst);
     wait_until("the session is listed dead", || {
         stdout_of(&killed, &["list"]).starts_with(&format!("{id}  dead"))
     });
     let integrity = stdout_of(&killed, &["query", "--sql", "PRAGMA integrity_check"]);
     assert_eq!(integrity, "integrity_check\nok\n");
-    assert_eq!(
-        tool_calls(&killed, &id).len(),
-        1,
-        "what was written before the kill is kept"
+    let recorded = tool_calls(&killed, &id);
+    assert!(
+        !recorded.is_empty() && recorded.len() <= 201,
+        "what was written before the kill is kept: {}",
+        recorded.len()
     );
+    assert!(recorded.iter().all(|call| call["tool"] == "hover"));
 }
 
 #[test]

@@ -17,14 +17,18 @@
 use crate::gateway::{self, Connection, Gateway, GatewayMsg};
 use crate::monitor::MonitorMsg;
 use crate::recorder::RecorderMsg;
-use crate::roots::{Roots, RootsChanged};
+use crate::roots::{Change, ChangeAnswer, Roots, RootsChanged, RootsMsg, Source};
 use crate::router::RouterMsg;
 use crate::settings::Settings;
 use crate::store::sessions::SessionRow;
 use crate::supervisor::SupervisorMsg;
 use crate::watcher::WatcherMsg;
+use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use std::fmt;
+
+/// How long a session's Roots actor may take to apply a change.
+const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// A session's id: random, shown as eight base-36 characters, so that it
 /// is short and unique among every session the store has seen.
@@ -75,6 +79,12 @@ pub enum SessionMsg {
         file: String,
         reply: RpcReplyPort<Result<String, String>>,
     },
+    /// Roots added, removed or set from outside its connection (a host's
+    /// hook); answered with the roots in effect and those refused.
+    ChangeRoots {
+        change: Change,
+        reply: RpcReplyPort<Result<ChangeAnswer, String>>,
+    },
 }
 
 /// The daemon-level actors a session talks to.
@@ -105,6 +115,7 @@ pub struct State {
     id: SessionId,
     settings: Settings,
     shared: Shared,
+    roots: ActorRef<RootsMsg>,
     gateway: ActorRef<GatewayMsg>,
 }
 
@@ -135,7 +146,7 @@ impl Actor for Session {
             gateway::Arguments {
                 session: args.id,
                 session_actor: myself.clone(),
-                roots,
+                roots: roots.clone(),
                 shared: args.shared.clone(),
                 settings: args.settings.clone(),
                 connection: args.connection,
@@ -159,6 +170,7 @@ impl Actor for Session {
             id: args.id,
             settings: args.settings,
             shared: args.shared,
+            roots,
             gateway,
         })
     }
@@ -195,6 +207,27 @@ impl Actor for Session {
             }
             SessionMsg::Status(reply) => {
                 let _stopped = state.gateway.send_message(GatewayMsg::Status(reply));
+            }
+            // In a task: the Roots actor answers after telling this actor.
+            SessionMsg::ChangeRoots { change, reply } => {
+                let roots = state.roots.clone();
+                tokio::spawn(async move {
+                    let answer = roots
+                        .call(
+                            |reply| RootsMsg::Change {
+                                source: Source::Hook,
+                                change,
+                                reply,
+                            },
+                            Some(ROOTS_TIMEOUT),
+                        )
+                        .await;
+                    let answer = match answer {
+                        Ok(CallResult::Success(answer)) => Ok(answer),
+                        _ => Err("the session's roots did not answer".to_owned()),
+                    };
+                    let _gone = reply.send(answer);
+                });
             }
             SessionMsg::Diagnostics { file, reply } => {
                 let _stopped = state

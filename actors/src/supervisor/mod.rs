@@ -40,7 +40,7 @@ use crate::language::{ServerKey, ServerSpec};
 use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Work};
 use crate::monitor::{Monitor, MonitorMsg};
 use crate::recorder::{RecorderMsg, kind, server_event};
-use crate::roots::{Detection, RootSet, RootsChanged};
+use crate::roots::{Change, ChangeAnswer, Detection, RootSet, RootsChanged};
 use crate::router::{Router, RouterMsg, ServerHandle, ServerId};
 use crate::session::{SessionId, SessionMsg};
 use crate::settings::Settings;
@@ -48,7 +48,7 @@ use crate::watcher::{Watcher, WatcherMsg};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use slot::Slot;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -94,6 +94,14 @@ pub enum SupervisorMsg {
         file: PathBuf,
         reply: RpcReplyPort<Result<String, String>>,
     },
+    /// Roots added, removed or set for the session named (its id).
+    ChangeSessionRoots {
+        session: String,
+        change: Change,
+        reply: RpcReplyPort<Result<ChangeAnswer, String>>,
+    },
+    /// Every attached session, most recently attached first.
+    Sessions(RpcReplyPort<Vec<AttachedSession>>),
     /// A new MCP connection: start its session.
     Attach {
         settings: Box<Settings>,
@@ -237,10 +245,19 @@ pub struct Arguments {
     pub socket: Option<PathBuf>,
 }
 
+/// A session as the daemon's socket lists it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct AttachedSession {
+    pub id: String,
+    pub host_session: Option<String>,
+    pub roots: Vec<PathBuf>,
+}
+
 /// A session as the Supervisor keeps it.
 struct SessionEntry {
     actor: ActorRef<SessionMsg>,
     attached: Instant,
+    host_session: Option<String>,
     roots: Arc<RootSet>,
     servers: Vec<ServerSpec>,
     timeouts: Timeouts,
@@ -401,6 +418,25 @@ impl Actor for Supervisor {
                     )));
                 }
             },
+            SupervisorMsg::ChangeSessionRoots {
+                session,
+                change,
+                reply,
+            } => match state.session_for(Some(&session), Path::new("")) {
+                Some(entry) => {
+                    let _stopped = entry
+                        .actor
+                        .send_message(SessionMsg::ChangeRoots { change, reply });
+                }
+                None => {
+                    let _gone = reply.send(Err(format!(
+                        "session {session} is not attached to this daemon"
+                    )));
+                }
+            },
+            SupervisorMsg::Sessions(reply) => {
+                let _gone = reply.send(state.attached_sessions());
+            }
             SupervisorMsg::Initialized {
                 server,
                 folder_changes,

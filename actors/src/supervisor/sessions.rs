@@ -4,7 +4,7 @@
 //! ends.
 
 use super::slot::Phase;
-use super::{Mode, SessionEntry, State, SupervisorMsg, WorkspaceServers};
+use super::{AttachedSession, Mode, SessionEntry, State, SupervisorMsg, WorkspaceServers};
 use crate::gateway::Connection;
 use crate::language::{ServerKey, ServerSpec};
 use crate::language_server::{LanguageServerMsg, Timeouts};
@@ -25,6 +25,25 @@ const RESTARTED: &str = "restarted after a configuration change";
 const REMOVED: &str = "removed from the configuration";
 
 impl State {
+    /// Every attached session, most recently attached first.
+    pub(super) fn attached_sessions(&self) -> Vec<AttachedSession> {
+        let mut entries: Vec<(&SessionId, &SessionEntry)> = self.sessions.iter().collect();
+        entries.sort_by_key(|(_, entry)| std::cmp::Reverse(entry.attached));
+        entries
+            .into_iter()
+            .map(|(id, entry)| AttachedSession {
+                id: id.to_string(),
+                host_session: entry.host_session.clone(),
+                roots: entry
+                    .roots
+                    .roots()
+                    .iter()
+                    .map(|root| root.path.clone())
+                    .collect(),
+            })
+            .collect()
+    }
+
     /// The session named by `id`, or else the most recently attached
     /// one whose roots hold `file`.
     pub(super) fn session_for(&self, id: Option<&str>, file: &Path) -> Option<&SessionEntry> {
@@ -55,6 +74,7 @@ impl State {
         let servers = settings.servers.clone();
         let timeouts = settings.timeouts();
         let config_directories = settings.config_directories.clone();
+        let host_session = settings.identity.host_session.clone();
         // The Router hears of the table before the gateway can route.
         let _stopped = self.router.send_message(RouterMsg::Servers {
             session,
@@ -88,6 +108,7 @@ impl State {
             SessionEntry {
                 actor,
                 attached: std::time::Instant::now(),
+                host_session: host_session.clone(),
                 roots: roots.clone(),
                 servers: servers.clone(),
                 timeouts,
