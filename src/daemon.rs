@@ -10,8 +10,8 @@ use crate::hello::{self, Answer, Hello, Request};
 use crate::runtime_dir::{RuntimeDir, version};
 use crate::{logging, session_args, tree};
 use anyhow::{Context as _, Result, bail};
-use ractor::ActorRef;
 use ractor::rpc::CallResult;
+use ractor::{ActorRef, RpcReplyPort};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -246,54 +246,37 @@ async fn handshake(stream: UnixStream, handles: Handles) -> Result<()> {
             return Ok(());
         }
         Request::Status { session } => {
-            let answer = match handles
-                .supervisor
-                .call(
-                    |reply| SupervisorMsg::SessionStatus { session, reply },
-                    Some(SUBSCRIBE_TIMEOUT),
-                )
-                .await
-            {
-                Ok(CallResult::Success(Ok(status))) => Answer::Status(status),
-                Ok(CallResult::Success(Err(error))) => Answer::Refused(error),
-                _ => Answer::Refused("the daemon did not answer in time".into()),
-            };
-            return hello::send(&mut writer, &answer).await;
+            let message = |reply| SupervisorMsg::SessionStatus { session, reply };
+            let answer = ask(
+                &handles.supervisor,
+                message,
+                SUBSCRIBE_TIMEOUT,
+                Answer::Status,
+            );
+            return hello::send(&mut writer, &answer.await).await;
         }
         Request::Diagnostics { file, session } => {
-            let answer = match handles
-                .supervisor
-                .call(
-                    |reply| SupervisorMsg::SessionDiagnostics {
-                        session,
-                        file,
-                        reply,
-                    },
-                    Some(DIAGNOSTICS_TIMEOUT),
-                )
-                .await
-            {
-                Ok(CallResult::Success(Ok(diagnostics))) => Answer::Diagnostics(diagnostics),
-                Ok(CallResult::Success(Err(error))) => Answer::Refused(error),
-                _ => Answer::Refused("the daemon did not answer in time".into()),
+            let message = |reply| SupervisorMsg::SessionDiagnostics {
+                session,
+                file,
+                reply,
             };
-            return hello::send(&mut writer, &answer).await;
+            let answer = ask(
+                &handles.supervisor,
+                message,
+                DIAGNOSTICS_TIMEOUT,
+                Answer::Diagnostics,
+            );
+            return hello::send(&mut writer, &answer.await).await;
         }
         Request::Roots { session, change } => {
-            let change = change.into();
-            let answer = match handles
-                .supervisor
-                .call(
-                    |reply| SupervisorMsg::ChangeSessionRoots {
-                        session,
-                        change,
-                        reply,
-                    },
-                    Some(SUBSCRIBE_TIMEOUT),
-                )
-                .await
-            {
-                Ok(CallResult::Success(Ok(answer))) => Answer::Roots {
+            let message = |reply| SupervisorMsg::ChangeSessionRoots {
+                session,
+                change: change.into(),
+                reply,
+            };
+            let answer = ask(&handles.supervisor, message, SUBSCRIBE_TIMEOUT, |answer| {
+                Answer::Roots {
                     roots: answer
                         .roots
                         .roots()
@@ -301,22 +284,18 @@ async fn handshake(stream: UnixStream, handles: Handles) -> Result<()> {
                         .map(|root| root.path.clone())
                         .collect(),
                     refused: answer.refused,
-                },
-                Ok(CallResult::Success(Err(error))) => Answer::Refused(error),
-                _ => Answer::Refused("the daemon did not answer in time".into()),
-            };
-            return hello::send(&mut writer, &answer).await;
+                }
+            });
+            return hello::send(&mut writer, &answer.await).await;
         }
         Request::Sessions => {
-            let answer = match handles
-                .supervisor
-                .call(SupervisorMsg::Sessions, Some(SUBSCRIBE_TIMEOUT))
-                .await
-            {
-                Ok(CallResult::Success(sessions)) => Answer::Sessions(sessions),
-                _ => Answer::Refused("the daemon did not answer in time".into()),
-            };
-            return hello::send(&mut writer, &answer).await;
+            let answer = ask(
+                &handles.supervisor,
+                SupervisorMsg::Sessions,
+                SUBSCRIBE_TIMEOUT,
+                Answer::Sessions,
+            );
+            return hello::send(&mut writer, &answer.await).await;
         }
         Request::Subscribe { session, kind } => {
             let filter = Filter { session, kind };
@@ -361,6 +340,25 @@ async fn handshake(stream: UnixStream, handles: Handles) -> Result<()> {
         .supervisor
         .send_message(attach)
         .map_err(|_| anyhow::anyhow!("the daemon is stopping"))
+}
+
+/// Asks the Supervisor on behalf of the socket: its answer as `answered`
+/// says it, its error or its silence as a refusal.
+async fn ask<T, M>(
+    supervisor: &ActorRef<SupervisorMsg>,
+    message: M,
+    limit: Duration,
+    answered: impl FnOnce(T) -> Answer,
+) -> Answer
+where
+    M: FnOnce(RpcReplyPort<Result<T, String>>) -> SupervisorMsg,
+    T: Send + 'static,
+{
+    match supervisor.call(message, Some(limit)).await {
+        Ok(CallResult::Success(Ok(value))) => answered(value),
+        Ok(CallResult::Success(Err(error))) => Answer::Refused(error),
+        _ => Answer::Refused("the daemon did not answer in time".into()),
+    }
 }
 
 /// Streams the events that pass `filter` until the subscriber hangs up.

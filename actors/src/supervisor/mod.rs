@@ -100,8 +100,9 @@ pub enum SupervisorMsg {
         change: Change,
         reply: RpcReplyPort<Result<ChangeAnswer, String>>,
     },
-    /// Every attached session, most recently attached first.
-    Sessions(RpcReplyPort<Vec<AttachedSession>>),
+    /// Every attached session, most recently attached first. Answered,
+    /// as every question of the daemon's socket is, with a `Result`.
+    Sessions(RpcReplyPort<Result<Vec<AttachedSession>, String>>),
     /// A new MCP connection: start its session.
     Attach {
         settings: Box<Settings>,
@@ -435,7 +436,7 @@ impl Actor for Supervisor {
                 }
             },
             SupervisorMsg::Sessions(reply) => {
-                let _gone = reply.send(state.attached_sessions());
+                let _gone = reply.send(Ok(state.attached_sessions()));
             }
             SupervisorMsg::Initialized {
                 server,
