@@ -169,7 +169,9 @@ fn a_session_that_ends_or_is_killed_is_listed_dead() {
             )
         })
         .collect();
-    std::thread::sleep(std::time::Duration::from_millis(150));
+    // Killed once the burst is being answered, so its first calls are in
+    // the Recorder and later ones are not.
+    wait(&burst[0]);
     Command::new("kill")
         .args(["-9", &killed.pid().to_string()])
         .status()

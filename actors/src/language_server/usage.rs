@@ -65,9 +65,10 @@ mod tests {
     fn use_resets_the_idle_clock() {
         let usage = Usage::default();
         std::thread::sleep(Duration::from_millis(30));
-        assert!(usage.idle_for() >= Duration::from_millis(30));
+        let idle = usage.idle_for();
+        assert!(idle >= Duration::from_millis(30));
         usage.used();
-        assert!(usage.idle_for() < Duration::from_millis(30));
+        assert!(usage.idle_for() < idle, "the clock starts again");
         assert_eq!(usage.pid(), None);
         usage.set_pid(Some(7));
         assert_eq!(usage.pid(), Some(7));

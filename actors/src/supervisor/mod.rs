@@ -48,7 +48,7 @@ use crate::watcher::{Watcher, WatcherMsg};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use slot::Slot;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -405,7 +405,10 @@ impl Actor for Supervisor {
                 session,
                 file,
                 reply,
-            } => match state.session_for(session.as_deref(), &file) {
+            } => match session.as_deref().map_or_else(
+                || state.session_holding(&file),
+                |id| state.session_named(id),
+            ) {
                 Some(entry) => {
                     let file = file.display().to_string();
                     let _stopped = entry
@@ -423,7 +426,7 @@ impl Actor for Supervisor {
                 session,
                 change,
                 reply,
-            } => match state.session_for(Some(&session), Path::new("")) {
+            } => match state.session_named(&session) {
                 Some(entry) => {
                     let _stopped = entry
                         .actor

@@ -44,21 +44,20 @@ impl State {
             .collect()
     }
 
-    /// The session named by `id`, or else the most recently attached
-    /// one whose roots hold `file`.
-    pub(super) fn session_for(&self, id: Option<&str>, file: &Path) -> Option<&SessionEntry> {
-        match id {
-            Some(id) => self
-                .sessions
-                .iter()
-                .find(|(session, _)| session.to_string() == id)
-                .map(|(_, entry)| entry),
-            None => self
-                .sessions
-                .values()
-                .filter(|entry| entry.roots.root_of(file).is_some())
-                .max_by_key(|entry| entry.attached),
-        }
+    /// The attached session whose id is `id`.
+    pub(super) fn session_named(&self, id: &str) -> Option<&SessionEntry> {
+        self.sessions
+            .iter()
+            .find(|(session, _)| session.to_string() == id)
+            .map(|(_, entry)| entry)
+    }
+
+    /// The most recently attached session whose roots hold `file`.
+    pub(super) fn session_holding(&self, file: &Path) -> Option<&SessionEntry> {
+        self.sessions
+            .values()
+            .filter(|entry| entry.roots.root_of(file).is_some())
+            .max_by_key(|entry| entry.attached)
     }
 
     /// Starts a session for a new connection.
