@@ -7,7 +7,7 @@
 //! `--standalone`, or a bridge program that cannot be run, serves the
 //! session in this process instead.
 
-use crate::hello::{Hello, Request};
+use crate::control::protocol::{self, Hello, Request};
 use crate::runtime_dir::{RuntimeDir, version};
 use crate::session_args::{self, ServeArgs};
 use crate::{logging, standalone};
@@ -58,11 +58,11 @@ fn exec_bridge(
     let directory = RuntimeDir::open()?;
     let windlass = std::env::current_exe().context("finding this binary")?;
     let bridge = windlass.with_file_name("windlass-bridge");
-    let hello = serde_json::to_string(&Request::Attach(Box::new(hello)))?;
+    let hello = String::from_utf8(protocol::encode(&Request::Attach(Box::new(hello)))?)?;
     let log = logging::file_path()?;
     let error = std::process::Command::new(&bridge)
         .args(raw_args)
-        .env("WINDLASS_BRIDGE_HELLO", hello)
+        .env("WINDLASS_BRIDGE_HELLO", hello.trim_end())
         .env("WINDLASS_BRIDGE_SOCKET", directory.socket())
         .env("WINDLASS_BRIDGE_LOCK", directory.start_lock())
         .env("WINDLASS_BRIDGE_WINDLASS", &windlass)

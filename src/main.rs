@@ -6,9 +6,9 @@
 mod bridge;
 mod clock;
 mod config;
+mod control;
 mod daemon;
 mod gc;
-mod hello;
 mod list;
 mod logging;
 mod monitor;

@@ -1,17 +1,27 @@
 //! `windlass monitor`: a session's events (or every session's, `--all`)
-//! live, as the daemon records them: subscribes on the daemon's socket and
-//! prints each event as `query` does, or as JSON lines with `--json`.
+//! live, as its serving process records them: subscribes on its control
+//! socket and prints each event as `query` does (coloured by kind on a
+//! terminal), or as JSON lines with `--json`. While nothing happens, a
+//! terminal shows one status line saying for how long and what was seen.
 
-use crate::hello::{Answer, Request};
+use crate::control::client;
+use crate::control::protocol::Request;
 use crate::query::{session_id, table_line};
 use crate::runtime_dir::RuntimeDir;
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use regex::Regex;
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+use windlass_actors::recorder::kind;
+use windlass_actors::recorder::subscribers::MISSED;
 use windlass_actors::store::events::Event;
 use windlass_actors::store::{self, sessions};
+
+/// Quiet for this long, a terminal shows the idle status line.
+const IDLE: Duration = Duration::from_secs(2);
 
 #[derive(Args)]
 pub struct MonitorArgs {
@@ -29,6 +39,9 @@ pub struct MonitorArgs {
     /// One JSON object per line.
     #[arg(long)]
     json: bool,
+    /// No colours, even on a terminal.
+    #[arg(long)]
+    nocolor: bool,
 }
 
 pub fn run(args: MonitorArgs) -> Result<()> {
@@ -46,44 +59,137 @@ pub fn run(args: MonitorArgs) -> Result<()> {
         (None, true) => (None, RuntimeDir::open()?.socket()),
         _ => bail!("name a session, or --all"),
     };
-    let mut stream = UnixStream::connect(&socket)
-        .with_context(|| format!("connecting to the daemon at {}", socket.display()))?;
+    let watched = match &session {
+        Some(id) => format!("session {id}"),
+        None => "every session of the daemon".to_owned(),
+    };
     let request = Request::Subscribe {
         session,
         kind: args.kind,
     };
-    let mut line = serde_json::to_vec(&request)?;
-    line.push(b'\n');
-    stream.write_all(&line)?;
-    let mut lines = BufReader::new(stream).lines();
-    let answer: Answer = serde_json::from_str(&lines.next().context("the daemon hung up")??)?;
-    if !matches!(answer, Answer::Subscribed) {
-        bail!("the daemon answered {answer:?}");
-    }
-    let mut out = std::io::stdout().lock();
-    for line in lines {
-        let line = line.context("the daemon hung up")?;
-        let shown = match args.json {
-            true => line,
-            false => table_line(&serde_json::from_str::<Event>(&line)?),
-        };
-        if filter.as_ref().is_none_or(|filter| filter.is_match(&shown)) {
-            writeln!(out, "{shown}")?;
-            out.flush()?;
+    let lines = client::subscribe(&socket, &request)
+        .with_context(|| format!("subscribing to {watched}"))?;
+    // Lines come on their own thread so that the idle line can be drawn
+    // between them.
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines {
+            if sender.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let terminal = std::io::stdout().is_terminal();
+    let mut screen = Screen {
+        colour: terminal && !args.nocolor && std::env::var_os("NO_COLOR").is_none(),
+        idle_line: terminal && !args.json,
+        shown: 0,
+        last: Instant::now(),
+        idle_drawn: false,
+        watched,
+    };
+    loop {
+        match receiver.recv_timeout(Duration::from_secs(1)) {
+            Ok(line) => {
+                let line = line.context("the serving process hung up")?;
+                let event: Event = serde_json::from_str(&line)?;
+                let shown = table_line(&event);
+                if filter.as_ref().is_none_or(|filter| filter.is_match(&shown)) {
+                    screen.event(&event, if args.json { line } else { shown })?;
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => screen.idle()?,
+            Err(RecvTimeoutError::Disconnected) => {
+                screen.clear_idle()?;
+                eprintln!("{} is no longer served", screen.watched);
+                return Ok(());
+            }
         }
     }
-    Ok(())
 }
 
-/// The session `prefix` names and the socket its daemon listens on.
-pub fn session_socket(prefix: &str) -> Result<(String, std::path::PathBuf)> {
+/// What the terminal shows: events, and the idle line under them.
+struct Screen {
+    colour: bool,
+    idle_line: bool,
+    shown: u64,
+    last: Instant,
+    idle_drawn: bool,
+    watched: String,
+}
+
+impl Screen {
+    fn event(&mut self, event: &Event, line: String) -> Result<()> {
+        self.clear_idle()?;
+        let mut out = std::io::stdout().lock();
+        match self.colour {
+            true => writeln!(out, "\x1b[{}m{line}\x1b[0m", colour_of(event))?,
+            false => writeln!(out, "{line}")?,
+        }
+        out.flush()?;
+        self.shown += 1;
+        self.last = Instant::now();
+        Ok(())
+    }
+
+    /// Draws (or redraws) the idle line once nothing has come for a while.
+    fn idle(&mut self) -> Result<()> {
+        let quiet = self.last.elapsed();
+        if !self.idle_line || quiet < IDLE {
+            return Ok(());
+        }
+        let mut out = std::io::stdout().lock();
+        write!(
+            out,
+            "\r\x1b[2K{}-- {} · {} events shown · idle for {} s --{}",
+            if self.colour { "\x1b[2m" } else { "" },
+            self.watched,
+            self.shown,
+            quiet.as_secs(),
+            if self.colour { "\x1b[0m" } else { "" },
+        )?;
+        out.flush()?;
+        self.idle_drawn = true;
+        Ok(())
+    }
+
+    fn clear_idle(&mut self) -> Result<()> {
+        if self.idle_drawn {
+            let mut out = std::io::stdout().lock();
+            write!(out, "\r\x1b[2K")?;
+            out.flush()?;
+            self.idle_drawn = false;
+        }
+        Ok(())
+    }
+}
+
+/// The SGR colour of an event's line: failures red, servers' lives
+/// yellow, diagnostics cyan, sessions blue, lost events magenta.
+fn colour_of(event: &Event) -> &'static str {
+    if event.ok == Some(false) || event.kind == kind::ERROR {
+        return "31";
+    }
+    match event.kind.as_str() {
+        kind::TOOL_CALL => "32",
+        kind::SERVER_STATE | kind::RESTART | kind::EVICTION => "33",
+        kind::DIAGNOSTICS => "36",
+        kind::SESSION_START | kind::SESSION_END | kind::ROOTS_CHANGED => "34",
+        MISSED => "35",
+        _ => "0",
+    }
+}
+
+/// The session `prefix` names and the control socket of its serving
+/// process.
+pub fn session_socket(prefix: &str) -> Result<(String, PathBuf)> {
     let path = crate::state_dir::store_path().context("no state directory")?;
     let connection = store::open(&path).with_context(|| format!("opening {}", path.display()))?;
     let id = session_id(&connection, prefix)?;
     match sessions::socket(&connection, &id)? {
         Some(socket) => Ok((id, socket.into())),
         None => bail!(
-            "session {id} runs standalone: it has no socket to monitor (see `windlass query --session {id}`)"
+            "session {id} has no control socket (its process had no runtime directory); see `windlass query --session {id}`"
         ),
     }
 }

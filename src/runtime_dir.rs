@@ -7,6 +7,9 @@ use anyhow::{Context as _, Result, bail};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+/// How a standalone session's control socket is named, before its pid.
+const SESSION_SOCKET: &str = "session-";
+
 /// Unix socket paths longer than this do not fit `sun_path` everywhere.
 const MAX_SOCKET_PATH: usize = 100;
 
@@ -63,6 +66,39 @@ impl RuntimeDir {
     /// Held by a bridge while it starts this version's daemon.
     pub fn start_lock(&self) -> PathBuf {
         self.directory.join(format!("windlass-{}.lock", version()))
+    }
+
+    /// The control socket of the standalone session served by this
+    /// process. Sockets left by standalone processes that are gone are
+    /// removed on the way.
+    pub fn session_socket(&self) -> PathBuf {
+        for (pid, socket) in self.session_sockets() {
+            if !crate::process::alive(pid) {
+                let _gone = std::fs::remove_file(socket);
+            }
+        }
+        self.directory
+            .join(format!("{SESSION_SOCKET}{}.sock", std::process::id()))
+    }
+
+    /// Standalone sessions' control sockets, with their process ids.
+    fn session_sockets(&self) -> Vec<(u32, PathBuf)> {
+        let Ok(entries) = std::fs::read_dir(&self.directory) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(std::result::Result::ok)
+            .filter_map(|entry| {
+                let name = entry.file_name();
+                let pid = name
+                    .to_str()?
+                    .strip_prefix(SESSION_SOCKET)?
+                    .strip_suffix(".sock")?
+                    .parse()
+                    .ok()?;
+                Some((pid, entry.path()))
+            })
+            .collect()
     }
 
     /// Every daemon socket in the directory, of any version.

@@ -1,32 +1,27 @@
 //! `windlass status SESSION`: what the `status` tool would tell that
 //! session (servers, states, roots, CPU and memory, sharing), asked of its
-//! daemon over the socket.
+//! serving process over its control socket.
 
-use crate::hello::{Answer, Request};
+use crate::control::client;
+use crate::control::protocol::{Answer, Request};
 use crate::monitor::session_socket;
-use anyhow::{Context as _, Result, bail};
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
+use anyhow::{Context as _, Result};
+use std::io::Write;
+use std::time::Duration;
+
+/// How long the serving process may take to answer.
+const STATUS_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub fn run(prefix: &str) -> Result<()> {
     let (session, socket) = session_socket(prefix)?;
-    let mut stream = UnixStream::connect(&socket).with_context(|| {
-        format!(
-            "session {session}'s daemon does not answer at {}",
-            socket.display()
-        )
-    })?;
-    let mut line = serde_json::to_vec(&Request::Status { session })?;
-    line.push(b'\n');
-    stream.write_all(&line)?;
-    let mut answer = String::new();
-    BufReader::new(stream).read_line(&mut answer)?;
-    match serde_json::from_str(&answer).context("the daemon hung up")? {
-        Answer::Status(status) => {
-            writeln!(std::io::stdout().lock(), "{status}")?;
-            Ok(())
-        }
-        Answer::Refused(reason) => bail!("{reason}"),
-        other => bail!("the daemon answered {other:?}"),
-    }
+    let request = Request::Status {
+        session: session.clone(),
+    };
+    let status = client::expect(&socket, &request, STATUS_TIMEOUT, |answer| match answer {
+        Answer::Status(status) => Some(status),
+        _ => None,
+    })
+    .with_context(|| format!("asking session {session}'s serving process"))?;
+    writeln!(std::io::stdout().lock(), "{status}")?;
+    Ok(())
 }

@@ -192,6 +192,95 @@ fn a_session_that_ends_or_is_killed_is_listed_dead() {
 }
 
 #[test]
+fn a_standalone_session_answers_status_and_monitor_on_its_own_socket() {
+    let dir = project(&[("main.py", GREET)]);
+    let mut session = start(dir.path());
+    let id = only_session_id(&session);
+    let mut status = String::new();
+    wait_until("status shows the session's server", || {
+        status = stdout_of(&session, &["status", &id[..5]]);
+        status.contains("mockls") && status.contains("ready")
+    });
+    assert!(
+        status.contains(&dir.path().display().to_string()),
+        "{status}"
+    );
+
+    let mut monitor = Command::new(windlass_binary())
+        .args(["monitor", &id, "--json", "--kind", "tool_call"])
+        .env("XDG_STATE_HOME", session.state.path().join("state"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    let stdout = monitor.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let _ = lines.send(line);
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let event: Value = loop {
+        session.ok(
+            "hover",
+            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+        );
+        if let Ok(line) = received.recv_timeout(std::time::Duration::from_millis(200)) {
+            break serde_json::from_str(&line).unwrap();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "monitor never subscribed"
+        );
+    };
+    assert_eq!(event["session"], id.as_str(), "{event}");
+    assert_eq!(event["tool"], "hover");
+
+    // The socket neither attaches sessions nor stops its process.
+    let socket: String = stdout_of(
+        &session,
+        &[
+            "query",
+            "--sql",
+            &format!("SELECT socket FROM sessions WHERE id = '{id}'"),
+        ],
+    )
+    .lines()
+    .nth(1)
+    .unwrap()
+    .to_owned();
+    let refusal = ask_socket(Path::new(&socket), r#"{"protocol": 1, "stop": null}"#);
+    assert!(refusal.contains("standalone session's socket"), "{refusal}");
+    assert!(session.alive());
+
+    session.close_stdin();
+    session.wait_exit();
+    let _ = monitor.wait();
+    assert!(
+        !Path::new(&socket).exists(),
+        "the socket goes with its session"
+    );
+    let gone = windlass(&session, &["status", &id]);
+    assert!(!gone.status.success());
+}
+
+/// One request line to a control socket, and its answer.
+fn ask_socket(socket: &Path, request: &str) -> String {
+    use std::io::{BufRead, Write};
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).unwrap();
+    writeln!(stream, "{request}").unwrap();
+    let mut answer = String::new();
+    std::io::BufReader::new(stream)
+        .read_line(&mut answer)
+        .unwrap();
+    answer
+}
+
+#[test]
 fn a_store_that_cannot_be_opened_is_reported_and_the_session_serves_on() {
     let dir = project(&[("main.py", GREET)]);
     let state = tempfile::tempdir().unwrap();

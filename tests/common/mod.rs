@@ -201,6 +201,7 @@ impl Session {
             None => command
                 .arg("--standalone")
                 .args(args)
+                .env("XDG_RUNTIME_DIR", state.path().join("run"))
                 .env("XDG_STATE_HOME", state.path().join("state"))
                 .env("XDG_CONFIG_HOME", state.path().join("config")),
         };

@@ -1,10 +1,14 @@
-//! The first words on a daemon socket, before any MCP: one JSON line from
-//! the connecting process (a bridge attaching a session, or `windlass
-//! stop`), one JSON line back from the daemon.
+//! The control protocol: one JSON line from the connecting process (a
+//! bridge attaching a session, a command such as `windlass status`, a
+//! host's hook), one JSON line back; MCP follows an `attach`, events a
+//! `subscribe`. Every request carries the protocol version it speaks, so
+//! that a serving process can refuse, saying why, a request from a newer
+//! windlass instead of misreading it.
 
 use crate::session_args::ServeArgs;
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::path::PathBuf;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use windlass_actors::roots::Change;
@@ -13,6 +17,10 @@ use windlass_actors::supervisor::AttachedSession;
 
 /// Longest handshake line read; a hello is a few hundred bytes.
 const MAX_LINE: usize = 1 << 20;
+
+/// The version of the requests and answers below. A change that an older
+/// serving process would misread takes the next number.
+pub const PROTOCOL: u64 = 1;
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -106,7 +114,54 @@ pub enum Answer {
         version: String,
         /// When the daemon started, in milliseconds since the Unix epoch.
         started: u128,
+        /// The control protocol it speaks.
+        #[serde(default)]
+        protocol: u64,
     },
+}
+
+/// `request` as one line: `{"protocol": 1, "status": {…}}`.
+pub fn encode(request: &Request) -> Result<Vec<u8>> {
+    let mut object = match serde_json::to_value(request)? {
+        Value::Object(object) => object,
+        // A request without fields ("stop") is written as one with none.
+        Value::String(name) => Map::from_iter([(name, Value::Null)]),
+        other => bail!("a request that is not an object: {other}"),
+    };
+    object.insert("protocol".into(), PROTOCOL.into());
+    let mut line = serde_json::to_vec(&object)?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// The request on `line`, or why this process cannot take it: a newer
+/// protocol, a request it does not know, or not JSON at all.
+pub fn decode(line: &[u8]) -> std::result::Result<Request, String> {
+    let refused = |why: String| {
+        format!(
+            "this windlass (version {}, control protocol {PROTOCOL}) cannot take this request: {why}",
+            env!("CARGO_PKG_VERSION")
+        )
+    };
+    let value: Value = serde_json::from_slice(line).map_err(|error| refused(error.to_string()))?;
+    let request = match value {
+        Value::Object(mut object) => {
+            let protocol = match object.remove("protocol") {
+                None => 1,
+                Some(protocol) => protocol
+                    .as_u64()
+                    .ok_or_else(|| refused(format!("the protocol {protocol} is not a number")))?,
+            };
+            if protocol > PROTOCOL {
+                return Err(refused(format!(
+                    "it speaks protocol {protocol}; update this windlass"
+                )));
+            }
+            Value::Object(object)
+        }
+        plain => plain,
+    };
+    serde_json::from_value(request).map_err(|error| refused(error.to_string()))
 }
 
 /// Writes one message as a line.
@@ -120,16 +175,6 @@ where
     writer.write_all(&line).await?;
     writer.flush().await?;
     Ok(())
-}
-
-/// Reads one message from a line, refusing lines too long to be one.
-pub async fn receive<R, T>(reader: &mut R) -> Result<T>
-where
-    R: AsyncBufRead + Unpin,
-    T: for<'de> Deserialize<'de>,
-{
-    let line = receive_line(reader).await?;
-    serde_json::from_slice(&line).context("a malformed handshake line")
 }
 
 /// Reads one handshake line, newline included.
@@ -170,11 +215,11 @@ mod tests {
                 client_pid: Some(7),
             },
         };
-        send(&mut writer, &Request::Attach(Box::new(hello)))
-            .await
-            .unwrap();
+        let line = encode(&Request::Attach(Box::new(hello))).unwrap();
+        writer.write_all(&line).await.unwrap();
         let mut reader = tokio::io::BufReader::new(reader);
-        let Request::Attach(got) = receive(&mut reader).await.unwrap() else {
+        let line = receive_line(&mut reader).await.unwrap();
+        let Request::Attach(got) = decode(&line).unwrap() else {
             panic!("not an attach");
         };
         assert_eq!(got.cwd, PathBuf::from("/work"));
@@ -182,11 +227,47 @@ mod tests {
         assert_eq!(got.identity.host_session.as_deref(), Some("abc"));
     }
 
+    #[test]
+    fn every_request_carries_the_protocol_and_decodes_back() {
+        for request in [
+            Request::Stop,
+            Request::Sessions,
+            Request::Status {
+                session: "abc".into(),
+            },
+        ] {
+            let line = encode(&request).unwrap();
+            let value: Value = serde_json::from_slice(&line).unwrap();
+            assert_eq!(value["protocol"], PROTOCOL);
+            let back = decode(&line).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{request:?}"));
+        }
+        // Hand-written requests may leave the protocol out.
+        assert!(matches!(decode(b"\"ping\""), Ok(Request::Ping)));
+        assert!(matches!(
+            decode(br#"{"status": {"session": "x"}}"#),
+            Ok(Request::Status { .. })
+        ));
+    }
+
+    #[test]
+    fn a_newer_protocol_or_an_unknown_request_is_refused_saying_which() {
+        let newer = decode(br#"{"protocol": 2, "status": {"session": "x"}}"#).unwrap_err();
+        assert!(newer.contains("protocol 2"), "{newer}");
+        let unknown = decode(br#"{"protocol": 1, "frobnicate": {}}"#).unwrap_err();
+        assert!(unknown.contains("frobnicate"), "{unknown}");
+        assert!(unknown.contains("status"), "lists what it knows: {unknown}");
+        assert!(decode(b"{not json").is_err());
+    }
+
     #[tokio::test]
     async fn garbage_is_an_error_not_a_panic() {
         let mut reader = tokio::io::BufReader::new(&b"{not json\n"[..]);
-        assert!(receive::<_, Request>(&mut reader).await.is_err());
+        let line = receive_line(&mut reader).await.unwrap();
+        assert!(decode(&line).is_err());
         let mut reader = tokio::io::BufReader::new(&b""[..]);
-        assert!(receive::<_, Request>(&mut reader).await.is_err());
+        assert!(receive_line(&mut reader).await.is_err());
+        let mut reader = tokio::io::BufReader::new(&[b'x'; MAX_LINE + 1][..]);
+        assert!(receive_line(&mut reader).await.is_err());
     }
 }
