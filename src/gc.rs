@@ -1,6 +1,7 @@
-//! `windlass gc`: forgets what is no longer wanted: events older than an
-//! age, dead sessions with their roots and events (and the logs of ended
-//! processes), or one session; then gives the space back (`VACUUM`).
+//! `windlass gc`: forgets what is no longer wanted: events and servers
+//! older than an age, dead sessions with their roots and events (and the
+//! servers and logs of ended processes), or one session; then gives the
+//! space back (`VACUUM`).
 
 use crate::query::{session_id, since_ms};
 use anyhow::{Context as _, Result, bail};
@@ -11,11 +12,12 @@ use windlass_actors::store;
 
 #[derive(Args)]
 pub struct GcArgs {
-    /// Forget events older than this (30s, 15m, 1h, 7d, or a date).
+    /// Forget events, and servers that ended, older than this (30s, 15m,
+    /// 1h, 7d, or a date).
     #[arg(long)]
     older_than: Option<String>,
     /// Forget sessions that are no longer alive, with their events, and
-    /// the logs of processes that have ended.
+    /// the servers and logs of processes that have ended.
     #[arg(long)]
     dead: bool,
     /// Forget one session (any unique id prefix), with its events.
@@ -48,8 +50,13 @@ pub fn run(args: GcArgs) -> Result<()> {
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let mut events = 0;
     let mut sessions = 0;
+    let mut servers = 0;
     if let Some(before) = before {
         events += transaction.execute("DELETE FROM events WHERE at < ?1", params![before])?;
+        servers += store::servers::forget_ended(&transaction, before)?;
+    }
+    if args.dead {
+        servers += store::servers::forget_gone(&transaction, |pid| !crate::process::alive(pid))?;
     }
     let doomed = "SELECT id FROM sessions WHERE (?1 AND alive = 0) OR id = ?2";
     events += transaction.execute(
@@ -72,7 +79,7 @@ pub fn run(args: GcArgs) -> Result<()> {
     };
     writeln!(
         std::io::stdout().lock(),
-        "forgot {sessions} sessions, {events} events and {logs} log files of ended processes"
+        "forgot {sessions} sessions, {events} events, {servers} language servers and {logs} log files of ended processes"
     )?;
     Ok(())
 }

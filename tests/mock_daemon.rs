@@ -763,6 +763,15 @@ fn status_command_shows_a_live_sessions_servers_and_who_shares_them() {
         "{shown}"
     );
     assert!(shown.contains(" ready pid "), "{shown}");
+    assert!(
+        shown.contains(" cpu ") && shown.contains(" rss "),
+        "{shown}"
+    );
+    let other = session_id(&second);
+    assert!(
+        shown.contains(&format!("shared by 2 sessions (also {other})")),
+        "{shown}"
+    );
     let unknown = status("zzzzzzzz");
     assert!(!unknown.status.success());
     assert!(

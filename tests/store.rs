@@ -349,8 +349,10 @@ fn gc_dead_forgets_only_dead_sessions() {
     assert!(ended_log.exists() && alive_log.exists());
     assert_eq!(
         run(&["gc", "--dead"]),
-        "forgot 1 sessions, 3 events and 1 log files of ended processes\n"
+        "forgot 1 sessions, 3 events, 1 language servers and 1 log files of ended processes\n"
     );
+    let servers = run(&["query", "--sql", "SELECT serving_pid FROM language_servers"]);
+    assert_eq!(servers, format!("serving_pid\n{}\n", alive.pid()));
     assert!(!ended_log.exists() && alive_log.exists());
     let listed = run(&["list"]);
     assert!(
@@ -382,7 +384,7 @@ fn a_servers_life_and_its_diagnostics_are_recorded() {
         "--lsp".into(),
         mockls_lsp("python", "--crash-on textDocument/hover"),
     ]);
-    let session = Session::start(&args);
+    let mut session = Session::start(&args);
     let diagnostics = session.ok("diagnostics", json!({"file": "main.py"}));
     assert!(diagnostics.contains("1 error"), "{diagnostics}");
     session.err("hover", json!({"file": "main.py", "line": 1, "column": 1}));
@@ -413,6 +415,37 @@ fn a_servers_life_and_its_diagnostics_are_recorded() {
             && event["detail"]["count"] == 1),
         "{published:?}"
     );
+    // The server's row: one instance, restarted once, a new process.
+    let servers = stdout_of(
+        &session,
+        &[
+            "query",
+            "--sql",
+            "SELECT name, state, restarts, pid IS NOT NULL, command LIKE '%mockls%', ended IS NULL FROM language_servers",
+            "--format",
+            "json",
+        ],
+    );
+    let servers: Value = serde_json::from_str(&servers).unwrap();
+    assert_eq!(servers.as_array().unwrap().len(), 1, "{servers}");
+    let row = &servers[0];
+    assert_eq!(row["name"], "python", "{row}");
+    assert_eq!(row["state"], "ready", "{row}");
+    assert_eq!(row["restarts"], 1, "{row}");
+    assert_eq!(row["pid IS NOT NULL"], 1, "{row}");
+    assert_eq!(row["command LIKE '%mockls%'"], 1, "{row}");
+    assert_eq!(row["ended IS NULL"], 1, "{row}");
+    session.close_stdin();
+    session.wait_exit();
+    let ended = stdout_of(
+        &session,
+        &[
+            "query",
+            "--sql",
+            "SELECT state, ended IS NOT NULL FROM language_servers",
+        ],
+    );
+    assert_eq!(ended, "state\tended IS NOT NULL\nstopped\t1\n");
 }
 
 /// Seconds the concurrency test runs (`STORE_CONCURRENCY_SECONDS`).

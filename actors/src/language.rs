@@ -127,6 +127,15 @@ impl ServerSpec {
         ))
     }
 
+    /// The command and its arguments as a shell would show them.
+    pub fn command_line(&self) -> String {
+        std::iter::once(&self.command)
+            .chain(&self.args)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     pub fn serves(&self, language: &str) -> bool {
         self.languages.iter().any(|known| known == language)
     }

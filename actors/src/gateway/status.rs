@@ -124,8 +124,12 @@ fn describe(
         }
     }
     head.push_str(&format!(" restarts {}", record.restarts));
-    if record.sessions > 1 {
-        head.push_str(&format!(" shared by {} sessions", record.sessions));
+    if !record.shared_with.is_empty() {
+        head.push_str(&format!(
+            " shared by {} sessions (also {})",
+            record.shared_with.len() + 1,
+            record.shared_with.join(", ")
+        ));
     }
     let mut lines = vec![head];
     if let Some(reason) = &record.stopped {

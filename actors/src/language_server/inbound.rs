@@ -163,6 +163,7 @@ impl State {
         let _stopped = self.recorder.send_message(recorder::server_event(
             recorder::kind::DIAGNOSTICS,
             &self.spec.name,
+            self.id,
             json!({"uri": uri, "version": version, "count": items.len()}),
         ));
         self.diagnostics

@@ -14,12 +14,13 @@
 pub mod subscribers;
 mod writer;
 
+use crate::router::ServerId;
 use crate::store::events::Event;
 use crate::store::sessions::SessionRow;
-use crate::store::{self, now_ms};
+use crate::store::{self, now_ms, servers};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::path::PathBuf;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{SyncSender, TrySendError};
 use std::thread::JoinHandle;
 use subscribers::{Filter, Subscribers};
 use tokio::sync::mpsc;
@@ -41,11 +42,17 @@ pub mod kind {
     pub const ERROR: &str = "error";
 }
 
-/// An event about a server. Servers are shared, so it names no session.
-pub fn server_event(kind: &str, server: &str, detail: serde_json::Value) -> RecorderMsg {
+/// An event about an instance of a server. Servers are shared, so it
+/// names no session.
+pub fn server_event(
+    kind: &str,
+    server: &str,
+    instance: ServerId,
+    detail: serde_json::Value,
+) -> RecorderMsg {
     let mut event = Event::now(kind, None);
     event.server = Some(server.to_owned());
-    event.detail = detail;
+    event.detail = servers::with_instance(detail, instance.0);
     RecorderMsg::Event(event)
 }
 
@@ -73,9 +80,11 @@ pub enum RecorderMsg {
 pub struct Recorder;
 
 pub struct State {
-    writer: Option<(Sender<Write>, JoinHandle<()>)>,
+    writer: Option<(SyncSender<Write>, JoinHandle<()>)>,
     problem: Option<String>,
     subscribers: Subscribers,
+    /// Items the writer had no room for since the last one it took.
+    dropped: u64,
 }
 
 impl State {
@@ -85,13 +94,34 @@ impl State {
         self.write(Write::Event(event));
     }
 
+    /// Hands `write` to the writer without waiting: when its queue is
+    /// full the item is counted and dropped, and the count is written as
+    /// an error event once there is room again.
     fn write(&mut self, write: Write) {
-        if let Some((sender, _)) = &self.writer
-            && sender.send(write).is_err()
-        {
-            self.problem = Some("the event writer stopped".into());
-            self.writer = None;
+        let Some((sender, _)) = &self.writer else {
+            return;
+        };
+        if self.dropped > 0 {
+            let mut event = Event::now(kind::ERROR, None);
+            event.detail = serde_json::json!({
+                "error": format!("{} events were not recorded: the store fell behind", self.dropped),
+            });
+            match sender.try_send(Write::Event(event)) {
+                Ok(()) => self.dropped = 0,
+                Err(TrySendError::Full(_)) => {}
+                Err(TrySendError::Disconnected(_)) => return self.writer_stopped(),
+            }
         }
+        match sender.try_send(write) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => self.dropped += 1,
+            Err(TrySendError::Disconnected(_)) => self.writer_stopped(),
+        }
+    }
+
+    fn writer_stopped(&mut self) {
+        self.problem = Some("the event writer stopped".into());
+        self.writer = None;
     }
 }
 
@@ -111,6 +141,7 @@ impl Actor for Recorder {
                 writer: None,
                 problem: Some("no state directory: events are not recorded".into()),
                 subscribers: Subscribers::default(),
+                dropped: 0,
             });
         };
         let opened = tokio::task::spawn_blocking(move || {
@@ -125,10 +156,11 @@ impl Actor for Recorder {
                     writer: None,
                     problem: Some(format!("{problem}; events are not recorded")),
                     subscribers: Subscribers::default(),
+                    dropped: 0,
                 });
             }
         };
-        let (sender, inbox) = std::sync::mpsc::channel();
+        let (sender, inbox) = std::sync::mpsc::sync_channel(writer::QUEUE);
         let thread = std::thread::Builder::new()
             .name("recorder".into())
             .spawn(move || writer::run(connection, inbox))?;
@@ -136,6 +168,7 @@ impl Actor for Recorder {
             writer: Some((sender, thread)),
             problem: None,
             subscribers: Subscribers::default(),
+            dropped: 0,
         })
     }
 

@@ -3,11 +3,13 @@
 //! write from a channel and writes it in batches, one transaction each: a
 //! batch is its first item and what arrived in the [`BATCH_WINDOW`] after
 //! it, everything left when the channel closes (shutdown) included. The
-//! thread sleeps through the window rather than waking for each item: on
+//! channel is bounded ([`QUEUE`]): a store that cannot keep up costs
+//! events, counted, never the serving process's memory. The thread sleeps through the window rather than waking for each item: on
 //! a busy machine every wake-up is taken from the tool calls recorded.
 
 use crate::store::events::{self, Event};
 use crate::store::sessions::{self, SessionRow};
+use crate::store::{now_ms, servers};
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError};
@@ -15,6 +17,10 @@ use std::time::Duration;
 
 /// The longest an item waits before it is written.
 pub const BATCH_WINDOW: Duration = Duration::from_millis(100);
+
+/// Items that may wait for the writer: a store slower than the events
+/// costs events past this, not memory.
+pub const QUEUE: usize = 100_000;
 
 /// One thing to write.
 pub enum Write {
@@ -55,13 +61,25 @@ pub fn run(mut connection: Connection, inbox: Receiver<Write>) {
             break;
         }
     }
+    let ended = connection
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .and_then(|transaction| {
+            servers::end_all(&transaction, std::process::id(), now_ms())?;
+            transaction.commit()
+        });
+    if let Err(error) = ended {
+        tracing::warn!("recording the servers' end failed: {error}");
+    }
 }
 
 fn write_batch(connection: &mut Connection, batch: &[Write]) -> rusqlite::Result<()> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     for write in batch {
         match write {
-            Write::Event(event) => events::insert(&transaction, event)?,
+            Write::Event(event) => {
+                events::insert(&transaction, event)?;
+                servers::record(&transaction, std::process::id(), event)?;
+            }
             Write::SessionStarted(row) => sessions::insert(&transaction, row)?,
             Write::Client {
                 session,

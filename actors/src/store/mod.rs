@@ -9,6 +9,7 @@
 
 pub mod events;
 mod schema;
+pub mod servers;
 pub mod sessions;
 
 use rusqlite::{Connection, OpenFlags};

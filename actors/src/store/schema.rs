@@ -66,6 +66,9 @@ const MIGRATIONS: &[&str] = &[
         acquired INTEGER NOT NULL,
         expires INTEGER NOT NULL
     );",
+    // 2: a server row names the instance it is within its serving process.
+    "ALTER TABLE language_servers ADD COLUMN instance INTEGER;
+    CREATE INDEX language_servers_instance ON language_servers(serving_pid, instance);",
 ];
 
 /// The version this build writes.
@@ -168,6 +171,30 @@ mod tests {
                         row.get::<_, i64>(0)
                     })
                     .unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn what_an_earlier_version_recorded_survives_the_upgrade() {
+        for earlier in 1..SCHEMA_VERSION {
+            let (_dir, mut connection) = made_by(earlier);
+            connection
+                .execute_batch(
+                    "INSERT INTO sessions (id, pid, daemon, started) VALUES ('abc', 7, 0, 1);
+                     INSERT INTO events (at, session, kind, detail) VALUES (2, 'abc', 'tool_call', '{}');
+                     INSERT INTO language_servers (serving_pid, name, command, state, started)
+                     VALUES (7, 'pyright', 'pyright-langserver', 'ready', 1);",
+                )
+                .unwrap();
+            migrate(&mut connection).unwrap();
+            for table in ["sessions", "events", "language_servers"] {
+                let rows: i64 = connection
+                    .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+                        row.get(0)
+                    })
+                    .unwrap();
+                assert_eq!(rows, 1, "{table} from version {earlier}");
             }
         }
     }

@@ -66,8 +66,8 @@ pub struct ServerRecord {
     pub restarts: u32,
     pub last_error: Option<String>,
     pub stderr: String,
-    /// How many sessions share the server.
-    pub sessions: usize,
+    /// The other sessions that share the server, by id.
+    pub shared_with: Vec<String>,
     /// Why it was stopped, while it is stopped on purpose.
     pub stopped: Option<String>,
 }
@@ -450,6 +450,7 @@ impl Actor for Supervisor {
                     let _stopped = state.recorder.send_message(server_event(
                         kind::SERVER_STATE,
                         &slot.spec.name,
+                        server,
                         serde_json::json!({"state": "ready"}),
                     ));
                 }
@@ -590,7 +591,15 @@ impl State {
                     restarts: slot.map_or(0, |slot| slot.restarts),
                     last_error: slot.and_then(|slot| slot.last_error.clone()),
                     stderr: slot.map(|slot| slot.stderr.clone()).unwrap_or_default(),
-                    sessions: slot.map_or(0, |slot| slot.users.len()),
+                    shared_with: slot
+                        .map(|slot| {
+                            slot.users
+                                .keys()
+                                .filter(|user| **user != session)
+                                .map(ToString::to_string)
+                                .collect()
+                        })
+                        .unwrap_or_default(),
                     stopped: slot
                         .filter(|slot| slot.phase == slot::Phase::Stopped)
                         .and_then(|slot| slot.stopped.clone()),

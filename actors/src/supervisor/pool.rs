@@ -246,8 +246,13 @@ impl State {
                 record(
                     &self.recorder,
                     kind::SERVER_STATE,
-                    &slot.spec.name,
-                    json!({"state": "starting", "restarts": slot.restarts}),
+                    (&slot.spec.name, server),
+                    json!({
+                        "state": "starting",
+                        "restarts": slot.restarts,
+                        "pid": slot.usage.pid(),
+                        "command": slot.spec.command_line(),
+                    }),
                 );
                 slot.stopped = None;
                 slot.started(server, actor.clone());
@@ -262,7 +267,7 @@ impl State {
                 record(
                     &self.recorder,
                     kind::ERROR,
-                    &slot.spec.name,
+                    (&slot.spec.name, server),
                     json!({"error": error.to_string()}),
                 );
                 slot.last_error = Some(error.to_string());
@@ -303,7 +308,7 @@ impl State {
                 record(
                     &self.recorder,
                     kind::SERVER_STATE,
-                    &slot.spec.name,
+                    (&slot.spec.name, server),
                     json!({"state": "unusable", "reason": reason}),
                 );
                 slot.phase = Phase::Unusable;
@@ -325,7 +330,7 @@ impl State {
             record(
                 &self.recorder,
                 kind::EVICTION,
-                &slot.spec.name,
+                (&slot.spec.name, server),
                 json!({"reason": reason}),
             );
             slot.stopped = Some(reason.to_owned());
@@ -367,7 +372,7 @@ impl State {
         record(
             &self.recorder,
             kind::SERVER_STATE,
-            &slot.spec.name,
+            (&slot.spec.name, server),
             json!({"state": "exited", "ending": exit.ending.name(), "error": exit.error}),
         );
         slot.actor = None;
@@ -410,7 +415,7 @@ impl State {
             record(
                 &self.recorder,
                 kind::SERVER_STATE,
-                &slot.spec.name,
+                (&slot.spec.name, server),
                 json!({"state": "failed", "crashes": crashes}),
             );
             let error = slot.failed_error(until);
@@ -428,7 +433,7 @@ impl State {
         record(
             &self.recorder,
             kind::RESTART,
-            &slot.spec.name,
+            (&slot.spec.name, server),
             json!({"crashes": crashes, "backoff_ms": backoff.as_millis() as u64}),
         );
         myself.send_after(backoff, move || SupervisorMsg::Restart(server));
@@ -436,8 +441,13 @@ impl State {
 }
 
 /// Tells the Recorder what happened to a server.
-fn record(recorder: &ActorRef<RecorderMsg>, kind: &str, server: &str, detail: serde_json::Value) {
-    let _stopped = recorder.send_message(server_event(kind, server, detail));
+fn record(
+    recorder: &ActorRef<RecorderMsg>,
+    kind: &str,
+    (name, server): (&str, ServerId),
+    detail: serde_json::Value,
+) {
+    let _stopped = recorder.send_message(server_event(kind, name, server, detail));
 }
 
 /// The directories of `paths` not under another of them, each once: what
