@@ -9,6 +9,7 @@ mod config;
 mod control;
 mod daemon;
 mod gc;
+mod hooks;
 mod list;
 mod logging;
 mod monitor;
@@ -63,6 +64,15 @@ enum Command {
         /// A session id, or any unique prefix of one.
         session: String,
     },
+    /// Hook: before a tool reads or edits a file, take this agent's lease
+    /// on it (host JSON on stdin).
+    Acquire(hooks::acquire::AcquireArgs),
+    /// Hook: after an edit, the edited files' fresh diagnostics; then let
+    /// the lease go (host JSON on stdin).
+    Release(hooks::release::ReleaseArgs),
+    /// Hook: add the host's working directories to the session's roots
+    /// (host JSON on stdin).
+    SyncRoots(hooks::sync_roots::SyncRootsArgs),
     /// Allow a project .windlass.toml to run the server commands it names.
     Trust {
         /// The file to trust (default: the .windlass.toml for this directory).
@@ -83,6 +93,9 @@ fn main() -> Result<()> {
         Some(Command::Gc(args)) => gc::run(args),
         Some(Command::Monitor(args)) => monitor::run(args),
         Some(Command::Status { session }) => status::run(&session),
+        Some(Command::Acquire(args)) => hooks::acquire::run(&args),
+        Some(Command::Release(args)) => hooks::release::run(&args),
+        Some(Command::SyncRoots(args)) => hooks::sync_roots::run(&args),
         None => bridge::run(cli.serve, raw_args),
     }
 }

@@ -40,6 +40,11 @@ pub mod kind {
     pub const EVICTION: &str = "eviction";
     pub const DIAGNOSTICS: &str = "diagnostics";
     pub const ERROR: &str = "error";
+    /// A host's hook ran (`release`, `acquire`, `sync-roots`).
+    pub const HOOK: &str = "hook";
+    pub const LOCK_ACQUIRED: &str = "lock_acquired";
+    pub const LOCK_RELEASED: &str = "lock_released";
+    pub const LOCK_DENIED: &str = "lock_denied";
 }
 
 /// An event about an instance of a server. Servers are shared, so it

@@ -8,6 +8,8 @@
 //! connections, read-only where they only read (`query --sql`).
 
 pub mod events;
+pub mod hooks;
+pub mod locks;
 mod schema;
 pub mod servers;
 pub mod sessions;

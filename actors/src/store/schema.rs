@@ -69,6 +69,23 @@ const MIGRATIONS: &[&str] = &[
     // 2: a server row names the instance it is within its serving process.
     "ALTER TABLE language_servers ADD COLUMN instance INTEGER;
     CREATE INDEX language_servers_instance ON language_servers(serving_pid, instance);",
+    // 3: what the hosts' hooks remember between their runs: per owner and
+    // file, the mtime it last saw and whether it was last told of errors;
+    // per transcript, how far `sync-roots` has read it.
+    "CREATE TABLE file_states (
+        owner TEXT NOT NULL,
+        path TEXT NOT NULL,
+        mtime_ns INTEGER,
+        told_errors INTEGER NOT NULL DEFAULT 0,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (owner, path)
+    );
+    CREATE TABLE transcripts (
+        path TEXT PRIMARY KEY,
+        offset INTEGER NOT NULL,
+        at INTEGER NOT NULL
+    );
+    CREATE INDEX file_locks_owner ON file_locks(owner);",
 ];
 
 /// The version this build writes.
@@ -165,6 +182,8 @@ mod tests {
                 "events",
                 "language_servers",
                 "file_locks",
+                "file_states",
+                "transcripts",
             ] {
                 connection
                     .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {

@@ -2,7 +2,7 @@
 //! client, change roots and end; read by `list` and by whatever looks a
 //! session up by id prefix.
 
-use rusqlite::{Connection, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use std::path::PathBuf;
 
 /// A session as it starts.
@@ -169,4 +169,82 @@ pub fn socket(connection: &Connection, id: &str) -> rusqlite::Result<Option<Stri
         params![id],
         |row| row.get(0),
     )
+}
+
+/// A live session a hook may belong to, with its control socket.
+#[derive(Debug, Clone)]
+pub struct LiveSession {
+    pub id: String,
+    pub socket: PathBuf,
+}
+
+/// The session a hook belongs to: the live one (per the store, and per
+/// `alive` on its serving process) with the host's session id, else the
+/// most recent live one whose roots hold `cwd`.
+pub fn find_live(
+    connection: &Connection,
+    host_session: Option<&str>,
+    cwd: &std::path::Path,
+    alive: impl Fn(u32) -> bool,
+) -> rusqlite::Result<Option<LiveSession>> {
+    let mut statement = connection.prepare(
+        "SELECT id, pid, socket, host_session FROM sessions
+         WHERE alive = 1 AND socket IS NOT NULL ORDER BY started DESC",
+    )?;
+    let rows = statement.query_map([], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, u32>(1)?,
+            row.get::<_, String>(2)?,
+            row.get::<_, Option<String>>(3)?,
+        ))
+    })?;
+    let live: Vec<(String, String, Option<String>)> = rows
+        .filter_map(Result::ok)
+        .filter(|(_, pid, ..)| alive(*pid))
+        .map(|(id, _, socket, host)| (id, socket, host))
+        .collect();
+    let chosen = match live
+        .iter()
+        .find(|(.., host)| host_session.is_some() && host.as_deref() == host_session)
+    {
+        Some(found) => Some(found),
+        None => {
+            let mut roots = connection.prepare(
+                "SELECT path FROM workspace_roots WHERE session = ?1 AND removed IS NULL",
+            )?;
+            let mut holding = None;
+            for session in &live {
+                let paths: Vec<String> = roots
+                    .query_map(params![session.0], |row| row.get(0))?
+                    .collect::<rusqlite::Result<_>>()?;
+                if paths.iter().any(|root| cwd.starts_with(root)) {
+                    holding = Some(session);
+                    break;
+                }
+            }
+            holding
+        }
+    };
+    Ok(chosen.map(|(id, socket, _)| LiveSession {
+        id: id.clone(),
+        socket: PathBuf::from(socket),
+    }))
+}
+
+/// Whether session `id` has ended, per the store or because its serving
+/// process is gone.
+pub fn gone(
+    connection: &Connection,
+    id: &str,
+    alive: impl Fn(u32) -> bool,
+) -> rusqlite::Result<bool> {
+    let row: Option<(bool, u32)> = connection
+        .query_row(
+            "SELECT alive, pid FROM sessions WHERE id = ?1",
+            params![id],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .optional()?;
+    Ok(row.is_none_or(|(live, pid)| !live || !alive(pid)))
 }

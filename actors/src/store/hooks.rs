@@ -1,0 +1,106 @@
+//! What the hosts' hooks remember between their runs, each run being a
+//! process of its own: per owner and file, the modification time it last
+//! saw and whether `release` last told it of errors (`file_states`); per
+//! transcript, how far `sync-roots` has read it (`transcripts`).
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// What an owner last knew of a file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileState {
+    /// Nanoseconds since the epoch; `None` when the file did not exist.
+    pub mtime_ns: Option<i64>,
+    pub told_errors: bool,
+}
+
+pub fn file_state(
+    connection: &Connection,
+    owner: &str,
+    path: &str,
+) -> rusqlite::Result<Option<FileState>> {
+    connection
+        .query_row(
+            "SELECT mtime_ns, told_errors FROM file_states WHERE owner = ?1 AND path = ?2",
+            params![owner, path],
+            |row| {
+                Ok(FileState {
+                    mtime_ns: row.get(0)?,
+                    told_errors: row.get(1)?,
+                })
+            },
+        )
+        .optional()
+}
+
+/// Records the mtime the owner saw; `told_errors` is kept unless given.
+pub fn set_file_state(
+    connection: &Connection,
+    owner: &str,
+    path: &str,
+    mtime_ns: Option<i64>,
+    told_errors: Option<bool>,
+    now: i64,
+) -> rusqlite::Result<()> {
+    connection.execute(
+        "INSERT INTO file_states (owner, path, mtime_ns, told_errors, at)
+         VALUES (?1, ?2, ?3, coalesce(?4, 0), ?5)
+         ON CONFLICT (owner, path) DO UPDATE SET mtime_ns = excluded.mtime_ns,
+             told_errors = coalesce(?4, told_errors), at = excluded.at",
+        params![owner, path, mtime_ns, told_errors, now],
+    )?;
+    Ok(())
+}
+
+/// How far the transcript at `path` has been read, in bytes.
+pub fn transcript_offset(connection: &Connection, path: &str) -> rusqlite::Result<u64> {
+    let offset: Option<i64> = connection
+        .query_row(
+            "SELECT offset FROM transcripts WHERE path = ?1",
+            params![path],
+            |row| row.get(0),
+        )
+        .optional()?;
+    Ok(offset
+        .and_then(|offset| u64::try_from(offset).ok())
+        .unwrap_or(0))
+}
+
+pub fn set_transcript_offset(
+    connection: &Connection,
+    path: &str,
+    offset: u64,
+    now: i64,
+) -> rusqlite::Result<()> {
+    connection.execute(
+        "INSERT INTO transcripts (path, offset, at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (path) DO UPDATE SET offset = excluded.offset, at = excluded.at",
+        params![path, i64::try_from(offset).unwrap_or(i64::MAX), now],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_and_offsets_are_remembered_per_owner_and_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = super::super::open(&dir.path().join("windlass.db")).unwrap();
+        assert_eq!(file_state(&db, "a", "/f").unwrap(), None);
+        set_file_state(&db, "a", "/f", Some(5), Some(true), 1).unwrap();
+        set_file_state(&db, "a", "/f", Some(6), None, 2).unwrap();
+        let state = file_state(&db, "a", "/f").unwrap().unwrap();
+        assert_eq!(
+            state,
+            FileState {
+                mtime_ns: Some(6),
+                told_errors: true
+            }
+        );
+        assert_eq!(file_state(&db, "b", "/f").unwrap(), None);
+        assert_eq!(transcript_offset(&db, "/t.jsonl").unwrap(), 0);
+        set_transcript_offset(&db, "/t.jsonl", 120, 3).unwrap();
+        assert_eq!(transcript_offset(&db, "/t.jsonl").unwrap(), 120);
+    }
+}

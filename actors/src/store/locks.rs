@@ -1,0 +1,152 @@
+//! File leases between agents (`windlass acquire` / `release`): one row
+//! per leased file in `file_locks`, taken and given back in IMMEDIATE
+//! transactions so that two hooks never both see a file free. A lease is
+//! re-entrant for its owner and expires; a lease whose holder's session
+//! has ended holds nothing.
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+
+/// Who holds a file, and since when (milliseconds since the epoch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    pub owner: String,
+    pub since: i64,
+}
+
+/// What asking for a lease came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lease {
+    /// Taken now, or renewed for the owner that held it.
+    Granted,
+    Held(Holder),
+}
+
+/// One ask for the lease on `path`: granted (or renewed) until
+/// `now + ttl_ms` when the file is free, its lease expired, its holder's
+/// session is gone (`session_gone`, given the session id the lease
+/// recorded, asked within the lease's transaction), or the owner already
+/// holds it.
+pub fn try_acquire(
+    connection: &mut Connection,
+    path: &str,
+    owner: &str,
+    session: Option<&str>,
+    now: i64,
+    ttl_ms: i64,
+    session_gone: impl Fn(&Connection, &str) -> bool,
+) -> rusqlite::Result<Lease> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let current: Option<(String, Option<String>, i64, i64)> = transaction
+        .query_row(
+            "SELECT owner, session, acquired, expires FROM file_locks WHERE path = ?1",
+            params![path],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+        )
+        .optional()?;
+    let acquired = match current {
+        Some((holder, session, since, expires))
+            if holder != owner
+                && expires > now
+                && !session
+                    .as_deref()
+                    .is_some_and(|session| session_gone(&transaction, session)) =>
+        {
+            return Ok(Lease::Held(Holder {
+                owner: holder,
+                since,
+            }));
+        }
+        // The owner's own lease keeps the time it was first taken.
+        Some((holder, _, since, _)) if holder == owner => since,
+        _ => now,
+    };
+    transaction.execute(
+        "INSERT INTO file_locks (path, owner, session, acquired, expires)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (path) DO UPDATE SET owner = excluded.owner, session = excluded.session,
+             acquired = excluded.acquired, expires = excluded.expires",
+        params![path, owner, session, acquired, now + ttl_ms],
+    )?;
+    transaction.commit()?;
+    Ok(Lease::Granted)
+}
+
+/// Lets the owner's lease on `path` end `grace_ms` from `now` (at once
+/// for 0). Returns whether the owner held it.
+pub fn release(
+    connection: &mut Connection,
+    path: &str,
+    owner: &str,
+    now: i64,
+    grace_ms: i64,
+) -> rusqlite::Result<bool> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let changed = match grace_ms {
+        0 => transaction.execute(
+            "DELETE FROM file_locks WHERE path = ?1 AND owner = ?2",
+            params![path, owner],
+        )?,
+        _ => transaction.execute(
+            "UPDATE file_locks SET expires = min(expires, ?3) WHERE path = ?1 AND owner = ?2",
+            params![path, owner, now + grace_ms],
+        )?,
+    };
+    transaction.commit()?;
+    Ok(changed > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let connection = super::super::open(&dir.path().join("windlass.db")).unwrap();
+        (dir, connection)
+    }
+
+    const NONE_GONE: fn(&Connection, &str) -> bool = |_, _| false;
+
+    #[test]
+    fn a_lease_is_held_re_entrant_released_and_expires() {
+        let (_dir, mut db) = store();
+        let ask = |db: &mut Connection, owner: &str, now: i64| {
+            try_acquire(db, "/p/a.py", owner, Some("s1"), now, 1_000, NONE_GONE).unwrap()
+        };
+        assert_eq!(ask(&mut db, "alice", 0), Lease::Granted);
+        assert_eq!(ask(&mut db, "alice", 10), Lease::Granted, "re-entrant");
+        let held = Lease::Held(Holder {
+            owner: "alice".into(),
+            since: 0,
+        });
+        assert_eq!(ask(&mut db, "bob", 20), held, "since the first grant");
+        assert_eq!(ask(&mut db, "bob", 1_011), Lease::Granted, "expired");
+        assert!(release(&mut db, "/p/a.py", "bob", 1_100, 0).unwrap());
+        assert!(!release(&mut db, "/p/a.py", "bob", 1_100, 0).unwrap());
+        assert_eq!(ask(&mut db, "carol", 1_200), Lease::Granted, "released");
+        assert!(release(&mut db, "/p/a.py", "carol", 1_300, 50).unwrap());
+        assert!(
+            matches!(ask(&mut db, "dave", 1_340), Lease::Held(_)),
+            "in grace"
+        );
+        assert_eq!(ask(&mut db, "dave", 1_351), Lease::Granted, "after grace");
+    }
+
+    #[test]
+    fn a_holder_whose_session_is_gone_holds_nothing() {
+        let (_dir, mut db) = store();
+        try_acquire(
+            &mut db,
+            "/p/a.py",
+            "alice",
+            Some("s1"),
+            0,
+            60_000,
+            NONE_GONE,
+        )
+        .unwrap();
+        let gone = |_: &Connection, session: &str| session == "s1";
+        let lease = try_acquire(&mut db, "/p/a.py", "bob", Some("s2"), 10, 60_000, gone).unwrap();
+        assert_eq!(lease, Lease::Granted);
+    }
+}

@@ -1,0 +1,273 @@
+//! The hosts' hooks (`release`, `acquire`, `sync-roots`): each run is a
+//! process of its own, started by Claude Code or Gemini CLI around a tool
+//! use. It reads the host's JSON on stdin (unknown fields ignored), finds
+//! the Windlass session it belongs to, acts over that session's control
+//! socket and the store, and answers in the host's JSON on stdout. A hook
+//! never breaks its host: any error of its own is logged (`logs/hooks.log`)
+//! and recorded, and the hook prints nothing and exits 0.
+
+pub mod acquire;
+pub mod release;
+pub mod sync_roots;
+
+use anyhow::{Context as _, Result};
+use clap::ValueEnum;
+use rusqlite::Connection;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, UNIX_EPOCH};
+use windlass_actors::recorder::kind;
+use windlass_actors::store;
+use windlass_actors::store::events::{self, Event};
+use windlass_actors::store::sessions::{self, LiveSession};
+
+/// Longest stdin a hook reads; a tool's input with a whole file's content
+/// fits many times over.
+const MAX_INPUT: u64 = 64 * 1024 * 1024;
+/// Size past which `hooks.log` is rotated to `hooks.log.1`.
+const LOG_LIMIT: u64 = 1024 * 1024;
+
+/// The host whose JSON a hook speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Claude,
+    Gemini,
+}
+
+/// What a host sends a hook; every field optional, others ignored.
+#[derive(Debug, Default, Deserialize)]
+pub struct Input {
+    pub session_id: Option<String>,
+    /// Inside a Claude Code subagent.
+    pub agent_id: Option<String>,
+    pub cwd: Option<PathBuf>,
+    pub hook_event_name: Option<String>,
+    pub tool_name: Option<String>,
+    pub tool_input: Option<Value>,
+    pub transcript_path: Option<PathBuf>,
+    /// Claude Code's `DirectoryAdded`.
+    pub directory: Option<PathBuf>,
+    /// Claude Code's `PostToolBatch`.
+    pub tool_calls: Option<Vec<ToolCall>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct ToolCall {
+    pub tool_name: Option<String>,
+    pub tool_input: Option<Value>,
+}
+
+impl Input {
+    /// Who holds leases and is told of errors: the host's session, and
+    /// the subagent within it.
+    pub fn owner(&self) -> String {
+        let session = self.session_id.as_deref().unwrap_or("unknown");
+        match &self.agent_id {
+            Some(agent) => format!("{session}:{agent}"),
+            None => session.to_owned(),
+        }
+    }
+
+    fn cwd(&self) -> PathBuf {
+        self.cwd
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("/"))
+    }
+
+    /// The file the tool is about, absolute.
+    pub fn file(&self) -> Option<PathBuf> {
+        self.tool_input
+            .as_ref()
+            .and_then(|input| self.path_in(input))
+    }
+
+    /// The files a batch's tools (or the one tool) are about, each once,
+    /// keeping those of tools `wanted` accepts.
+    pub fn files_of(&self, wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = match &self.tool_calls {
+            Some(calls) => calls
+                .iter()
+                .filter(|call| call.tool_name.as_deref().is_none_or(&wanted))
+                .filter_map(|call| call.tool_input.as_ref())
+                .filter_map(|input| self.path_in(input))
+                .collect(),
+            None => self.file().into_iter().collect(),
+        };
+        files.dedup();
+        files
+    }
+
+    fn path_in(&self, input: &Value) -> Option<PathBuf> {
+        let path = [
+            "file_path",
+            "file",
+            "notebook_path",
+            "absolute_path",
+            "path",
+        ]
+        .iter()
+        .find_map(|field| input.get(field).and_then(Value::as_str))?;
+        let path = Path::new(path.strip_prefix("file://").unwrap_or(path));
+        let absolute = match path.is_absolute() {
+            true => path.to_path_buf(),
+            false => self.cwd().join(path),
+        };
+        // A file being written may not exist yet: its directory is resolved.
+        Some(std::fs::canonicalize(&absolute).unwrap_or(absolute))
+    }
+}
+
+/// One hook run: its input, the store, the session found, and the events
+/// to record when it ends.
+pub struct Run {
+    pub name: &'static str,
+    pub input: Input,
+    pub store: Connection,
+    pub session: Option<LiveSession>,
+    events: Vec<Event>,
+}
+
+impl Run {
+    /// Records an event of this run's session when the run ends.
+    pub fn record(&mut self, kind: &str, detail: Value) {
+        let mut event = Event::now(
+            kind,
+            self.session.as_ref().map(|session| session.id.clone()),
+        );
+        event.tool = Some(self.name.to_owned());
+        event.detail = detail;
+        self.events.push(event);
+    }
+
+    /// The host's answer carrying `text` as context for the model.
+    pub fn context(&self, format: Format, text: &str) -> Value {
+        json!({
+            "hookSpecificOutput": {
+                "hookEventName": self.event_name(format),
+                "additionalContext": text,
+            }
+        })
+    }
+
+    fn event_name(&self, format: Format) -> String {
+        self.input
+            .hook_event_name
+            .clone()
+            .unwrap_or_else(|| match (format, self.name) {
+                (Format::Claude, "acquire") => "PreToolUse".into(),
+                (Format::Claude, _) => "PostToolUse".into(),
+                (Format::Gemini, "acquire") => "BeforeTool".into(),
+                (Format::Gemini, _) => "AfterTool".into(),
+            })
+    }
+}
+
+/// Runs hook `name`: `body` gets the run and says what to print. Always
+/// returns `Ok`: the host must never see a hook fail.
+pub fn run(name: &'static str, body: impl FnOnce(&mut Run) -> Result<Option<Value>>) -> Result<()> {
+    let started = Instant::now();
+    let mut run = match prepare(name) {
+        Ok(run) => run,
+        Err(error) => {
+            log_failure(name, &format!("{error:#}"));
+            return Ok(());
+        }
+    };
+    let outcome = body(&mut run);
+    let error = outcome.as_ref().err().map(|error| format!("{error:#}"));
+    let mut event = Event::now(
+        kind::HOOK,
+        run.session.as_ref().map(|session| session.id.clone()),
+    );
+    event.tool = Some(name.to_owned());
+    event.duration_us = i64::try_from(started.elapsed().as_micros()).ok();
+    event.ok = Some(error.is_none());
+    event.detail = json!({
+        "event": run.input.hook_event_name,
+        "tool": run.input.tool_name,
+        "owner": run.input.owner(),
+        "error": error,
+    });
+    run.events.push(event);
+    if let Err(failed) = write_events(&mut run.store, &run.events) {
+        log_failure(name, &format!("recording the run: {failed}"));
+    }
+    match outcome {
+        Ok(Some(answer)) => {
+            let mut out = std::io::stdout().lock();
+            let _printed = writeln!(out, "{answer}").and_then(|()| out.flush());
+        }
+        Ok(None) => {}
+        Err(error) => log_failure(name, &format!("{error:#}")),
+    }
+    Ok(())
+}
+
+fn prepare(name: &'static str) -> Result<Run> {
+    let mut raw = String::new();
+    std::io::stdin()
+        .take(MAX_INPUT)
+        .read_to_string(&mut raw)
+        .context("reading stdin")?;
+    let input: Input = serde_json::from_str(&raw).context("stdin is not the host's JSON")?;
+    let path = crate::state_dir::store_path().context("no state directory")?;
+    let store = store::open(&path).with_context(|| format!("opening {}", path.display()))?;
+    let session = sessions::find_live(
+        &store,
+        input.session_id.as_deref(),
+        &input.cwd(),
+        crate::process::alive,
+    )?;
+    Ok(Run {
+        name,
+        input,
+        store,
+        session,
+        events: Vec::new(),
+    })
+}
+
+fn write_events(store: &mut Connection, recorded: &[Event]) -> rusqlite::Result<()> {
+    let transaction = store.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    for event in recorded {
+        events::insert(&transaction, event)?;
+    }
+    transaction.commit()
+}
+
+/// Appends one line to `logs/hooks.log` in the state directory: hooks are
+/// a process per tool use, too many for a log file each.
+fn log_failure(hook: &str, message: &str) {
+    let Ok(directory) = crate::logging::logs_directory() else {
+        return;
+    };
+    let _created = std::fs::create_dir_all(&directory);
+    let path = directory.join("hooks.log");
+    if std::fs::metadata(&path).is_ok_and(|metadata| metadata.len() > LOG_LIMIT) {
+        let _rotated = std::fs::rename(&path, directory.join("hooks.log.1"));
+    }
+    let line = format!(
+        "{} {hook} pid {}: {}\n",
+        crate::list::shown_time(store::now_ms()),
+        std::process::id(),
+        message.replace('\n', " ")
+    );
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+    {
+        let _written = file.write_all(line.as_bytes());
+    }
+}
+
+/// A file's modification time in nanoseconds since the epoch, if it
+/// exists.
+pub fn mtime_ns(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    let since = modified.duration_since(UNIX_EPOCH).ok()?;
+    i64::try_from(since.as_nanos()).ok()
+}

@@ -1,0 +1,477 @@
+//! The hosts' hooks end to end: `release`, `acquire` and `sync-roots` run
+//! as the hosts run them (a process per tool use, the host's JSON on
+//! stdin) against live sessions of the real binary.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const HOST_SESSION: &str = "5f1c2a9e-host-session";
+
+/// A standalone session for Claude Code session `host` on `dir`, its
+/// server mockls (one error per line containing ERROR).
+fn start(dir: &Path, host: &str) -> Session {
+    let mut args = root_arg(dir);
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let session = Session::start_with_env(&args, &[("CLAUDE_CODE_SESSION_ID", host)]);
+    // A host runs hooks for a session that has long been recorded.
+    wait_until("the session is recorded", || {
+        let listed = run_windlass(session.state.path(), &["list"]);
+        String::from_utf8_lossy(&listed.stdout).contains(host)
+    });
+    session
+}
+
+/// Runs `windlass ARGS` as a host runs a hook, with the session's state.
+fn hook(session: &Session, args: &[&str], stdin: &str) -> Output {
+    hook_in(&session.state.path().join("state"), args, stdin)
+}
+
+fn hook_in(state: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(windlass_binary())
+        .args(args)
+        .env("XDG_STATE_HOME", state)
+        .env_remove("WINDLASS_STATE_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "a hook always exits 0: {output:?}");
+    output
+}
+
+/// What a hook printed, as JSON; `None` for nothing.
+fn answer(output: &Output) -> Option<Value> {
+    let text = String::from_utf8(output.stdout.clone()).unwrap();
+    match text.trim() {
+        "" => None,
+        text => Some(serde_json::from_str(text).unwrap()),
+    }
+}
+
+fn context(answer: &Value) -> &str {
+    answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+}
+
+/// Claude Code's PostToolUse input for an edit of `file`.
+fn post_tool_use(host: &str, cwd: &Path, file: &Path) -> String {
+    json!({
+        "session_id": host,
+        "transcript_path": "/nonexistent/transcript.jsonl",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": file, "old_string": "a", "new_string": "b"},
+        "tool_response": {"filePath": file, "success": true},
+        "tool_use_id": "toolu_01",
+        "duration_ms": 12,
+        "a_field_from_a_later_version": {"ignored": true},
+    })
+    .to_string()
+}
+
+/// Claude Code's PreToolUse input for `tool` on `file`, by `agent` of
+/// session `host`.
+fn pre_tool_use(host: &str, agent: Option<&str>, tool: &str, file: &Path) -> String {
+    let mut input = json!({
+        "session_id": host,
+        "transcript_path": "/nonexistent/transcript.jsonl",
+        "cwd": file.parent().unwrap(),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": {"file_path": file},
+        "tool_use_id": "toolu_02",
+    });
+    if let Some(agent) = agent {
+        input["agent_id"] = json!(agent);
+        input["agent_type"] = json!("general-purpose");
+    }
+    input.to_string()
+}
+
+#[test]
+fn release_tells_of_new_errors_then_of_their_fix_and_nothing_for_a_clean_file() {
+    let dir = project(&[("main.py", "def greet():\n    pass\n")]);
+    let session = start(dir.path(), HOST_SESSION);
+    session.ok("diagnostics", json!({"file": "main.py"}));
+    let file = dir.path().join("main.py");
+    let release = |format: &str| {
+        hook(
+            &session,
+            &["release", "--format", format],
+            &post_tool_use(HOST_SESSION, dir.path(), &file),
+        )
+    };
+
+    std::fs::write(&file, "def greet():\n    ERROR here\n").unwrap();
+    let broken = answer(&release("claude")).expect("the new error is told");
+    assert_eq!(broken["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    let told = context(&broken);
+    assert!(told.contains("1 error"), "{told}");
+    assert!(told.contains("2:5 error"), "the error's line: {told}");
+    assert!(told.contains("mockls: ERROR on line 2"), "{told}");
+
+    std::fs::write(&file, "def greet():\n    pass\n").unwrap();
+    let fixed = answer(&release("claude")).expect("the fix is told");
+    assert_eq!(
+        context(&fixed),
+        format!("fixed: no errors left in {}", file.display())
+    );
+    assert_eq!(answer(&release("claude")), None, "clean stays quiet");
+
+    // Gemini's AfterTool gets its own event name.
+    std::fs::write(&file, "ERROR one\nERROR two\n").unwrap();
+    let gemini = json!({
+        "session_id": HOST_SESSION,
+        "transcript_path": "/nonexistent/t.json",
+        "cwd": dir.path(),
+        "hook_event_name": "AfterTool",
+        "timestamp": "2026-11-22T10:00:00Z",
+        "tool_name": "write_file",
+        "tool_input": {"file_path": file, "content": "ERROR one\nERROR two\n"},
+        "tool_response": {"llmContent": "ok"},
+    });
+    let output = hook(
+        &session,
+        &["release", "--format", "gemini"],
+        &gemini.to_string(),
+    );
+    let told = answer(&output).unwrap();
+    assert_eq!(told["hookSpecificOutput"]["hookEventName"], "AfterTool");
+    assert!(context(&told).contains("2 errors"), "{told}");
+
+    let runs = stdout_of_query(&session, "hook");
+    assert_eq!(runs.len(), 4, "each run is recorded: {runs:?}");
+    assert!(runs.iter().all(|run| run["ok"] == true), "{runs:?}");
+}
+
+/// Events of `kind` in the session's store.
+fn stdout_of_query(session: &Session, kind: &str) -> Vec<Value> {
+    let output = run_windlass(
+        session.state.path(),
+        &["query", "--kind", kind, "--format", "json"],
+    );
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_slice::<Value>(&output.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_batch_gets_one_answer_for_every_file_it_edited() {
+    let dir = project(&[
+        ("a.py", "ERROR a\n"),
+        ("b.py", "ERROR b\n"),
+        ("c.py", "fine\n"),
+    ]);
+    let session = start(dir.path(), HOST_SESSION);
+    let path = |name: &str| dir.path().join(name);
+    let batch = json!({
+        "session_id": HOST_SESSION,
+        "cwd": dir.path(),
+        "hook_event_name": "PostToolBatch",
+        "tool_calls": [
+            {"tool_name": "Edit", "tool_input": {"file_path": path("a.py")}, "tool_response": {}},
+            {"tool_name": "Read", "tool_input": {"file_path": path("c.py")}, "tool_response": {}},
+            {"tool_name": "Write", "tool_input": {"file_path": path("b.py")}, "tool_response": {}},
+        ],
+    });
+    let output = hook(
+        &session,
+        &["release", "--format", "claude"],
+        &batch.to_string(),
+    );
+    let told =
+        answer(&output).unwrap_or_else(|| panic!("{:?}", stdout_of_query(&session, "error")));
+    assert_eq!(told["hookSpecificOutput"]["hookEventName"], "PostToolBatch");
+    let text = context(&told);
+    assert!(text.contains("a.py after the edit: 1 error"), "{text}");
+    assert!(text.contains("b.py after the edit: 1 error"), "{text}");
+    assert!(!text.contains("c.py"), "a read is not an edit: {text}");
+}
+
+#[test]
+fn a_hook_without_a_session_with_garbage_or_with_a_dead_server_exits_0_silently() {
+    let dir = project(&[("main.py", "ERROR\n")]);
+    let state = tempfile::tempdir().unwrap();
+    let file = dir.path().join("main.py");
+    for stdin in [
+        post_tool_use("nobody", dir.path(), &file),
+        "{not json at all".to_owned(),
+        String::new(),
+        "[1, 2, 3]".to_owned(),
+    ] {
+        for args in [
+            &["release", "--format", "claude"][..],
+            &["acquire", "--format", "gemini", "--timeout", "0"],
+            &["sync-roots"],
+        ] {
+            let output = hook_in(state.path(), args, &stdin);
+            assert!(
+                output.stdout.is_empty(),
+                "{args:?} with {stdin:?}: {output:?}"
+            );
+        }
+    }
+    // A session whose process was killed is no session.
+    let session = start(dir.path(), HOST_SESSION);
+    session.ok("diagnostics", json!({"file": "main.py"}));
+    Command::new("kill")
+        .args(["-9", &session.pid().to_string()])
+        .status()
+        .unwrap();
+    let output = hook(
+        &session,
+        &["release", "--format", "claude"],
+        &post_tool_use(HOST_SESSION, dir.path(), &file),
+    );
+    assert!(output.stdout.is_empty(), "{output:?}");
+    let errors = stdout_of_query(&session, "error");
+    assert!(
+        errors.iter().any(|error| error["detail"]["error"]
+            == "no live windlass session for this host session or directory"),
+        "what went wrong is recorded: {errors:?}"
+    );
+}
+
+#[test]
+fn four_agents_contending_for_one_file_take_it_one_at_a_time() {
+    let dir = project(&[("shared.py", "x = 1\n")]);
+    let session = start(dir.path(), HOST_SESSION);
+    session.ok("status", json!({}));
+    let file = dir.path().join("shared.py");
+    let state = session.state.path().join("state");
+    let acquire = |agent: &str, timeout: &str| {
+        let state = state.clone();
+        let input = pre_tool_use(HOST_SESSION, Some(agent), "Edit", &file);
+        let timeout = timeout.to_owned();
+        std::thread::spawn(move || {
+            let output = hook_in(
+                &state,
+                &["acquire", "--format", "claude", "--timeout", &timeout],
+                &input,
+            );
+            (answer(&output), std::time::Instant::now())
+        })
+    };
+    let release = |agent: &str| {
+        let input = json!({
+            "session_id": HOST_SESSION,
+            "agent_id": agent,
+            "cwd": dir.path(),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": file},
+        });
+        hook_in(&state, &["release", "--grace", "0"], &input.to_string());
+        std::time::Instant::now()
+    };
+    let (first, _) = acquire("agent-a", "0").join().unwrap();
+    assert_eq!(first, None, "a free file is granted silently");
+    let b = acquire("agent-b", "60");
+    let c = acquire("agent-c", "60");
+    let d = acquire("agent-d", "1");
+    let (denied, _) = d.join().unwrap();
+    let denied = denied.expect("the agent that waited too long is denied");
+    let output = &denied["hookSpecificOutput"];
+    assert_eq!(output["permissionDecision"], "deny");
+    let reason = output["permissionDecisionReason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("{HOST_SESSION}:agent-a")),
+        "{reason}"
+    );
+    assert!(reason.contains("since "), "{reason}");
+    // B and C wait; a's release lets one in, whose release lets the other.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let released_a = release("agent-a");
+    let holder = wait_for_holder(&state, "agent-a");
+    let other = if holder.ends_with("agent-b") {
+        "agent-c"
+    } else {
+        "agent-b"
+    };
+    let released_second = release(holder.rsplit(':').next().unwrap());
+    let (b_answer, b_at) = b.join().unwrap();
+    let (c_answer, c_at) = c.join().unwrap();
+    assert_eq!((b_answer, c_answer), (None, None), "both were granted");
+    let (first_at, second_at) = match other {
+        "agent-c" => (b_at, c_at),
+        _ => (c_at, b_at),
+    };
+    assert!(
+        first_at >= released_a,
+        "none before the first holder let go"
+    );
+    assert!(second_at >= released_second, "one at a time");
+    let denials = stdout_of_query(&session, "lock_denied");
+    assert_eq!(denials.len(), 1, "{denials:?}");
+    assert_eq!(stdout_of_query(&session, "lock_acquired").len(), 3);
+}
+
+/// The owner holding `shared.py` once it is no longer `previous`.
+fn wait_for_holder(state: &Path, previous: &str) -> String {
+    let mut holder = String::new();
+    wait_until("another agent takes the lease", || {
+        let output = Command::new(windlass_binary())
+            .args(["query", "--sql", "SELECT owner FROM file_locks"])
+            .env("XDG_STATE_HOME", state)
+            .output()
+            .unwrap();
+        holder = String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .nth(1)
+            .unwrap_or_default()
+            .to_owned();
+        !holder.is_empty() && !holder.ends_with(previous)
+    });
+    holder
+}
+
+#[test]
+fn a_holder_whose_session_was_killed_holds_nothing() {
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let holder = start(dir.path(), "holder-host");
+    holder.ok("status", json!({}));
+    let file = dir.path().join("main.py");
+    let state = holder.state.path().join("state");
+    let take = |host: &str| {
+        hook_in(
+            &state,
+            &["acquire", "--format", "claude", "--timeout", "0"],
+            &pre_tool_use(host, None, "Edit", &file),
+        )
+    };
+    assert_eq!(answer(&take("holder-host")), None);
+    let refused = answer(&take("other-host")).expect("held");
+    assert_eq!(refused["hookSpecificOutput"]["permissionDecision"], "deny");
+    Command::new("kill")
+        .args(["-9", &holder.pid().to_string()])
+        .status()
+        .unwrap();
+    wait_until("the holder's process is gone", || {
+        answer(&take("other-host")).is_none()
+    });
+}
+
+#[test]
+fn an_edit_of_a_file_changed_since_it_was_read_is_warned_of() {
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let session = start(dir.path(), HOST_SESSION);
+    session.ok("status", json!({}));
+    let file = dir.path().join("main.py");
+    let state = session.state.path().join("state");
+    let run = |tool: &str| {
+        answer(&hook_in(
+            &state,
+            &["acquire", "--format", "claude", "--timeout", "0"],
+            &pre_tool_use(HOST_SESSION, None, tool, &file),
+        ))
+    };
+    assert_eq!(run("Read"), None);
+    assert_eq!(run("Edit"), None, "unchanged since the read");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&file, "x = 2\n").unwrap();
+    let warned = run("Edit").expect("warned");
+    assert!(context(&warned).contains("changed on disk"), "{warned}");
+    assert!(
+        warned["hookSpecificOutput"]
+            .get("permissionDecision")
+            .is_none()
+    );
+}
+
+#[test]
+fn directory_added_makes_the_directory_part_of_the_session() {
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let extra = project(&[("lib.py", "def far_away_helper():\n    pass\n")]);
+    let session = start(dir.path(), HOST_SESSION);
+    let before = session.call("search", json!({"query": "far_away_helper"}));
+    assert!(!before.text.contains("lib.py"), "{}", before.text);
+    let input = json!({
+        "session_id": HOST_SESSION,
+        "cwd": dir.path(),
+        "hook_event_name": "DirectoryAdded",
+        "directory": extra.path(),
+        "source": "slash_command",
+    });
+    let output = hook(
+        &session,
+        &["sync-roots", "--format", "claude"],
+        &input.to_string(),
+    );
+    assert!(output.stdout.is_empty(), "{output:?}");
+    let found = session.ok("search", json!({"query": "far_away_helper"}));
+    assert!(found.contains("lib.py"), "{found}");
+}
+
+#[test]
+fn a_transcript_is_read_on_from_where_the_last_run_stopped() {
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let extra = project(&[("lib.py", "def transcript_helper():\n    pass\n")]);
+    let session = start(dir.path(), HOST_SESSION);
+    let transcripts = tempfile::tempdir().unwrap();
+    let transcript = transcripts.path().join("t.jsonl");
+    let entry = |text: String| {
+        format!(
+            "{}\n",
+            json!({"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}})
+        )
+    };
+    std::fs::write(&transcript, entry("hello".into())).unwrap();
+    let prompt = json!({
+        "session_id": HOST_SESSION,
+        "cwd": dir.path(),
+        "hook_event_name": "UserPromptSubmit",
+        "transcript_path": transcript,
+        "prompt": "go on",
+    })
+    .to_string();
+    hook(&session, &["sync-roots"], &prompt);
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap();
+    file.write_all(
+        entry(format!(
+            "Added {} as a working directory.",
+            extra.path().display()
+        ))
+        .as_bytes(),
+    )
+    .unwrap();
+    hook(&session, &["sync-roots"], &prompt);
+    let found = session.ok("search", json!({"query": "transcript_helper"}));
+    assert!(found.contains("lib.py"), "{found}");
+    file.write_all(
+        entry(format!(
+            "Removed directory {} from workspace",
+            extra.path().display()
+        ))
+        .as_bytes(),
+    )
+    .unwrap();
+    hook(&session, &["sync-roots"], &prompt);
+    let gone = session.call("search", json!({"query": "transcript_helper"}));
+    assert!(!gone.text.contains("lib.py"), "{}", gone.text);
+}
