@@ -365,6 +365,21 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
     Ok(specs)
 }
 
+/// Known servers left out of `specs` because their command is not on
+/// PATH: (name, command, languages), for `doctor` to show as missing.
+pub fn missing_built_ins(specs: &[ServerSpec]) -> Vec<(&'static str, &'static str, Vec<String>)> {
+    BUILT_IN_SERVERS
+        .iter()
+        .filter(|built_in| {
+            !built_in
+                .languages
+                .iter()
+                .all(|language| specs.iter().any(|spec| spec.serves(language)))
+        })
+        .map(|built_in| (built_in.name, built_in.command, strings(built_in.languages)))
+        .collect()
+}
+
 /// The spec of one configured `[server.NAME]`, completed from the built-in
 /// of the same name; `None` when it names no command at all.
 fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>> {

@@ -8,6 +8,7 @@ mod clock;
 mod config;
 mod control;
 mod daemon;
+mod doctor;
 mod gc;
 mod hooks;
 mod list;
@@ -73,6 +74,8 @@ enum Command {
     /// Hook: add the host's working directories to the session's roots
     /// (host JSON on stdin).
     SyncRoots(hooks::sync_roots::SyncRootsArgs),
+    /// Whether windlass can work here: servers, daemon, hooks, store.
+    Doctor(doctor::DoctorArgs),
     /// Allow a project .windlass.toml to run the server commands it names.
     Trust {
         /// The file to trust (default: the .windlass.toml for this directory).
@@ -93,6 +96,7 @@ fn main() -> Result<()> {
         Some(Command::Gc(args)) => gc::run(args),
         Some(Command::Monitor(args)) => monitor::run(args),
         Some(Command::Status { session }) => status::run(&session),
+        Some(Command::Doctor(args)) => doctor::run(args),
         Some(Command::Acquire(args)) => hooks::acquire::run(&args),
         Some(Command::Release(args)) => hooks::release::run(&args),
         Some(Command::SyncRoots(args)) => hooks::sync_roots::run(&args),

@@ -475,3 +475,70 @@ fn a_transcript_is_read_on_from_where_the_last_run_stopped() {
     let gone = session.call("search", json!({"query": "transcript_helper"}));
     assert!(!gone.text.contains("lib.py"), "{}", gone.text);
 }
+
+#[test]
+fn pyright_type_errors_reach_the_agent_through_the_daemon_and_so_does_their_fix() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let dir = project(&[
+        (
+            "shapes.py",
+            "class Shape:\n    def area(self) -> float:\n        return 1.0\n",
+        ),
+        (
+            "main.py",
+            "from shapes import Shape\n\ntotal: float = Shape().area()\n",
+        ),
+    ]);
+    let daemon = Daemon::new();
+    let host = "pyright-host-session";
+    let session = daemon.session_as(
+        &root_arg(dir.path()),
+        Client {
+            env: &[("CLAUDE_CODE_SESSION_ID", host)],
+            ..Client::default()
+        },
+    );
+    let clean = session.ok("diagnostics", json!({"file": "main.py"}));
+    assert!(clean.contains("no problems"), "{clean}");
+    let file = dir.path().join("main.py");
+    let release = || {
+        let mut command = Command::new(windlass_binary());
+        command
+            .args(["release", "--format", "claude"])
+            .envs(daemon.environment())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(post_tool_use(host, dir.path(), &file).as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success());
+        answer(&output)
+    };
+    std::fs::write(
+        &file,
+        "from shapes import Shape\n\ntotal: float = Shape().perimeter()\n",
+    )
+    .unwrap();
+    let told = release().expect("the type error is told");
+    let text = context(&told);
+    assert!(text.contains("3:"), "the error's line: {text}");
+    assert!(text.contains("error"), "{text}");
+    assert!(text.contains("perimeter"), "{text}");
+    std::fs::write(
+        &file,
+        "from shapes import Shape\n\ntotal: float = Shape().area()\n",
+    )
+    .unwrap();
+    let fixed = release().expect("the fix is told");
+    assert_eq!(
+        context(&fixed),
+        format!("fixed: no errors left in {}", file.display())
+    );
+}

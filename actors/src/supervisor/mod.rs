@@ -26,7 +26,7 @@
 //! crashes, spawn failures included, in a sliding window. A request that
 //! never reached a dead process waits for the restart instead of failing.
 
-mod check;
+pub mod check;
 mod lifetime;
 mod pool;
 mod sessions;

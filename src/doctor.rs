@@ -1,0 +1,593 @@
+//! `windlass doctor`: whether Windlass can work here, and what is broken
+//! if not. Per language, the server the configuration resolves to for a
+//! root and whether it starts and initializes (and which tools its
+//! capabilities support); the daemon; the hosts' hooks (the plugin and
+//! extension installed and current, the `windlass` on PATH this one); the
+//! state directory and its store. Exits non-zero when something that is
+//! configured or installed does not work.
+
+use crate::control::client;
+use crate::control::protocol::{Answer, Request};
+use crate::runtime_dir::RuntimeDir;
+use crate::session_args::{self, ServeArgs};
+use anyhow::{Context as _, Result};
+use clap::Args;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use windlass_actors::language::ServerSpec;
+use windlass_actors::language_server::protocol::{WorkspaceFolder, initialize_params};
+use windlass_actors::lsp::message::{self, Incoming};
+use windlass_actors::lsp::transport::Transport;
+use windlass_actors::lsp::uri::path_to_uri;
+use windlass_actors::settings::Identity;
+use windlass_actors::store::{self, SCHEMA_VERSION};
+use windlass_actors::supervisor::check;
+
+/// How long a server may take to answer `initialize`.
+const INITIALIZE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the daemon may take to answer.
+const DAEMON_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The hooks files as this build ships them: an installed copy should
+/// be the same.
+const CLAUDE_HOOKS: &str = include_str!("../plugins/windlass/hooks/hooks.json");
+const GEMINI_HOOKS: &str = include_str!("../hooks/hooks.json");
+
+/// What each tool needs of a server's capabilities: any one of these.
+const TOOL_CAPABILITIES: &[(&str, &[&str])] = &[
+    ("hover", &["hoverProvider"]),
+    ("definition", &["definitionProvider", "declarationProvider"]),
+    ("type_definition", &["typeDefinitionProvider"]),
+    ("implementation", &["implementationProvider"]),
+    ("references", &["referencesProvider"]),
+    ("document_symbols", &["documentSymbolProvider"]),
+    (
+        "symbol",
+        &["workspaceSymbolProvider", "documentSymbolProvider"],
+    ),
+    ("call_hierarchy", &["callHierarchyProvider"]),
+    ("type_hierarchy", &["typeHierarchyProvider"]),
+    ("rename", &["renameProvider"]),
+    ("code_actions", &["codeActionProvider"]),
+    ("completion", &["completionProvider"]),
+    ("signature_help", &["signatureHelpProvider"]),
+];
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// The project to check the servers for (default: this directory).
+    #[arg(long)]
+    root: Option<PathBuf>,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// No colours, even on a terminal.
+    #[arg(long)]
+    nocolor: bool,
+}
+
+/// One thing checked: its name, whether it works, and what was found.
+#[derive(Debug, Serialize)]
+struct Check {
+    name: String,
+    state: String,
+    ok: bool,
+    /// Whether a failure here breaks something configured or installed.
+    broken: bool,
+    detail: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<&'static str>,
+}
+
+impl Check {
+    fn new(
+        name: impl Into<String>,
+        state: impl Into<String>,
+        ok: bool,
+        detail: impl Into<String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            state: state.into(),
+            ok,
+            broken: !ok,
+            detail: detail.into(),
+            tools: Vec::new(),
+        }
+    }
+
+    /// A failure that breaks nothing: something not installed and not asked for.
+    fn missing(mut self) -> Self {
+        self.broken = false;
+        self
+    }
+}
+
+pub fn run(args: DoctorArgs) -> Result<()> {
+    let root = match &args.root {
+        Some(root) => root.clone(),
+        None => std::env::current_dir().context("reading the current directory")?,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let sections = vec![
+        ("language servers", runtime.block_on(servers(&root))),
+        ("daemon", vec![daemon()]),
+        ("hooks", hooks()),
+        ("state", vec![state()]),
+    ];
+    let broken = sections
+        .iter()
+        .flat_map(|(_, checks)| checks)
+        .any(|check| check.broken);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let sections: serde_json::Map<String, Value> = sections
+            .iter()
+            .map(|(name, checks)| ((*name).to_owned(), json!(checks)))
+            .collect();
+        let report = json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "root": root,
+            "broken": broken,
+            "sections": sections,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        let colour = !args.nocolor && out.is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        writeln!(
+            out,
+            "windlass {} doctor, root {}",
+            env!("CARGO_PKG_VERSION"),
+            root.display()
+        )?;
+        for (name, checks) in &sections {
+            writeln!(out, "\n{name}:")?;
+            for check in checks {
+                writeln!(out, "{}", line(check, colour))?;
+            }
+        }
+        writeln!(
+            out,
+            "\n{}",
+            if broken {
+                "something is broken (above)"
+            } else {
+                "nothing is broken"
+            }
+        )?;
+    }
+    drop(out);
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    if broken {
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+fn line(check: &Check, colour: bool) -> String {
+    let (mark, code) = match (check.ok, check.broken) {
+        (true, _) => ("ok  ", "32"),
+        (false, true) => ("FAIL", "31"),
+        (false, false) => ("--  ", "33"),
+    };
+    let mark = match colour {
+        true => format!("\x1b[{code}m{mark}\x1b[0m"),
+        false => mark.to_owned(),
+    };
+    let mut shown = format!("  {mark} {:<22} {}", check.name, check.state);
+    if !check.detail.is_empty() {
+        shown.push_str(&format!(": {}", check.detail));
+    }
+    if !check.tools.is_empty() {
+        shown.push_str(&format!("\n         tools: {}", check.tools.join(", ")));
+    }
+    shown
+}
+
+/// Every language's server for `root`: the configured and found ones
+/// started and initialized, the known ones not on PATH listed missing.
+async fn servers(root: &Path) -> Vec<Check> {
+    let args = ServeArgs {
+        roots: vec![root.to_path_buf()],
+        ..ServeArgs::default()
+    };
+    let settings = match session_args::resolve(&args, root, Identity::default()) {
+        Ok(settings) => settings,
+        Err(error) => {
+            return vec![Check::new(
+                "configuration",
+                "invalid",
+                false,
+                format!("{error:#}"),
+            )];
+        }
+    };
+    let mut checks = Vec::new();
+    for warning in settings
+        .warnings
+        .iter()
+        .filter(|warning| warning.contains("not trusted"))
+    {
+        checks.push(Check::new(
+            "project configuration",
+            "untrusted project command skipped",
+            false,
+            warning.clone(),
+        ));
+    }
+    let started: Vec<_> = settings
+        .servers
+        .iter()
+        .map(|spec| tokio::spawn(server(spec.clone(), root.to_path_buf())))
+        .collect();
+    for check in started {
+        if let Ok(check) = check.await {
+            checks.push(check);
+        }
+    }
+    for (name, command, languages) in crate::config::missing_built_ins(&settings.servers) {
+        checks.push(
+            Check::new(
+                format!("{name} ({})", languages.join(",")),
+                "command not found",
+                false,
+                format!("`{command}` is not on PATH"),
+            )
+            .missing(),
+        );
+    }
+    checks
+}
+
+/// Starts one server and asks it to `initialize` for `root`.
+async fn server(spec: ServerSpec, root: PathBuf) -> Check {
+    let name = format!("{} ({})", spec.name, spec.languages.join(","));
+    let command = spec.command_line();
+    if !crate::config::on_path(&spec.command) {
+        return Check::new(name, "command not found", false, format!("`{command}`"));
+    }
+    // Only a server found on PATH rather than configured has a check;
+    // one that fails it is left unused, which breaks nothing asked for.
+    if let Some(check_args) = &spec.check
+        && let Err(reason) = check::run(&spec.command, check_args).await
+    {
+        let detail = format!("found on PATH but unusable, so not used: {reason}");
+        return Check::new(name, "spawn failed", false, detail).missing();
+    }
+    let (sender, answers) = mpsc::channel();
+    let started = Instant::now();
+    let transport = match Transport::spawn(&spec.command, &spec.args, &root, move |incoming| {
+        let _gone = sender.send(incoming);
+    }) {
+        Ok(transport) => transport,
+        Err(error) => {
+            return Check::new(name, "spawn failed", false, format!("`{command}`: {error}"));
+        }
+    };
+    let folder = WorkspaceFolder {
+        uri: path_to_uri(&root),
+        name: root
+            .file_name()
+            .map_or_else(|| "root".into(), |name| name.to_string_lossy().into_owned()),
+    };
+    let params = initialize_params(&[folder], spec.initialization_options.as_ref());
+    transport.send(message::request(1, "initialize", params));
+    let outcome = tokio::task::spawn_blocking(move || initialized(&answers)).await;
+    let seconds = started.elapsed().as_secs_f64();
+    let mut check = match outcome {
+        Ok(Ok(capabilities)) => {
+            transport.send(message::notification("initialized", json!({})));
+            transport.send(message::request(2, "shutdown", Value::Null));
+            transport.send(message::notification("exit", Value::Null));
+            let mut check = Check::new(
+                name,
+                "ready",
+                true,
+                format!("`{command}` initialized in {seconds:.1} s"),
+            );
+            check.tools = tools(&capabilities);
+            check
+        }
+        Ok(Err(why)) => {
+            let stderr = transport.stderr_reason();
+            let detail = match stderr.is_empty() {
+                true => format!("`{command}`: {why}"),
+                false => format!("`{command}`: {why}; it said: {stderr}"),
+            };
+            Check::new(name, "initialize failed", false, detail)
+        }
+        Err(error) => Check::new(name, "initialize failed", false, error.to_string()),
+    };
+    check.detail = check.detail.replace('\n', " ");
+    check
+}
+
+/// The capabilities in the answer to `initialize`, or why there is none.
+fn initialized(answers: &mpsc::Receiver<Incoming>) -> std::result::Result<Value, String> {
+    let deadline = Instant::now() + INITIALIZE_TIMEOUT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match answers.recv_timeout(left) {
+            Ok(Incoming::Response { id: 1, result }) => {
+                return result
+                    .map(|result| result["capabilities"].clone())
+                    .map_err(|error| {
+                        format!("it answered initialize with an error: {}", error.message)
+                    });
+            }
+            Ok(Incoming::Closed) | Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Err("it exited before answering initialize".into());
+            }
+            Ok(_) => {}
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                return Err(format!(
+                    "no answer to initialize within {} s",
+                    INITIALIZE_TIMEOUT.as_secs()
+                ));
+            }
+        }
+    }
+}
+
+/// The tools `capabilities` support, in the table's order; `diagnostics`
+/// and `search` work with every server.
+fn tools(capabilities: &Value) -> Vec<&'static str> {
+    let supported = |capability: &str| match capabilities.get(capability) {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+        Some(_) => true,
+    };
+    let mut tools = vec!["diagnostics", "search"];
+    tools.extend(
+        TOOL_CAPABILITIES
+            .iter()
+            .filter(|(_, needs)| needs.iter().any(|capability| supported(capability)))
+            .map(|(tool, _)| *tool),
+    );
+    tools
+}
+
+/// Whether this version's daemon runs, and what it serves.
+fn daemon() -> Check {
+    let socket = match RuntimeDir::open() {
+        Ok(directory) => directory.socket(),
+        Err(error) => {
+            return Check::new(
+                "daemon",
+                "no runtime directory",
+                false,
+                format!("{error:#}; sessions run standalone"),
+            )
+            .missing();
+        }
+    };
+    let pong = client::expect(
+        &socket,
+        &Request::Ping,
+        DAEMON_TIMEOUT,
+        |answer| match answer {
+            Answer::Pong {
+                version, protocol, ..
+            } => Some((version, protocol)),
+            _ => None,
+        },
+    );
+    match pong {
+        Ok((version, protocol)) => {
+            let sessions =
+                client::expect(
+                    &socket,
+                    &Request::Sessions,
+                    DAEMON_TIMEOUT,
+                    |answer| match answer {
+                        Answer::Sessions(sessions) => Some(sessions.len()),
+                        _ => None,
+                    },
+                );
+            let sessions = sessions.map_or_else(
+                |error| format!("sessions unknown ({error:#})"),
+                |count| format!("{count} sessions"),
+            );
+            Check::new(
+                "daemon",
+                "running",
+                true,
+                format!(
+                    "version {version}, control protocol {protocol}, {sessions}, at {}",
+                    socket.display()
+                ),
+            )
+        }
+        Err(_) if !socket.exists() => {
+            Check::new("daemon", "not running", true, "the first session starts it")
+        }
+        Err(error) => Check::new(
+            "daemon",
+            "not answering",
+            false,
+            format!("{}: {error:#}", socket.display()),
+        ),
+    }
+}
+
+/// The hosts' hooks: the `windlass` they run, and the installed plugin
+/// and extension with their hooks files.
+fn hooks() -> Vec<Check> {
+    let mut checks = vec![windlass_on_path()];
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    if let Some(home) = home {
+        checks.push(installed(
+            "Claude Code plugin",
+            find_plugin(&home.join(".claude/plugins"), 6),
+            CLAUDE_HOOKS,
+        ));
+        checks.push(installed(
+            "Gemini CLI extension",
+            Some(home.join(".gemini/extensions/windlass"))
+                .filter(|path| path.join("gemini-extension.json").exists()),
+            GEMINI_HOOKS,
+        ));
+    }
+    checks
+}
+
+/// Whether the `windlass` a hook runs (the first on PATH) is this binary.
+fn windlass_on_path() -> Check {
+    let this = std::env::current_exe().and_then(std::fs::canonicalize).ok();
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join("windlass"))
+            .find(|path| path.is_file())
+    });
+    let Some(found) = found else {
+        return Check::new(
+            "windlass on PATH",
+            "not found",
+            false,
+            "hooks and plugins run `windlass`: put this binary's directory on PATH",
+        );
+    };
+    let resolved = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+    if Some(&resolved) == this.as_ref() {
+        return Check::new(
+            "windlass on PATH",
+            "this binary",
+            true,
+            found.display().to_string(),
+        );
+    }
+    let version = std::process::Command::new(&found)
+        .arg("--version")
+        .output()
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let same = version.ends_with(env!("CARGO_PKG_VERSION"));
+    let mut check = Check::new(
+        "windlass on PATH",
+        if same {
+            "another copy of this version"
+        } else {
+            "another version"
+        },
+        same,
+        format!(
+            "{} is {version:?}, this is {}",
+            found.display(),
+            env!("CARGO_PKG_VERSION")
+        ),
+    );
+    check.broken = !same;
+    check
+}
+
+/// The installed copy of the Windlass plugin under `directory`: a folder
+/// with `.claude-plugin/plugin.json` naming `windlass`, found within
+/// `depth` levels.
+fn find_plugin(directory: &Path, depth: usize) -> Option<PathBuf> {
+    let manifest = directory.join(".claude-plugin/plugin.json");
+    let named = std::fs::read_to_string(&manifest)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .is_some_and(|plugin| plugin["name"] == "windlass");
+    if named {
+        return Some(directory.to_path_buf());
+    }
+    if depth == 0 {
+        return None;
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(directory)
+        .ok()?
+        .filter_map(std::result::Result::ok)
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_dir()))
+        .map(|entry| entry.path())
+        .collect();
+    entries.sort();
+    entries
+        .into_iter()
+        .find_map(|entry| find_plugin(&entry, depth - 1))
+}
+
+/// Whether an installed plugin or extension at `place` is current: its
+/// hooks file the same as this build's.
+fn installed(name: &str, place: Option<PathBuf>, shipped: &str) -> Check {
+    let Some(place) = place else {
+        return Check::new(
+            name,
+            "not installed",
+            false,
+            "see the README's Hooks section",
+        )
+        .missing();
+    };
+    let read = |path: &Path| {
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+    };
+    let ours = serde_json::from_str::<Value>(shipped).ok();
+    match read(&place.join("hooks/hooks.json")) {
+        Some(theirs) if Some(&theirs) == ours.as_ref() => Check::new(
+            name,
+            "installed, hooks current",
+            true,
+            place.display().to_string(),
+        ),
+        Some(_) => Check::new(
+            name,
+            "installed, hooks out of date",
+            false,
+            format!("{}: update the plugin", place.display()),
+        ),
+        None => Check::new(
+            name,
+            "installed without its hooks",
+            false,
+            place.display().to_string(),
+        ),
+    }
+}
+
+/// The state directory and the store in it.
+fn state() -> Check {
+    let directory = match crate::state_dir::path() {
+        Ok(directory) => directory,
+        Err(error) => return Check::new("state directory", "none", false, format!("{error:#}")),
+    };
+    let path = store::database_path(&directory);
+    let opened = store::open(&path).and_then(|connection| {
+        let integrity: String = connection.query_row("PRAGMA quick_check", [], |row| row.get(0))?;
+        let events: i64 =
+            connection.query_row("SELECT count(*) FROM events", [], |row| row.get(0))?;
+        Ok((integrity, events))
+    });
+    let size = std::fs::metadata(&path).map_or(0, |metadata| metadata.len());
+    match opened {
+        Ok((integrity, events)) if integrity == "ok" => Check::new(
+            "store",
+            "healthy",
+            true,
+            format!(
+                "{} (schema {SCHEMA_VERSION}, {events} events, {:.1} MB)",
+                path.display(),
+                size as f64 / 1_048_576.0
+            ),
+        ),
+        Ok((integrity, _)) => Check::new(
+            "store",
+            "damaged",
+            false,
+            format!("{}: {integrity}", path.display()),
+        ),
+        Err(error) => Check::new(
+            "store",
+            "cannot be opened",
+            false,
+            format!("{}: {error}", path.display()),
+        ),
+    }
+}

@@ -1,0 +1,195 @@
+//! `windlass doctor` on a machine built for the test: a PATH holding
+//! only `windlass`, servers configured to be ready, missing, unrunnable
+//! and failing to initialize, an untrusted project command, an installed
+//! plugin that is current and an extension that is not.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+struct Machine {
+    home: tempfile::TempDir,
+    bin: tempfile::TempDir,
+    project: tempfile::TempDir,
+}
+
+fn repository() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(from, to).unwrap();
+}
+
+fn machine() -> Machine {
+    let home = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(windlass_binary(), bin.path().join("windlass")).unwrap();
+    let not_a_program = bin.path().join("not-a-program");
+    std::fs::write(&not_a_program, [0u8, 1, 2, 3]).unwrap();
+    std::fs::set_permissions(&not_a_program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mockls = mockls_binary().display().to_string();
+    let config = format!(
+        r#"
+[server.mock]
+command = "{mockls}"
+languages = ["python"]
+
+[server.gone]
+command = "/nonexistent/bin/go-server"
+languages = ["go"]
+
+[server.garbled]
+command = "{}"
+languages = ["c"]
+
+[server.crashing]
+command = "{mockls}"
+args = ["--crash-on", "initialize"]
+languages = ["shellscript"]
+"#,
+        not_a_program.display()
+    );
+    let config_path = home.path().join("config/windlass/config.toml");
+    std::fs::create_dir_all(config_path.parent().unwrap()).unwrap();
+    std::fs::write(config_path, config).unwrap();
+    let project = project(&[
+        ("main.py", "x = 1\n"),
+        (
+            ".windlass.toml",
+            "[server.rust]\ncommand = \"/usr/bin/true\"\nlanguages = [\"rust\"]\n",
+        ),
+    ]);
+    // Claude Code's copy of the plugin, current; Gemini's, out of date.
+    let plugin = repository().join("plugins/windlass");
+    let installed = home
+        .path()
+        .join(".claude/plugins/cache/windlass/windlass/0.1.0");
+    for file in [
+        ".claude-plugin/plugin.json",
+        ".mcp.json",
+        "hooks/hooks.json",
+    ] {
+        copy(&plugin.join(file), &installed.join(file));
+    }
+    let extension = home.path().join(".gemini/extensions/windlass");
+    copy(
+        &repository().join("gemini-extension.json"),
+        &extension.join("gemini-extension.json"),
+    );
+    std::fs::create_dir_all(extension.join("hooks")).unwrap();
+    std::fs::write(extension.join("hooks/hooks.json"), r#"{"hooks": {}}"#).unwrap();
+    Machine { home, bin, project }
+}
+
+fn doctor(machine: &Machine, args: &[&str]) -> Output {
+    Command::new(windlass_binary())
+        .arg("doctor")
+        .arg("--root")
+        .arg(machine.project.path())
+        .args(args)
+        .env("PATH", machine.bin.path())
+        .env("HOME", machine.home.path())
+        .env("XDG_CONFIG_HOME", machine.home.path().join("config"))
+        .env("XDG_STATE_HOME", machine.home.path().join("state"))
+        .env("XDG_RUNTIME_DIR", machine.home.path().join("run"))
+        .env_remove("WINDLASS_STATE_DIR")
+        .output()
+        .unwrap()
+}
+
+/// The check named `name` (a prefix) in section `section` of the report.
+fn check<'a>(report: &'a Value, section: &str, name: &str) -> &'a Value {
+    report["sections"][section]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|check| check["name"].as_str().unwrap().starts_with(name))
+        .unwrap_or_else(|| panic!("no {name} in {section}: {report:#}"))
+}
+
+#[test]
+fn doctor_shows_each_server_and_hook_state_in_json_and_text() {
+    let machine = machine();
+    let output = doctor(&machine, &["--json"]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "broken things fail: {output:?}"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["broken"], true);
+    let state = |section: &str, name: &str| {
+        check(&report, section, name)["state"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(state("language servers", "mock"), "ready");
+    let tools = &check(&report, "language servers", "mock")["tools"];
+    assert!(
+        tools.as_array().unwrap().contains(&Value::from("hover")),
+        "{tools}"
+    );
+    assert_eq!(state("language servers", "gone"), "command not found");
+    assert_eq!(state("language servers", "garbled"), "spawn failed");
+    assert_eq!(state("language servers", "crashing"), "initialize failed");
+    assert_eq!(
+        state("language servers", "project configuration"),
+        "untrusted project command skipped"
+    );
+    // A known server that is not installed breaks nothing.
+    let typescript = check(&report, "language servers", "typescript");
+    assert_eq!(typescript["state"], "command not found");
+    assert_eq!(typescript["broken"], false);
+    assert_eq!(check(&report, "language servers", "gone")["broken"], true);
+    assert_eq!(state("daemon", "daemon"), "not running");
+    assert_eq!(state("hooks", "windlass on PATH"), "this binary");
+    assert_eq!(
+        state("hooks", "Claude Code plugin"),
+        "installed, hooks current"
+    );
+    assert_eq!(
+        state("hooks", "Gemini CLI extension"),
+        "installed, hooks out of date"
+    );
+    assert_eq!(state("state", "store"), "healthy");
+
+    let text = doctor(&machine, &["--nocolor"]);
+    assert_eq!(text.status.code(), Some(1));
+    let text = String::from_utf8(text.stdout).unwrap();
+    for shown in [
+        "ok   mock (python)",
+        "FAIL gone (go)",
+        "command not found",
+        "FAIL garbled (c)",
+        "spawn failed",
+        "FAIL crashing (shellscript)",
+        "initialize failed",
+        "untrusted project command skipped",
+        "installed, hooks out of date",
+        "something is broken",
+    ] {
+        assert!(text.contains(shown), "{shown:?} in:\n{text}");
+    }
+    assert!(!text.contains('\x1b'), "no colour with --nocolor");
+}
+
+#[test]
+fn a_machine_with_nothing_broken_exits_0() {
+    let machine = machine();
+    std::fs::remove_file(machine.home.path().join("config/windlass/config.toml")).unwrap();
+    std::fs::remove_file(machine.project.path().join(".windlass.toml")).unwrap();
+    std::fs::remove_dir_all(machine.home.path().join(".gemini")).unwrap();
+    let output = doctor(&machine, &["--nocolor"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("nothing is broken"), "{text}");
+}
