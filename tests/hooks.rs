@@ -274,7 +274,9 @@ fn four_agents_contending_for_one_file_take_it_one_at_a_time() {
             (answer(&output), std::time::Instant::now())
         })
     };
+    // When the release began: no waiting agent can be let in before.
     let release = |agent: &str| {
+        let began = std::time::Instant::now();
         let input = json!({
             "session_id": HOST_SESSION,
             "agent_id": agent,
@@ -284,7 +286,7 @@ fn four_agents_contending_for_one_file_take_it_one_at_a_time() {
             "tool_input": {"file_path": file},
         });
         hook_in(&state, &["release", "--grace", "0"], &input.to_string());
-        std::time::Instant::now()
+        began
     };
     let (first, _) = acquire("agent-a", "0").join().unwrap();
     assert_eq!(first, None, "a free file is granted silently");
