@@ -234,12 +234,13 @@ fn a_hook_without_a_session_with_garbage_or_with_a_dead_server_exits_0_silently(
         }
     }
     // A session whose process was killed is no session.
-    let session = start(dir.path(), HOST_SESSION);
+    let mut session = start(dir.path(), HOST_SESSION);
     session.ok("diagnostics", json!({"file": "main.py"}));
     Command::new("kill")
         .args(["-9", &session.pid().to_string()])
         .status()
         .unwrap();
+    session.wait_exit();
     let output = hook(
         &session,
         &["release", "--format", "claude"],
