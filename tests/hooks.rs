@@ -158,8 +158,22 @@ fn release_tells_of_new_errors_then_of_their_fix_and_nothing_for_a_clean_file() 
     assert_eq!(told["hookSpecificOutput"]["hookEventName"], "AfterTool");
     assert!(context(&told).contains("2 errors"), "{told}");
 
+    // A later edit is told what it changed, not everything again.
+    std::fs::write(&file, "ERROR one\nERROR two\nERROR three\n").unwrap();
+    let changed = answer(&release("claude")).unwrap();
+    let text = context(&changed);
+    assert!(
+        text.contains("1 new error; 3 errors in all, 2 of them reported before"),
+        "{text}"
+    );
+    assert!(
+        text.contains("3:1 error") && !text.contains("2:1 error"),
+        "{text}"
+    );
+    assert_eq!(answer(&release("claude")), None, "no change, no words");
+
     let runs = stdout_of_query(&session, "hook");
-    assert_eq!(runs.len(), 4, "each run is recorded: {runs:?}");
+    assert_eq!(runs.len(), 6, "each run is recorded: {runs:?}");
     assert!(runs.iter().all(|run| run["ok"] == true), "{runs:?}");
 }
 

@@ -83,7 +83,7 @@ fn acquire(run: &mut Run, args: &AcquireArgs) -> Result<Option<Value>> {
     let known = hooks::file_state(&run.store, &owner, &shown)?;
     if reads(&tool) {
         // What the agent reads now is what it knows from now on.
-        hooks::set_file_state(&run.store, &owner, &shown, now_mtime, None, store::now_ms())?;
+        hooks::set_mtime(&run.store, &owner, &shown, now_mtime, store::now_ms())?;
         return Ok(None);
     }
     let changed =

@@ -1,6 +1,6 @@
 //! What the hosts' hooks remember between their runs, each run being a
 //! process of its own: per owner and file, the modification time it last
-//! saw and whether `release` last told it of errors (`file_states`); per
+//! saw and the problems `release` last told it of (`file_states`); per
 //! transcript, how far `sync-roots` has read it (`transcripts`).
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -11,6 +11,9 @@ pub struct FileState {
     /// Nanoseconds since the epoch; `None` when the file did not exist.
     pub mtime_ns: Option<i64>,
     pub told_errors: bool,
+    /// The problems it was last told of, as `release` keys them; `None`
+    /// when it was never told of this file.
+    pub problems: Option<Vec<String>>,
 }
 
 pub fn file_state(
@@ -20,33 +23,52 @@ pub fn file_state(
 ) -> rusqlite::Result<Option<FileState>> {
     connection
         .query_row(
-            "SELECT mtime_ns, told_errors FROM file_states WHERE owner = ?1 AND path = ?2",
+            "SELECT mtime_ns, told_errors, problems FROM file_states WHERE owner = ?1 AND path = ?2",
             params![owner, path],
             |row| {
+                let problems: Option<String> = row.get(2)?;
                 Ok(FileState {
                     mtime_ns: row.get(0)?,
                     told_errors: row.get(1)?,
+                    problems: problems.and_then(|text| serde_json::from_str(&text).ok()),
                 })
             },
         )
         .optional()
 }
 
-/// Records the mtime the owner saw; `told_errors` is kept unless given.
-pub fn set_file_state(
+/// Records the mtime the owner saw.
+pub fn set_mtime(
     connection: &Connection,
     owner: &str,
     path: &str,
     mtime_ns: Option<i64>,
-    told_errors: Option<bool>,
     now: i64,
 ) -> rusqlite::Result<()> {
     connection.execute(
-        "INSERT INTO file_states (owner, path, mtime_ns, told_errors, at)
-         VALUES (?1, ?2, ?3, coalesce(?4, 0), ?5)
-         ON CONFLICT (owner, path) DO UPDATE SET mtime_ns = excluded.mtime_ns,
-             told_errors = coalesce(?4, told_errors), at = excluded.at",
-        params![owner, path, mtime_ns, told_errors, now],
+        "INSERT INTO file_states (owner, path, mtime_ns, at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (owner, path) DO UPDATE SET mtime_ns = excluded.mtime_ns, at = excluded.at",
+        params![owner, path, mtime_ns, now],
+    )?;
+    Ok(())
+}
+
+/// Records the problems the owner was just told of (or found none of),
+/// and whether any was an error.
+pub fn set_told(
+    connection: &Connection,
+    owner: &str,
+    path: &str,
+    problems: &[String],
+    errors: bool,
+    now: i64,
+) -> rusqlite::Result<()> {
+    let problems = serde_json::to_string(problems).unwrap_or_else(|_| "[]".into());
+    connection.execute(
+        "INSERT INTO file_states (owner, path, told_errors, problems, at) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (owner, path) DO UPDATE SET told_errors = excluded.told_errors,
+             problems = excluded.problems, at = excluded.at",
+        params![owner, path, errors, problems, now],
     )?;
     Ok(())
 }

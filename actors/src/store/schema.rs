@@ -86,6 +86,9 @@ const MIGRATIONS: &[&str] = &[
         at INTEGER NOT NULL
     );
     CREATE INDEX file_locks_owner ON file_locks(owner);",
+    // 4: the problems an owner was last told of in a file, so that the
+    // next edit reports what it changed rather than everything again.
+    "ALTER TABLE file_states ADD COLUMN problems TEXT;",
 ];
 
 /// The version this build writes.
