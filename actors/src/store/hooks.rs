@@ -110,14 +110,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = super::super::open(&dir.path().join("windlass.db")).unwrap();
         assert_eq!(file_state(&db, "a", "/f").unwrap(), None);
-        set_file_state(&db, "a", "/f", Some(5), Some(true), 1).unwrap();
-        set_file_state(&db, "a", "/f", Some(6), None, 2).unwrap();
+        set_mtime(&db, "a", "/f", Some(5), 1).unwrap();
+        set_told(&db, "a", "/f", &["error bad".into()], true, 2).unwrap();
+        set_mtime(&db, "a", "/f", Some(6), 3).unwrap();
         let state = file_state(&db, "a", "/f").unwrap().unwrap();
         assert_eq!(
             state,
             FileState {
                 mtime_ns: Some(6),
-                told_errors: true
+                told_errors: true,
+                problems: Some(vec!["error bad".into()]),
             }
         );
         assert_eq!(file_state(&db, "b", "/f").unwrap(), None);
