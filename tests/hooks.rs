@@ -559,3 +559,47 @@ fn pyright_type_errors_reach_the_agent_through_the_daemon_and_so_does_their_fix(
         format!("fixed: no errors left in {}", file.display())
     );
 }
+
+#[test]
+fn a_hook_whose_daemon_was_killed_exits_0_silently() {
+    let dir = project(&[("main.py", "ERROR\n")]);
+    let daemon = Daemon::new();
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let mut session = daemon.session_as(
+        &args,
+        Client {
+            env: &[("CLAUDE_CODE_SESSION_ID", HOST_SESSION)],
+            ..Client::default()
+        },
+    );
+    let status = session.ok("status", json!({}));
+    // The bridge first, or it would start a new daemon and attach again.
+    Command::new("kill")
+        .args(["-9", &session.pid().to_string()])
+        .status()
+        .unwrap();
+    session.wait_exit();
+    let daemon_pid = status
+        .split("daemon pid ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no daemon pid in {status}"))
+        .trim_end_matches(|c: char| !c.is_ascii_digit())
+        .to_owned();
+    Command::new("kill")
+        .args(["-9", &daemon_pid])
+        .status()
+        .unwrap();
+    let file = dir.path().join("main.py");
+    let state = daemon.dir.path().join("state");
+    wait_until("the daemon is gone", || {
+        !Path::new(&format!("/proc/{daemon_pid}")).exists()
+    });
+    let output = hook_in(
+        &state,
+        &["release", "--format", "claude"],
+        &post_tool_use(HOST_SESSION, dir.path(), &file),
+    );
+    assert!(output.stdout.is_empty(), "{output:?}");
+}
