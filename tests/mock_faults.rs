@@ -245,14 +245,23 @@ fn unknown_ids_invalid_utf8_and_slow_writes_are_survived() {
 }
 
 #[test]
-fn an_oversize_response_is_refused_and_the_request_times_out() {
+fn an_oversize_response_is_refused_and_its_request_fails_at_once() {
     let dir = project(&[("main.py", MAIN)]);
     let flags = "--huge-on textDocument/hover --huge-bytes 70000000";
-    let session = start(dir.path(), flags, &["--request-timeout", "5"]);
+    let session = start(dir.path(), flags, &["--request-timeout", "120"]);
     let refused = hover_shape(&session);
-    assert_eq!(
-        refused.text,
-        "[python] textDocument/hover timed out after 5 s"
+    assert!(refused.is_error, "{}", refused.text);
+    assert!(
+        refused
+            .text
+            .starts_with("[python] sent a malformed response: a message of 70000"),
+        "{}",
+        refused.text
+    );
+    assert!(
+        refused.text.contains("limit, was refused"),
+        "{}",
+        refused.text
     );
     assert_eq!(
         session.ok(

@@ -57,7 +57,45 @@ pub struct Flags {
     pub record: Option<String>,
     /// Keep this many MiB of memory resident for as long as it runs.
     pub hold_memory_mib: usize,
+    /// Wire and protocol faults by kind, each on one method
+    /// (`--fault KIND:METHOD`); see [`FAULTS`].
+    pub faults: Vec<(String, String)>,
+    /// Publish this many diagnostics notifications for a document when it
+    /// is opened, each with another message.
+    pub flood_diagnostics: u64,
+    /// Nest document symbols this deep.
+    pub nested_symbols: u64,
+    /// Answer neither `shutdown` nor `exit`: only a kill ends it.
+    pub ignore_shutdown: bool,
+    /// Exit as soon as the client says `initialized`.
+    pub crash_on_initialized: bool,
 }
+
+/// The kinds `--fault` takes.
+pub const FAULTS: &[&str] = &[
+    // A response framed without a Content-Length header.
+    "missing-length",
+    // A Content-Length that is not a number.
+    "non-numeric-length",
+    // A Content-Length far past any real message.
+    "oversize-length",
+    // Half the response's body, then the process exits.
+    "truncated",
+    // A line that is no header at all, then the real response.
+    "garbage-line",
+    // The response sent twice.
+    "duplicate-id",
+    // An error response with a null id, then the real response.
+    "null-id",
+    // A server-to-client request of a method no client knows, first.
+    "unknown-request",
+    // `ContentModified` the first time the method is asked, then answers.
+    "content-modified",
+    // `ServerCancelled` the first time, then answers.
+    "server-cancelled",
+    // `ContentModified` every time.
+    "content-modified-always",
+];
 
 impl Flags {
     pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
@@ -105,6 +143,23 @@ impl Flags {
                         .map_err(|_| format!("{flag}: too large"))?;
                 }
                 "--without" => flags.without.push(value()?),
+                "--fault" => {
+                    let fault = value()?;
+                    let Some((kind, method)) = fault.split_once(':') else {
+                        return Err(format!("--fault takes KIND:METHOD, got {fault:?}"));
+                    };
+                    if !FAULTS.contains(&kind) {
+                        return Err(format!(
+                            "unknown fault {kind:?}; known: {}",
+                            FAULTS.join(", ")
+                        ));
+                    }
+                    flags.faults.push((kind.to_owned(), method.to_owned()));
+                }
+                "--flood-diagnostics" => flags.flood_diagnostics = number(&value()?)?,
+                "--nested-symbols" => flags.nested_symbols = number(&value()?)?,
+                "--ignore-shutdown" => flags.ignore_shutdown = true,
+                "--crash-on-initialized" => flags.crash_on_initialized = true,
                 "--stdio" => {}
                 other => return Err(format!("unknown flag {other}")),
             }
@@ -114,6 +169,13 @@ impl Flags {
 
     pub fn hangs_on(&self, method: &str) -> bool {
         self.hang_on.iter().any(|m| m == method)
+    }
+
+    /// Whether fault `kind` was asked for on `method`.
+    pub fn fault(&self, kind: &str, method: &str) -> bool {
+        self.faults
+            .iter()
+            .any(|(fault, on)| fault == kind && on == method)
     }
 }
 
@@ -151,6 +213,15 @@ mod tests {
         assert_eq!(parse(&["--nope"]).unwrap_err(), "unknown flag --nope");
         assert!(parse(&["--drop-after", "x"]).is_err());
         assert!(parse(&["--record"]).is_err());
+    }
+
+    #[test]
+    fn reads_faults_and_refuses_unknown_kinds() {
+        let flags = parse(&["--fault", "truncated:textDocument/hover"]).unwrap();
+        assert!(flags.fault("truncated", "textDocument/hover"));
+        assert!(!flags.fault("truncated", "textDocument/definition"));
+        assert!(parse(&["--fault", "nonsense:x"]).is_err());
+        assert!(parse(&["--fault", "truncated"]).is_err());
     }
 
     #[test]

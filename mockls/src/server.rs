@@ -28,6 +28,8 @@ pub struct Server {
     /// older version never publishes over a newer one.
     generations: Arc<Mutex<HashMap<String, u64>>>,
     answered: u64,
+    /// Times each method was asked, for faults of the first time only.
+    asked: HashMap<String, u64>,
     indexing: Arc<Mutex<bool>>,
     progress_tokens: AtomicU64,
 }
@@ -42,6 +44,7 @@ impl Server {
             versions: HashMap::new(),
             generations: Arc::default(),
             answered: 0,
+            asked: HashMap::new(),
             indexing: Arc::default(),
             progress_tokens: AtomicU64::new(1),
         }
@@ -77,6 +80,7 @@ impl Server {
         }
         match method {
             "initialize" => return self.initialize(&id, params),
+            "shutdown" if self.flags.ignore_shutdown => return,
             "shutdown" => {
                 return self
                     .output
@@ -93,6 +97,24 @@ impl Server {
         self.answered += 1;
         if self.flags.hangs_on(method) {
             return;
+        }
+        let times = self.asked.entry(method.to_owned()).or_insert(0);
+        *times += 1;
+        let first = *times == 1;
+        let cancelled = [
+            ("content-modified", -32801, first),
+            ("server-cancelled", -32802, first),
+            ("content-modified-always", -32801, true),
+        ]
+        .into_iter()
+        .find(|(kind, _, now)| *now && self.flags.fault(kind, method));
+        if let Some((kind, code, _)) = cancelled {
+            let error =
+                json!({"code": code, "message": format!("mockls: {kind} on {method} as asked")});
+            return self.respond_later(json!({"jsonrpc": "2.0", "id": id, "error": error}));
+        }
+        if self.flags.fault("unknown-request", method) {
+            self.output.send(&json!({"jsonrpc": "2.0", "id": "mockls-unknown", "method": "mockls/unheardOf", "params": {}}));
         }
         if self.flags.fail_on.iter().any(|m| m == method) {
             let error =
@@ -171,6 +193,7 @@ impl Server {
             workspace: &self.workspace,
             encoding: self.encoding,
             outside_uri: self.flags.outside_uri,
+            nested_symbols: self.flags.nested_symbols,
         };
         answers.answer(method, params, indexing)
     }
@@ -202,12 +225,50 @@ impl Server {
             body.extend_from_slice(b"\xff\xfe bytes\"}}");
             return self.raw_later(windlass_actors::lsp::framing::encode(&body));
         }
+        if let Some(bytes) = self.wire_fault(&id, method, &result) {
+            return self.raw_later(bytes);
+        }
         if has(&self.flags.huge_on) {
             let huge = "x".repeat(self.flags.huge_bytes);
             return self
                 .respond_later(json!({"jsonrpc": "2.0", "id": id, "result": {"contents": huge}}));
         }
         self.respond_later(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+    }
+
+    /// The bytes of a response broken as `--fault` asks for `method`, if
+    /// it does. `truncated` exits once its half body is out.
+    fn wire_fault(&self, id: &Value, method: &str, result: &Value) -> Option<Vec<u8>> {
+        let fault = |kind: &str| self.flags.fault(kind, method);
+        let body = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+        let framed = windlass_actors::lsp::framing::encode(body.as_bytes());
+        let bytes = if fault("missing-length") {
+            format!("Content-Type: application/vscode-jsonrpc\r\n\r\n{body}").into_bytes()
+        } else if fault("non-numeric-length") {
+            format!("Content-Length: twelve\r\n\r\n{body}").into_bytes()
+        } else if fault("oversize-length") {
+            format!("Content-Length: 99999999999\r\n\r\n{body}").into_bytes()
+        } else if fault("truncated") {
+            let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+            bytes.extend_from_slice(&body.as_bytes()[..body.len() / 2]);
+            self.output.send_raw(&bytes);
+            eprintln!("mockls: exiting halfway through a response as asked");
+            std::process::exit(5);
+        } else if fault("garbage-line") {
+            let mut bytes = b"this is not a header line\r\n".to_vec();
+            bytes.extend_from_slice(&framed);
+            bytes
+        } else if fault("duplicate-id") {
+            [framed.clone(), framed].concat()
+        } else if fault("null-id") {
+            let error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "mockls: parse error as asked"}});
+            let mut bytes = windlass_actors::lsp::framing::encode(error.to_string().as_bytes());
+            bytes.extend_from_slice(&framed);
+            bytes
+        } else {
+            return None;
+        };
+        Some(bytes)
     }
 
     fn respond_later(&self, message: Value) {
@@ -235,7 +296,12 @@ impl Server {
 
     fn notification(&mut self, method: &str, params: &Value) {
         match method {
+            "initialized" if self.flags.crash_on_initialized => {
+                eprintln!("mockls: crashing after initialized as asked");
+                std::process::exit(6);
+            }
             "initialized" => self.initialized(),
+            "exit" if self.flags.ignore_shutdown => {}
             "exit" => std::process::exit(0),
             "textDocument/didOpen" => self.did_open(params),
             "textDocument/didChange" => self.did_change(params),
@@ -336,7 +402,17 @@ impl Server {
             uri.to_owned(),
             document.get("version").and_then(Value::as_i64).unwrap_or(0),
         );
+        self.flood(uri);
         self.publish(uri, false);
+    }
+
+    /// `--flood-diagnostics N`: N publications for `uri`, each with a
+    /// message of its own, before the real one.
+    fn flood(&self, uri: &str) {
+        for n in 0..self.flags.flood_diagnostics {
+            let diagnostic = json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "severity": 2, "source": "mockls", "message": format!("mockls: flood {n}")});
+            self.output.send(&json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": {"uri": uri, "diagnostics": [diagnostic]}}));
+        }
     }
 
     fn did_change(&mut self, params: &Value) {

@@ -31,6 +31,11 @@ impl State {
         id: i64,
         result: Result<Value, ResponseError>,
     ) {
+        if let Err(error) = &result
+            && self.retry(myself, id, error.code)
+        {
+            return;
+        }
         match self.take_pending(id) {
             Some(Pending::Initialize) => self.initialized(myself, result),
             Some(Pending::Caller(mut sent)) => {

@@ -246,7 +246,7 @@ enum Phase {
 
 enum Pending {
     Initialize,
-    Caller(Sent),
+    Caller(Box<Sent>),
 }
 
 /// A request written to the server, and everyone waiting for its answer.
@@ -258,6 +258,10 @@ struct Sent {
     followers: Vec<RpcReplyPort<Result<Reply>>>,
     /// What makes another request identical to it.
     key: String,
+    /// The parameters as sent, to send again when the server asks for it.
+    params: Value,
+    /// Times it was sent again after `ContentModified` / `ServerCancelled`.
+    retries: u32,
     warnings: Vec<String>,
     file_problem: Option<Problem>,
     problems: Vec<Problem>,

@@ -139,7 +139,7 @@ impl State {
             Some(document) => (self.coverage.problem(&document.uri), Vec::new()),
             None => (None, self.coverage.problems()),
         };
-        let id = self.send_request(request.method, params, myself);
+        let id = self.send_request(request.method, params.clone(), myself);
         self.asked.insert(key.clone(), id);
         let sent = Sent {
             method: request.method,
@@ -147,11 +147,13 @@ impl State {
             reply: call.reply,
             followers: Vec::new(),
             key,
+            params,
+            retries: 0,
             warnings,
             file_problem,
             problems,
         };
-        self.pending.insert(id, Pending::Caller(sent));
+        self.pending.insert(id, Pending::Caller(Box::new(sent)));
     }
 
     /// What makes two requests the same question: the method, the
@@ -163,6 +165,37 @@ impl State {
             .and_then(|document| self.documents.version(&document.uri))
             .unwrap_or_default();
         format!("{}\u{0}{version}\u{0}{params}", request.method)
+    }
+
+    /// Sends request `id` again under a new id when the server answered
+    /// it with `ContentModified` or `ServerCancelled` and it has retries
+    /// left, keeping its session's share, its question and its callers.
+    /// Returns whether it did.
+    pub(super) fn retry(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        id: i64,
+        code: i64,
+    ) -> bool {
+        if !RETRIED_CODES.contains(&code) {
+            return false;
+        }
+        let Some(Pending::Caller(sent)) = self.pending.get(&id) else {
+            return false;
+        };
+        if sent.retries >= MAX_RETRIES {
+            return false;
+        }
+        let Some(Pending::Caller(mut sent)) = self.pending.remove(&id) else {
+            return false;
+        };
+        self.deadlines.remove(id);
+        sent.retries += 1;
+        tracing::debug!(server = %self.spec.name, request_id = id, code, retry = sent.retries, "the server asked for the request again");
+        let again = self.send_request(sent.method, sent.params.clone(), myself);
+        self.asked.insert(sent.key.clone(), again);
+        self.pending.insert(again, Pending::Caller(sent));
+        true
     }
 
     /// Takes a request out of the pending table, freeing its session's
@@ -177,6 +210,13 @@ impl State {
         Some(pending)
     }
 }
+
+/// `ContentModified` and `ServerCancelled`: the server dropped the
+/// request but would answer it if asked again.
+const RETRIED_CODES: [i64; 2] = [-32801, -32802];
+/// How many times such a request is sent again before its error is the
+/// answer.
+const MAX_RETRIES: u32 = 3;
 
 impl Sent {
     /// Answers the caller and everyone who asked the same meanwhile.

@@ -4,6 +4,12 @@
 //! mockls. The decoder is a push parser so that a reader can feed it whatever
 //! the pipe delivers (a byte at a time from a slow writer, or many messages in
 //! one read) and pull complete bodies out.
+//!
+//! A peer's framing is not trusted. A header block without a usable length
+//! is reported and the JSON value after it, if one follows, is taken as its
+//! body. An oversize JSON body is skipped value by value, not by its stated
+//! length (which may be a lie that would swallow every later message), and
+//! reported with the request id found at its start.
 
 use thiserror::Error;
 
@@ -21,13 +27,30 @@ pub enum FramingError {
     MissingLength,
     #[error("invalid Content-Length header: {0}")]
     InvalidLength(String),
-    #[error("message of {0} bytes exceeds the {MAX_BODY_BYTES}-byte limit")]
-    TooLarge(usize),
+    #[error("a message of {length} bytes, over the {MAX_BODY_BYTES}-byte limit, was refused")]
+    TooLarge {
+        length: usize,
+        /// The request it answered, when its start says.
+        id: Option<i64>,
+    },
     #[error("header block longer than {MAX_HEADER_BYTES} bytes")]
     HeaderTooLong,
     #[error("header line is not UTF-8")]
     HeaderNotUtf8,
 }
+
+impl FramingError {
+    /// The request the bad frame answered, when that can be told.
+    pub fn id(&self) -> Option<i64> {
+        match self {
+            Self::TooLarge { id, .. } => *id,
+            _ => None,
+        }
+    }
+}
+
+/// Bytes of an oversize body kept to find its request id in.
+const PEEK_BYTES: usize = 512;
 
 /// Frames one message body.
 pub fn encode(body: &[u8]) -> Vec<u8> {
@@ -44,6 +67,60 @@ pub struct FrameDecoder {
     expected: Option<usize>,
     /// Bytes of an oversize body still to be thrown away.
     discarding: usize,
+    /// After a header block without a usable length: a JSON value that
+    /// follows is its body.
+    recovering: bool,
+    /// An oversize JSON body being skipped to its end.
+    skipping: Option<Skip>,
+}
+
+/// An oversize JSON body on its way past: where the scan is, and its
+/// first bytes, read for its id.
+#[derive(Debug)]
+struct Skip {
+    length: usize,
+    scan: JsonScan,
+    peek: Vec<u8>,
+    reported: bool,
+}
+
+/// Where a scan of one JSON object or array is: enough to find its end
+/// without keeping it.
+#[derive(Debug, Default)]
+struct JsonScan {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl JsonScan {
+    /// Feeds `bytes`, which continue a value that starts with `{` or `[`;
+    /// returns the index just past the value's end, if it ends in them.
+    fn feed(&mut self, bytes: &[u8]) -> Option<usize> {
+        for (index, byte) in bytes.iter().enumerate() {
+            if self.in_string {
+                match (self.escaped, byte) {
+                    (true, _) => self.escaped = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match byte {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Some(index + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
 }
 
 impl FrameDecoder {
@@ -62,17 +139,36 @@ impl FrameDecoder {
     /// oversize body is skipped, a bad header block is dropped), so the caller
     /// may keep calling it.
     pub fn next_body(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
+        if self.skipping.is_some() {
+            return self.skip_json();
+        }
         self.skip_discarded();
         if self.discarding > 0 {
             return Ok(None);
         }
+        if self.recovering {
+            match self.recover() {
+                Some(found) => return found,
+                None => self.recovering = false,
+            }
+        }
         let length = match self.expected {
             Some(length) => length,
-            None => match self.take_header()? {
-                Some(length) => length,
-                None => return Ok(None),
+            None => match self.take_header() {
+                Ok(Some(length)) => length,
+                Ok(None) => return Ok(None),
+                Err(error) => {
+                    self.recovering = matches!(
+                        error,
+                        FramingError::MissingLength | FramingError::InvalidLength(_)
+                    );
+                    return Err(error);
+                }
             },
         };
+        if length > MAX_BODY_BYTES {
+            return self.refuse(length);
+        }
         if self.buffer.len() < length {
             self.expected = Some(length);
             return Ok(None);
@@ -80,6 +176,92 @@ impl FrameDecoder {
         self.expected = None;
         let rest = self.buffer.split_off(length);
         Ok(Some(std::mem::replace(&mut self.buffer, rest)))
+    }
+
+    /// After a bad header: the JSON value at the start of the buffer as a
+    /// body (`Some(Ok(None))` while it is incomplete); `None` when what
+    /// follows is not JSON.
+    fn recover(&mut self) -> Option<Result<Option<Vec<u8>>, FramingError>> {
+        let start = self
+            .buffer
+            .iter()
+            .position(|byte| !byte.is_ascii_whitespace());
+        let Some(start) = start else {
+            return Some(Ok(None));
+        };
+        if !matches!(self.buffer[start], b'{' | b'[') {
+            return None;
+        }
+        match JsonScan::default().feed(&self.buffer[start..]) {
+            Some(end) => {
+                self.recovering = false;
+                let body = self.buffer[start..start + end].to_vec();
+                self.buffer.drain(..start + end);
+                Some(Ok(Some(body)))
+            }
+            None if self.buffer.len() > MAX_BODY_BYTES => {
+                self.recovering = false;
+                let length = self.buffer.len();
+                self.buffer.clear();
+                Some(Err(FramingError::TooLarge { length, id: None }))
+            }
+            None => Some(Ok(None)),
+        }
+    }
+
+    /// An oversize body: a JSON one is skipped to its end, anything else
+    /// by its stated length.
+    fn refuse(&mut self, length: usize) -> Result<Option<Vec<u8>>, FramingError> {
+        match self.buffer.first() {
+            None => {
+                // Which way to skip is known once the body starts.
+                self.expected = Some(length);
+                Ok(None)
+            }
+            Some(b'{' | b'[') => {
+                self.expected = None;
+                self.skipping = Some(Skip {
+                    length,
+                    scan: JsonScan::default(),
+                    peek: Vec::new(),
+                    reported: false,
+                });
+                self.skip_json()
+            }
+            Some(_) => {
+                self.expected = None;
+                self.discarding = length;
+                self.skip_discarded();
+                Err(FramingError::TooLarge { length, id: None })
+            }
+        }
+    }
+
+    /// Skips what has come of an oversize JSON body, reporting it (with
+    /// its id) once its start has been read or it has ended.
+    fn skip_json(&mut self) -> Result<Option<Vec<u8>>, FramingError> {
+        let Some(skip) = &mut self.skipping else {
+            return Ok(None);
+        };
+        let end = skip.scan.feed(&self.buffer);
+        let consumed = end.unwrap_or(self.buffer.len());
+        let wanted = PEEK_BYTES.saturating_sub(skip.peek.len()).min(consumed);
+        skip.peek.extend_from_slice(&self.buffer[..wanted]);
+        self.buffer.drain(..consumed);
+        let error = FramingError::TooLarge {
+            length: skip.length,
+            id: super::message::recover_id(&String::from_utf8_lossy(&skip.peek)),
+        };
+        let report = !skip.reported && (end.is_some() || skip.peek.len() >= PEEK_BYTES);
+        skip.reported |= report;
+        if end.is_some() {
+            self.skipping = None;
+        }
+        match report {
+            true => Err(error),
+            false if end.is_some() => self.next_body(),
+            false => Ok(None),
+        }
     }
 
     fn skip_discarded(&mut self) {
@@ -98,13 +280,7 @@ impl FrameDecoder {
             return Ok(None);
         };
         let header: Vec<u8> = self.buffer.drain(..end + 4).collect();
-        let length = parse_content_length(&header[..end])?;
-        if length > MAX_BODY_BYTES {
-            self.discarding = length;
-            self.skip_discarded();
-            return Err(FramingError::TooLarge(length));
-        }
-        Ok(Some(length))
+        parse_content_length(&header[..end]).map(Some)
     }
 }
 
@@ -197,13 +373,17 @@ mod tests {
     #[test]
     fn skips_an_oversize_body_and_recovers() {
         let mut bytes = format!("Content-Length: {}\r\n\r\n", MAX_BODY_BYTES + 1).into_bytes();
+        bytes.push(b'x');
         let mut decoder = FrameDecoder::new();
         decoder.push(&bytes);
         assert_eq!(
             decoder.next_body(),
-            Err(FramingError::TooLarge(MAX_BODY_BYTES + 1))
+            Err(FramingError::TooLarge {
+                length: MAX_BODY_BYTES + 1,
+                id: None
+            })
         );
-        bytes = vec![b'x'; MAX_BODY_BYTES + 1];
+        bytes = vec![b'x'; MAX_BODY_BYTES];
         bytes.extend(encode(b"{}"));
         decoder.push(&bytes);
         assert_eq!(decoder.next_body(), Ok(Some(b"{}".to_vec())));
@@ -217,6 +397,68 @@ mod tests {
             decode_all(&bytes),
             vec![Ok(b"{\"a\":".to_vec()), Ok(b"{}".to_vec())]
         );
+    }
+
+    #[test]
+    fn a_json_body_after_a_header_without_a_length_is_recovered() {
+        let mut bytes = b"Content-Type: x\r\n\r\n{\"id\":1,\"s\":\"}{\\\"\"}".to_vec();
+        bytes.extend(encode(b"{}"));
+        assert_eq!(
+            decode_all(&bytes),
+            vec![
+                Err(FramingError::MissingLength),
+                Ok(b"{\"id\":1,\"s\":\"}{\\\"\"}".to_vec()),
+                Ok(b"{}".to_vec())
+            ]
+        );
+        let mut bytes = b"Content-Length: twelve\r\n\r\n[1,2]".to_vec();
+        bytes.extend(encode(b"{}"));
+        assert_eq!(
+            decode_all(&bytes),
+            vec![
+                Err(FramingError::InvalidLength("twelve".into())),
+                Ok(b"[1,2]".to_vec()),
+                Ok(b"{}".to_vec())
+            ]
+        );
+    }
+
+    #[test]
+    fn an_oversize_json_body_is_skipped_to_its_end_and_named_by_its_id() {
+        // A stated length far past the body must not swallow what follows.
+        let mut bytes =
+            b"Content-Length: 99999999999\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":\"x\"}"
+                .to_vec();
+        bytes.extend(encode(b"{}"));
+        assert_eq!(
+            decode_all(&bytes),
+            vec![
+                Err(FramingError::TooLarge {
+                    length: 99_999_999_999,
+                    id: Some(7)
+                }),
+                Ok(b"{}".to_vec())
+            ]
+        );
+        // A truly huge one, byte by byte, reported as soon as its start is read.
+        let huge = format!("{{\"id\":8,\"result\":\"{}\"}}", "y".repeat(MAX_BODY_BYTES));
+        let mut decoder = FrameDecoder::new();
+        decoder.push(format!("Content-Length: {}\r\n\r\n", huge.len()).as_bytes());
+        let mut seen = Vec::new();
+        for chunk in huge.as_bytes().chunks(100_000) {
+            decoder.push(chunk);
+            while let Some(result) = decoder.next_body().transpose() {
+                seen.push(result.map_err(|error| error.id()));
+            }
+        }
+        decoder.push(&encode(b"{}"));
+        seen.push(
+            decoder
+                .next_body()
+                .map_err(|error| error.id())
+                .map(Option::unwrap_or_default),
+        );
+        assert_eq!(seen, vec![Err(Some(8)), Ok(b"{}".to_vec())]);
     }
 
     #[test]

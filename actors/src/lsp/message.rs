@@ -44,6 +44,13 @@ pub fn parse(body: &[u8]) -> Incoming {
     let text = String::from_utf8_lossy(body);
     let value: Value = match serde_json::from_str(&text) {
         Ok(value) => value,
+        Err(error) if error.to_string().starts_with("recursion limit exceeded") => {
+            // serde_json stops at 128 levels rather than overflow the stack.
+            return Incoming::Malformed {
+                id: recover_id(&text),
+                detail: "an answer nested more than 128 levels deep, refused".into(),
+            };
+        }
         Err(error) => {
             return Incoming::Malformed {
                 id: recover_id(&text),
@@ -111,7 +118,7 @@ fn numeric_id(id: &Value) -> Option<i64> {
 }
 
 /// Finds `"id": N` in text that did not parse, to attribute the failure.
-fn recover_id(text: &str) -> Option<i64> {
+pub(crate) fn recover_id(text: &str) -> Option<i64> {
     let start = text.find("\"id\"")? + 4;
     let rest = text[start..].trim_start().strip_prefix(':')?.trim_start();
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();

@@ -131,7 +131,7 @@ async fn read_stdout(
                 Ok(Some(body)) => on_message(message::parse(&body)),
                 Ok(None) => break,
                 Err(error) => on_message(Incoming::Malformed {
-                    id: None,
+                    id: error.id(),
                     detail: error.to_string(),
                 }),
             }
