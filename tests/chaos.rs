@@ -339,3 +339,133 @@ fn symbols_nested_five_hundred_deep_are_refused_without_overflow() {
         "Shape"
     );
 }
+
+/// The server's pid as `status` shows it, once it is ready.
+fn server_pid(session: &Session) -> u32 {
+    let status = session.wait_for_status(|status| status.contains("running ready"));
+    status
+        .split(" pid ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {status}"))
+}
+
+/// Whether process `pid` is gone (or a zombie nobody needs to reap).
+fn gone(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.is_empty() || stat.contains(") Z ")
+}
+
+#[test]
+fn a_crash_with_three_requests_in_flight_fails_all_three_at_once() {
+    let dir = project(&[("main.py", MAIN)]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp(
+            "python",
+            "--response-delay 3000 --crash-on textDocument/completion",
+        ),
+        "--request-timeout".into(),
+        REQUEST_TIMEOUT.into(),
+    ]);
+    let session = Session::start(&args);
+    let position = json!({"file": "main.py", "line": 4, "column": 10});
+    // Ready and with the document open, so that the three are sent at once.
+    session.ok("hover", position.clone());
+    let started = Instant::now();
+    let hover = session.call_async("hover", position.clone());
+    let definition = session.call_async("definition", position.clone());
+    let document = session.call_async("document_symbols", json!({"file": "main.py"}));
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let crashing = session.call("completion", position);
+    assert!(crashing.is_error, "{}", crashing.text);
+    for (name, pending) in [
+        ("hover", hover),
+        ("definition", definition),
+        ("document_symbols", document),
+    ] {
+        let outcome = outcome(wait(&pending));
+        assert!(
+            outcome.is_error && outcome.text.contains("[python] server exited"),
+            "{name}: {}",
+            outcome.text
+        );
+    }
+    eprintln!(
+        "chaos: crash with three requests in flight | all three failed: [python] server exited | {:.0} ms",
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+}
+
+#[test]
+fn a_server_that_crashes_after_initialized_ends_failed_with_its_last_words() {
+    let dir = project(&[("main.py", MAIN)]);
+    let (session, _) = recording(dir.path(), "--crash-on-initialized");
+    let status = session.wait_for_status(|status| status.contains(" failed"));
+    assert!(status.contains("crashing after initialized"), "{status}");
+    let refused = session.err("hover", json!({"file": "main.py", "line": 4, "column": 10}));
+    assert!(refused.starts_with("[python]"), "{refused}");
+    eprintln!(
+        "chaos: crash right after initialized, every start | failed, stderr shown: {} | -",
+        refused.lines().next().unwrap_or_default()
+    );
+}
+
+#[test]
+fn a_server_that_ignores_shutdown_is_killed_and_reaped() {
+    let dir = project(&[("main.py", MAIN)]);
+    let (mut session, _) = recording(dir.path(), "--ignore-shutdown");
+    let pid = server_pid(&session);
+    let started = Instant::now();
+    session.close_stdin();
+    assert_eq!(session.wait_exit(), Some(0));
+    wait_until("the server that ignored shutdown is gone", || gone(pid));
+    eprintln!(
+        "chaos: shutdown and exit ignored | killed after the grace, no zombie | {:.0} ms",
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+}
+
+/// Resident memory of a process, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.split_whitespace().next())
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_flood_of_diagnostics_and_a_thousand_edits_leave_answers_fresh_and_memory_bounded() {
+    let dir = project(&[("main.py", MAIN)]);
+    let (session, _) = recording(dir.path(), "--flood-diagnostics 10000");
+    let first = session.ok("diagnostics", json!({"file": "main.py"}));
+    assert!(
+        first.contains("no problems"),
+        "the flood is over by the real publication: {first}"
+    );
+    let before = rss_kib(session.pid());
+    let file = dir.path().join("main.py");
+    for edit in 0..1000 {
+        let broken = edit % 2 == 0;
+        let text = match broken {
+            true => format!("{MAIN}ERROR {edit}\n"),
+            false => MAIN.to_owned(),
+        };
+        std::fs::write(&file, text).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": "main.py"}));
+        assert_eq!(answer.contains("1 error"), broken, "edit {edit}: {answer}");
+    }
+    let after = rss_kib(session.pid());
+    eprintln!(
+        "chaos: 10,000 publications then 1,000 edits | every answer fresh; windlass RSS {before} KiB -> {after} KiB | -"
+    );
+    assert!(
+        after < before + 64 * 1024,
+        "memory bounded: {before} KiB -> {after} KiB"
+    );
+}
