@@ -469,3 +469,48 @@ fn a_flood_of_diagnostics_and_a_thousand_edits_leave_answers_fresh_and_memory_bo
         "memory bounded: {before} KiB -> {after} KiB"
     );
 }
+
+/// Adversarial file names and ways of naming a file: each is addressed
+/// and shown exactly, or refused saying why.
+#[test]
+fn odd_file_names_and_paths_are_addressed_exactly() {
+    let names = ["a b.py", "50%.py", "#hash.py", "naïve.py", "tab\there.py"];
+    let files: Vec<(&str, &str)> = names.iter().map(|name| (*name, MAIN)).collect();
+    let dir = project(&files);
+    let (session, _) = recording(dir.path(), "");
+    for name in names {
+        let outline = session.ok("document_symbols", json!({"file": name}));
+        assert_eq!(outline, "class Shape 1-2", "{name:?}");
+        let found = session.ok("definition", json!({"file": name, "line": 4, "column": 10}));
+        assert!(
+            found.starts_with(&format!("{name}:1:7")),
+            "{name:?}: {found}"
+        );
+    }
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    // A file:// URI, a path through `..`, and the same file by a symlink.
+    let uri = format!("file://{}", root.join("a%20b.py").display());
+    assert_eq!(
+        session.ok("document_symbols", json!({"file": uri})),
+        "class Shape 1-2"
+    );
+    let dotted = root.join("sub/../a b.py");
+    std::fs::create_dir(root.join("sub")).unwrap();
+    assert_eq!(
+        session.ok("document_symbols", json!({"file": dotted})),
+        "class Shape 1-2"
+    );
+    // A symlink loop and a symlink out of the roots are refused, clearly.
+    std::os::unix::fs::symlink(root.join("loop2"), root.join("loop1")).unwrap();
+    std::os::unix::fs::symlink(root.join("loop1"), root.join("loop2")).unwrap();
+    let looped = session.err("document_symbols", json!({"file": "loop1"}));
+    assert!(!looped.is_empty() && !looped.contains("panic"), "{looped}");
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.py"), MAIN).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.py"), root.join("link.py")).unwrap();
+    let refused = session.err("document_symbols", json!({"file": "link.py"}));
+    assert!(refused.contains("outside the workspace roots"), "{refused}");
+    eprintln!(
+        "chaos: odd names, file:// URIs, `..`, symlink loop and escape | addressed exactly; loop: {looped}; escape refused | -"
+    );
+}

@@ -224,3 +224,19 @@ fn the_watcher_follows_the_roots() {
     session.ok("definition", json!({"symbol": "alpha"}));
     assert!(!told("/later.py"), "a removed root is no longer watched");
 }
+
+#[test]
+fn a_request_in_flight_when_new_roots_restart_its_server_is_asked_again() {
+    let (_dir, a, b) = two_projects();
+    // No folder-change support: new roots mean a restart.
+    let (session, record) = start(&a, vec![a.clone()], "--response-delay 1500", &[]);
+    session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5}));
+    let in_flight = session.call_async("hover", json!({"file": "main.py", "line": 1, "column": 5}));
+    wait_until("the hover reaches the server", || {
+        received(&record, "textDocument/hover").len() == 2
+    });
+    session.set_roots(&[&a, &b]);
+    let answer = outcome(wait(&in_flight));
+    assert!(!answer.is_error, "{}", answer.text);
+    assert!(answer.text.contains("alpha"), "{}", answer.text);
+}

@@ -4,7 +4,7 @@
 
 use super::progress::Change;
 use super::workspace::FOLDER_CHANGES;
-use super::{LanguageServerMsg, Pending, Phase, Reply, State, Work};
+use super::{Call, LanguageServerMsg, Pending, Phase, Reply, State, Work};
 use crate::error::Error;
 use crate::language_server::protocol::{self, Capabilities};
 use crate::lsp::message::{self, Incoming, ResponseError};
@@ -288,6 +288,11 @@ impl State {
         let mut documents = self.documents.snapshots();
         documents.append(&mut self.reopen);
         let mut orphans = std::mem::take(&mut self.orphans);
+        if ending == Ending::Restart {
+            // Restarted on purpose: what this process was asked, the next
+            // one is asked again, rather than the callers failing for it.
+            orphans.extend(self.in_flight());
+        }
         orphans.extend(self.held.drain(..).map(|held| Work::Request(held.call)));
         orphans.extend(
             self.fairness
@@ -311,6 +316,31 @@ impl State {
             exit,
         });
         myself.stop(Some("language server exited".into()));
+    }
+
+    /// The requests this process has been sent and not answered, each
+    /// caller (and each caller who asked the same) as a request of its own.
+    fn in_flight(&mut self) -> Vec<Work> {
+        let mut calls = Vec::new();
+        for (_, pending) in self.pending.drain() {
+            if let Pending::Caller(sent) = pending {
+                let sent = *sent;
+                for follower in sent.followers {
+                    calls.push(Work::Request(Call {
+                        session: sent.session,
+                        request: sent.request.clone(),
+                        reply: follower,
+                    }));
+                }
+                calls.push(Work::Request(Call {
+                    session: sent.session,
+                    request: sent.request,
+                    reply: sent.reply,
+                }));
+            }
+        }
+        self.asked.clear();
+        calls
     }
 
     /// Answers every parked caller with `error`.

@@ -252,6 +252,9 @@ enum Pending {
 /// A request written to the server, and everyone waiting for its answer.
 struct Sent {
     method: &'static str,
+    /// What was asked, to ask the next process when this one is
+    /// restarted on purpose while it is in flight.
+    request: ServerRequest,
     session: SessionId,
     reply: RpcReplyPort<Result<Reply>>,
     /// Callers who asked the identical question while it was in flight.

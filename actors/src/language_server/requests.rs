@@ -142,7 +142,8 @@ impl State {
         let id = self.send_request(request.method, params.clone(), myself);
         self.asked.insert(key.clone(), id);
         let sent = Sent {
-            method: request.method,
+            method: call.request.method,
+            request: call.request,
             session: call.session,
             reply: call.reply,
             followers: Vec::new(),

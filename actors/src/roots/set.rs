@@ -96,13 +96,21 @@ impl RootSet {
     }
 
     /// Resolves a path as an agent wrote it (absolute, relative to the first
-    /// root, or `ROOTNAME/relative`) to an existing canonical path under a
-    /// root. Errors repeat the path as given, never what it resolved to.
+    /// root, `ROOTNAME/relative`, or a `file://` URI) to an existing
+    /// canonical path under a root. Errors repeat the path as given, never
+    /// what it resolved to.
     pub fn resolve(&self, given: &str) -> Result<PathBuf> {
         if given.trim().is_empty() {
             return Err(Error::InvalidArgument("file must not be empty".into()));
         }
-        let candidate = self.candidate(Path::new(given));
+        let from_uri = given
+            .starts_with("file://")
+            .then(|| crate::lsp::uri::uri_to_path(given))
+            .flatten();
+        let candidate = match &from_uri {
+            Some(path) => path.clone(),
+            None => self.candidate(Path::new(given)),
+        };
         let canonical = candidate
             .canonicalize()
             .map_err(|error| match error.kind() {
