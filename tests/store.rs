@@ -281,24 +281,45 @@ fn ask_socket(socket: &Path, request: &str) -> String {
 }
 
 #[test]
-fn a_store_that_cannot_be_opened_is_reported_and_the_session_serves_on() {
+fn a_store_that_cannot_be_opened_is_reported_the_session_serves_on_and_records_once_it_can() {
     let dir = project(&[("main.py", GREET)]);
     let state = tempfile::tempdir().unwrap();
     // A directory where the database file should be.
-    std::fs::create_dir_all(state.path().join("state/windlass/windlass.db")).unwrap();
+    let blocker = state.path().join("state/windlass/windlass.db");
+    std::fs::create_dir_all(&blocker).unwrap();
     let mut args = root_arg(dir.path());
     args.extend(["--lsp".into(), mockls_lsp("python", "")]);
     let session = Session::start_with_state(state, &args);
-    let status = session.ok("status", json!({}));
-    assert!(status.contains("events are not recorded"), "{status}");
+    let hover = || {
+        session.ok(
+            "hover",
+            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+        )
+    };
+    assert!(hover().contains("greet"));
+    let status = session.wait_for_status(|status| status.contains("not recorded so far"));
+    assert!(status.contains("cannot be opened"), "{status}");
+    // The way cleared, the writer opens the store on its next try.
+    std::fs::remove_dir(&blocker).unwrap();
+    let mut lost = Vec::new();
+    wait_until("calls are recorded again", || {
+        hover();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let errors = windlass(&session, &["query", "--kind", "error", "--format", "json"]);
+        lost = serde_json::from_slice::<Value>(&errors.stdout)
+            .ok()
+            .and_then(|errors| errors.as_array().cloned())
+            .unwrap_or_default();
+        !lost.is_empty()
+    });
+    let said = lost[0]["detail"]["error"].as_str().unwrap().to_owned();
     assert!(
-        session
-            .ok(
-                "hover",
-                json!({"file": "main.py", "line": 1, "symbol": "greet"})
-            )
-            .contains("greet")
+        said.contains("events were not recorded while the store failed"),
+        "{said}"
     );
+    assert!(!tool_calls(&session, &only_session_id(&session)).is_empty());
+    let status = session.ok("status", json!({}));
+    assert!(!status.contains("not recorded"), "{status}");
 }
 
 #[test]

@@ -8,8 +8,9 @@
 //! waits: a tool call pays one message, and the disk is the writer
 //! thread's business. Live subscribers (`subscribers.rs`) get each event
 //! as it comes, as far as they keep up. When the store cannot be opened
-//! the Recorder keeps taking messages, writes nothing, and says why in
-//! `status`.
+//! or written (locked, read-only, full, corrupt) the Recorder keeps taking
+//! messages, the writer tries the store again every few seconds, and
+//! `status` says why nothing is recorded until it can record again.
 
 pub mod subscribers;
 mod writer;
@@ -17,7 +18,7 @@ mod writer;
 use crate::router::ServerId;
 use crate::store::events::Event;
 use crate::store::sessions::SessionRow;
-use crate::store::{self, now_ms, servers};
+use crate::store::{now_ms, servers};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::path::PathBuf;
 use std::sync::mpsc::{SyncSender, TrySendError};
@@ -86,7 +87,10 @@ pub struct Recorder;
 
 pub struct State {
     writer: Option<(SyncSender<Write>, JoinHandle<()>)>,
+    /// Why nothing can be recorded at all (no state directory, no writer).
     problem: Option<String>,
+    /// What the writer says is wrong with the store, while it is.
+    trouble: writer::Trouble,
     subscribers: Subscribers,
     /// Items the writer had no room for since the last one it took.
     dropped: u64,
@@ -145,33 +149,21 @@ impl Actor for Recorder {
             return Ok(State {
                 writer: None,
                 problem: Some("no state directory: events are not recorded".into()),
+                trouble: writer::Trouble::default(),
                 subscribers: Subscribers::default(),
                 dropped: 0,
             });
         };
-        let opened = tokio::task::spawn_blocking(move || {
-            store::open(&path).map_err(|error| format!("the store {}: {error}", path.display()))
-        })
-        .await?;
-        let connection = match opened {
-            Ok(connection) => connection,
-            Err(problem) => {
-                tracing::warn!("{problem}; events are not recorded");
-                return Ok(State {
-                    writer: None,
-                    problem: Some(format!("{problem}; events are not recorded")),
-                    subscribers: Subscribers::default(),
-                    dropped: 0,
-                });
-            }
-        };
         let (sender, inbox) = std::sync::mpsc::sync_channel(writer::QUEUE);
+        let trouble = writer::Trouble::default();
+        let shared = trouble.clone();
         let thread = std::thread::Builder::new()
             .name("recorder".into())
-            .spawn(move || writer::run(connection, inbox))?;
+            .spawn(move || writer::run(path, inbox, shared))?;
         Ok(State {
             writer: Some((sender, thread)),
             problem: None,
+            trouble,
             subscribers: Subscribers::default(),
             dropped: 0,
         })
@@ -224,7 +216,12 @@ impl Actor for Recorder {
                 state.event(event);
             }
             RecorderMsg::Problem(reply) => {
-                let _gone = reply.send(state.problem.clone());
+                let trouble = state
+                    .trouble
+                    .lock()
+                    .ok()
+                    .and_then(|trouble| trouble.clone());
+                let _gone = reply.send(state.problem.clone().or(trouble));
             }
             RecorderMsg::Subscribe(filter, reply) => {
                 let _gone = reply.send(state.subscribers.add(filter));

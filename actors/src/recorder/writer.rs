@@ -9,11 +9,12 @@
 
 use crate::store::events::{self, Event};
 use crate::store::sessions::{self, SessionRow};
-use crate::store::{now_ms, servers};
+use crate::store::{self, now_ms, servers};
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, TryRecvError};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The longest an item waits before it is written.
 pub const BATCH_WINDOW: Duration = Duration::from_millis(100);
@@ -42,8 +43,27 @@ pub enum Write {
     },
 }
 
-/// Writes until the channel closes, then writes what is left.
-pub fn run(mut connection: Connection, inbox: Receiver<Write>) {
+/// How often a store that could not be opened or written is tried again.
+const RETRY: Duration = Duration::from_secs(10);
+
+/// What went wrong with the store, shared with the Recorder for `status`;
+/// `None` while writes succeed.
+pub type Trouble = Arc<Mutex<Option<String>>>;
+
+/// Writes until the channel closes, then writes what is left. A store
+/// that cannot be opened or written is tried again every [`RETRY`]; what
+/// could not be written meanwhile is counted, said in `trouble`, and
+/// recorded as an error event once writing works again.
+pub fn run(path: PathBuf, inbox: Receiver<Write>, trouble: Trouble) {
+    let mut store = Store {
+        path,
+        connection: None,
+        tried: None,
+        lost: 0,
+        held: Vec::new(),
+        trouble,
+    };
+    store.connect();
     while let Ok(first) = inbox.recv() {
         let mut batch = vec![first];
         std::thread::sleep(BATCH_WINDOW);
@@ -54,21 +74,135 @@ pub fn run(mut connection: Connection, inbox: Receiver<Write>) {
                 Err(TryRecvError::Disconnected) => break true,
             }
         };
-        if let Err(error) = write_batch(&mut connection, &batch) {
-            tracing::warn!("recording {} events failed: {error}", batch.len());
-        }
+        store.write(batch);
         if closed {
             break;
         }
     }
-    let ended = connection
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .and_then(|transaction| {
-            servers::end_all(&transaction, std::process::id(), now_ms())?;
-            transaction.commit()
-        });
-    if let Err(error) = ended {
-        tracing::warn!("recording the servers' end failed: {error}");
+    store.end();
+}
+
+/// The store as the writer holds it: open, or when it was last tried.
+struct Store {
+    path: PathBuf,
+    connection: Option<Connection>,
+    tried: Option<Instant>,
+    /// Events not written since the store last failed.
+    lost: usize,
+    /// Session rows not written yet: kept for when the store works again,
+    /// so that `list` still knows every session.
+    held: Vec<Write>,
+    trouble: Trouble,
+}
+
+/// Session rows kept while the store fails; past this they are lost too.
+const MAX_HELD: usize = 10_000;
+
+impl Store {
+    /// Opens the store unless it is open or was tried too recently.
+    fn connect(&mut self) -> bool {
+        if self.connection.is_some() {
+            return true;
+        }
+        if self.tried.is_some_and(|tried| tried.elapsed() < RETRY) {
+            return false;
+        }
+        self.tried = Some(Instant::now());
+        match store::open(&self.path) {
+            Ok(connection) => {
+                self.connection = Some(connection);
+                true
+            }
+            Err(error) => {
+                self.fail(
+                    &format!(
+                        "the store {} cannot be opened: {error}",
+                        self.path.display()
+                    ),
+                    0,
+                );
+                false
+            }
+        }
+    }
+
+    fn write(&mut self, batch: Vec<Write>) {
+        let mut batch: Vec<Write> = std::mem::take(&mut self.held)
+            .into_iter()
+            .chain(batch)
+            .collect();
+        if !self.connect() {
+            return self.keep(batch, "the store cannot be opened");
+        }
+        if self.lost > 0 {
+            let mut event = Event::now(crate::recorder::kind::ERROR, None);
+            event.detail = serde_json::json!({
+                "error": format!("{} events were not recorded while the store failed", self.lost),
+            });
+            batch.insert(0, Write::Event(event));
+        }
+        let Some(connection) = &mut self.connection else {
+            return;
+        };
+        match write_batch(connection, &batch) {
+            Ok(()) => {
+                self.lost = 0;
+                if let Ok(mut trouble) = self.trouble.lock() {
+                    *trouble = None;
+                }
+            }
+            Err(error) => {
+                // Opened again next time: the file may have been replaced.
+                self.connection = None;
+                self.tried = Some(Instant::now());
+                if self.lost > 0 {
+                    batch.remove(0);
+                }
+                self.keep(batch, &format!("writing to the store failed: {error}"));
+            }
+        }
+    }
+
+    /// Keeps the session rows of a batch that could not be written, and
+    /// counts its events as lost.
+    fn keep(&mut self, batch: Vec<Write>, why: &str) {
+        let (events, rows): (Vec<Write>, Vec<Write>) = batch
+            .into_iter()
+            .partition(|write| matches!(write, Write::Event(_)));
+        let room = MAX_HELD.saturating_sub(self.held.len());
+        let overflow = rows.len().saturating_sub(room);
+        self.held.extend(rows.into_iter().take(room));
+        self.fail(why, events.len() + overflow);
+    }
+
+    /// Counts `lost` items and says why nothing is being recorded.
+    fn fail(&mut self, why: &str, lost: usize) {
+        self.lost += lost;
+        let said = format!(
+            "{why}; {} events not recorded so far, retrying every {} s",
+            self.lost,
+            RETRY.as_secs()
+        );
+        tracing::warn!("{said}");
+        if let Ok(mut trouble) = self.trouble.lock() {
+            *trouble = Some(said);
+        }
+    }
+
+    /// The serving process is stopping: its servers stop with it.
+    fn end(&mut self) {
+        let Some(connection) = &mut self.connection else {
+            return;
+        };
+        let ended = connection
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .and_then(|transaction| {
+                servers::end_all(&transaction, std::process::id(), now_ms())?;
+                transaction.commit()
+            });
+        if let Err(error) = ended {
+            tracing::warn!("recording the servers' end failed: {error}");
+        }
     }
 }
 
