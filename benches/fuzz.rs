@@ -121,7 +121,10 @@ fn positions_round_trip(runner: &mut TestRunner) {
             }
             let known = ["utf-8", "utf8", "utf-32", "utf32"];
             if !known.contains(&name.to_ascii_lowercase().as_str()) {
-                prop_assert_eq!(PositionEncoding::from_lsp_name(&name), PositionEncoding::Utf16);
+                prop_assert_eq!(
+                    PositionEncoding::from_lsp_name(&name),
+                    PositionEncoding::Utf16
+                );
             }
             Ok(())
         })
@@ -188,10 +191,8 @@ fn tool_arguments(cases: u32) {
                 None => Value::Object(fields.into_iter().collect()),
             };
             let name = &tools[tool].0;
-            let response = session.request(
-                "tools/call",
-                json!({"name": name, "arguments": arguments}),
-            );
+            let response =
+                session.request("tools/call", json!({"name": name, "arguments": arguments}));
             prop_assert!(
                 response.get("result").is_some() || response.get("error").is_some(),
                 "{name} {arguments}: {response}"

@@ -570,3 +570,73 @@ fn adversarial_text_is_returned_verbatim_as_data() {
         "chaos: prompt-injection names, JSON-RPC text, BOM, CRLF, RTL override, homoglyphs | returned exactly, as data | -"
     );
 }
+
+/// A server pointing outside the roots in every kind of answer: nothing
+/// outside is shown, read or written, and each answer says how many
+/// results it left out.
+#[test]
+fn locations_outside_the_roots_are_left_out_of_every_kind_of_answer() {
+    let text = "class Shape:\n    def area(self):\n        return 1\n\nclass Square(Shape):\n    pass\n\ndef total():\n    return Shape().area()\n\nx = ERROR\n";
+    let dir = project(&[("main.py", text)]);
+    let (session, _) = recording(dir.path(), "--outside-uri");
+    let passwd = std::fs::read("/etc/passwd").ok();
+    let asked = [
+        (
+            "definition",
+            json!({"file": "main.py", "line": 9, "symbol": "Shape"}),
+        ),
+        (
+            "type_definition",
+            json!({"file": "main.py", "line": 9, "symbol": "Shape"}),
+        ),
+        (
+            "find_references",
+            json!({"file": "main.py", "line": 1, "symbol": "Shape"}),
+        ),
+        (
+            "implementation",
+            json!({"file": "main.py", "line": 1, "symbol": "Shape"}),
+        ),
+        ("search", json!({"query": "Shape"})),
+        (
+            "call_hierarchy",
+            json!({"file": "main.py", "line": 2, "symbol": "area", "direction": "incoming"}),
+        ),
+        (
+            "type_hierarchy",
+            json!({"file": "main.py", "line": 1, "symbol": "Shape", "direction": "subtypes"}),
+        ),
+        (
+            "rename",
+            json!({"file": "main.py", "line": 1, "symbol": "Shape", "new_name": "Form"}),
+        ),
+        (
+            "code_actions",
+            json!({"file": "main.py", "start_line": 11, "end_line": 11}),
+        ),
+    ];
+    let mut left_out = 0;
+    for (tool, arguments) in asked {
+        let answer = session.call(tool, arguments);
+        assert!(
+            !answer.text.contains("/etc/passwd") && !answer.text.contains("root:"),
+            "{tool}: {}",
+            answer.text
+        );
+        if answer.text.contains("outside the workspace roots left out") {
+            left_out += 1;
+        }
+    }
+    assert!(
+        left_out >= 7,
+        "most answers say what they left out ({left_out})"
+    );
+    assert_eq!(
+        std::fs::read("/etc/passwd").ok(),
+        passwd,
+        "nothing outside is written"
+    );
+    eprintln!(
+        "chaos: locations outside the roots in every kind of answer | left out and counted in {left_out} of 9 answers, never shown or written | -"
+    );
+}

@@ -38,6 +38,19 @@ impl Answers<'_> {
     /// The result of `method`, or its JSON-RPC error. While indexing, the
     /// position queries answer empty, as real servers do.
     pub fn answer(&self, method: &str, params: &Value, indexing: bool) -> Result<Value, Value> {
+        let answer = self.answer_from_text(method, params, indexing)?;
+        Ok(match self.outside_uri {
+            true => with_outside(method, answer),
+            false => answer,
+        })
+    }
+
+    fn answer_from_text(
+        &self,
+        method: &str,
+        params: &Value,
+        indexing: bool,
+    ) -> Result<Value, Value> {
         let empty_while_indexing = |value: Value| if indexing { Value::Null } else { value };
         Ok(match method {
             "textDocument/hover" => empty_while_indexing(self.hover(params)),
@@ -94,9 +107,7 @@ impl Answers<'_> {
 
     fn definition(&self, params: &Value) -> Value {
         if self.outside_uri {
-            let range =
-                json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}});
-            return json!([{"uri": "file:///etc/passwd", "range": range}]);
+            return json!([{"uri": OUTSIDE, "range": outside_range()}]);
         }
         let current = params
             .pointer("/textDocument/uri")
@@ -352,4 +363,54 @@ fn nested_symbols(depth: u64) -> Value {
         symbol = json!({"name": format!("level{level}"), "kind": 5, "range": range, "selectionRange": range, "children": children});
     }
     Value::Array(vec![symbol])
+}
+
+/// Where `--outside-uri` points: a file outside every test's roots.
+const OUTSIDE: &str = "file:///etc/passwd";
+
+fn outside_range() -> Value {
+    json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}})
+}
+
+/// `answer` with a location outside the roots added, in the shape of
+/// each kind of answer: a location, a symbol, a call, a type, an edit.
+fn with_outside(method: &str, answer: Value) -> Value {
+    let range = outside_range();
+    let item = json!({"name": "outside", "kind": 5, "uri": OUTSIDE, "range": range, "selectionRange": range});
+    let added = match method {
+        "textDocument/references" | "textDocument/implementation" => {
+            json!({"uri": OUTSIDE, "range": range})
+        }
+        "workspace/symbol" => {
+            json!({"name": "Shape", "kind": 5, "location": {"uri": OUTSIDE, "range": range}})
+        }
+        "textDocument/prepareCallHierarchy" | "textDocument/prepareTypeHierarchy" => return answer,
+        "callHierarchy/incomingCalls" => json!({"from": item, "fromRanges": [range]}),
+        "callHierarchy/outgoingCalls" => json!({"to": item, "fromRanges": [range]}),
+        "typeHierarchy/supertypes" | "typeHierarchy/subtypes" => item,
+        "textDocument/rename" => {
+            let mut answer = answer;
+            answer["changes"][OUTSIDE] = json!([{"range": range, "newText": "overwritten"}]);
+            return answer;
+        }
+        "textDocument/codeAction" => {
+            let mut answer = answer;
+            if let Some(actions) = answer.as_array_mut() {
+                for action in actions {
+                    action["edit"]["changes"][OUTSIDE] =
+                        json!([{"range": range, "newText": "overwritten"}]);
+                }
+            }
+            return answer;
+        }
+        _ => return answer,
+    };
+    match answer {
+        Value::Array(mut items) => {
+            items.push(added);
+            Value::Array(items)
+        }
+        Value::Null => Value::Array(vec![added]),
+        other => other,
+    }
 }
