@@ -24,9 +24,7 @@ mod percentiles;
 use common::*;
 use percentiles::report;
 use serde_json::json;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const HOST: &str = "bench-host-session";
@@ -132,21 +130,7 @@ fn hook(state: &Path, args: &[&str], input: &str) -> (Duration, String) {
 }
 
 fn hook_from(state: &Path, args: &[&str], input: &str, started: Instant) -> (Duration, String) {
-    let mut child = Command::new(windlass_binary())
-        .args(args)
-        .env("XDG_STATE_HOME", state)
-        .env_remove("WINDLASS_STATE_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = run_hook(state, args, input);
     (
         started.elapsed(),
         String::from_utf8_lossy(&output.stdout).into_owned(),

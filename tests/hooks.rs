@@ -34,22 +34,7 @@ fn hook(session: &Session, args: &[&str], stdin: &str) -> Output {
 }
 
 fn hook_in(state: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(windlass_binary())
-        .args(args)
-        .env("XDG_STATE_HOME", state)
-        .env_remove("WINDLASS_STATE_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = run_hook(state, args, stdin);
     assert!(output.status.success(), "a hook always exits 0: {output:?}");
     output
 }

@@ -687,17 +687,7 @@ fn monitor_streams_a_sessions_events_as_they_happen() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let (lines, received) = std::sync::mpsc::channel();
-    let stdout = monitor.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = lines.send(line);
-        }
-    });
+    let received = lines_of(monitor.stdout.take().unwrap());
     // Once the monitor shows a call, it is subscribed.
     let subscribed = std::time::Instant::now() + Duration::from_secs(60);
     loop {

@@ -10,9 +10,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 fn repository() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -243,17 +241,7 @@ fn runs_quietly(command: &str) {
     let words: Vec<&str> = command.split_whitespace().collect();
     assert_eq!(words[0], "windlass", "{command}");
     let state = tempfile::tempdir().unwrap();
-    let mut child = Command::new(windlass_binary())
-        .args(&words[1..])
-        .env("XDG_STATE_HOME", state.path())
-        .env_remove("WINDLASS_STATE_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"{}").unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = run_hook(state.path(), &words[1..], "{}");
     assert!(output.status.success(), "{command}: {output:?}");
     assert!(output.stdout.is_empty(), "{command}: {output:?}");
 }

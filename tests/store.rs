@@ -212,17 +212,7 @@ fn a_standalone_session_answers_status_and_monitor_on_its_own_socket() {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let (lines, received) = std::sync::mpsc::channel();
-    let stdout = monitor.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-        {
-            let _ = lines.send(line);
-        }
-    });
+    let received = lines_of(monitor.stdout.take().unwrap());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let event: Value = loop {
         session.ok(

@@ -469,6 +469,37 @@ pub fn run_windlass(state: &Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// Runs `windlass ARGS` as a host runs a hook: `input` on stdin, the
+/// state directories under `state` (an `XDG_STATE_HOME`).
+pub fn run_hook(state: &Path, args: &[&str], input: &str) -> std::process::Output {
+    let mut child = Command::new(windlass_binary())
+        .args(args)
+        .env("XDG_STATE_HOME", state)
+        .env_remove("WINDLASS_STATE_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input.as_bytes()).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The lines a child writes to stdout, on a channel as they come.
+pub fn lines_of(stdout: std::process::ChildStdout) -> Receiver<String> {
+    let (lines, received) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    received
+}
+
 /// Polls `done` until it holds, failing after the watchdog.
 pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + WATCHDOG;
