@@ -588,3 +588,47 @@ fn a_hook_whose_daemon_was_killed_exits_0_silently() {
     );
     assert!(output.stdout.is_empty(), "{output:?}");
 }
+
+#[test]
+fn a_bridge_killed_mid_call_frees_its_sessions_leases() {
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let daemon = Daemon::new();
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", "--hang-on textDocument/hover"),
+    ]);
+    let mut holder = daemon.session_as(
+        &args,
+        Client {
+            env: &[("CLAUDE_CODE_SESSION_ID", "bridge-host")],
+            ..Client::default()
+        },
+    );
+    holder.ok("status", json!({}));
+    let state = daemon.dir.path().join("state");
+    let file = dir.path().join("main.py");
+    let take = |host: &str| {
+        answer(&hook_in(
+            &state,
+            &["acquire", "--format", "claude", "--timeout", "0"],
+            &pre_tool_use(host, None, "Edit", &file),
+        ))
+    };
+    wait_until("the holder's session is recorded", || {
+        let listed = run_windlass(daemon.dir.path(), &["list"]);
+        String::from_utf8_lossy(&listed.stdout).contains("bridge-host")
+    });
+    assert_eq!(take("bridge-host"), None);
+    assert!(take("other-host").is_some(), "held while the bridge lives");
+    // Killed in the middle of a call that will never be answered.
+    let _hanging = holder.call_async("hover", json!({"file": "main.py", "line": 1, "column": 1}));
+    Command::new("kill")
+        .args(["-9", &holder.pid().to_string()])
+        .status()
+        .unwrap();
+    holder.wait_exit();
+    wait_until("the daemon ends the session and the lease is free", || {
+        take("other-host").is_none()
+    });
+}
