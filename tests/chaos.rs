@@ -640,3 +640,37 @@ fn locations_outside_the_roots_are_left_out_of_every_kind_of_answer() {
         "chaos: locations outside the roots in every kind of answer | left out and counted in {left_out} of 9 answers, never shown or written | -"
     );
 }
+
+/// A file name that is not UTF-8 and a file with null bytes: listed,
+/// searched and read without failing the call or the session.
+#[test]
+fn non_utf8_names_and_null_bytes_are_survived() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = project(&[
+        ("main.py", MAIN),
+        ("nul.py", "class Zero:\n    pass\n\u{0}\u{0}x = Zero()\n"),
+    ]);
+    let odd = std::ffi::OsStr::from_bytes(b"bad\xffname.py");
+    std::fs::write(dir.path().join(odd), "class Odd:\n    pass\n").unwrap();
+    let (session, _) = recording(dir.path(), "");
+    let listed = session.ok("list_directory", json!({}));
+    assert!(
+        listed.contains("main.py") && listed.contains("nul.py"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("bad") && listed.contains("name.py"),
+        "the odd name is listed: {listed}"
+    );
+    let found = session.call("search", json!({"query": "Odd"}));
+    assert!(!found.text.is_empty(), "{}", found.text);
+    let outline = session.ok("document_symbols", json!({"file": "nul.py"}));
+    assert!(outline.contains("class Zero"), "{outline}");
+    assert_eq!(
+        session.ok("hover", json!({"file": "main.py", "line": 4, "column": 10})),
+        "Shape"
+    );
+    eprintln!(
+        "chaos: a non-UTF-8 file name, null bytes in a file | listed, searched, outlined; the session answers on | -"
+    );
+}
