@@ -202,6 +202,18 @@ fn the_watcher_follows_the_roots() {
     session.ok("definition", json!({"symbol": "alpha"}));
     session.set_roots(&[&a, &b]);
     root_count(&session, 2);
+    // The new root restarts the server (it takes no folder changes); a
+    // file created before the new process registers its watchers is found
+    // by its own first look, not by a notification.
+    wait_until("the restarted server registers its watchers", || {
+        recorded(&record)
+            .iter()
+            .filter(|(direction, message)| {
+                direction == "out" && message["method"] == "client/registerCapability"
+            })
+            .count()
+            == 2
+    });
     std::fs::write(b.join("new.py"), "def gamma():\n    pass\n").unwrap();
     session.ok("definition", json!({"symbol": "alpha"}));
     let told = |name: &str| {

@@ -424,6 +424,20 @@ impl Actor for LanguageServer {
         if let Some(pid) = state.transport.pid() {
             let _gone = state.monitor.send_message(MonitorMsg::Unwatch { pid });
         }
+        // Work that came after the hand-over never reached this process:
+        // the next one takes it.
+        let late = std::mem::take(&mut state.orphans);
+        if !late.is_empty() {
+            let adopt = SupervisorMsg::Orphans {
+                server: state.id,
+                work: late,
+            };
+            if let Err(ractor::MessagingErr::SendErr(SupervisorMsg::Orphans { work, .. })) =
+                state.supervisor.send_message(adopt)
+            {
+                state.orphans = work;
+            }
+        }
         let error = match (&state.retired, &state.last_error) {
             (Some(reason), _) => Error::ServerExited {
                 server: state.spec.label(),

@@ -156,6 +156,13 @@ pub enum SupervisorMsg {
     /// A daemon of another version runs beside this one: this one stops
     /// after its last session instead of lingering.
     Superseded,
+    /// Work a stopping LanguageServer took after it handed over (a
+    /// request that reached it as it retired or died): for the server's
+    /// next process.
+    Orphans {
+        server: ServerId,
+        work: Vec<Work>,
+    },
     Servers {
         session: SessionId,
         reply: RpcReplyPort<Overview>,
@@ -459,6 +466,7 @@ impl Actor for Supervisor {
                 state.server_exited(&myself, server, exit)
             }
             SupervisorMsg::Restart(server) => state.restart(&myself, server).await,
+            SupervisorMsg::Orphans { server, work } => state.adopt(&myself, server, work),
             SupervisorMsg::SessionRoots { session, changed } => {
                 state.session_roots(&myself, session, changed)
             }

@@ -14,7 +14,9 @@ use super::slot::{Phase, Slot};
 use super::{Ending, ServerExit, State, SupervisorMsg};
 use crate::error::Error;
 use crate::language::ServerSpec;
-use crate::language_server::{self, FolderChange, LanguageServer, LanguageServerMsg, Timeouts};
+use crate::language_server::{
+    self, FolderChange, LanguageServer, LanguageServerMsg, Timeouts, Work,
+};
 use crate::recorder::{RecorderMsg, kind, server_event};
 use crate::roots::RootSet;
 use crate::router::{RouterMsg, ServerHandle, ServerId, is_alive};
@@ -394,6 +396,50 @@ impl State {
                 let _stopped = myself.send_message(SupervisorMsg::Restart(server));
             }
             Ending::Crashed => self.crashed(myself, server),
+        }
+    }
+
+    /// Work that reached a server's actor after it handed over: sent to
+    /// the running process, kept for the next, or failed when the server
+    /// will not run again soon.
+    pub(super) fn adopt(
+        &mut self,
+        myself: &ActorRef<SupervisorMsg>,
+        server: ServerId,
+        work: Vec<Work>,
+    ) {
+        let Some(slot) = self.slots.get_mut(&server) else {
+            for work in work {
+                work.fail(Error::ShuttingDown);
+            }
+            return;
+        };
+        match (slot.phase, &slot.actor) {
+            (Phase::Running, Some(actor)) => {
+                for work in work {
+                    if let Err(error) = actor.send_message(work.into_message()) {
+                        tracing::warn!(server = %slot.spec.name, "could not hand over a request: {error}");
+                    }
+                }
+            }
+            (Phase::Failed { until }, _) => {
+                let error = slot.failed_error(until);
+                for work in work {
+                    work.fail(error.clone());
+                }
+            }
+            (Phase::Unusable, _) => {
+                let error = unusable_error(slot);
+                for work in work {
+                    work.fail(error.clone());
+                }
+            }
+            (Phase::Stopped, _) => {
+                slot.orphans.extend(work);
+                slot.phase = Phase::Backoff;
+                let _stopped = myself.send_message(SupervisorMsg::Restart(server));
+            }
+            _ => slot.orphans.extend(work),
         }
     }
 
