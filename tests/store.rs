@@ -538,3 +538,44 @@ fn four_serving_processes_and_a_reader_share_one_store_without_locking() {
         assert!(!text.contains("locked"), "{text}");
     }
 }
+
+#[test]
+fn a_store_locked_past_the_busy_timeout_is_reported_and_written_again_once_free() {
+    let dir = project(&[("main.py", GREET)]);
+    let session = start(dir.path());
+    let id = only_session_id(&session);
+    let hover = || {
+        session.ok(
+            "hover",
+            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+        )
+    };
+    hover();
+    wait_until("the first call is recorded", || {
+        tool_calls(&session, &id).len() == 1
+    });
+    // Another process holds the write lock for longer than the writer waits.
+    let path = session.state.path().join("state/windlass/windlass.db");
+    let locker = rusqlite::Connection::open(&path).unwrap();
+    locker.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let status = loop {
+        hover();
+        let status = session.ok("status", json!({}));
+        if status.contains("not recorded so far") {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    };
+    assert!(status.contains("locked"), "{status}");
+    locker.execute_batch("COMMIT").unwrap();
+    drop(locker);
+    wait_until("recording resumes and says what was lost", || {
+        hover();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let errors = windlass(&session, &["query", "--kind", "error", "--format", "json"]);
+        String::from_utf8_lossy(&errors.stdout)
+            .contains("events were not recorded while the store failed")
+    });
+    assert!(tool_calls(&session, &id).len() > 1);
+    assert!(!session.ok("status", json!({})).contains("not recorded"));
+}

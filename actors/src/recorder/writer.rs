@@ -61,6 +61,7 @@ pub fn run(path: PathBuf, inbox: Receiver<Write>, trouble: Trouble) {
         tried: None,
         lost: 0,
         held: Vec::new(),
+        reason: String::new(),
         trouble,
     };
     store.connect();
@@ -92,6 +93,8 @@ struct Store {
     /// Session rows not written yet: kept for when the store works again,
     /// so that `list` still knows every session.
     held: Vec<Write>,
+    /// Why the store last failed.
+    reason: String,
     trouble: Trouble,
 }
 
@@ -132,7 +135,8 @@ impl Store {
             .chain(batch)
             .collect();
         if !self.connect() {
-            return self.keep(batch, "the store cannot be opened");
+            let why = self.reason.clone();
+            return self.keep(batch, &why);
         }
         if self.lost > 0 {
             let mut event = Event::now(crate::recorder::kind::ERROR, None);
@@ -178,6 +182,7 @@ impl Store {
     /// Counts `lost` items and says why nothing is being recorded.
     fn fail(&mut self, why: &str, lost: usize) {
         self.lost += lost;
+        why.clone_into(&mut self.reason);
         let said = format!(
             "{why}; {} events not recorded so far, retrying every {} s",
             self.lost,
