@@ -96,7 +96,8 @@ impl Input {
                 .collect(),
             None => self.file().into_iter().collect(),
         };
-        files.dedup();
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|file| seen.insert(file.clone()));
         files
     }
 
@@ -270,4 +271,35 @@ pub fn mtime_ns(path: &Path) -> Option<i64> {
     let modified = std::fs::metadata(path).ok()?.modified().ok()?;
     let since = modified.duration_since(UNIX_EPOCH).ok()?;
     i64::try_from(since.as_nanos()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_names_each_edited_file_once_and_relative_paths_from_cwd() {
+        let input: Input = serde_json::from_value(json!({
+            "session_id": "s",
+            "agent_id": "a",
+            "cwd": "/nonexistent/project",
+            "tool_calls": [
+                {"tool_name": "Edit", "tool_input": {"file_path": "/nonexistent/project/a.py"}},
+                {"tool_name": "Write", "tool_input": {"file_path": "b.py"}},
+                {"tool_name": "Edit", "tool_input": {"file_path": "/nonexistent/project/a.py"}},
+                {"tool_name": "Read", "tool_input": {"file_path": "c.py"}},
+            ],
+            "a_later_field": 1,
+        }))
+        .unwrap();
+        assert_eq!(input.owner(), "s:a");
+        let files = input.files_of(|tool| tool != "Read");
+        assert_eq!(
+            files,
+            vec![
+                PathBuf::from("/nonexistent/project/a.py"),
+                PathBuf::from("/nonexistent/project/b.py")
+            ]
+        );
+    }
 }
