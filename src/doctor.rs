@@ -467,7 +467,7 @@ fn windlass_on_path() -> Check {
         .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
         .unwrap_or_default();
     let same = version.ends_with(env!("CARGO_PKG_VERSION"));
-    let mut check = Check::new(
+    Check::new(
         "windlass on PATH",
         if same {
             "another copy of this version"
@@ -480,9 +480,7 @@ fn windlass_on_path() -> Check {
             found.display(),
             env!("CARGO_PKG_VERSION")
         ),
-    );
-    check.broken = !same;
-    check
+    )
 }
 
 /// The installed copy of the Windlass plugin under `directory`: a folder

@@ -364,12 +364,16 @@ fn gone(pid: u32) -> bool {
 #[test]
 fn a_crash_with_three_requests_in_flight_fails_all_three_at_once() {
     let dir = project(&[("main.py", MAIN)]);
+    let record = record_path(dir.path());
     let mut args = root_arg(dir.path());
     args.extend([
         "--lsp".into(),
         mockls_lsp(
             "python",
-            "--response-delay 3000 --crash-on textDocument/completion",
+            &format!(
+                "--response-delay 3000 --crash-on textDocument/completion --record {}",
+                record.display()
+            ),
         ),
         "--request-timeout".into(),
         REQUEST_TIMEOUT.into(),
@@ -382,7 +386,15 @@ fn a_crash_with_three_requests_in_flight_fails_all_three_at_once() {
     let hover = session.call_async("hover", position.clone());
     let definition = session.call_async("definition", position.clone());
     let document = session.call_async("document_symbols", json!({"file": "main.py"}));
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    wait_until("the three are at the server", || {
+        recorded(&record)
+            .iter()
+            .filter(|(direction, message)| {
+                direction == "in" && message.get("id").is_some() && message.get("method").is_some()
+            })
+            .count()
+            == 5
+    });
     let crashing = session.call("completion", position);
     assert!(crashing.is_error, "{}", crashing.text);
     for (name, pending) in [
@@ -508,7 +520,10 @@ fn odd_file_names_and_paths_are_addressed_exactly() {
     std::os::unix::fs::symlink(root.join("loop2"), root.join("loop1")).unwrap();
     std::os::unix::fs::symlink(root.join("loop1"), root.join("loop2")).unwrap();
     let looped = session.err("document_symbols", json!({"file": "loop1"}));
-    assert!(!looped.is_empty() && !looped.contains("panic"), "{looped}");
+    assert!(
+        looped.starts_with("loop1: ") && looped.contains("symbolic links"),
+        "{looped}"
+    );
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("secret.py"), MAIN).unwrap();
     std::os::unix::fs::symlink(outside.path().join("secret.py"), root.join("link.py")).unwrap();
@@ -565,11 +580,7 @@ fn adversarial_text_is_returned_verbatim_as_data() {
         "hover",
         json!({"file": "main.py", "line": 6, "symbol": "Shape"}),
     );
-    assert!(
-        other.is_error || !other.text.contains("Shape\n"),
-        "{}",
-        other.text
-    );
+    assert!(other.is_error, "{}", other.text);
     eprintln!(
         "chaos: prompt-injection names, JSON-RPC text, BOM, CRLF, RTL override, homoglyphs | returned exactly, as data | -"
     );

@@ -303,8 +303,8 @@ fn four_agents_contending_for_one_file_take_it_one_at_a_time() {
         "{reason}"
     );
     assert!(reason.contains("since "), "{reason}");
-    // B and C wait; a's release lets one in, whose release lets the other.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // B and C have waited at least as long as D; a's release lets one
+    // in, whose release lets the other.
     let released_a = release("agent-a");
     let holder = wait_for_holder(&state, "agent-a");
     let other = if holder.ends_with("agent-b") {
@@ -327,7 +327,13 @@ fn four_agents_contending_for_one_file_take_it_one_at_a_time() {
     assert!(second_at >= released_second, "one at a time");
     let denials = stdout_of_query(&session, "lock_denied");
     assert_eq!(denials.len(), 1, "{denials:?}");
-    assert_eq!(stdout_of_query(&session, "lock_acquired").len(), 3);
+    let acquired = stdout_of_query(&session, "lock_acquired");
+    assert_eq!(acquired.len(), 3);
+    let waited: Vec<&Value> = acquired
+        .iter()
+        .filter(|event| !event["detail"]["waited_on"].is_null())
+        .collect();
+    assert_eq!(waited.len(), 2, "B and C each waited: {acquired:?}");
 }
 
 /// The owner holding `shared.py` once it is no longer `previous`.
@@ -392,8 +398,11 @@ fn an_edit_of_a_file_changed_since_it_was_read_is_warned_of() {
     };
     assert_eq!(run("Read"), None);
     assert_eq!(run("Edit"), None, "unchanged since the read");
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(&file, "x = 2\n").unwrap();
+    let read_at = std::fs::metadata(&file).unwrap().modified().unwrap();
+    wait_until("another tool's write changes the file's mtime", || {
+        std::fs::write(&file, "x = 2\n").unwrap();
+        std::fs::metadata(&file).unwrap().modified().unwrap() != read_at
+    });
     let warned = run("Edit").expect("warned");
     assert!(context(&warned).contains("changed on disk"), "{warned}");
     assert!(

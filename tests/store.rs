@@ -294,7 +294,6 @@ fn a_store_that_cannot_be_opened_is_reported_the_session_serves_on_and_records_o
     let mut lost = Vec::new();
     wait_until("calls are recorded again", || {
         hover();
-        std::thread::sleep(std::time::Duration::from_millis(200));
         let errors = windlass(&session, &["query", "--kind", "error", "--format", "json"]);
         lost = serde_json::from_slice::<Value>(&errors.stdout)
             .ok()
@@ -558,20 +557,17 @@ fn a_store_locked_past_the_busy_timeout_is_reported_and_written_again_once_free(
     let path = session.state.path().join("state/windlass/windlass.db");
     let locker = rusqlite::Connection::open(&path).unwrap();
     locker.execute_batch("BEGIN EXCLUSIVE").unwrap();
-    let status = loop {
+    let mut status = String::new();
+    wait_until("status says the store fails", || {
         hover();
-        let status = session.ok("status", json!({}));
-        if status.contains("not recorded so far") {
-            break status;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(500));
-    };
+        status = session.ok("status", json!({}));
+        status.contains("not recorded so far")
+    });
     assert!(status.contains("locked"), "{status}");
     locker.execute_batch("COMMIT").unwrap();
     drop(locker);
     wait_until("recording resumes and says what was lost", || {
         hover();
-        std::thread::sleep(std::time::Duration::from_millis(300));
         let errors = windlass(&session, &["query", "--kind", "error", "--format", "json"]);
         String::from_utf8_lossy(&errors.stdout)
             .contains("events were not recorded while the store failed")
