@@ -412,10 +412,7 @@ fn workspace_configuration_is_answered_from_settings() {
     let session = start(dir.path(), &flags, &["--config", config.to_str().unwrap()]);
     assert_eq!(hover_shape(&session).text, "Shape");
     let answer = || {
-        recorded(&record)
-            .into_iter()
-            .find(|(dir, m)| dir == "in" && m["id"] == "mockls-configuration")
-            .map(|(_, m)| m["result"].clone())
+        recorded_answer(&record, "workspace/configuration").map(|answer| answer["result"].clone())
     };
     wait_until("mockls has the configuration answer", || answer().is_some());
     assert_eq!(answer(), Some(json!([{"level": "strict"}])));

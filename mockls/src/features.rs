@@ -3,318 +3,344 @@
 
 use crate::assist;
 use crate::hierarchy::{self, Item};
+use crate::position::{Encoding, line_at};
 use crate::text::{self, Span, Symbol, Workspace};
-use serde_json::{Value, json};
-use windlass_actors::lsp::position::{PositionEncoding, line_at};
+use std::collections::HashMap;
+use std::str::FromStr;
+use tower_lsp_server::ls_types::{
+    CallHierarchyIncomingCall, CallHierarchyItem, CallHierarchyOutgoingCall, CodeAction,
+    CodeActionKind, CodeActionOrCommand, CodeActionParams, CompletionItem, CompletionItemKind,
+    CompletionList, CompletionResponse, DocumentSymbol, DocumentSymbolResponse,
+    GotoDefinitionResponse, Hover, HoverContents, Location, MarkupContent, MarkupKind,
+    ParameterInformation, ParameterLabel, Position, Range, ReferenceParams, RenameParams,
+    SignatureHelp, SignatureInformation, SymbolInformation, SymbolKind, TextDocumentPositionParams,
+    TextEdit, TypeHierarchyItem, Uri, WorkspaceEdit, WorkspaceSymbolResponse,
+};
 
-/// Finds callers or callees of a function by name.
-type CallFinder = fn(&Workspace, &str) -> Vec<(Item, Vec<Span>)>;
+/// Where `--outside-uri` points: a file outside every test's roots.
+const OUTSIDE: &str = "file:///etc/passwd";
 
 /// Everything an answer needs: the documents and how to write positions.
 pub struct Answers<'a> {
     pub workspace: &'a Workspace,
-    pub encoding: PositionEncoding,
-    /// Point definitions outside the workspace (`--outside-uri`).
+    pub encoding: Encoding,
+    /// Add a location outside the workspace to every kind of answer that
+    /// has one, and point definitions there (`--outside-uri`).
     pub outside_uri: bool,
     /// Answer document symbols as one chain this deep (`--nested-symbols`).
     pub nested_symbols: u64,
-}
-
-/// An LSP range on one line, from code-point columns.
-pub fn range_json(
-    encoding: PositionEncoding,
-    line_text: &str,
-    line: usize,
-    start: usize,
-    end: usize,
-) -> Value {
-    json!({
-        "start": {"line": line, "character": encoding.encode_column(line_text, start)},
-        "end": {"line": line, "character": encoding.encode_column(line_text, end)},
-    })
+    /// Still indexing: position queries answer empty, as real servers do.
+    pub indexing: bool,
 }
 
 impl Answers<'_> {
-    /// The result of `method`, or its JSON-RPC error. While indexing, the
-    /// position queries answer empty, as real servers do.
-    pub fn answer(&self, method: &str, params: &Value, indexing: bool) -> Result<Value, Value> {
-        let answer = self.answer_from_text(method, params, indexing)?;
-        Ok(match self.outside_uri {
-            true => with_outside(method, answer),
-            false => answer,
-        })
-    }
-
-    fn answer_from_text(
-        &self,
-        method: &str,
-        params: &Value,
-        indexing: bool,
-    ) -> Result<Value, Value> {
-        let empty_while_indexing = |value: Value| if indexing { Value::Null } else { value };
-        Ok(match method {
-            "textDocument/hover" => empty_while_indexing(self.hover(params)),
-            "textDocument/definition"
-            | "textDocument/declaration"
-            | "textDocument/typeDefinition" => empty_while_indexing(self.definition(params)),
-            "textDocument/implementation" => {
-                let word = self.word(params);
-                self.locations(
-                    word.map(|w| self.workspace.implementations(&w))
-                        .unwrap_or_default(),
-                )
-            }
-            "textDocument/references" => empty_while_indexing(self.references(params)),
-            "textDocument/documentSymbol" => self.document_symbols(params),
-            "workspace/symbol" => self.workspace_symbols(params),
-            "textDocument/prepareCallHierarchy" | "textDocument/prepareTypeHierarchy" => {
-                self.prepare(params)
-            }
-            "callHierarchy/incomingCalls" => self.calls(params, "from", hierarchy::incoming),
-            "callHierarchy/outgoingCalls" => self.calls(params, "to", hierarchy::outgoing),
-            "typeHierarchy/supertypes" => self.types(params, hierarchy::supertypes),
-            "typeHierarchy/subtypes" => self.types(params, hierarchy::subtypes),
-            "textDocument/codeAction" => self.code_actions(params),
-            "textDocument/rename" => self.rename(params),
-            "textDocument/completion" => self.completion(params),
-            "textDocument/signatureHelp" => self.signature_help(params),
-            _ => {
-                return Err(
-                    json!({"code": -32601, "message": format!("mockls: no method {method}")}),
-                );
-            }
-        })
-    }
-
-    fn word(&self, params: &Value) -> Option<String> {
-        let uri = params.pointer("/textDocument/uri")?.as_str()?;
-        let line = usize::try_from(params.pointer("/position/line")?.as_u64()?).ok()?;
-        let character = u32::try_from(params.pointer("/position/character")?.as_u64()?).ok()?;
-        let text = self.workspace.text(uri)?;
-        let line_text = line_at(&text, line)?;
-        let column = self.encoding.decode_column(line_text, character);
+    fn word(&self, at: &TextDocumentPositionParams) -> Option<String> {
+        let text = self.workspace.text(at.text_document.uri.as_str())?;
+        let line_text = line_at(&text, usize::try_from(at.position.line).ok()?)?;
+        let column = self.encoding.column(line_text, at.position.character);
         text::word_at(line_text, column).map(|(word, _, _)| word)
     }
 
-    fn hover(&self, params: &Value) -> Value {
-        match self.word(params) {
-            Some(word) => {
-                json!({"contents": {"kind": "markdown", "value": format!("```mockls\n{word}\n```")}})
-            }
-            None => Value::Null,
+    pub fn hover(&self, at: &TextDocumentPositionParams) -> Option<Hover> {
+        if self.indexing {
+            return None;
         }
-    }
-
-    fn definition(&self, params: &Value) -> Value {
-        if self.outside_uri {
-            return json!([{"uri": OUTSIDE, "range": outside_range()}]);
-        }
-        let current = params
-            .pointer("/textDocument/uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let spans = self
-            .word(params)
-            .map(|word| self.workspace.definitions(&word, current))
-            .unwrap_or_default();
-        self.locations(spans)
-    }
-
-    fn references(&self, params: &Value) -> Value {
-        let Some(word) = self.word(params) else {
-            return json!([]);
-        };
-        let mut spans = self.workspace.references(&word);
-        let include_declaration = params
-            .pointer("/context/includeDeclaration")
-            .and_then(Value::as_bool)
-            .unwrap_or(true);
-        if !include_declaration {
-            let definitions = self.workspace.definitions(&word, "");
-            spans.retain(|span| !definitions.contains(span));
-        }
-        self.locations(spans)
-    }
-
-    fn document_symbols(&self, params: &Value) -> Value {
-        let uri = params
-            .pointer("/textDocument/uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let text = self.workspace.text(uri).unwrap_or_default();
-        if self.nested_symbols > 0 {
-            return nested_symbols(self.nested_symbols);
-        }
-        Value::Array(
-            text::document_symbols(&text)
-                .iter()
-                .map(|symbol| self.symbol_json(&text, symbol))
-                .collect(),
-        )
-    }
-
-    fn symbol_json(&self, text: &str, symbol: &Symbol) -> Value {
-        let line = line_at(text, symbol.line).unwrap_or("");
-        let selection = self.range(line, symbol.line, symbol.start, symbol.end);
-        let end_text = line_at(text, symbol.end_line).unwrap_or("");
-        let end_character = self
-            .encoding
-            .encode_column(end_text, end_text.chars().count());
-        json!({
-            "name": symbol.name,
-            "kind": symbol.kind,
-            "range": {"start": {"line": symbol.line, "character": 0}, "end": {"line": symbol.end_line, "character": end_character}},
-            "selectionRange": selection,
-            "children": symbol.children.iter().map(|child| self.symbol_json(text, child)).collect::<Vec<_>>(),
+        let word = self.word(at)?;
+        Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: format!("```mockls\n{word}\n```"),
+            }),
+            range: None,
         })
     }
 
-    fn workspace_symbols(&self, params: &Value) -> Value {
-        let query = params
-            .get("query")
-            .and_then(Value::as_str)
+    /// Definitions, declarations and type definitions alike.
+    pub fn definition(&self, at: &TextDocumentPositionParams) -> Option<GotoDefinitionResponse> {
+        if self.indexing {
+            return None;
+        }
+        if self.outside_uri {
+            return Some(GotoDefinitionResponse::Array(vec![outside_location()?]));
+        }
+        let word = self.word(at)?;
+        let spans = self
+            .workspace
+            .definitions(&word, at.text_document.uri.as_str());
+        Some(GotoDefinitionResponse::Array(self.locations(&spans)))
+    }
+
+    pub fn implementation(
+        &self,
+        at: &TextDocumentPositionParams,
+    ) -> Option<GotoDefinitionResponse> {
+        let spans = self
+            .word(at)
+            .map(|word| self.workspace.implementations(&word))
             .unwrap_or_default();
-        let symbols = self.workspace.workspace_symbols(query);
-        Value::Array(
-            symbols
-                .into_iter()
-                .map(|(name, kind, span)| json!({"name": name, "kind": kind, "location": self.location(&span)}))
+        let locations = self.with_outside_location(self.locations(&spans));
+        Some(GotoDefinitionResponse::Array(locations))
+    }
+
+    pub fn references(&self, params: &ReferenceParams) -> Option<Vec<Location>> {
+        if self.indexing {
+            return None;
+        }
+        let word = self.word(&params.text_document_position)?;
+        let mut spans = self.workspace.references(&word);
+        if !params.context.include_declaration {
+            let definitions = self.workspace.definitions(&word, "");
+            spans.retain(|span| !definitions.contains(span));
+        }
+        Some(self.with_outside_location(self.locations(&spans)))
+    }
+
+    pub fn document_symbols(&self, uri: &Uri) -> Option<DocumentSymbolResponse> {
+        if self.nested_symbols > 0 {
+            return Some(DocumentSymbolResponse::Nested(nested_symbols(
+                self.nested_symbols,
+            )));
+        }
+        let text = self.workspace.text(uri.as_str()).unwrap_or_default();
+        Some(DocumentSymbolResponse::Nested(
+            text::document_symbols(&text)
+                .iter()
+                .map(|symbol| self.document_symbol(&text, symbol))
                 .collect(),
+        ))
+    }
+
+    #[allow(
+        deprecated,
+        reason = "the protocol's deprecated field must still be given"
+    )]
+    fn document_symbol(&self, text: &str, symbol: &Symbol) -> DocumentSymbol {
+        DocumentSymbol {
+            name: symbol.name.clone(),
+            detail: None,
+            kind: symbol_kind(symbol.kind),
+            tags: None,
+            deprecated: None,
+            range: self.block(text, symbol),
+            selection_range: self.selection(text, symbol),
+            children: Some(
+                symbol
+                    .children
+                    .iter()
+                    .map(|child| self.document_symbol(text, child))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// From the start of a symbol's first line to the end of its block.
+    fn block(&self, text: &str, symbol: &Symbol) -> Range {
+        let end_text = line_at(text, symbol.end_line).unwrap_or("");
+        let end = self.encoding.character(end_text, end_text.chars().count());
+        Range::new(
+            Position::new(line_number(symbol.line), 0),
+            Position::new(line_number(symbol.end_line), end),
         )
     }
 
-    fn locations(&self, spans: Vec<Span>) -> Value {
-        Value::Array(spans.iter().map(|span| self.location(span)).collect())
+    fn selection(&self, text: &str, symbol: &Symbol) -> Range {
+        let line = line_at(text, symbol.line).unwrap_or("");
+        self.encoding
+            .range(line, symbol.line, symbol.start, symbol.end)
     }
 
-    fn location(&self, span: &Span) -> Value {
+    #[allow(
+        deprecated,
+        reason = "the protocol's deprecated field must still be given"
+    )]
+    pub fn workspace_symbols(&self, query: &str) -> Option<WorkspaceSymbolResponse> {
+        let symbol = |name: String, kind: u32, location: Location| SymbolInformation {
+            name,
+            kind: symbol_kind(kind),
+            tags: None,
+            deprecated: None,
+            location,
+            container_name: None,
+        };
+        let mut symbols: Vec<SymbolInformation> = self
+            .workspace
+            .workspace_symbols(query)
+            .into_iter()
+            .filter_map(|(name, kind, span)| Some(symbol(name, kind, self.location(&span)?)))
+            .collect();
+        if self.outside_uri {
+            symbols.extend(outside_location().map(|at| symbol("Shape".into(), 5, at)));
+        }
+        Some(WorkspaceSymbolResponse::Flat(symbols))
+    }
+
+    fn locations(&self, spans: &[Span]) -> Vec<Location> {
+        spans
+            .iter()
+            .filter_map(|span| self.location(span))
+            .collect()
+    }
+
+    fn location(&self, span: &Span) -> Option<Location> {
         let text = self.workspace.text(&span.uri).unwrap_or_default();
         let line = line_at(&text, span.line).unwrap_or("");
-        json!({"uri": span.uri, "range": self.range(line, span.line, span.start, span.end)})
+        Some(Location::new(
+            Uri::from_str(&span.uri).ok()?,
+            self.encoding.range(line, span.line, span.start, span.end),
+        ))
     }
 
-    fn range(&self, line_text: &str, line: usize, start: usize, end: usize) -> Value {
-        range_json(self.encoding, line_text, line, start, end)
-    }
-
-    fn item_json(&self, item: &Item) -> Value {
-        let mut value = self.symbol_json(
-            &self.workspace.text(&item.uri).unwrap_or_default(),
-            &item.symbol,
-        );
-        value["uri"] = json!(item.uri);
-        if let Some(object) = value.as_object_mut() {
-            object.remove("children");
+    fn with_outside_location(&self, mut locations: Vec<Location>) -> Vec<Location> {
+        if self.outside_uri {
+            locations.extend(outside_location());
         }
-        value
+        locations
     }
 
-    fn prepare(&self, params: &Value) -> Value {
-        let item = self
-            .word(params)
-            .and_then(|word| hierarchy::item_named(self.workspace, &word));
-        match item {
-            Some(item) => json!([self.item_json(&item)]),
-            None => Value::Null,
+    fn call_item(&self, item: &Item) -> Option<CallHierarchyItem> {
+        let text = self.workspace.text(&item.uri).unwrap_or_default();
+        Some(CallHierarchyItem {
+            name: item.symbol.name.clone(),
+            kind: symbol_kind(item.symbol.kind),
+            tags: None,
+            detail: None,
+            uri: Uri::from_str(&item.uri).ok()?,
+            range: self.block(&text, &item.symbol),
+            selection_range: self.selection(&text, &item.symbol),
+            data: None,
+        })
+    }
+
+    fn type_item(&self, item: &Item) -> Option<TypeHierarchyItem> {
+        self.call_item(item).map(as_type_item)
+    }
+
+    fn item_at(&self, at: &TextDocumentPositionParams) -> Option<Item> {
+        hierarchy::item_named(self.workspace, &self.word(at)?)
+    }
+
+    pub fn prepare_calls(&self, at: &TextDocumentPositionParams) -> Option<Vec<CallHierarchyItem>> {
+        Some(vec![self.call_item(&self.item_at(at)?)?])
+    }
+
+    pub fn prepare_types(&self, at: &TextDocumentPositionParams) -> Option<Vec<TypeHierarchyItem>> {
+        Some(vec![self.type_item(&self.item_at(at)?)?])
+    }
+
+    /// Each call as the item at its other end and the ranges of the calls.
+    fn calls(&self, found: &[(Item, Vec<Span>)]) -> Vec<(CallHierarchyItem, Vec<Range>)> {
+        let mut calls: Vec<_> = found
+            .iter()
+            .filter_map(|(item, spans)| {
+                let ranges = self.locations(spans).into_iter().map(|l| l.range).collect();
+                Some((self.call_item(item)?, ranges))
+            })
+            .collect();
+        if self.outside_uri {
+            calls.extend(outside_call_item().map(|item| (item, vec![outside_range()])));
         }
+        calls
     }
 
-    fn item_name(params: &Value) -> &str {
-        params
-            .pointer("/item/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-    }
-
-    fn calls(&self, params: &Value, side: &str, find: CallFinder) -> Value {
-        let calls = find(self.workspace, Self::item_name(params));
-        Value::Array(
+    pub fn incoming(&self, name: &str) -> Option<Vec<CallHierarchyIncomingCall>> {
+        let calls = self.calls(&hierarchy::incoming(self.workspace, name));
+        Some(
             calls
-                .iter()
-                .map(|(item, spans)| {
-                    let ranges: Vec<Value> = spans
-                        .iter()
-                        .map(|span| self.location(span)["range"].clone())
-                        .collect();
-                    json!({side: self.item_json(item), "fromRanges": ranges})
-                })
+                .into_iter()
+                .map(|(from, from_ranges)| CallHierarchyIncomingCall { from, from_ranges })
                 .collect(),
         )
     }
 
-    fn types(&self, params: &Value, find: fn(&Workspace, &str) -> Vec<Item>) -> Value {
-        Value::Array(
-            find(self.workspace, Self::item_name(params))
-                .iter()
-                .map(|item| self.item_json(item))
+    pub fn outgoing(&self, name: &str) -> Option<Vec<CallHierarchyOutgoingCall>> {
+        let calls = self.calls(&hierarchy::outgoing(self.workspace, name));
+        Some(
+            calls
+                .into_iter()
+                .map(|(to, from_ranges)| CallHierarchyOutgoingCall { to, from_ranges })
                 .collect(),
         )
+    }
+
+    pub fn supertypes(&self, name: &str) -> Option<Vec<TypeHierarchyItem>> {
+        self.types(&hierarchy::supertypes(self.workspace, name))
+    }
+
+    pub fn subtypes(&self, name: &str) -> Option<Vec<TypeHierarchyItem>> {
+        self.types(&hierarchy::subtypes(self.workspace, name))
+    }
+
+    fn types(&self, found: &[Item]) -> Option<Vec<TypeHierarchyItem>> {
+        let mut items: Vec<_> = found
+            .iter()
+            .filter_map(|item| self.type_item(item))
+            .collect();
+        if self.outside_uri {
+            items.extend(outside_call_item().map(as_type_item));
+        }
+        Some(items)
     }
 
     /// One quick fix per `ERROR` in the range; the title says how many
     /// diagnostics the client sent as context, so tests can see them.
-    fn code_actions(&self, params: &Value) -> Value {
-        let uri = params
-            .pointer("/textDocument/uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let text = self.workspace.text(uri).unwrap_or_default();
-        let first = params
-            .pointer("/range/start/line")
-            .and_then(Value::as_u64)
-            .unwrap_or(0) as usize;
-        let last = params
-            .pointer("/range/end/line")
-            .and_then(Value::as_u64)
-            .unwrap_or(0) as usize;
-        let context = params
-            .pointer("/context/diagnostics")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        let actions: Vec<Value> = assist::error_spans(uri, &text, first, last)
+    pub fn code_actions(&self, params: &CodeActionParams) -> Option<Vec<CodeActionOrCommand>> {
+        let uri = &params.text_document.uri;
+        let text = self.workspace.text(uri.as_str()).unwrap_or_default();
+        let lines = usize::try_from(params.range.start.line).ok()?
+            ..=usize::try_from(params.range.end.line).ok()?;
+        let context = params.context.diagnostics.len();
+        let spans = assist::error_spans(uri.as_str(), &text, *lines.start(), *lines.end());
+        let actions = spans
             .iter()
-            .map(|span| {
-                let edit = json!({"range": self.location(span)["range"], "newText": "FIXED"});
-                json!({
-                    "title": format!("Replace ERROR on line {} with FIXED ({context} diagnostics in context)", span.line + 1),
-                    "kind": "quickfix",
-                    "edit": {"changes": {uri: [edit]}},
-                })
+            .filter_map(|span| {
+                let edit = TextEdit::new(self.location(span)?.range, "FIXED".into());
+                let mut changes = HashMap::from([(uri.clone(), vec![edit])]);
+                self.add_outside_edit(&mut changes);
+                Some(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!(
+                        "Replace ERROR on line {} with FIXED ({context} diagnostics in context)",
+                        span.line + 1
+                    ),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    edit: Some(WorkspaceEdit::new(changes)),
+                    ..CodeAction::default()
+                }))
             })
             .collect();
-        Value::Array(actions)
+        Some(actions)
     }
 
-    fn rename(&self, params: &Value) -> Value {
-        let new_name = params
-            .get("newName")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let Some(word) = self.word(params) else {
-            return Value::Null;
-        };
-        let mut changes = serde_json::Map::new();
+    pub fn rename(&self, params: &RenameParams) -> Option<WorkspaceEdit> {
+        let word = self.word(&params.text_document_position)?;
+        let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
         for span in self.workspace.references(&word) {
-            let edit = json!({"range": self.location(&span)["range"], "newText": new_name});
-            if let Some(edits) = changes
-                .entry(span.uri.clone())
-                .or_insert_with(|| json!([]))
-                .as_array_mut()
-            {
-                edits.push(edit);
-            }
+            let Some(location) = self.location(&span) else {
+                continue;
+            };
+            changes
+                .entry(location.uri)
+                .or_default()
+                .push(TextEdit::new(location.range, params.new_name.clone()));
         }
-        json!({"changes": changes})
+        self.add_outside_edit(&mut changes);
+        Some(WorkspaceEdit::new(changes))
     }
 
-    /// The identifier text before the cursor, and the cursor's column.
-    fn prefix(&self, params: &Value) -> Option<(String, String, usize)> {
-        let uri = params.pointer("/textDocument/uri")?.as_str()?;
-        let line = usize::try_from(params.pointer("/position/line")?.as_u64()?).ok()?;
-        let character = u32::try_from(params.pointer("/position/character")?.as_u64()?).ok()?;
-        let text = self.workspace.text(uri)?;
-        let line_text = line_at(&text, line)?.to_owned();
-        let column = self.encoding.decode_column(&line_text, character);
+    fn add_outside_edit(&self, changes: &mut HashMap<Uri, Vec<TextEdit>>) {
+        if let Some(outside) = outside_location().filter(|_| self.outside_uri) {
+            changes.insert(
+                outside.uri,
+                vec![TextEdit::new(outside.range, "overwritten".into())],
+            );
+        }
+    }
+
+    /// The identifier text before the cursor, the line, and the cursor's
+    /// column.
+    fn prefix(&self, at: &TextDocumentPositionParams) -> Option<(String, String, usize)> {
+        let text = self.workspace.text(at.text_document.uri.as_str())?;
+        let line_text = line_at(&text, usize::try_from(at.position.line).ok()?)?.to_owned();
+        let column = self.encoding.column(&line_text, at.position.character);
         let before: Vec<char> = line_text.chars().take(column).collect();
         let start = before
             .iter()
@@ -323,94 +349,123 @@ impl Answers<'_> {
         Some((before[start..].iter().collect(), line_text, column))
     }
 
-    fn completion(&self, params: &Value) -> Value {
-        let Some((prefix, _, _)) = self.prefix(params) else {
-            return json!([]);
-        };
-        let items: Vec<Value> = assist::completions(self.workspace, &prefix)
+    pub fn completion(&self, at: &TextDocumentPositionParams) -> Option<CompletionResponse> {
+        let (prefix, _, _) = self.prefix(at)?;
+        let items = assist::completions(self.workspace, &prefix)
             .into_iter()
-            .map(|(label, function)| json!({"label": label, "kind": if function { 3 } else { 6 }, "sortText": label}))
+            .map(|(label, function)| CompletionItem {
+                kind: Some(match function {
+                    true => CompletionItemKind::FUNCTION,
+                    false => CompletionItemKind::VARIABLE,
+                }),
+                sort_text: Some(label.clone()),
+                label,
+                ..CompletionItem::default()
+            })
             .collect();
-        json!({"isIncomplete": false, "items": items})
+        Some(CompletionResponse::List(CompletionList {
+            is_incomplete: false,
+            items,
+        }))
     }
 
-    fn signature_help(&self, params: &Value) -> Value {
-        let Some((_, line, column)) = self.prefix(params) else {
-            return Value::Null;
-        };
-        let Some((name, active)) = assist::call_at(&line, column) else {
-            return Value::Null;
-        };
-        let Some(parameters) = assist::parameters(self.workspace, &name) else {
-            return Value::Null;
-        };
+    pub fn signature_help(&self, at: &TextDocumentPositionParams) -> Option<SignatureHelp> {
+        let (_, line, column) = self.prefix(at)?;
+        let (name, active) = assist::call_at(&line, column)?;
+        let parameters = assist::parameters(self.workspace, &name)?;
         let label = format!("{name}({})", parameters.join(", "));
-        let parameters: Vec<Value> = parameters.iter().map(|p| json!({"label": p})).collect();
-        json!({"signatures": [{"label": label, "parameters": parameters}], "activeSignature": 0, "activeParameter": active})
+        let parameters = parameters
+            .into_iter()
+            .map(|parameter| ParameterInformation {
+                label: ParameterLabel::Simple(parameter),
+                documentation: None,
+            })
+            .collect();
+        Some(SignatureHelp {
+            signatures: vec![SignatureInformation {
+                label,
+                documentation: None,
+                parameters: Some(parameters),
+                active_parameter: None,
+            }],
+            active_signature: Some(0),
+            active_parameter: u32::try_from(active).ok(),
+        })
     }
+}
+
+/// The protocol's kind for the numbers mockls's outline uses.
+fn symbol_kind(kind: u32) -> SymbolKind {
+    match kind {
+        5 => SymbolKind::CLASS,
+        6 => SymbolKind::METHOD,
+        11 => SymbolKind::INTERFACE,
+        13 => SymbolKind::VARIABLE,
+        14 => SymbolKind::CONSTANT,
+        23 => SymbolKind::STRUCT,
+        _ => SymbolKind::FUNCTION,
+    }
+}
+
+/// The same item, as the type hierarchy names it.
+fn as_type_item(call: CallHierarchyItem) -> TypeHierarchyItem {
+    TypeHierarchyItem {
+        name: call.name,
+        kind: call.kind,
+        tags: None,
+        detail: None,
+        uri: call.uri,
+        range: call.range,
+        selection_range: call.selection_range,
+        data: None,
+    }
+}
+
+fn line_number(line: usize) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
 }
 
 /// One symbol per level, each the only child of the one above, built from
 /// the innermost out.
-fn nested_symbols(depth: u64) -> Value {
-    let range = json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}});
-    let mut symbol = Value::Null;
+#[allow(
+    deprecated,
+    reason = "the protocol's deprecated field must still be given"
+)]
+fn nested_symbols(depth: u64) -> Vec<DocumentSymbol> {
+    let range = Range::new(Position::new(0, 0), Position::new(0, 1));
+    let mut inner: Option<DocumentSymbol> = None;
     for level in (0..depth).rev() {
-        let children = match symbol {
-            Value::Null => Vec::new(),
-            inner => vec![inner],
-        };
-        symbol = json!({"name": format!("level{level}"), "kind": 5, "range": range, "selectionRange": range, "children": children});
+        inner = Some(DocumentSymbol {
+            name: format!("level{level}"),
+            detail: None,
+            kind: SymbolKind::CLASS,
+            tags: None,
+            deprecated: None,
+            range,
+            selection_range: range,
+            children: Some(inner.into_iter().collect()),
+        });
     }
-    Value::Array(vec![symbol])
+    inner.into_iter().collect()
 }
 
-/// Where `--outside-uri` points: a file outside every test's roots.
-const OUTSIDE: &str = "file:///etc/passwd";
-
-fn outside_range() -> Value {
-    json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 4}})
+fn outside_range() -> Range {
+    Range::new(Position::new(0, 0), Position::new(0, 4))
 }
 
-/// `answer` with a location outside the roots added, in the shape of
-/// each kind of answer: a location, a symbol, a call, a type, an edit.
-fn with_outside(method: &str, answer: Value) -> Value {
-    let range = outside_range();
-    let item = json!({"name": "outside", "kind": 5, "uri": OUTSIDE, "range": range, "selectionRange": range});
-    let added = match method {
-        "textDocument/references" | "textDocument/implementation" => {
-            json!({"uri": OUTSIDE, "range": range})
-        }
-        "workspace/symbol" => {
-            json!({"name": "Shape", "kind": 5, "location": {"uri": OUTSIDE, "range": range}})
-        }
-        "textDocument/prepareCallHierarchy" | "textDocument/prepareTypeHierarchy" => return answer,
-        "callHierarchy/incomingCalls" => json!({"from": item, "fromRanges": [range]}),
-        "callHierarchy/outgoingCalls" => json!({"to": item, "fromRanges": [range]}),
-        "typeHierarchy/supertypes" | "typeHierarchy/subtypes" => item,
-        "textDocument/rename" => {
-            let mut answer = answer;
-            answer["changes"][OUTSIDE] = json!([{"range": range, "newText": "overwritten"}]);
-            return answer;
-        }
-        "textDocument/codeAction" => {
-            let mut answer = answer;
-            if let Some(actions) = answer.as_array_mut() {
-                for action in actions {
-                    action["edit"]["changes"][OUTSIDE] =
-                        json!([{"range": range, "newText": "overwritten"}]);
-                }
-            }
-            return answer;
-        }
-        _ => return answer,
-    };
-    match answer {
-        Value::Array(mut items) => {
-            items.push(added);
-            Value::Array(items)
-        }
-        Value::Null => Value::Array(vec![added]),
-        other => other,
-    }
+fn outside_location() -> Option<Location> {
+    Some(Location::new(Uri::from_str(OUTSIDE).ok()?, outside_range()))
+}
+
+fn outside_call_item() -> Option<CallHierarchyItem> {
+    Some(CallHierarchyItem {
+        name: "outside".into(),
+        kind: SymbolKind::CLASS,
+        tags: None,
+        detail: None,
+        uri: Uri::from_str(OUTSIDE).ok()?,
+        range: outside_range(),
+        selection_range: outside_range(),
+        data: None,
+    })
 }

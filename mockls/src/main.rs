@@ -4,29 +4,36 @@
 //! demand, what real servers do on a bad day: hang, crash, answer late,
 //! answer garbage, publish diagnostics late or twice. Its diagnostics follow
 //! the text: one error per line containing `ERROR`.
+//!
+//! The protocol is tower-lsp-server's (`server.rs` is a plain
+//! `LanguageServer`); the faults are produced on the wire around it
+//! (`wire.rs`), so mockls shares no protocol code with the bridge it tests.
 
 mod assist;
 mod features;
 mod flags;
 mod hierarchy;
-mod output;
+mod position;
 mod server;
 mod text;
+mod wire;
 
-use std::io::Read;
 use std::sync::Arc;
-use windlass_actors::lsp::framing::FrameDecoder;
+use tower_lsp_server::{LspService, Server};
+
+/// Requests the service works on at once; hung ones must not stop the rest.
+const CONCURRENCY: usize = 1024;
 
 fn main() {
     let flags = match flags::Flags::parse(std::env::args().skip(1)) {
-        Ok(flags) => flags,
+        Ok(flags) => Arc::new(flags),
         Err(error) => {
             eprintln!("mockls: {error}");
             std::process::exit(2);
         }
     };
-    let output = match output::Output::new(flags.slow_write, flags.record.as_deref()) {
-        Ok(output) => Arc::new(output),
+    let record = match wire::Record::open(flags.record.as_deref()) {
+        Ok(record) => Arc::new(record),
         Err(error) => {
             eprintln!("mockls: cannot open the record file: {error}");
             std::process::exit(2);
@@ -35,22 +42,35 @@ fn main() {
     // Written to, so that every page is resident: a server's weight as the
     // memory budget sees it.
     let _held = std::hint::black_box(vec![1u8; flags.hold_memory_mib << 20]);
-    let mut server = server::Server::new(flags, output);
-    let mut decoder = FrameDecoder::new();
-    let mut stdin = std::io::stdin().lock();
-    let mut buffer = vec![0u8; 64 * 1024];
-    loop {
-        let read = match stdin.read(&mut buffer) {
-            Ok(0) | Err(_) => std::process::exit(0),
-            Ok(read) => read,
-        };
-        decoder.push(&buffer[..read]);
-        loop {
-            match decoder.next_body() {
-                Ok(Some(body)) => server.receive(&body),
-                Ok(None) => break,
-                Err(error) => eprintln!("mockls: bad frame: {error}"),
-            }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("mockls: cannot start a runtime: {error}");
+            std::process::exit(2);
         }
-    }
+    };
+    let writer = runtime.block_on(serve(flags, record));
+    // Everything the service said goes out before the process ends; the
+    // read of stdin still pending would otherwise hold it open.
+    let _ = writer.join();
+    std::process::exit(0);
+}
+
+/// Serves until the client says `exit` or its input ends; returns the
+/// writer thread, still writing what is left.
+async fn serve(flags: Arc<flags::Flags>, record: Arc<wire::Record>) -> std::thread::JoinHandle<()> {
+    let methods = wire::Methods::default();
+    let (to_service, from_client) = tokio::io::duplex(64 * 1024);
+    let (output, writer) = wire::Outgoing::start(flags.clone(), record.clone(), methods.clone());
+    let incoming = wire::Incoming::new(flags.clone(), record, methods);
+    tokio::spawn(incoming.run(to_service));
+    let (service, socket) = LspService::new(|client| server::Mock::new(client, flags));
+    Server::new(from_client, output, socket)
+        .concurrency_level(CONCURRENCY)
+        .serve(service)
+        .await;
+    writer
 }

@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use windlass_actors::lsp::uri::{path_to_uri, uri_to_path};
+use std::str::FromStr;
+use tower_lsp_server::ls_types::Uri;
 
 /// Keywords that introduce a definition of the identifier after them.
 const DEFINING: &[&str] = &[
@@ -192,7 +193,7 @@ impl Workspace {
         self.open
             .get(uri)
             .cloned()
-            .or_else(|| uri_to_path(uri).and_then(|path| std::fs::read_to_string(path).ok()))
+            .or_else(|| path_of(uri).and_then(|path| std::fs::read_to_string(path).ok()))
     }
 
     /// Definitions of `word`, the current document's first.
@@ -272,6 +273,19 @@ impl Workspace {
     }
 }
 
+/// The path a `file:` URI names.
+pub fn path_of(uri: &str) -> Option<PathBuf> {
+    if !uri.starts_with("file:") {
+        return None;
+    }
+    Some(Uri::from_str(uri).ok()?.to_file_path()?.into_owned())
+}
+
+/// The `file:` URI of an absolute path.
+pub fn uri_of(path: &Path) -> Option<String> {
+    Uri::from_file_path(path).map(|uri| uri.as_str().to_owned())
+}
+
 fn collect_files(directory: &Path, documents: &mut BTreeMap<String, String>) {
     let Ok(entries) = std::fs::read_dir(directory) else {
         return;
@@ -291,8 +305,9 @@ fn collect_files(directory: &Path, documents: &mut BTreeMap<String, String>) {
             collect_files(&path, documents);
         } else if kind.is_file()
             && let Ok(text) = std::fs::read_to_string(&path)
+            && let Some(uri) = uri_of(&path)
         {
-            documents.insert(path_to_uri(&path), text);
+            documents.insert(uri, text);
         }
     }
 }

@@ -332,7 +332,11 @@ fn configuration_request_and_record_file() {
         .collect();
     let answer = lines
         .iter()
-        .find(|l| l["dir"] == "in" && l["message"]["id"] == "mockls-configuration")
+        .find(|l| {
+            l["dir"] == "in"
+                && l["message"]["id"] == request["id"]
+                && l["message"]["method"].is_null()
+        })
         .unwrap();
     assert_eq!(answer["message"]["result"], json!([{"level": 1}]));
     assert!(lines.iter().all(|l| l["t"].as_f64().unwrap() > 0.0));
@@ -393,6 +397,8 @@ fn huge_and_wrong_length_responses() {
 fn outside_uri_points_definitions_out_of_the_workspace() {
     let mut mock = Mock::start(&["--outside-uri", "--response-delay", "10"]);
     mock.initialized();
-    let definition = mock.request(1, "textDocument/definition", json!({}));
+    let uri = mock.open("a.py", "def run():\n    run()\n");
+    let at = json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 4}});
+    let definition = mock.request(1, "textDocument/definition", at);
     assert_eq!(definition["result"][0]["uri"], "file:///etc/passwd");
 }

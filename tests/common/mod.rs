@@ -518,6 +518,21 @@ pub fn record_path(project: &Path) -> PathBuf {
 }
 
 /// Reads mockls's `--record` file as (direction, message) pairs.
+/// The client's answer, in mockls's record, to the first request of
+/// `method` mockls sent.
+pub fn recorded_answer(path: &Path, method: &str) -> Option<Value> {
+    let messages = recorded(path);
+    let (_, request) = messages
+        .iter()
+        .find(|(direction, m)| direction == "out" && m["method"] == method)?;
+    messages
+        .iter()
+        .find(|(direction, m)| {
+            direction == "in" && m["id"] == request["id"] && m["method"].is_null()
+        })
+        .map(|(_, answer)| answer.clone())
+}
+
 pub fn recorded(path: &Path) -> Vec<(String, Value)> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
