@@ -689,3 +689,126 @@ fn non_utf8_names_and_null_bytes_are_survived() {
         "chaos: a non-UTF-8 file name, null bytes in a file | listed, searched, outlined; the session answers on | -"
     );
 }
+
+#[test]
+fn a_hundred_megabyte_hover_is_refused_without_holding_it() {
+    let dir = project(&[("main.py", MAIN)]);
+    let flags = format!("--huge-on {HOVER} --huge-bytes 100000000");
+    let (session, _) = recording(dir.path(), &flags);
+    let before = rss_kib(session.pid());
+    let started = Instant::now();
+    let refused = session.err("hover", json!({"file": "main.py", "line": 4, "column": 10}));
+    let took = started.elapsed();
+    let after = rss_kib(session.pid());
+    assert!(
+        refused.starts_with("[python] sent a malformed response: a message of 100000"),
+        "{refused}"
+    );
+    assert!(
+        after < before + 32 * 1024,
+        "the body was skipped, not held: {before} KiB -> {after} KiB"
+    );
+    eprintln!(
+        "chaos: a 100 MB hover | refused, windlass RSS {before} KiB -> {after} KiB | {:.0} ms",
+        took.as_secs_f64() * 1000.0
+    );
+}
+
+#[test]
+fn a_hung_request_is_cancelled_at_the_server_by_its_own_id() {
+    let dir = project(&[("main.py", MAIN)]);
+    let record = record_path(dir.path());
+    let mut args = root_arg(dir.path());
+    let flags = format!("--hang-on {HOVER} --record {}", record.display());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", &flags),
+        "--request-timeout".into(),
+        "2".into(),
+    ]);
+    let session = Session::start(&args);
+    let timed_out = session.err("hover", json!({"file": "main.py", "line": 4, "column": 10}));
+    assert_eq!(timed_out, "[python] textDocument/hover timed out after 2 s");
+    let hover_id = || {
+        recorded(&record)
+            .into_iter()
+            .find(|(direction, m)| direction == "in" && m["method"] == HOVER)
+            .map(|(_, m)| m["id"].clone())
+    };
+    let cancelled = || {
+        recorded(&record)
+            .into_iter()
+            .filter(|(direction, m)| direction == "in" && m["method"] == "$/cancelRequest")
+            .map(|(_, m)| m["params"]["id"].clone())
+            .collect::<Vec<_>>()
+    };
+    wait_until("the abandoned hover is cancelled", || {
+        !cancelled().is_empty()
+    });
+    assert_eq!(cancelled(), vec![hover_id().unwrap_or_default()]);
+    assert_eq!(
+        session.ok(
+            "definition",
+            json!({"file": "main.py", "line": 4, "column": 10})
+        ),
+        "main.py:1:7  class Shape:"
+    );
+    eprintln!(
+        "chaos: a hung request | timed out, $/cancelRequest for its id, the server still used | 2 s timeout"
+    );
+}
+
+#[test]
+fn a_server_that_cannot_be_spawned_is_counted_and_named() {
+    let dir = project(&[("main.py", MAIN), ("other.c", OTHER)]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        "python:/nonexistent/windlass-test-server".into(),
+        "--lsp".into(),
+        mockls_lsp("c", ""),
+    ]);
+    let session = Session::start(&args);
+    let started = Instant::now();
+    let refused = session.err("hover", json!({"file": "main.py", "line": 4, "column": 10}));
+    let took = started.elapsed();
+    assert!(refused.starts_with("[python]"), "{refused}");
+    assert!(
+        refused.contains("/nonexistent/windlass-test-server"),
+        "{refused}"
+    );
+    // Each failed spawn counts against the restart policy, as a crash does.
+    let python = || {
+        let status = session.ok("status", json!({}));
+        let line = status.lines().find(|line| line.starts_with("[python]"));
+        line.unwrap_or_default().to_owned()
+    };
+    let mut tries = 1;
+    while !python().contains(" failed") && tries < 20 {
+        session.err("hover", json!({"file": "main.py", "line": 4, "column": 10}));
+        tries += 1;
+    }
+    assert!(
+        python().contains(" failed"),
+        "after {tries} tries: {}",
+        python()
+    );
+    let status = session.ok("status", json!({}));
+    assert!(
+        status.contains("last error: [python] `/nonexistent"),
+        "{status}"
+    );
+    assert!(
+        session
+            .ok(
+                "hover",
+                json!({"file": "other.c", "line": 1, "symbol": "shape_area"})
+            )
+            .contains("shape_area")
+    );
+    eprintln!(
+        "chaos: a server that cannot be spawned | failed: {}; `failed` after {tries} tries | {:.0} ms",
+        refused.lines().next().unwrap_or_default(),
+        took.as_secs_f64() * 1000.0
+    );
+}

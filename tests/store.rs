@@ -312,6 +312,47 @@ fn a_store_that_cannot_be_opened_is_reported_the_session_serves_on_and_records_o
 }
 
 #[test]
+fn a_damaged_store_is_set_aside_and_a_new_one_records_from_the_start() {
+    let dir = project(&[("main.py", GREET)]);
+    let state = tempfile::tempdir().unwrap();
+    let database = state.path().join("state/windlass/windlass.db");
+    std::fs::create_dir_all(database.parent().unwrap()).unwrap();
+    let garbage = "this is not a database\n".repeat(400);
+    std::fs::write(&database, &garbage).unwrap();
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let session = Session::start_with_state(state, &args);
+    let hover = session.ok(
+        "hover",
+        json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+    );
+    assert!(hover.contains("greet"), "{hover}");
+    let mut said = String::new();
+    wait_until("the new store says where the old one went", || {
+        let errors = windlass(&session, &["query", "--kind", "error", "--format", "json"]);
+        said = serde_json::from_slice::<Value>(&errors.stdout)
+            .ok()
+            .and_then(|errors| errors[0]["detail"]["error"].as_str().map(str::to_owned))
+            .unwrap_or_default();
+        !said.is_empty()
+    });
+    assert!(said.contains("could not be read"), "{said}");
+    let aside = std::fs::read_dir(database.parent().unwrap())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| path.to_string_lossy().contains("windlass.db.damaged-"))
+        .expect("the damaged store is kept");
+    assert!(said.contains(&aside.display().to_string()), "{said}");
+    assert_eq!(std::fs::read_to_string(&aside).unwrap(), garbage);
+    wait_until("the hover is recorded in the new store", || {
+        !tool_calls(&session, &only_session_id(&session)).is_empty()
+    });
+    let status = session.ok("status", json!({}));
+    assert!(!status.contains("not recorded"), "{status}");
+}
+
+#[test]
 fn gc_dead_forgets_only_dead_sessions() {
     let dir = project(&[("main.py", GREET)]);
     let state = tempfile::tempdir().unwrap();

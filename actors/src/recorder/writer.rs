@@ -62,6 +62,7 @@ pub fn run(path: PathBuf, inbox: Receiver<Write>, trouble: Trouble) {
         lost: 0,
         held: Vec::new(),
         reason: String::new(),
+        notices: Vec::new(),
         trouble,
     };
     store.connect();
@@ -95,6 +96,9 @@ struct Store {
     held: Vec<Write>,
     /// Why the store last failed.
     reason: String,
+    /// What the next batch's first events must say: the store replaced,
+    /// events lost.
+    notices: Vec<String>,
     trouble: Trouble,
 }
 
@@ -116,6 +120,7 @@ impl Store {
                 self.connection = Some(connection);
                 true
             }
+            Err(error) if store::is_damaged(&error) => self.start_afresh(&error),
             Err(error) => {
                 self.fail(
                     &format!(
@@ -124,6 +129,35 @@ impl Store {
                     ),
                     0,
                 );
+                false
+            }
+        }
+    }
+
+    /// A damaged store is kept beside a new one rather than retried for
+    /// ever; the new store's first event says where the old one went.
+    fn start_afresh(&mut self, damage: &rusqlite::Error) -> bool {
+        let path = self.path.display().to_string();
+        let moved = store::set_aside(&self.path).map_err(|e| e.to_string());
+        let opened = moved
+            .clone()
+            .and_then(|aside| Ok((aside, store::open(&self.path).map_err(|e| e.to_string())?)));
+        match opened {
+            Ok((aside, connection)) => {
+                let said = format!(
+                    "the store {path} could not be read ({damage}); it was moved to {} and a new store started",
+                    aside.display()
+                );
+                tracing::warn!("{said}");
+                self.notices.push(said);
+                self.connection = Some(connection);
+                true
+            }
+            Err(error) => {
+                let why = format!(
+                    "the store {path} is damaged ({damage}) and could not be replaced: {error}"
+                );
+                self.fail(&why, 0);
                 false
             }
         }
@@ -139,10 +173,16 @@ impl Store {
             return self.keep(batch, &why);
         }
         if self.lost > 0 {
+            let said = format!(
+                "{} events were not recorded while the store failed",
+                self.lost
+            );
+            self.notices.push(said);
+        }
+        let notices = self.notices.len();
+        for notice in self.notices.iter().rev() {
             let mut event = Event::now(crate::recorder::kind::ERROR, None);
-            event.detail = serde_json::json!({
-                "error": format!("{} events were not recorded while the store failed", self.lost),
-            });
+            event.detail = serde_json::json!({ "error": notice });
             batch.insert(0, Write::Event(event));
         }
         let Some(connection) = &mut self.connection else {
@@ -151,6 +191,7 @@ impl Store {
         match write_batch(connection, &batch) {
             Ok(()) => {
                 self.lost = 0;
+                self.notices.clear();
                 if let Ok(mut trouble) = self.trouble.lock() {
                     *trouble = None;
                 }
@@ -159,8 +200,9 @@ impl Store {
                 // Opened again next time: the file may have been replaced.
                 self.connection = None;
                 self.tried = Some(Instant::now());
+                batch.drain(..notices);
                 if self.lost > 0 {
-                    batch.remove(0);
+                    self.notices.pop();
                 }
                 self.keep(batch, &format!("writing to the store failed: {error}"));
             }

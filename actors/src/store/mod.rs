@@ -44,6 +44,33 @@ pub fn open(path: &Path) -> rusqlite::Result<Connection> {
     Ok(connection)
 }
 
+/// Whether SQLite found that the file is no database, or a damaged one:
+/// waiting will not make it readable.
+pub fn is_damaged(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+/// Moves a damaged store, with its WAL files, out of the way of a new one,
+/// keeping it for whoever wants to look; returns where it went.
+pub fn set_aside(path: &Path) -> std::io::Result<PathBuf> {
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(format!(".damaged-{}", now_ms()));
+    let aside = PathBuf::from(aside);
+    std::fs::rename(path, &aside)?;
+    for suffix in ["-wal", "-shm"] {
+        let mut from = path.as_os_str().to_owned();
+        from.push(suffix);
+        let mut to = aside.as_os_str().to_owned();
+        to.push(suffix);
+        // Absent when SQLite never opened the file.
+        let _moved = std::fs::rename(from, to);
+    }
+    Ok(aside)
+}
+
 /// Opens the store so that no statement can change it: SQLite refuses
 /// writes on a read-only connection whatever the SQL says.
 pub fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
