@@ -599,7 +599,7 @@ fn a_hook_whose_daemon_was_killed_exits_0_silently() {
 }
 
 #[test]
-fn a_bridge_killed_mid_call_frees_its_sessions_leases() {
+fn a_bridge_killed_mid_call_frees_its_sessions_leases_and_its_share_of_the_servers() {
     let dir = project(&[("main.py", "x = 1\n")]);
     let daemon = Daemon::new();
     let mut args = root_arg(dir.path());
@@ -630,6 +630,14 @@ fn a_bridge_killed_mid_call_frees_its_sessions_leases() {
     });
     assert_eq!(take("bridge-host"), None);
     assert!(take("other-host").is_some(), "held while the bridge lives");
+    // Another agent's session shares the server.
+    let other = daemon.session(&args);
+    let shared = || {
+        other
+            .ok("status", json!({}))
+            .contains(" shared by 2 sessions")
+    };
+    wait_until("the server is shared by both sessions", shared);
     // Killed in the middle of a call that will never be answered.
     let _hanging = holder.call_async("hover", json!({"file": "main.py", "line": 1, "column": 1}));
     Command::new("kill")
@@ -640,4 +648,8 @@ fn a_bridge_killed_mid_call_frees_its_sessions_leases() {
     wait_until("the daemon ends the session and the lease is free", || {
         take("other-host").is_none()
     });
+    wait_until("the killed session's share of the server is let go", || {
+        !shared()
+    });
+    assert!(other.ok("status", json!({})).contains("[python]"));
 }

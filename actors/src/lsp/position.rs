@@ -131,6 +131,13 @@ mod tests {
 
     proptest! {
         #[test]
+        fn names_that_are_no_known_encoding_count_in_utf16(name in "\\PC{0,12}") {
+            let known = ["utf-8", "utf-32"].contains(&name.to_ascii_lowercase().as_str());
+            prop_assume!(!known);
+            prop_assert_eq!(PositionEncoding::from_lsp_name(&name), Utf16);
+        }
+
+        #[test]
         fn decode_inverts_encode(line in "\\PC{0,40}", column in 0usize..50) {
             for encoding in [Utf8, Utf16, Utf32] {
                 let encoded = encoding.encode_column(&line, column);
