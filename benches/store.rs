@@ -116,11 +116,7 @@ fn recording_cost() {
     let unrecorded_state = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(unrecorded_state.path().join("state/windlass/windlass.db")).unwrap();
     let unrecorded = Session::start_with_state(unrecorded_state, &args);
-    assert!(
-        unrecorded
-            .ok("status", json!({}))
-            .contains("events are not recorded")
-    );
+    unrecorded.wait_for_status(|status| status.contains("not recorded so far"));
     let question = json!({"file": "main.py", "line": 4, "column": 10});
     for session in [&recording, &unrecorded] {
         for _ in 0..100 {

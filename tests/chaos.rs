@@ -47,6 +47,7 @@ fn chaos(name: &str, flags: &str, outcome: Outcome) {
         REQUEST_TIMEOUT.into(),
     ]);
     let session = Session::start(&args);
+    let memory = rss_kib(session.pid());
     let started = Instant::now();
     let hover = session.call("hover", json!({"file": "main.py", "line": 4, "column": 10}));
     let took = started.elapsed();
@@ -94,6 +95,11 @@ fn chaos(name: &str, flags: &str, outcome: Outcome) {
     let status = session.ok("status", json!({}));
     assert!(status.contains("[python]"), "{name}: {status}");
     assert_eq!(snapshot(dir.path()), before, "{name}: nothing is written");
+    let grown = rss_kib(session.pid()).saturating_sub(memory);
+    assert!(
+        grown < 32 * 1024,
+        "{name}: memory bounded, grew {grown} KiB"
+    );
     eprintln!(
         "chaos: {name} | {observed} | {:.0} ms",
         took.as_secs_f64() * 1000.0

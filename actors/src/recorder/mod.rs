@@ -21,11 +21,10 @@ use crate::store::sessions::SessionRow;
 use crate::store::{now_ms, servers};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::path::PathBuf;
-use std::sync::mpsc::{SyncSender, TrySendError};
 use std::thread::JoinHandle;
 use subscribers::{Filter, Subscribers};
 use tokio::sync::mpsc;
-use writer::Write;
+use writer::{Queue, Refused, Write};
 
 /// Event kinds.
 pub mod kind {
@@ -86,7 +85,7 @@ pub enum RecorderMsg {
 pub struct Recorder;
 
 pub struct State {
-    writer: Option<(SyncSender<Write>, JoinHandle<()>)>,
+    writer: Option<(Queue, JoinHandle<()>)>,
     /// Why nothing can be recorded at all (no state directory, no writer).
     problem: Option<String>,
     /// What the writer says is wrong with the store, while it is.
@@ -115,16 +114,16 @@ impl State {
             event.detail = serde_json::json!({
                 "error": format!("{} events were not recorded: the store fell behind", self.dropped),
             });
-            match sender.try_send(Write::Event(event)) {
+            match sender.offer(Write::Event(event)) {
                 Ok(()) => self.dropped = 0,
-                Err(TrySendError::Full(_)) => {}
-                Err(TrySendError::Disconnected(_)) => return self.writer_stopped(),
+                Err(Refused::Full) => {}
+                Err(Refused::Closed) => return self.writer_stopped(),
             }
         }
-        match sender.try_send(write) {
+        match sender.offer(write) {
             Ok(()) => {}
-            Err(TrySendError::Full(_)) => self.dropped += 1,
-            Err(TrySendError::Disconnected(_)) => self.writer_stopped(),
+            Err(Refused::Full) => self.dropped += 1,
+            Err(Refused::Closed) => self.writer_stopped(),
         }
     }
 
@@ -154,7 +153,7 @@ impl Actor for Recorder {
                 dropped: 0,
             });
         };
-        let (sender, inbox) = std::sync::mpsc::sync_channel(writer::QUEUE);
+        let (sender, inbox) = writer::queue();
         let trouble = writer::Trouble::default();
         let shared = trouble.clone();
         let thread = std::thread::Builder::new()

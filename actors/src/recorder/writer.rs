@@ -3,8 +3,8 @@
 //! write from a channel and writes it in batches, one transaction each: a
 //! batch is its first item and what arrived in the [`BATCH_WINDOW`] after
 //! it, everything left when the channel closes (shutdown) included. The
-//! channel is bounded ([`QUEUE`]): a store that cannot keep up costs
-//! events, counted, never the serving process's memory. The thread sleeps through the window rather than waking for each item: on
+//! queue is bounded by count ([`QUEUE`], [`Queue`]): a store that cannot
+//! keep up costs events, counted, never the serving process's memory. The thread sleeps through the window rather than waking for each item: on
 //! a busy machine every wake-up is taken from the tool calls recorded.
 
 use crate::store::events::{self, Event};
@@ -12,7 +12,8 @@ use crate::store::sessions::{self, SessionRow};
 use crate::store::{self, now_ms, servers};
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,6 +23,64 @@ pub const BATCH_WINDOW: Duration = Duration::from_millis(100);
 /// Items that may wait for the writer: a store slower than the events
 /// costs events past this, not memory.
 pub const QUEUE: usize = 100_000;
+
+/// The Recorder's end of the writer's queue. It is bounded by a count
+/// rather than by a channel's buffer, which would be allocated and
+/// touched up front: 100,000 slots are 18 MB resident in every serving
+/// process, most of its memory.
+pub struct Queue {
+    sender: Sender<Write>,
+    queued: Arc<AtomicUsize>,
+}
+
+/// Why the queue did not take an item.
+pub enum Refused {
+    Full,
+    /// The writer is gone.
+    Closed,
+}
+
+impl Queue {
+    /// Queues `write` unless [`QUEUE`] items are waiting already.
+    pub fn offer(&self, write: Write) -> Result<(), Refused> {
+        if self.queued.load(Ordering::Relaxed) >= QUEUE {
+            return Err(Refused::Full);
+        }
+        self.queued.fetch_add(1, Ordering::Relaxed);
+        self.sender.send(write).map_err(|_| Refused::Closed)
+    }
+}
+
+/// The writer's end of the queue.
+pub struct Inbox {
+    receiver: Receiver<Write>,
+    queued: Arc<AtomicUsize>,
+}
+
+impl Inbox {
+    fn recv(&self) -> Option<Write> {
+        let write = self.receiver.recv().ok()?;
+        self.queued.fetch_sub(1, Ordering::Relaxed);
+        Some(write)
+    }
+
+    fn try_recv(&self) -> Result<Write, TryRecvError> {
+        let write = self.receiver.try_recv()?;
+        self.queued.fetch_sub(1, Ordering::Relaxed);
+        Ok(write)
+    }
+}
+
+/// A queue to the writer and the writer's end of it.
+pub fn queue() -> (Queue, Inbox) {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let queued = Arc::new(AtomicUsize::new(0));
+    let inbox = Inbox {
+        receiver,
+        queued: queued.clone(),
+    };
+    (Queue { sender, queued }, inbox)
+}
 
 /// One thing to write.
 pub enum Write {
@@ -54,7 +113,7 @@ pub type Trouble = Arc<Mutex<Option<String>>>;
 /// that cannot be opened or written is tried again every [`RETRY`]; what
 /// could not be written meanwhile is counted, said in `trouble`, and
 /// recorded as an error event once writing works again.
-pub fn run(path: PathBuf, inbox: Receiver<Write>, trouble: Trouble) {
+pub fn run(path: PathBuf, inbox: Inbox, trouble: Trouble) {
     let mut store = Store {
         path,
         connection: None,
@@ -66,7 +125,7 @@ pub fn run(path: PathBuf, inbox: Receiver<Write>, trouble: Trouble) {
         trouble,
     };
     store.connect();
-    while let Ok(first) = inbox.recv() {
+    while let Some(first) = inbox.recv() {
         let mut batch = vec![first];
         std::thread::sleep(BATCH_WINDOW);
         let closed = loop {
@@ -274,4 +333,29 @@ fn write_batch(connection: &mut Connection, batch: &[Write]) -> rusqlite::Result
         }
     }
     transaction.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event() -> Write {
+        Write::Event(Event::now(crate::recorder::kind::ERROR, None))
+    }
+
+    #[test]
+    fn the_queue_refuses_past_its_bound_and_takes_again_once_read() {
+        let (queue, inbox) = queue();
+        for _ in 0..QUEUE {
+            assert!(queue.offer(event()).is_ok());
+        }
+        assert!(matches!(queue.offer(event()), Err(Refused::Full)));
+        assert!(inbox.recv().is_some());
+        assert!(queue.offer(event()).is_ok());
+        drop(inbox);
+        while queue.queued.load(Ordering::Relaxed) >= QUEUE {
+            queue.queued.fetch_sub(1, Ordering::Relaxed);
+        }
+        assert!(matches!(queue.offer(event()), Err(Refused::Closed)));
+    }
 }
