@@ -372,13 +372,16 @@ fn daemon() -> Check {
         DAEMON_TIMEOUT,
         |answer| match answer {
             Answer::Pong {
-                version, protocol, ..
-            } => Some((version, protocol)),
+                version,
+                protocol,
+                store,
+                ..
+            } => Some((version, protocol, store)),
             _ => None,
         },
     );
     match pong {
-        Ok((version, protocol)) => {
+        Ok((version, protocol, store)) => {
             let sessions =
                 client::expect(
                     &socket,
@@ -393,15 +396,19 @@ fn daemon() -> Check {
                 |error| format!("sessions unknown ({error:#})"),
                 |count| format!("{count} sessions"),
             );
-            Check::new(
-                "daemon",
-                "running",
-                true,
-                format!(
-                    "version {version}, control protocol {protocol}, {sessions}, at {}",
-                    socket.display()
+            let serving = format!(
+                "version {version}, control protocol {protocol}, {sessions}, at {}",
+                socket.display()
+            );
+            match store {
+                None => Check::new("daemon", "running", true, serving),
+                Some(trouble) => Check::new(
+                    "daemon",
+                    "running, not recording",
+                    false,
+                    format!("{serving}; its store: {trouble}"),
                 ),
-            )
+            }
         }
         Err(_) if !socket.exists() => {
             Check::new("daemon", "not running", true, "the first session starts it")

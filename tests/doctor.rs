@@ -193,3 +193,37 @@ fn a_machine_with_nothing_broken_exits_0() {
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(text.contains("nothing is broken"), "{text}");
 }
+
+#[test]
+fn a_daemon_that_cannot_record_is_reported_broken() {
+    let daemon = Daemon::new();
+    // A directory where the daemon's database file should be.
+    std::fs::create_dir_all(daemon.dir.path().join("state/windlass/windlass.db")).unwrap();
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let session = daemon.session(&args);
+    session.wait_for_status(|status| status.contains("not recorded so far"));
+    let output = Command::new(windlass_binary())
+        .args(["doctor", "--json", "--root"])
+        .arg(dir.path())
+        .envs(daemon.environment())
+        .env_remove("WINDLASS_STATE_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let daemon_check = check(&report, "daemon", "daemon");
+    assert_eq!(
+        daemon_check["state"], "running, not recording",
+        "{daemon_check}"
+    );
+    assert_eq!(daemon_check["ok"], false, "{daemon_check}");
+    assert!(
+        daemon_check["detail"]
+            .as_str()
+            .unwrap()
+            .contains("cannot be opened"),
+        "{daemon_check}"
+    );
+}

@@ -352,6 +352,65 @@ fn a_damaged_store_is_set_aside_and_a_new_one_records_from_the_start() {
     assert!(!status.contains("not recorded"), "{status}");
 }
 
+/// Runs windlass with the file-size signal ignored, so that a file-size
+/// limit makes its writes fail as on a full disk instead of killing it.
+const IGNORING_XFSZ: &[&str] = &["sh", "-c", "trap '' XFSZ; exec \"$@\"", "sh"];
+
+#[test]
+fn a_full_disk_is_reported_the_session_serves_on_and_records_once_there_is_room() {
+    let dir = project(&[("main.py", GREET)]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let client = Client {
+        through: IGNORING_XFSZ,
+        ..Client::default()
+    };
+    let session = Session::start_as(&args, &client);
+    let hover = || {
+        session.ok(
+            "hover",
+            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+        )
+    };
+    hover();
+    let id = only_session_id(&session);
+    wait_until("the first call is recorded", || {
+        tool_calls(&session, &id).len() == 1
+    });
+    let limit = |size: &str| {
+        let pid = session.pid().to_string();
+        let fsize = format!("--fsize={size}:");
+        Command::new("prlimit")
+            .args(["--pid", &pid, &fsize])
+            .status()
+            .unwrap()
+            .success()
+    };
+    // No file of the serving process may grow past the store's size now.
+    let database = session.state.path().join("state/windlass/windlass.db");
+    let size = std::fs::metadata(&database).unwrap().len();
+    assert!(limit(&size.to_string()));
+    let mut status = String::new();
+    wait_until("status says the store fails", || {
+        assert!(hover().contains("greet"), "served while the store fails");
+        status = session.ok("status", json!({}));
+        status.contains("not recorded so far")
+    });
+    assert!(
+        status.contains("database or disk is full") || status.contains("disk I/O error"),
+        "{status}"
+    );
+    assert!(limit("unlimited"));
+    wait_until("calls are recorded again, counting the lost ones", || {
+        hover();
+        let errors = windlass(&session, &["query", "--kind", "error", "--format", "json"]);
+        String::from_utf8_lossy(&errors.stdout)
+            .contains("events were not recorded while the store failed")
+    });
+    let status = session.ok("status", json!({}));
+    assert!(!status.contains("not recorded"), "{status}");
+}
+
 #[test]
 fn gc_dead_forgets_only_dead_sessions() {
     let dir = project(&[("main.py", GREET)]);

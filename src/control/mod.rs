@@ -143,6 +143,12 @@ async fn answer(stream: UnixStream, control: Control, stop: mpsc::Sender<()>) ->
             return Ok(());
         }
         Request::Stop => Answer::Refused(not_a_daemon("stops with its client")),
+        Request::Ping => Answer::Pong {
+            version: version(),
+            started: started(),
+            protocol: protocol::PROTOCOL,
+            store: store_trouble(&control.recorder).await,
+        },
         question => ask_about(question, &control.supervisor).await,
     };
     protocol::send(&mut writer, &answer).await
@@ -200,14 +206,20 @@ async fn ask_about(question: Request, supervisor: &ActorRef<SupervisorMsg>) -> A
             )
             .await
         }
-        Request::Ping => Answer::Pong {
-            version: version(),
-            started: started(),
-            protocol: protocol::PROTOCOL,
-        },
-        Request::Attach(_) | Request::Stop | Request::Subscribe { .. } => {
+        Request::Attach(_) | Request::Stop | Request::Ping | Request::Subscribe { .. } => {
             Answer::Refused("not a question".into())
         }
+    }
+}
+
+/// Why the serving process records nothing, if it does not.
+async fn store_trouble(recorder: &ActorRef<RecorderMsg>) -> Option<String> {
+    match recorder
+        .call(RecorderMsg::Problem, Some(ACTOR_TIMEOUT))
+        .await
+    {
+        Ok(CallResult::Success(trouble)) => trouble,
+        _ => Some("the event recorder did not answer in time".into()),
     }
 }
 

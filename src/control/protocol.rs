@@ -117,6 +117,9 @@ pub enum Answer {
         /// The control protocol it speaks.
         #[serde(default)]
         protocol: u64,
+        /// Why its events are not being recorded, when they are not.
+        #[serde(default)]
+        store: Option<String>,
     },
 }
 

@@ -76,6 +76,9 @@ pub struct Client<'a> {
     pub roots: Option<Vec<PathBuf>>,
     pub env: &'a [(&'a str, &'a str)],
     pub daemon: Option<&'a Daemon>,
+    /// A command that runs windlass (as its last arguments), such as a
+    /// shell that changes a signal's disposition and `exec`s it.
+    pub through: &'a [&'a str],
 }
 
 /// A test's own daemon world: runtime, state and config directories that
@@ -195,7 +198,14 @@ impl Session {
     }
 
     fn spawn(state: tempfile::TempDir, args: &[String], client: &Client) -> Session {
-        let mut command = Command::new(windlass_binary());
+        let mut command = match client.through {
+            [] => Command::new(windlass_binary()),
+            [program, arguments @ ..] => {
+                let mut command = Command::new(program);
+                command.args(arguments).arg(windlass_binary());
+                command
+            }
+        };
         match client.daemon {
             Some(daemon) => command.args(args).envs(daemon.environment()),
             None => command

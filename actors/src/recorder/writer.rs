@@ -251,6 +251,7 @@ impl Store {
             Ok(()) => {
                 self.lost = 0;
                 self.notices.clear();
+                self.reason.clear();
                 if let Ok(mut trouble) = self.trouble.lock() {
                     *trouble = None;
                 }
@@ -281,15 +282,21 @@ impl Store {
     }
 
     /// Counts `lost` items and says why nothing is being recorded.
+    /// The log is told once per new reason; `status` always has the count.
     fn fail(&mut self, why: &str, lost: usize) {
         self.lost += lost;
+        let new = self.reason != why;
         why.clone_into(&mut self.reason);
         let said = format!(
             "{why}; {} events not recorded so far, retrying every {} s",
             self.lost,
             RETRY.as_secs()
         );
-        tracing::warn!("{said}");
+        if new {
+            tracing::warn!("{said}");
+        } else {
+            tracing::debug!("{said}");
+        }
         if let Ok(mut trouble) = self.trouble.lock() {
             *trouble = Some(said);
         }
