@@ -24,17 +24,28 @@ const TOTAL_LIMIT: u64 = 100 * 1024 * 1024;
 pub fn init(level: &str) -> Result<()> {
     let filter =
         EnvFilter::try_new(level).with_context(|| format!("invalid log level {level:?}"))?;
-    let path = file_path()?;
-    if let Some(directory) = path.parent() {
-        collect(directory, TOTAL_LIMIT);
-    }
-    let file = RotatingFile::create(path)?;
+    // A log file that cannot be written (a read-only or full state
+    // directory) costs the file, not the session.
+    let file = file_path().and_then(|path| {
+        if let Some(directory) = path.parent() {
+            collect(directory, TOTAL_LIMIT);
+        }
+        RotatingFile::create(path)
+    });
+    let (file, unwritable) = match file {
+        Ok(file) => (Some(file), None),
+        Err(error) => (None, Some(error)),
+    };
     tracing_subscriber::registry()
         .with(filter)
         .with(fmt::layer().with_writer(std::io::stderr).with_ansi(false))
-        .with(fmt::layer().with_writer(Mutex::new(file)).with_ansi(false))
+        .with(file.map(|file| fmt::layer().with_writer(Mutex::new(file)).with_ansi(false)))
         .try_init()
-        .context("installing the logger")
+        .context("installing the logger")?;
+    if let Some(error) = unwritable {
+        tracing::warn!("logging to stderr only: {error:#}");
+    }
+    Ok(())
 }
 
 /// This process's log file, `logs/windlass-PID.log` in the state

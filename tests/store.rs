@@ -411,6 +411,64 @@ fn a_full_disk_is_reported_the_session_serves_on_and_records_once_there_is_room(
     assert!(!status.contains("not recorded"), "{status}");
 }
 
+/// Runs windlass in a mount namespace of its own where its state
+/// directory is mounted read-only.
+const STATE_READ_ONLY: &[&str] = &[
+    "unshare",
+    "--mount",
+    "sh",
+    "-c",
+    "mkdir -p \"$XDG_STATE_HOME/windlass\" && mount --bind -o ro \"$XDG_STATE_HOME\" \"$XDG_STATE_HOME\" && exec \"$@\"",
+    "sh",
+];
+
+#[test]
+fn a_read_only_state_directory_is_survived_and_recorded_in_once_writable() {
+    let private_mounts = Command::new("unshare")
+        .args(["--mount", "true"])
+        .status()
+        .is_ok_and(|status| status.success());
+    if !private_mounts {
+        eprintln!("skipped: mount namespaces need root (`unshare --mount` failed)");
+        return;
+    }
+    let dir = project(&[("main.py", GREET)]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let client = Client {
+        through: STATE_READ_ONLY,
+        ..Client::default()
+    };
+    // Neither its log file nor its store can be written: it serves.
+    let session = Session::start_as(&args, &client);
+    let hover = || {
+        session.ok(
+            "hover",
+            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+        )
+    };
+    assert!(hover().contains("greet"));
+    let status = session.wait_for_status(|status| status.contains("not recorded so far"));
+    assert!(status.contains("cannot be opened"), "{status}");
+    let state = session.state.path().join("state");
+    let remounted = Command::new("nsenter")
+        .args(["--target", &session.pid().to_string(), "--mount"])
+        .args(["mount", "-o", "remount,rw,bind"])
+        .arg(&state)
+        .arg(&state)
+        .status()
+        .unwrap();
+    assert!(remounted.success());
+    // Idle meanwhile: the writer tries again on its own.
+    let id = only_session_id(&session);
+    wait_until("calls are recorded once the directory is writable", || {
+        hover();
+        !tool_calls(&session, &id).is_empty()
+    });
+    let status = session.ok("status", json!({}));
+    assert!(!status.contains("not recorded"), "{status}");
+}
+
 #[test]
 fn gc_dead_forgets_only_dead_sessions() {
     let dir = project(&[("main.py", GREET)]);

@@ -13,7 +13,7 @@ use crate::store::{self, now_ms, servers};
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -57,11 +57,32 @@ pub struct Inbox {
     queued: Arc<AtomicUsize>,
 }
 
+/// What waiting on the inbox gave.
+enum Next {
+    Item(Write),
+    /// Nothing came in the time given.
+    Idle,
+    Closed,
+}
+
 impl Inbox {
-    fn recv(&self) -> Option<Write> {
-        let write = self.receiver.recv().ok()?;
-        self.queued.fetch_sub(1, Ordering::Relaxed);
-        Some(write)
+    /// The next item, waiting at most `patience` when one is given.
+    fn next(&self, patience: Option<Duration>) -> Next {
+        let received = match patience {
+            None => self
+                .receiver
+                .recv()
+                .map_err(|_| RecvTimeoutError::Disconnected),
+            Some(limit) => self.receiver.recv_timeout(limit),
+        };
+        match received {
+            Ok(write) => {
+                self.queued.fetch_sub(1, Ordering::Relaxed);
+                Next::Item(write)
+            }
+            Err(RecvTimeoutError::Timeout) => Next::Idle,
+            Err(RecvTimeoutError::Disconnected) => Next::Closed,
+        }
     }
 
     fn try_recv(&self) -> Result<Write, TryRecvError> {
@@ -125,7 +146,18 @@ pub fn run(path: PathBuf, inbox: Inbox, trouble: Trouble) {
         trouble,
     };
     store.connect();
-    while let Some(first) = inbox.recv() {
+    loop {
+        // A failing store is tried again on time, not only when an event
+        // comes, so that an idle session's row reaches `list` once it can.
+        let patience = store.connection.is_none().then_some(RETRY);
+        let first = match inbox.next(patience) {
+            Next::Item(write) => write,
+            Next::Idle => {
+                store.write(Vec::new());
+                continue;
+            }
+            Next::Closed => break,
+        };
         let mut batch = vec![first];
         std::thread::sleep(BATCH_WINDOW);
         let closed = loop {
@@ -357,7 +389,7 @@ mod tests {
             assert!(queue.offer(event()).is_ok());
         }
         assert!(matches!(queue.offer(event()), Err(Refused::Full)));
-        assert!(inbox.recv().is_some());
+        assert!(matches!(inbox.next(None), Next::Item(_)));
         assert!(queue.offer(event()).is_ok());
         drop(inbox);
         while queue.queued.load(Ordering::Relaxed) >= QUEUE {
