@@ -270,6 +270,37 @@ fn content_modified_for_ever_ends_in_its_error() {
 }
 
 #[test]
+fn content_modified_then_a_null_id_and_a_stray_answer_written_byte_by_byte() {
+    chaos(
+        "combined: ContentModified, null id, unknown id, byte-by-byte",
+        &format!(
+            "--slow-write --fault content-modified:{HOVER} --fault null-id:{HOVER} --unknown-id-on {HOVER}"
+        ),
+        Outcome::Answer("Shape"),
+    );
+}
+
+#[test]
+fn a_late_answer_after_an_unknown_request_sent_twice_amid_diagnostics() {
+    chaos(
+        "combined: unknown request, duplicate, late answer, 2,000 publications",
+        &format!(
+            "--response-delay 300 --fault unknown-request:{HOVER} --fault duplicate-id:{HOVER} --flood-diagnostics 2000"
+        ),
+        Outcome::Answer("Shape"),
+    );
+}
+
+#[test]
+fn a_server_cancelled_error_cut_in_half() {
+    chaos(
+        "combined: a ServerCancelled error cut in half, then exit",
+        &format!("--fault server-cancelled:{HOVER} --fault truncated:{HOVER}"),
+        Outcome::Error(&["[python]", "server exited", "halfway"]),
+    );
+}
+
+#[test]
 fn a_failing_method() {
     chaos(
         "an error answer",
