@@ -571,6 +571,28 @@ fn a_bridge_without_a_runtime_directory_serves_standalone() {
     assert!(is_standalone(&session));
 }
 
+#[test]
+fn a_bridge_whose_runtime_directory_is_read_only_serves_standalone() {
+    let Some(through) = read_only_directory("XDG_RUNTIME_DIR") else {
+        return;
+    };
+    let through: Vec<&str> = through.iter().map(String::as_str).collect();
+    let project = project(&[("main.py", GREET)]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let daemon = Daemon::new();
+    let client = Client {
+        through: &through,
+        ..Client::default()
+    };
+    let session = daemon.session_as(&mockls_args(project.path(), "", &record), client);
+    assert!(is_standalone(&session));
+    assert!(
+        !daemon.dir.path().join("run/windlass").exists(),
+        "nothing was written to the runtime directory"
+    );
+}
+
 fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777

@@ -411,32 +411,17 @@ fn a_full_disk_is_reported_the_session_serves_on_and_records_once_there_is_room(
     assert!(!status.contains("not recorded"), "{status}");
 }
 
-/// Runs windlass in a mount namespace of its own where its state
-/// directory is mounted read-only.
-const STATE_READ_ONLY: &[&str] = &[
-    "unshare",
-    "--mount",
-    "sh",
-    "-c",
-    "mkdir -p \"$XDG_STATE_HOME/windlass\" && mount --bind -o ro \"$XDG_STATE_HOME\" \"$XDG_STATE_HOME\" && exec \"$@\"",
-    "sh",
-];
-
 #[test]
 fn a_read_only_state_directory_is_survived_and_recorded_in_once_writable() {
-    let private_mounts = Command::new("unshare")
-        .args(["--mount", "true"])
-        .status()
-        .is_ok_and(|status| status.success());
-    if !private_mounts {
-        eprintln!("skipped: mount namespaces need root (`unshare --mount` failed)");
+    let Some(through) = read_only_directory("XDG_STATE_HOME") else {
         return;
-    }
+    };
+    let through: Vec<&str> = through.iter().map(String::as_str).collect();
     let dir = project(&[("main.py", GREET)]);
     let mut args = root_arg(dir.path());
     args.extend(["--lsp".into(), mockls_lsp("python", "")]);
     let client = Client {
-        through: STATE_READ_ONLY,
+        through: &through,
         ..Client::default()
     };
     // Neither its log file nor its store can be written: it serves.

@@ -528,6 +528,29 @@ pub fn record_path(project: &Path) -> PathBuf {
 }
 
 /// Reads mockls's `--record` file as (direction, message) pairs.
+/// A command prefix for [`Client::through`] that runs windlass in a mount
+/// namespace of its own where the directory the environment variable
+/// `variable` names is mounted read-only (for root too); `None`, saying
+/// so, where mount namespaces are not allowed.
+pub fn read_only_directory(variable: &str) -> Option<Vec<String>> {
+    let allowed = Command::new("unshare")
+        .args(["--mount", "true"])
+        .status()
+        .is_ok_and(|status| status.success());
+    if !allowed {
+        eprintln!("skipped: mount namespaces need root (`unshare --mount` failed)");
+        return None;
+    }
+    let script = format!(
+        "mkdir -p \"${variable}\" && mount --bind -o ro \"${variable}\" \"${variable}\" && exec \"$@\""
+    );
+    Some(
+        ["unshare", "--mount", "sh", "-c", &script, "sh"]
+            .map(str::to_owned)
+            .to_vec(),
+    )
+}
+
 /// The client's answer, in mockls's record, to the first request of
 /// `method` mockls sent.
 pub fn recorded_answer(path: &Path, method: &str) -> Option<Value> {
