@@ -34,6 +34,14 @@ fn stdout_of(session: &Session, args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// A hover on `greet`, the call these tests record.
+fn hover_greet(session: &Session) -> String {
+    session.ok(
+        "hover",
+        json!({"file": "main.py", "line": 1, "symbol": "greet"}),
+    )
+}
+
 /// The id `list` shows for the only session recorded.
 fn only_session_id(session: &Session) -> String {
     let mut listed = String::new();
@@ -280,12 +288,7 @@ fn a_store_that_cannot_be_opened_is_reported_the_session_serves_on_and_records_o
     let mut args = root_arg(dir.path());
     args.extend(["--lsp".into(), mockls_lsp("python", "")]);
     let session = Session::start_with_state(state, &args);
-    let hover = || {
-        session.ok(
-            "hover",
-            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
-        )
-    };
+    let hover = || hover_greet(&session);
     assert!(hover().contains("greet"));
     let status = session.wait_for_status(|status| status.contains("not recorded so far"));
     assert!(status.contains("cannot be opened"), "{status}");
@@ -366,12 +369,7 @@ fn a_full_disk_is_reported_the_session_serves_on_and_records_once_there_is_room(
         ..Client::default()
     };
     let session = Session::start_as(&args, &client);
-    let hover = || {
-        session.ok(
-            "hover",
-            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
-        )
-    };
+    let hover = || hover_greet(&session);
     hover();
     let id = only_session_id(&session);
     wait_until("the first call is recorded", || {
@@ -426,12 +424,7 @@ fn a_read_only_state_directory_is_survived_and_recorded_in_once_writable() {
     };
     // Neither its log file nor its store can be written: it serves.
     let session = Session::start_as(&args, &client);
-    let hover = || {
-        session.ok(
-            "hover",
-            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
-        )
-    };
+    let hover = || hover_greet(&session);
     assert!(hover().contains("greet"));
     let status = session.wait_for_status(|status| status.contains("not recorded so far"));
     assert!(status.contains("cannot be opened"), "{status}");
@@ -686,12 +679,7 @@ fn a_store_locked_past_the_busy_timeout_is_reported_and_written_again_once_free(
     let dir = project(&[("main.py", GREET)]);
     let session = start(dir.path());
     let id = only_session_id(&session);
-    let hover = || {
-        session.ok(
-            "hover",
-            json!({"file": "main.py", "line": 1, "symbol": "greet"}),
-        )
-    };
+    let hover = || hover_greet(&session);
     hover();
     wait_until("the first call is recorded", || {
         tool_calls(&session, &id).len() == 1
