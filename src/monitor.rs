@@ -3,6 +3,9 @@
 //! socket and prints each event as `query` does (coloured by kind on a
 //! terminal), or as JSON lines with `--json`. While nothing happens, a
 //! terminal shows one status line saying for how long and what was seen.
+//! Hooks record their events (leases, runs) from their own processes
+//! straight into the store, where no serving process sees them: those are
+//! read from the store every half second and shown among the rest.
 
 use crate::control::client;
 use crate::control::protocol::Request;
@@ -17,11 +20,20 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use windlass_actors::recorder::kind;
 use windlass_actors::recorder::subscribers::MISSED;
-use windlass_actors::store::events::Event;
+use windlass_actors::store::events::{self, Event};
 use windlass_actors::store::{self, sessions};
 
 /// Quiet for this long, a terminal shows the idle status line.
 const IDLE: Duration = Duration::from_secs(2);
+/// How often the store is read for the hooks' events.
+const POLL: Duration = Duration::from_millis(500);
+/// The kinds hooks record.
+const HOOK_KINDS: &[&str] = &[
+    kind::HOOK,
+    kind::LOCK_ACQUIRED,
+    kind::LOCK_RELEASED,
+    kind::LOCK_DENIED,
+];
 
 #[derive(Args)]
 pub struct MonitorArgs {
@@ -63,6 +75,7 @@ pub fn run(args: MonitorArgs) -> Result<()> {
         Some(id) => format!("session {id}"),
         None => "every session of the daemon".to_owned(),
     };
+    let mut hooks = HookEvents::open(session.clone(), args.kind.as_deref());
     let request = Request::Subscribe {
         session,
         kind: args.kind,
@@ -88,15 +101,22 @@ pub fn run(args: MonitorArgs) -> Result<()> {
         idle_drawn: false,
         watched,
     };
+    let show = |screen: &mut Screen, event: &Event, line: String| {
+        let shown = table_line(event);
+        match filter.as_ref().is_none_or(|filter| filter.is_match(&shown)) {
+            true => screen.event(event, if args.json { line } else { shown }),
+            false => Ok(()),
+        }
+    };
     loop {
-        match receiver.recv_timeout(Duration::from_secs(1)) {
+        for event in hooks.iter_mut().flat_map(HookEvents::new_ones) {
+            show(&mut screen, &event, serde_json::to_string(&event)?)?;
+        }
+        match receiver.recv_timeout(POLL) {
             Ok(line) => {
                 let line = line.context("the serving process hung up")?;
                 let event: Event = serde_json::from_str(&line)?;
-                let shown = table_line(&event);
-                if filter.as_ref().is_none_or(|filter| filter.is_match(&shown)) {
-                    screen.event(&event, if args.json { line } else { shown })?;
-                }
+                show(&mut screen, &event, line)?;
             }
             Err(RecvTimeoutError::Timeout) => screen.idle()?,
             Err(RecvTimeoutError::Disconnected) => {
@@ -105,6 +125,63 @@ pub fn run(args: MonitorArgs) -> Result<()> {
                 return Ok(());
             }
         }
+    }
+}
+
+/// The hooks' events as the store gets them, from the moment the monitor
+/// started.
+struct HookEvents {
+    connection: rusqlite::Connection,
+    /// The last row shown, or the newest when the monitor started.
+    after: i64,
+    session: Option<String>,
+    kinds: Vec<&'static str>,
+    polled: Instant,
+}
+
+impl HookEvents {
+    /// `None` when `--kind` leaves no hook kind, or the store cannot be
+    /// read: the serving process's events are shown all the same.
+    fn open(session: Option<String>, kind: Option<&str>) -> Option<Self> {
+        let kinds: Vec<&'static str> = HOOK_KINDS
+            .iter()
+            .copied()
+            .filter(|hook_kind| kind.is_none_or(|wanted| wanted == *hook_kind))
+            .collect();
+        if kinds.is_empty() {
+            return None;
+        }
+        let path = crate::state_dir::store_path()?;
+        let connection = store::open_read_only(&path).ok()?;
+        let after = events::last_id(&connection).ok()?;
+        Some(Self {
+            connection,
+            after,
+            session,
+            kinds,
+            polled: Instant::now(),
+        })
+    }
+
+    /// The events written since the last look, at most every [`POLL`].
+    fn new_ones(&mut self) -> Vec<Event> {
+        if self.polled.elapsed() < POLL {
+            return Vec::new();
+        }
+        self.polled = Instant::now();
+        let written = events::written_after(
+            &self.connection,
+            self.after,
+            &self.kinds,
+            self.session.as_deref(),
+        );
+        let Ok(written) = written else {
+            return Vec::new();
+        };
+        if let Some((id, _)) = written.last() {
+            self.after = *id;
+        }
+        written.into_iter().map(|(_, event)| event).collect()
     }
 }
 

@@ -653,3 +653,50 @@ fn a_bridge_killed_mid_call_frees_its_sessions_leases_and_its_share_of_the_serve
     });
     assert!(other.ok("status", json!({})).contains("[python]"));
 }
+
+#[test]
+fn monitor_shows_the_leases_hooks_take_and_let_go() {
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let session = start(dir.path(), HOST_SESSION);
+    let listed = run_windlass(session.state.path(), &["list"]);
+    let listed = String::from_utf8(listed.stdout).unwrap();
+    let id = listed.split_whitespace().next().unwrap().to_owned();
+    let state = session.state.path().join("state");
+    let mut monitor = Command::new(windlass_binary())
+        .args(["monitor", &id, "--json"])
+        .env("XDG_STATE_HOME", &state)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let received = lines_of(monitor.stdout.take().unwrap());
+    let file = dir.path().join("main.py");
+    let mut kinds = Vec::new();
+    // The monitor shows what is written after it starts: leases are
+    // taken and let go until it has shown both.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !(kinds.contains(&"lock_acquired".to_owned())
+        && kinds.contains(&"lock_released".to_owned()))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "monitor showed only {kinds:?}"
+        );
+        hook_in(
+            &state,
+            &["acquire", "--format", "claude", "--timeout", "0"],
+            &pre_tool_use(HOST_SESSION, None, "Edit", &file),
+        );
+        hook_in(
+            &state,
+            &["release", "--grace", "0"],
+            &post_tool_use(HOST_SESSION, dir.path(), &file),
+        );
+        while let Ok(line) = received.recv_timeout(std::time::Duration::from_millis(700)) {
+            let event: Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(event["session"], id.as_str(), "{event}");
+            kinds.push(event["kind"].as_str().unwrap().to_owned());
+        }
+    }
+    let _ = monitor.kill();
+    let _ = monitor.wait();
+}

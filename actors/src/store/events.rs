@@ -106,19 +106,51 @@ pub fn query(connection: &Connection, filter: &Filter) -> rusqlite::Result<Vec<E
         values.len()
     );
     let mut statement = connection.prepare(&sql)?;
-    let rows = statement.query_map(params_from_iter(values), |row| {
-        let detail: String = row.get(8)?;
-        Ok(Event {
-            at: row.get(0)?,
-            session: row.get(1)?,
-            kind: row.get(2)?,
-            server: row.get(3)?,
-            tool: row.get(4)?,
-            duration_us: row.get(5)?,
-            bytes: row.get(6)?,
-            ok: row.get(7)?,
-            detail: serde_json::from_str(&detail).unwrap_or(Value::String(detail)),
-        })
+    let rows = statement.query_map(params_from_iter(values), |row| event_at(row, 0))?;
+    rows.collect()
+}
+
+/// The newest event's row id, 0 when there is none.
+pub fn last_id(connection: &Connection) -> rusqlite::Result<i64> {
+    connection.query_row("SELECT coalesce(max(id), 0) FROM events", [], |row| {
+        row.get(0)
+    })
+}
+
+/// Events of one of `kinds` written after row `after` (of `session` when
+/// given), oldest first, each with its row id.
+pub fn written_after(
+    connection: &Connection,
+    after: i64,
+    kinds: &[&str],
+    session: Option<&str>,
+) -> rusqlite::Result<Vec<(i64, Event)>> {
+    let mut statement = connection.prepare_cached(
+        "SELECT id, at, session, kind, server, tool, duration_us, bytes, ok, detail
+         FROM events WHERE id > ?1 AND (?2 IS NULL OR session = ?2)
+           AND kind IN (SELECT value FROM json_each(?3))
+         ORDER BY id",
+    )?;
+    let kinds = serde_json::to_string(kinds).unwrap_or_default();
+    let rows = statement.query_map(params![after, session, kinds], |row| {
+        Ok((row.get(0)?, event_at(row, 1)?))
     })?;
     rows.collect()
+}
+
+/// The event in a row's columns from `first` on: at, session, kind,
+/// server, tool, duration_us, bytes, ok, detail.
+fn event_at(row: &rusqlite::Row, first: usize) -> rusqlite::Result<Event> {
+    let detail: String = row.get(first + 8)?;
+    Ok(Event {
+        at: row.get(first)?,
+        session: row.get(first + 1)?,
+        kind: row.get(first + 2)?,
+        server: row.get(first + 3)?,
+        tool: row.get(first + 4)?,
+        duration_us: row.get(first + 5)?,
+        bytes: row.get(first + 6)?,
+        ok: row.get(first + 7)?,
+        detail: serde_json::from_str(&detail).unwrap_or(Value::String(detail)),
+    })
 }
