@@ -7,7 +7,7 @@
 //!
 //! The protocol is tower-lsp-server's (`server.rs` is a plain
 //! `LanguageServer`); the faults are produced on the wire around it
-//! (`wire.rs`), so mockls shares no protocol code with the bridge it tests.
+//! (`wire/`), so mockls shares no protocol code with the bridge it tests.
 
 mod assist;
 mod features;

@@ -1,7 +1,7 @@
 //! mockls's well-behaved side: a tower-lsp-server `LanguageServer` that
 //! keeps the documents it is sent, answers from their text, publishes
 //! diagnostics, and reports progress, with the delays and habits the flags
-//! ask for. Faults on the wire are the wire's business (`wire.rs`).
+//! ask for. Faults on the wire are the wire's business (`wire/`).
 
 use crate::features::Answers;
 use crate::flags::Flags;

@@ -1,210 +1,21 @@
-//! mockls's wire: the bytes between the client and the tower-lsp-server
-//! service. Incoming messages are read here, recorded and passed on, or
-//! withheld to play a server that hangs, crashes or ignores shutdown;
-//! outgoing messages are recorded and written as they are, or corrupted,
-//! truncated, slowed, doubled or preceded by messages of their own, as the
-//! flags ask. The framing is mockls's own: it shares no code with the
-//! bridge, so a mistake in either shows up in the tests.
+//! The service's side of the wire: its output split into messages,
+//! written to stdout by a thread of their own with the faults asked for
+//! the method each response answers.
 
+use super::{Methods, OWN_IDS, Record, content_length, frame};
 use crate::flags::Flags;
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::fs::File;
 use std::io::Write;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use std::time::Duration;
+use tokio::io::AsyncWrite;
 
 /// An id mockls never gave out, for the unknown-id fault.
 const UNKNOWN_ID: i64 = 987_654_321;
-/// Ids of the requests the wire itself sends; their answers stop here.
-const OWN_IDS: &str = "mockls-";
-/// The largest body mockls reads from its client.
-const MAX_BODY: usize = 1 << 30;
-
-/// The method of each request in flight, by its id's JSON text, so that
-/// faults chosen by method find its response.
-pub type Methods = Arc<Mutex<HashMap<String, String>>>;
-
-/// The `--record` log: every message either way, timestamped, as JSON
-/// lines.
-pub struct Record(Option<Mutex<File>>);
-
-impl Record {
-    pub fn open(path: Option<&str>) -> std::io::Result<Self> {
-        let file = match path {
-            Some(path) => Some(Mutex::new(
-                File::options().create(true).append(true).open(path)?,
-            )),
-            None => None,
-        };
-        Ok(Self(file))
-    }
-
-    fn write(&self, direction: &str, message: &Value) {
-        let Some(file) = &self.0 else { return };
-        let millis = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs_f64() * 1000.0)
-            .unwrap_or(0.0);
-        let line = json!({"t": millis, "dir": direction, "message": message});
-        if let Ok(mut file) = file.lock() {
-            let _ = writeln!(file, "{line}");
-        }
-    }
-}
-
-fn frame(body: &[u8]) -> Vec<u8> {
-    let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-    bytes.extend_from_slice(body);
-    bytes
-}
-
-/// The Content-Length a header block gives, if it gives one.
-fn content_length(header: &str) -> Option<usize> {
-    header.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        match name.trim().eq_ignore_ascii_case("content-length") {
-            true => value.trim().parse().ok(),
-            false => None,
-        }
-    })
-}
-
-/// Reads one message body; `None` at the end of input.
-async fn read_body(input: &mut (impl AsyncBufRead + Unpin)) -> std::io::Result<Option<Vec<u8>>> {
-    let mut header = String::new();
-    loop {
-        let mut line = Vec::new();
-        if input.read_until(b'\n', &mut line).await? == 0 {
-            return Ok(None);
-        }
-        let line = String::from_utf8_lossy(&line);
-        if !line.trim().is_empty() {
-            header.push_str(&line);
-        } else if !header.is_empty() {
-            break;
-        }
-    }
-    let length = content_length(&header)
-        .filter(|length| *length <= MAX_BODY)
-        .ok_or_else(|| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("no usable Content-Length in {header:?}"),
-            )
-        })?;
-    let mut body = vec![0; length];
-    input.read_exact(&mut body).await?;
-    Ok(Some(body))
-}
-
-/// What the client sends, on its way to the service: read, recorded, and
-/// passed on unless a flag says the server should never see it.
-pub struct Incoming {
-    flags: Arc<Flags>,
-    record: Arc<Record>,
-    methods: Methods,
-    /// Requests passed on, `initialize` and `shutdown` not counted.
-    requests: u64,
-}
-
-impl Incoming {
-    pub fn new(flags: Arc<Flags>, record: Arc<Record>, methods: Methods) -> Self {
-        Self {
-            flags,
-            record,
-            methods,
-            requests: 0,
-        }
-    }
-
-    /// Copies stdin's messages to `service` until the input ends; a server
-    /// that ignores shutdown ignores the end of its input too.
-    pub async fn run(mut self, mut service: impl AsyncWrite + Unpin) {
-        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
-        loop {
-            let body = match read_body(&mut stdin).await {
-                Ok(Some(body)) => body,
-                Ok(None) => break,
-                Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
-                    eprintln!("mockls: bad frame: {error}");
-                    continue;
-                }
-                Err(_) => break,
-            };
-            // A body that is not JSON goes on for the service to refuse.
-            if let Ok(message) = serde_json::from_slice::<Value>(&body) {
-                self.record.write("in", &message);
-                if !self.admit(&message) {
-                    continue;
-                }
-            }
-            if service.write_all(&frame(&body)).await.is_err() {
-                break;
-            }
-        }
-        if self.flags.ignore_shutdown {
-            std::future::pending::<()>().await;
-        }
-    }
-
-    /// Whether the service should see `message`; exits the process for
-    /// the crashes the flags ask for.
-    fn admit(&mut self, message: &Value) -> bool {
-        let method = message.get("method").and_then(Value::as_str);
-        match (method, message.get("id")) {
-            (Some(method), Some(id)) => self.admit_request(method, id, message),
-            (Some("initialized"), None) if self.flags.crash_on_initialized => {
-                eprintln!("mockls: crashing after initialized as asked");
-                std::process::exit(6);
-            }
-            (Some("exit"), None) => !self.flags.ignore_shutdown,
-            (Some(_), None) => true,
-            // Answers to the wire's own requests: the service never sent them.
-            (None, id) => !id
-                .and_then(Value::as_str)
-                .is_some_and(|id| id.starts_with(OWN_IDS)),
-        }
-    }
-
-    fn admit_request(&mut self, method: &str, id: &Value, message: &Value) -> bool {
-        if self.flags.crash_on.iter().any(|m| m == method) {
-            // Named as a real server names the file it choked on.
-            match message
-                .pointer("/params/textDocument/uri")
-                .and_then(Value::as_str)
-            {
-                Some(uri) => eprintln!("mockls: crashing on {method} of {uri} as asked"),
-                None => eprintln!("mockls: crashing on {method} as asked"),
-            }
-            std::process::exit(3);
-        }
-        match method {
-            "initialize" => {}
-            "shutdown" => return !self.flags.ignore_shutdown,
-            _ => {
-                if let Some(limit) = self.flags.drop_after
-                    && self.requests >= limit
-                {
-                    eprintln!("mockls: dropping after {limit} requests as asked");
-                    std::process::exit(4);
-                }
-                self.requests += 1;
-            }
-        }
-        if self.flags.hangs_on(method) {
-            return false;
-        }
-        if let Ok(mut methods) = self.methods.lock() {
-            methods.insert(id.to_string(), method.to_owned());
-        }
-        true
-    }
-}
 
 /// The service's output: split into messages, each handed to the writer
 /// thread, which owns stdout.
@@ -443,31 +254,6 @@ fn advertise_type_hierarchy(message: &mut Value, flags: &Flags) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reads_the_content_length_of_a_header() {
-        assert_eq!(content_length("Content-Length: 12\r\n"), Some(12));
-        assert_eq!(
-            content_length("content-type: x\r\ncontent-length:7\r\n"),
-            Some(7)
-        );
-        assert_eq!(content_length("Content-Type: x\r\n"), None);
-    }
-
-    #[tokio::test]
-    async fn reads_bodies_and_the_end_of_input() {
-        let input = [frame(b"{}"), frame(b"[1]")].concat();
-        let mut input = input.as_slice();
-        assert_eq!(
-            read_body(&mut input).await.ok().flatten(),
-            Some(b"{}".to_vec())
-        );
-        assert_eq!(
-            read_body(&mut input).await.ok().flatten(),
-            Some(b"[1]".to_vec())
-        );
-        assert!(matches!(read_body(&mut input).await, Ok(None)));
-    }
 
     #[test]
     fn splits_the_service_output_into_messages() {
