@@ -849,3 +849,30 @@ fn a_server_that_cannot_be_spawned_is_counted_and_named() {
         took.as_secs_f64() * 1000.0
     );
 }
+
+#[test]
+fn a_response_overtaken_by_a_later_one_answers_both() {
+    let dir = project(&[("main.py", MAIN)]);
+    let (session, _) = recording(dir.path(), &format!("--fault late:{HOVER}"));
+    let started = Instant::now();
+    let hover = session.call_async("hover", json!({"file": "main.py", "line": 4, "column": 10}));
+    let definition = session.ok(
+        "definition",
+        json!({"file": "main.py", "line": 4, "column": 10}),
+    );
+    assert_eq!(definition, "main.py:1:7  class Shape:");
+    assert!(
+        hover.try_recv().is_err(),
+        "the hover, held back 500 ms, is answered after the definition asked later"
+    );
+    let hover = outcome(wait(&hover));
+    assert!(
+        !hover.is_error && hover.text.contains("Shape"),
+        "{}",
+        hover.text
+    );
+    eprintln!(
+        "chaos: a response held back while a later one overtakes it | both answered, each its own | {:.0} ms",
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+}

@@ -95,6 +95,8 @@ pub const FAULTS: &[&str] = &[
     "server-cancelled",
     // `ContentModified` every time.
     "content-modified-always",
+    // The response held back 500 ms while later messages overtake it.
+    "late",
 ];
 
 impl Flags {

@@ -16,9 +16,11 @@ use tokio::io::AsyncWrite;
 
 /// An id mockls never gave out, for the unknown-id fault.
 const UNKNOWN_ID: i64 = 987_654_321;
+/// How long a `late` response is held back.
+const LATE: Duration = Duration::from_millis(500);
 
 /// The service's output: split into messages, each handed to the writer
-/// thread, which owns stdout.
+/// thread.
 pub struct Outgoing {
     pending: Vec<u8>,
     messages: Sender<Vec<u8>>,
@@ -37,7 +39,6 @@ impl Outgoing {
             record,
             methods,
             answered: HashMap::new(),
-            stdout: std::io::stdout(),
         };
         let thread = std::thread::spawn(move || writer.run(received));
         let outgoing = Self {
@@ -94,7 +95,6 @@ struct Writer {
     methods: Methods,
     /// Responses so far per method, for faults of the first time only.
     answered: HashMap<String, u64>,
-    stdout: std::io::Stdout,
 }
 
 impl Writer {
@@ -149,6 +149,15 @@ impl Writer {
             message["result"] = json!({"contents": "x".repeat(self.flags.huge_bytes)});
         }
         let bytes = self.broken(method, &message);
+        if self.flags.fault("late", method) {
+            // Held back on a thread of its own while later messages pass it.
+            let slow = self.flags.slow_write;
+            std::thread::spawn(move || {
+                std::thread::sleep(LATE);
+                write_out(&bytes, slow);
+            });
+            return;
+        }
         self.write(&bytes);
     }
 
@@ -224,17 +233,24 @@ impl Writer {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        if !self.flags.slow_write {
-            let _ = self.stdout.write_all(bytes);
-            let _ = self.stdout.flush();
-            return;
-        }
-        for (index, byte) in bytes.iter().enumerate() {
-            let _ = self.stdout.write_all(std::slice::from_ref(byte));
-            let _ = self.stdout.flush();
-            if index % 16 == 15 {
-                std::thread::sleep(Duration::from_millis(1));
-            }
+        write_out(bytes, self.flags.slow_write);
+    }
+}
+
+/// Writes one message's bytes to stdout, holding it throughout so that a
+/// message held back and written from another thread never splits one.
+fn write_out(bytes: &[u8], slow: bool) {
+    let mut stdout = std::io::stdout().lock();
+    if !slow {
+        let _ = stdout.write_all(bytes);
+        let _ = stdout.flush();
+        return;
+    }
+    for (index, byte) in bytes.iter().enumerate() {
+        let _ = stdout.write_all(std::slice::from_ref(byte));
+        let _ = stdout.flush();
+        if index % 16 == 15 {
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 }
