@@ -310,8 +310,8 @@ struct Memory {
 impl Memory {
     fn of(pid: u32) -> Memory {
         Memory {
-            rss: kilobytes(&format!("/proc/{pid}/status"), "VmRSS:") * 1024,
-            pss: kilobytes(&format!("/proc/{pid}/smaps_rollup"), "Pss:") * 1024,
+            rss: rss_kib(pid) * 1024,
+            pss: proc_kib(&format!("/proc/{pid}/smaps_rollup"), "Pss:") * 1024,
         }
     }
 
@@ -328,16 +328,6 @@ impl Memory {
             pss: self.pss + other.pss,
         }
     }
-}
-
-fn kilobytes(file: &str, field: &str) -> u64 {
-    std::fs::read_to_string(file)
-        .unwrap_or_default()
-        .lines()
-        .find(|line| line.starts_with(field))
-        .and_then(|line| line.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<u64>().ok())
-        .unwrap_or(0)
 }
 
 fn ask_until(

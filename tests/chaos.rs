@@ -481,17 +481,6 @@ fn a_server_that_ignores_shutdown_is_killed_and_reaped() {
     );
 }
 
-/// Resident memory of a process, in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|value| value.split_whitespace().next())
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(0)
-}
-
 #[test]
 fn a_flood_of_diagnostics_and_a_thousand_edits_leave_answers_fresh_and_memory_bounded() {
     let dir = project(&[("main.py", MAIN)]);

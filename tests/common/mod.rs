@@ -528,6 +528,23 @@ pub fn record_path(project: &Path) -> PathBuf {
 }
 
 /// Reads mockls's `--record` file as (direction, message) pairs.
+/// A `/proc` file's field in kB (`VmRSS:` of `/proc/PID/status`, `Pss:`
+/// of `smaps_rollup`); 0 when it cannot be read.
+pub fn proc_kib(file: &str, field: &str) -> u64 {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .find(|line| line.starts_with(field))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .unwrap_or(0)
+}
+
+/// Resident memory of a process, in KiB.
+pub fn rss_kib(pid: u32) -> u64 {
+    proc_kib(&format!("/proc/{pid}/status"), "VmRSS:")
+}
+
 /// A command prefix for [`Client::through`] that runs windlass in a mount
 /// namespace of its own where the directory the environment variable
 /// `variable` names is mounted read-only (for root too); `None`, saying
