@@ -48,8 +48,8 @@ pub fn have(command: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Prints why a test did not run. Under `CI=true` a missing server is a
-/// failure instead: CI installs every server, so a skip there would let
+/// Prints why a test did not run. Under `CI=true` a missing server (or
+/// anything else CI provides) is a failure instead: a skip there would let
 /// the suite pass without testing anything real.
 pub fn skip(reason: &str) {
     if std::env::var("CI").is_ok_and(|value| value == "true") {
@@ -548,14 +548,15 @@ pub fn rss_kib(pid: u32) -> u64 {
 /// A command prefix for [`Client::through`] that runs windlass in a mount
 /// namespace of its own where the directory the environment variable
 /// `variable` names is mounted read-only (for root too); `None`, saying
-/// so, where mount namespaces are not allowed.
+/// so, where mount namespaces are not allowed (a failure under `CI=true`,
+/// where they are).
 pub fn read_only_directory(variable: &str) -> Option<Vec<String>> {
     let allowed = Command::new("unshare")
         .args(["--mount", "true"])
         .status()
         .is_ok_and(|status| status.success());
     if !allowed {
-        eprintln!("skipped: mount namespaces need root (`unshare --mount` failed)");
+        skip("mount namespaces need root (`unshare --mount` failed)");
         return None;
     }
     let script = format!(
