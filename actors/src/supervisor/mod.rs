@@ -463,7 +463,7 @@ impl Actor for Supervisor {
                 }
             }
             SupervisorMsg::ServerExited { server, exit } => {
-                state.server_exited(&myself, server, exit)
+                state.server_exited(&myself, server, exit).await
             }
             SupervisorMsg::Restart(server) => state.restart(&myself, server).await,
             SupervisorMsg::Orphans { server, work } => state.adopt(&myself, server, work),
@@ -510,7 +510,9 @@ impl Actor for Supervisor {
                 state.child_stopped(&myself, cell.get_id())
             }
             SupervisionEvent::ActorFailed(cell, error) => {
-                state.child_failed(&myself, cell.get_id(), error.to_string())
+                state
+                    .child_failed(&myself, cell.get_id(), error.to_string())
+                    .await
             }
             SupervisionEvent::ActorStarted(_) | SupervisionEvent::ProcessGroupChanged(_) => {}
         }
@@ -536,7 +538,7 @@ impl State {
     /// A child panicked or returned an error. A server actor that died
     /// this way never reported its exit, so it counts as a crash here; a
     /// session that failed is detached; anything else stops the tree.
-    fn child_failed(
+    async fn child_failed(
         &mut self,
         myself: &ActorRef<SupervisorMsg>,
         id: ractor::ActorId,
@@ -564,7 +566,7 @@ impl State {
                 orphans: Vec::new(),
                 ending: Ending::Crashed,
             };
-            return self.server_exited(myself, server, exit);
+            return self.server_exited(myself, server, exit).await;
         }
         let session = self
             .sessions

@@ -352,7 +352,7 @@ impl State {
         self.watch_roots();
     }
 
-    pub(super) fn server_exited(
+    pub(super) async fn server_exited(
         &mut self,
         myself: &ActorRef<SupervisorMsg>,
         server: ServerId,
@@ -391,9 +391,11 @@ impl State {
                 slot.phase = Phase::Stopped;
                 self.watch_roots();
             }
+            // Started again in this same turn, so that no question sees
+            // the server missing between its two processes.
             Ending::Restart | Ending::Stopped => {
                 slot.phase = Phase::Backoff;
-                let _stopped = myself.send_message(SupervisorMsg::Restart(server));
+                self.restart(myself, server).await;
             }
             Ending::Crashed => self.crashed(myself, server),
         }
