@@ -241,3 +241,59 @@ fn clangd_diagnostics_are_fresh_through_ten_edit_cycles() {
     let status = session.ok("status", json!({}));
     assert!(status.contains("diagnostics by version"), "{status}");
 }
+
+/// An importer open while its import is edited again and again: pyright
+/// checks it again after every edit, and none of that may teach Windlass
+/// to wait for a second round of the edited file (each answer would then
+/// come up to 2 s after pyright's), nor leave the importer's own answer
+/// stale. pyright may itself publish a file twice for one change, a few
+/// ms apart; a window learned from the importer would be as long as the
+/// time between edits.
+#[test]
+fn pyright_edits_with_an_importer_open_stay_single_round_and_fresh() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let dir = project(&[
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/mathutil.py",
+            "def add(a: int, b: int) -> int:\n    return a + b\n",
+        ),
+        (
+            "pkg/app.py",
+            "from pkg.mathutil import add\n\nprint(add(1, 2))\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let hover = session.ok(
+        "hover",
+        json!({"file": "pkg/app.py", "line": 3, "symbol": "add"}),
+    );
+    assert!(hover.contains("def add"), "{hover}");
+    edit_cycles(
+        &session,
+        dir.path(),
+        "pkg/mathutil.py",
+        |cycle| format!("def add(a: int, b: int) -> int:\n    return a + undefined_{cycle}\n"),
+        |cycle| format!("def add(a: int, b: int) -> int:\n    return a + b + {cycle}\n"),
+        |cycle| {
+            format!(
+                "2:16 error [Pyright reportUndefinedVariable] \"undefined_{cycle}\" is not defined"
+            )
+        },
+    );
+    std::fs::write(
+        dir.path().join("pkg/mathutil.py"),
+        "def add(a: str, b: str) -> str:\n    return a + b\n",
+    )
+    .unwrap();
+    let importer = session.ok("diagnostics", json!({"file": "pkg/app.py"}));
+    assert!(importer.contains("pkg/app.py: 2 errors"), "{importer}");
+    let status = session.ok("status", json!({}));
+    assert!(status.contains("diagnostics by version"), "{status}");
+    assert!(
+        !status.contains("rounds"),
+        "a second round was learned: {status}"
+    );
+}

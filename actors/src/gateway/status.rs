@@ -119,6 +119,12 @@ fn describe(
             head.push_str(&format!(" cpu {cpu:.1}s rss {rss:.1}MB"));
         }
         head.push_str(&format!(" diagnostics by {}", live.strategy.name()));
+        if let (rounds @ 2.., window) = live.rounds {
+            head.push_str(&format!(
+                " in up to {rounds} rounds {} ms apart",
+                window.as_millis()
+            ));
+        }
         if live.queued > 0 {
             head.push_str(&format!(" queued {}", live.queued));
         }

@@ -5,9 +5,10 @@
 //! sends a change it records the generation at that moment; diagnostics are
 //! fresh only once the generation has moved past it. How to tell that the
 //! server is *done* publishing depends on what it has shown it does
-//! ([`Strategy`]), and a short settle window, learned from how the server
-//! published before, catches second rounds.
+//! ([`Strategy`]); a server whose recent checks of edited files took more
+//! than one round is waited on for the rounds still to come ([`Rounds`]).
 
+use super::rounds::Rounds;
 use crate::monitor::ProcessSample;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -23,19 +24,18 @@ pub const TICK_BUDGET: u64 = 1_000;
 /// How long a server that has never published may sit idle before it is
 /// reported as publishing nothing.
 pub const NO_PUBLISH_GRACE: Duration = Duration::from_millis(1_500);
-/// Settle window while nothing is known about the server's rounds.
-const DEFAULT_SETTLE: Duration = Duration::from_millis(90);
-/// Settle window for a server seen publishing once per change, repeatedly.
-const SINGLE_ROUND_SETTLE: Duration = Duration::from_millis(10);
-/// Publications further apart than this are not rounds of one check.
-const MAX_ROUND_GAP: Duration = Duration::from_secs(2);
+/// How long a server known only by its CPU must stay quiet after a
+/// publication before it counts as done: its work comes in bursts (a
+/// type checker's suggestions follow its errors), and a starved process
+/// can look idle for a sample or two between them.
+pub const QUIET_HOLD: Duration = Duration::from_millis(100);
 
 /// How the end of a server's work on a change is recognised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
     /// The server echoes the document version in its publications.
     Version,
-    /// The server brackets its work with `$/progress`.
+    /// The server brackets its checks with `$/progress`.
     Progress,
     /// Neither: the process's CPU samples tell when it is done.
     Process,
@@ -56,32 +56,21 @@ impl Strategy {
 pub struct Observations {
     pub saw_version: bool,
     pub published_ever: bool,
-    /// The longest gap seen between two publications for one change.
-    pub round_gap: Option<Duration>,
-    /// Changes that ended with exactly one publication.
-    pub single_round_changes: u32,
+    /// Whether the server has reported progress begun during a check (not
+    /// only while loading, which says nothing about its diagnostics).
+    pub progress_in_checks: bool,
+    /// Its recent checks of edited files.
+    pub rounds: Rounds,
     /// Whether the Monitor can sample this process at all.
     pub sampled: bool,
 }
 
 impl Observations {
-    pub fn strategy(&self, progress_seen: bool) -> Strategy {
-        match (self.saw_version, progress_seen) {
+    pub fn strategy(&self) -> Strategy {
+        match (self.saw_version, self.progress_in_checks) {
             (true, _) => Strategy::Version,
             (false, true) => Strategy::Progress,
             (false, false) => Strategy::Process,
-        }
-    }
-
-    /// How long after a publication to wait for another round.
-    pub fn settle_window(&self, fixed: Option<Duration>) -> Duration {
-        if let Some(fixed) = fixed {
-            return fixed;
-        }
-        match self.round_gap {
-            Some(gap) => (gap * 3 / 2 + Duration::from_millis(10)).min(MAX_ROUND_GAP),
-            None if self.single_round_changes >= 3 => SINGLE_ROUND_SETTLE,
-            None => DEFAULT_SETTLE,
         }
     }
 }
@@ -96,7 +85,10 @@ pub struct Entry {
     /// The generation when the last change was sent.
     pub change_generation: u64,
     pub change_version: i64,
-    epoch_publications: u32,
+    /// Whether the last change opened the document.
+    change_opened: bool,
+    /// Publications answering the last change: of its version, or of none.
+    rounds: u32,
 }
 
 impl Entry {
@@ -117,15 +109,17 @@ impl Cache {
         self.entries.get(uri)
     }
 
-    /// Records that a change (or open) of `uri` at `version` was sent.
-    pub fn note_change(&mut self, uri: &str, version: i64) {
+    /// Records that a change of `uri` at `version` was sent: an edit, or
+    /// (`edit` false) an open.
+    pub fn note_change(&mut self, uri: &str, version: i64, edit: bool, now: Instant) {
         let entry = self.entries.entry(uri.to_owned()).or_default();
-        if entry.epoch_publications == 1 {
-            self.observations.single_round_changes += 1;
-        }
         entry.change_generation = entry.generation;
         entry.change_version = version;
-        entry.epoch_publications = 0;
+        entry.change_opened = !edit;
+        entry.rounds = 0;
+        self.observations
+            .rounds
+            .change_sent(uri, version, edit, now);
         self.evict();
     }
 
@@ -139,23 +133,26 @@ impl Cache {
     ) {
         items.truncate(MAX_PER_URI);
         let entry = self.entries.entry(uri.to_owned()).or_default();
-        if let Some(previous) = entry.published_at
-            && entry.epoch_publications > 0
-        {
-            let gap = now.duration_since(previous);
-            if gap < MAX_ROUND_GAP {
-                let longest = self.observations.round_gap.unwrap_or_default().max(gap);
-                self.observations.round_gap = Some(longest);
-            }
-        }
         entry.generation += 1;
         entry.version = version;
         entry.items = items.into();
         entry.published_at = Some(now);
-        entry.epoch_publications += 1;
+        if version.is_none_or(|version| version == entry.change_version) {
+            entry.rounds += 1;
+        }
+        self.observations.rounds.published(uri, version, now);
         self.observations.published_ever = true;
         self.observations.saw_version |= version.is_some();
         self.evict();
+    }
+
+    /// Progress began: if an edit is being checked, the server brackets
+    /// its checks with progress. Progress begun after an open is taken for
+    /// loading, which says nothing about diagnostics.
+    pub fn progress_began(&mut self, now: Instant) {
+        if self.observations.rounds.checking_edit(now) {
+            self.observations.progress_in_checks = true;
+        }
     }
 
     fn evict(&mut self) {
@@ -212,7 +209,7 @@ pub struct Wait {
     quiet_streak: u32,
     /// Since when the process has been idle, if it is.
     quiet_since: Option<Instant>,
-    /// The last sample that confirmed the process idle.
+    /// The last sample that found the process idle with the one before.
     last_quiet: Option<Instant>,
 }
 
@@ -263,9 +260,12 @@ impl Wait {
         let fresh = entry.filter(|entry| entry.is_fresh());
         if let Some(entry) = fresh
             && let Some(published_at) = entry.published_at
-            && self.signalled(entry, published_at, observations.sampled, progress_idle)
+            && let Some(settled) = self.settled_at(entry, published_at, observations, progress_idle)
         {
-            let due = published_at + observations.settle_window(rules.fixed_settle);
+            let settle = rules
+                .fixed_settle
+                .unwrap_or_else(|| observations.rounds.settle(entry.rounds));
+            let due = settled.max(published_at + settle);
             return if now >= due {
                 Verdict::Done(entry.items.clone())
             } else {
@@ -301,23 +301,48 @@ impl Wait {
         }
     }
 
-    fn signalled(
+    /// When the server's work on the change counts as over by what it
+    /// has shown, if it does yet: a publication of the change's version
+    /// with no check still running under progress (after an open, with
+    /// the process quiet once since: pyright may publish what it knew of a
+    /// closed file from disk under the version just opened, then check the
+    /// text it was sent and publish again); progress ended; or the process
+    /// quiet for [`QUIET_HOLD`] after publishing.
+    fn settled_at(
         &self,
         entry: &Entry,
         published_at: Instant,
-        sampled: bool,
+        observations: &Observations,
         progress_idle: bool,
-    ) -> bool {
-        let quiet_after_publish =
-            !sampled || self.last_quiet.is_some_and(|quiet| quiet >= published_at);
-        match self.strategy {
-            Strategy::Version => match entry.version {
-                Some(version) => version >= entry.change_version,
-                None => quiet_after_publish,
-            },
-            Strategy::Progress => progress_idle,
-            Strategy::Process => quiet_after_publish,
+    ) -> Option<Instant> {
+        let checks_done = progress_idle || !observations.progress_in_checks;
+        let sampled = observations.sampled;
+        match (entry.version, self.strategy) {
+            (Some(version), _) if version >= entry.change_version && checks_done => {
+                match entry.change_opened {
+                    true => self.quiet_after(published_at, sampled, Duration::ZERO),
+                    false => Some(published_at),
+                }
+            }
+            (Some(_), _) => None,
+            (None, Strategy::Progress) => progress_idle.then_some(published_at),
+            (None, Strategy::Version | Strategy::Process) => {
+                self.quiet_after(published_at, sampled, QUIET_HOLD)
+            }
         }
+    }
+
+    /// When the process will have been quiet for `hold` since it
+    /// published, if a sample taken since found it quiet and it still is.
+    fn quiet_after(&self, published_at: Instant, sampled: bool, hold: Duration) -> Option<Instant> {
+        if !sampled {
+            return Some(published_at + hold);
+        }
+        self.last_quiet.filter(|quiet| *quiet >= published_at)?;
+        let since = self
+            .quiet_since
+            .filter(|_| self.quiet_streak >= QUIET_SAMPLES)?;
+        Some(since.max(published_at) + hold)
     }
 }
 
@@ -345,167 +370,193 @@ mod tests {
         base + Duration::from_millis(millis)
     }
 
+    /// The verdict for `wait` with `progress_idle`, at `now`.
+    fn ask(wait: &Wait, cache: &Cache, progress_idle: bool, now: Instant) -> Verdict {
+        wait.verdict(
+            cache.entry(URI),
+            &cache.observations,
+            progress_idle,
+            &RULES,
+            now,
+        )
+    }
+
     #[test]
     fn a_publication_from_before_the_change_is_never_fresh() {
         let now = Instant::now();
         let mut cache = Cache::default();
-        cache.note_change(URI, 1);
+        cache.note_change(URI, 1, true, now);
         cache.publish(URI, Some(1), vec![json!("old")], now);
-        cache.note_change(URI, 2);
-        let wait = Wait::new(URI.into(), Strategy::Version, now);
-        let verdict = wait.verdict(
-            cache.entry(URI),
-            &cache.observations,
-            true,
-            &RULES,
-            at(now, 500),
-        );
+        cache.note_change(URI, 2, true, at(now, 3_000));
+        let wait = Wait::new(URI.into(), Strategy::Version, at(now, 3_000));
         assert_eq!(
-            verdict,
-            Verdict::WaitUntil(at(now, 30_000)),
+            ask(&wait, &cache, true, at(now, 3_500)),
+            Verdict::WaitUntil(at(now, 33_000)),
             "nothing fresh: wait, bounded by the idle limit"
         );
-        cache.publish(URI, Some(1), vec![json!("late and stale")], at(now, 10));
-        let verdict = wait.verdict(
-            cache.entry(URI),
-            &cache.observations,
-            true,
-            &RULES,
-            at(now, 500),
-        );
+        cache.publish(URI, Some(1), vec![json!("late and stale")], at(now, 3_010));
         assert_eq!(
-            verdict,
+            ask(&wait, &cache, true, at(now, 3_500)),
             Verdict::Wait,
             "a late publication for version 1 does not answer version 2"
         );
-        cache.publish(URI, Some(2), vec![json!("new")], at(now, 20));
+        cache.publish(URI, Some(2), vec![json!("new")], at(now, 3_020));
+        assert_eq!(
+            ask(&wait, &cache, true, at(now, 3_020)),
+            Verdict::Done(vec![json!("new")].into()),
+            "the change's own version is final at once"
+        );
+    }
+
+    #[test]
+    fn a_version_is_final_once_a_sample_after_it_finds_the_server_quiet() {
+        let now = Instant::now();
+        let mut cache = Cache::default();
+        cache.observations.sampled = true;
+        // A check seen to its end: no first-check window.
+        cache.note_change("file:///w/b.py", 1, false, now);
+        cache.publish("file:///w/b.py", Some(1), vec![], now);
+        cache.note_change(URI, 1, false, now);
+        let mut wait = Wait::new(URI.into(), Strategy::Version, now);
+        wait.observe(&sample(0), true, at(now, 20));
+        wait.observe(&sample(0), true, at(now, 40));
+        // The old text's result, under the new version.
+        cache.publish(URI, Some(1), vec![], at(now, 45));
+        assert_eq!(ask(&wait, &cache, true, at(now, 45)), Verdict::Wait);
+        wait.observe(&sample(4), true, at(now, 60));
+        wait.observe(&sample(0), true, at(now, 80));
+        cache.publish(URI, Some(1), vec![json!("error")], at(now, 85));
+        wait.observe(&sample(0), true, at(now, 100));
+        assert_eq!(
+            ask(&wait, &cache, true, at(now, 100)),
+            Verdict::Done(vec![json!("error")].into())
+        );
+    }
+
+    #[test]
+    fn a_dependents_publications_never_delay_the_edited_files_answer() {
+        const DEPENDENT: &str = "file:///w/app.py";
+        let now = Instant::now();
+        let mut cache = Cache::default();
+        cache.note_change(DEPENDENT, 1, true, now);
+        cache.publish(DEPENDENT, Some(1), vec![], at(now, 50));
+        for edit in 0..200u64 {
+            let sent = at(now, 1_000 + edit * 400);
+            let version = edit as i64 + 1;
+            cache.note_change(URI, version, true, sent);
+            let wait = Wait::new(URI.into(), Strategy::Version, sent);
+            let published = sent + Duration::from_millis(280);
+            cache.publish(URI, Some(version), vec![json!(edit)], published);
+            // The importer is checked again at once, as pyright does.
+            cache.publish(DEPENDENT, Some(1), vec![], published);
+            cache.publish(
+                DEPENDENT,
+                Some(1),
+                vec![],
+                published + Duration::from_millis(150),
+            );
+            assert!(
+                matches!(ask(&wait, &cache, true, published), Verdict::Done(_)),
+                "edit {edit} answered at its publication"
+            );
+        }
+    }
+
+    #[test]
+    fn a_server_seen_publishing_in_rounds_is_waited_on_for_the_next_round() {
+        let now = Instant::now();
+        let mut cache = Cache::default();
+        cache.note_change(URI, 1, true, now);
+        cache.publish(URI, Some(1), vec![], at(now, 10));
+        cache.publish(URI, Some(1), vec![json!("flycheck")], at(now, 410));
+        cache.note_change(URI, 2, true, at(now, 1_000));
+        let wait = Wait::new(URI.into(), Strategy::Version, at(now, 1_000));
+        cache.publish(URI, Some(2), vec![], at(now, 1_010));
+        assert_eq!(
+            ask(&wait, &cache, true, at(now, 1_010)),
+            Verdict::WaitUntil(at(now, 1_010 + 610)),
+            "half as long again as the gap seen, plus 10 ms"
+        );
+        cache.publish(URI, Some(2), vec![json!("flycheck")], at(now, 1_300));
+        assert_eq!(
+            ask(&wait, &cache, true, at(now, 1_300)),
+            Verdict::Done(vec![json!("flycheck")].into()),
+            "all the rounds are in"
+        );
+        let fixed = Rules {
+            fixed_settle: Some(Duration::from_secs(2)),
+            ..RULES
+        };
         let verdict = wait.verdict(
             cache.entry(URI),
             &cache.observations,
             true,
-            &RULES,
-            at(now, 500),
-        );
-        assert_eq!(verdict, Verdict::Done(vec![json!("new")].into()));
-    }
-
-    #[test]
-    fn the_settle_window_delays_the_answer_and_learns_second_rounds() {
-        let now = Instant::now();
-        let mut cache = Cache::default();
-        cache.note_change(URI, 1);
-        cache.publish(URI, Some(1), vec![], now);
-        let wait = Wait::new(URI.into(), Strategy::Version, now);
-        let due = at(now, 90);
-        assert_eq!(
-            wait.verdict(
-                cache.entry(URI),
-                &cache.observations,
-                true,
-                &RULES,
-                at(now, 1)
-            ),
-            Verdict::WaitUntil(due)
-        );
-        cache.publish(URI, Some(1), vec![json!("second round")], at(now, 40));
-        assert_eq!(
-            cache.observations.round_gap,
-            Some(Duration::from_millis(40))
+            &fixed,
+            at(now, 1_300),
         );
         assert_eq!(
-            cache.observations.settle_window(None),
-            Duration::from_millis(70)
+            verdict,
+            Verdict::WaitUntil(at(now, 3_300)),
+            "a fixed window"
         );
-        assert_eq!(
-            cache
-                .observations
-                .settle_window(Some(Duration::from_secs(2))),
-            Duration::from_secs(2)
-        );
-    }
-
-    #[test]
-    fn single_round_servers_settle_quickly() {
-        let now = Instant::now();
-        let mut cache = Cache::default();
-        for version in 1..=4 {
-            cache.note_change(URI, version);
-            cache.publish(URI, Some(version), vec![], at(now, version as u64 * 5_000));
-        }
-        cache.note_change(URI, 5);
-        assert_eq!(cache.observations.settle_window(None), SINGLE_ROUND_SETTLE);
     }
 
     #[test]
     fn progress_servers_are_done_when_their_work_ends() {
         let now = Instant::now();
         let mut cache = Cache::default();
-        cache.note_change(URI, 1);
+        cache.note_change(URI, 1, true, now);
+        cache.progress_began(at(now, 5));
+        assert_eq!(cache.observations.strategy(), Strategy::Progress);
         cache.publish(URI, None, vec![json!(1)], now);
         let wait = Wait::new(URI.into(), Strategy::Progress, now);
-        assert_eq!(
-            wait.verdict(
-                cache.entry(URI),
-                &cache.observations,
-                false,
-                &RULES,
-                at(now, 100)
-            ),
-            Verdict::Wait
-        );
+        assert_eq!(ask(&wait, &cache, false, at(now, 100)), Verdict::Wait);
         assert!(matches!(
-            wait.verdict(
-                cache.entry(URI),
-                &cache.observations,
-                true,
-                &RULES,
-                at(now, 100)
-            ),
+            ask(&wait, &cache, true, at(now, 100)),
             Verdict::Done(_)
         ));
     }
 
     #[test]
-    fn process_servers_are_done_when_quiet_after_publishing() {
+    fn progress_after_an_open_says_nothing_about_checks() {
+        let now = Instant::now();
+        let mut cache = Cache::default();
+        cache.progress_began(now);
+        cache.note_change(URI, 1, false, now);
+        cache.progress_began(at(now, 10));
+        assert_eq!(cache.observations.strategy(), Strategy::Process);
+    }
+
+    #[test]
+    fn process_servers_are_done_when_quiet_for_a_while_after_publishing() {
         let now = Instant::now();
         let mut cache = Cache::default();
         cache.observations.sampled = true;
-        cache.note_change(URI, 1);
+        cache.note_change(URI, 1, true, now);
         let mut wait = Wait::new(URI.into(), Strategy::Process, now);
         wait.observe(&sample(30), true, at(now, 20));
         cache.publish(URI, None, vec![json!(1)], at(now, 30));
         wait.observe(&sample(2), true, at(now, 40));
-        assert_eq!(
-            wait.verdict(
-                cache.entry(URI),
-                &cache.observations,
-                true,
-                &RULES,
-                at(now, 100)
-            ),
-            Verdict::Wait
-        );
+        assert_eq!(ask(&wait, &cache, true, at(now, 100)), Verdict::Wait);
         wait.observe(&sample(0), true, at(now, 60));
         assert_eq!(
-            wait.verdict(
-                cache.entry(URI),
-                &cache.observations,
-                true,
-                &RULES,
-                at(now, 100)
-            ),
+            ask(&wait, &cache, true, at(now, 100)),
             Verdict::Wait,
             "one idle sample is not quiet yet"
         );
         wait.observe(&sample(0), true, at(now, 80));
+        let due = at(now, 60) + QUIET_HOLD;
+        assert_eq!(
+            ask(&wait, &cache, true, at(now, 80)),
+            Verdict::WaitUntil(due)
+        );
+        // A type checker going on to its next round.
+        wait.observe(&sample(3), true, at(now, 100));
+        assert_eq!(ask(&wait, &cache, true, due), Verdict::Wait, "busy again");
+        wait.observe(&sample(0), true, at(now, 120));
+        wait.observe(&sample(0), true, at(now, 140));
         assert!(matches!(
-            wait.verdict(
-                cache.entry(URI),
-                &cache.observations,
-                true,
-                &RULES,
-                at(now, 200)
-            ),
+            ask(&wait, &cache, true, at(now, 120) + QUIET_HOLD),
             Verdict::Done(_)
         ));
     }
@@ -611,9 +662,10 @@ mod tests {
     #[test]
     fn strategy_follows_what_was_seen() {
         let mut observations = Observations::default();
-        assert_eq!(observations.strategy(false), Strategy::Process);
-        assert_eq!(observations.strategy(true), Strategy::Progress);
+        assert_eq!(observations.strategy(), Strategy::Process);
+        observations.progress_in_checks = true;
+        assert_eq!(observations.strategy(), Strategy::Progress);
         observations.saw_version = true;
-        assert_eq!(observations.strategy(true), Strategy::Version);
+        assert_eq!(observations.strategy(), Strategy::Version);
     }
 }

@@ -135,7 +135,10 @@ impl State {
             "textDocument/publishDiagnostics" => self.published(myself, params),
             "$/progress" => {
                 match self.progress.apply(params) {
-                    Change::Began(token) => self.readiness.progress_began(&token),
+                    Change::Began(token) => {
+                        self.diagnostics.progress_began(Instant::now());
+                        self.readiness.progress_began(&token);
+                    }
                     Change::Ended(token) => self.readiness.progress_ended(&token),
                     Change::Reported | Change::Ignored => {}
                 }

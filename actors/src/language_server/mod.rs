@@ -36,6 +36,7 @@ mod progress;
 pub mod protocol;
 mod readiness;
 mod requests;
+mod rounds;
 mod sync;
 mod usage;
 mod waiting;
@@ -139,6 +140,9 @@ pub struct ServerStatus {
     pub open_documents: usize,
     pub encoding: Option<PositionEncoding>,
     pub strategy: Strategy,
+    /// How many rounds its recent checks took at most, and how long a
+    /// later round is waited for after the one before.
+    pub rounds: (u32, Duration),
     pub process: Option<ProcessSample>,
     pub last_error: Option<String>,
     /// What the server is known not to see (no compilation database).
@@ -573,7 +577,7 @@ impl State {
     }
 
     fn strategy(&self) -> Strategy {
-        self.diagnostics.observations.strategy(self.progress.seen)
+        self.diagnostics.observations.strategy()
     }
 
     /// Whether any caller waits on the server: requests sent, held or
@@ -613,6 +617,10 @@ impl State {
             open_documents: self.documents.len(),
             encoding,
             strategy: self.strategy(),
+            rounds: (
+                self.diagnostics.observations.rounds.expected(),
+                self.diagnostics.observations.rounds.settle(1),
+            ),
             process: self.last_sample,
             last_error: self.last_error.clone(),
             gaps: self.coverage.gaps().to_vec(),

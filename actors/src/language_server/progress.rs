@@ -18,8 +18,6 @@ pub struct Work {
 #[derive(Debug, Default)]
 pub struct Progress {
     active: HashMap<String, Work>,
-    /// Whether the server has ever reported progress.
-    pub seen: bool,
 }
 
 /// What a `$/progress` notification changed.
@@ -50,7 +48,6 @@ impl Progress {
                     .to_owned();
                 self.active
                     .insert(token.clone(), Work { title, percentage });
-                self.seen = true;
                 Change::Began(token)
             }
             Some("report") => match self.active.get_mut(&token) {
@@ -100,7 +97,7 @@ mod tests {
             progress.apply(&json!({"token": "t", "value": {"kind": "end"}})),
             Change::Ended("t".into())
         );
-        assert!(progress.is_idle() && progress.seen);
+        assert!(progress.is_idle());
     }
 
     #[test]

@@ -58,7 +58,8 @@ impl State {
         match self.documents.sync(document) {
             SyncAction::Unchanged => false,
             SyncAction::Open { version } => {
-                self.diagnostics.note_change(&uri, i64::from(version));
+                self.diagnostics
+                    .note_change(&uri, i64::from(version), false, Instant::now());
                 self.readiness.reload(Instant::now());
                 self.did_open(&uri, &language, version, &text);
                 true
@@ -68,7 +69,8 @@ impl State {
                 previous,
                 stale,
             } => {
-                self.diagnostics.note_change(&uri, i64::from(version));
+                self.diagnostics
+                    .note_change(&uri, i64::from(version), true, Instant::now());
                 if stale {
                     self.await_taken_in(&uri, version);
                 }
