@@ -336,6 +336,84 @@ fn four_agents_contending_for_one_file_take_it_one_at_a_time() {
     assert_eq!(waited.len(), 2, "B and C each waited: {acquired:?}");
 }
 
+/// Reads take nothing and never wait, even of a file being edited: they
+/// are told who edits it. An editor whose edit never reached its
+/// PostToolUse (the host rejected it) lets go once it moves on.
+#[test]
+fn reads_never_wait_and_an_editor_moving_on_lets_go() {
+    let dir = project(&[
+        (
+            "shared.py",
+            "x = 1
+",
+        ),
+        (
+            "other.py", "y = 2
+",
+        ),
+    ]);
+    let session = start(dir.path(), HOST_SESSION);
+    session.ok("status", json!({}));
+    let shared = dir.path().join("shared.py");
+    let other = dir.path().join("other.py");
+    let state = session.state.path().join("state");
+    let run = |agent: &str, tool: &str, file: &Path| {
+        answer(&hook_in(
+            &state,
+            &["acquire", "--format", "claude", "--timeout", "0"],
+            &pre_tool_use(HOST_SESSION, Some(agent), tool, file),
+        ))
+    };
+    assert_eq!(run("reader-1", "Read", &shared), None, "nobody edits it");
+    assert_eq!(
+        run("reader-2", "Read", &shared),
+        None,
+        "two readers at once"
+    );
+    assert_eq!(run("editor", "Edit", &shared), None, "readers hold nothing");
+    let readers: Vec<_> = ["reader-1", "reader-2"]
+        .map(|reader| {
+            let state = state.clone();
+            let input = pre_tool_use(HOST_SESSION, Some(reader), "Read", &shared);
+            std::thread::spawn(move || {
+                answer(&hook_in(&state, &["acquire", "--format", "claude"], &input))
+            })
+        })
+        .into_iter()
+        .collect();
+    for reader in readers {
+        let told = reader.join().unwrap().expect("told of the editor");
+        let told = context(&told);
+        assert!(
+            told.contains(&format!(
+                "being edited by another agent ({HOST_SESSION}:editor) for "
+            )),
+            "{told}"
+        );
+    }
+    let refused = run("reader-1", "Edit", &shared).expect("one editor at a time");
+    let reason = refused["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert!(
+        reason.contains("is being edited by another agent"),
+        "{reason}"
+    );
+    // The editor's edit was rejected by its host: no PostToolUse. It goes
+    // on to another file, and its lease on the first is let go.
+    wait_until("the editor moves on", || {
+        run("editor", "Edit", &other);
+        run("reader-1", "Edit", &shared).is_none()
+    });
+    let moved = stdout_of_query(&session, "lock_released");
+    assert!(
+        moved
+            .iter()
+            .any(|event| event["detail"]["moved_on_to"] == json!(other.display().to_string())),
+        "{moved:?}"
+    );
+}
+
 /// The owner holding `shared.py` once it is no longer `previous`.
 fn wait_for_holder(state: &Path, previous: &str) -> String {
     let mut holder = String::new();

@@ -1,9 +1,14 @@
 //! `windlass acquire`: before an agent reads or edits a file (Claude Code
-//! PreToolUse, Gemini BeforeTool), takes the owner's advisory lease on it
-//! in `file_locks`, waiting up to `--timeout` while another owner holds
-//! it, and denies the tool naming the holder when the wait runs out. When
-//! the agent is about to edit a file that changed on disk since it last
-//! read or wrote it, it is told so.
+//! PreToolUse, Gemini BeforeTool).
+//!
+//! An edit takes the owner's advisory lease on the file in `file_locks`,
+//! waiting up to `--timeout` while another owner edits it, and is denied
+//! naming the editor when the wait runs out; the agent is told when the
+//! file changed on disk since it last read or wrote it. A read takes
+//! nothing and never waits: it is told who is editing the file, if anyone.
+//! Either way the owner has moved on from the files it edited before (its
+//! leases on them renewed more than [`BATCH`] ago are let go), which frees
+//! the lease of an edit its host rejected before any hook ran.
 
 use super::{Format, Run, mtime_ns};
 use crate::list::shown_time;
@@ -17,18 +22,23 @@ use windlass_actors::store::{self, hooks, sessions};
 
 /// How often a waiting hook asks again.
 const POLL: Duration = Duration::from_millis(50);
+/// Leases renewed this recently are of the tool batch in progress (a host
+/// runs the hooks of parallel tool calls at once), not files moved on from.
+const BATCH: Duration = Duration::from_secs(2);
 
 #[derive(Args, Clone, Debug)]
 pub struct AcquireArgs {
     /// The host's JSON to answer in.
     #[arg(long, value_enum)]
     pub format: Format,
-    /// Seconds to wait for another owner's lease; kept below the hook's
-    /// own timeout, since a PreToolUse hook that times out does not block.
+    /// Seconds an edit waits for another owner's lease; kept below the
+    /// hook's own timeout, since a PreToolUse hook that times out does not
+    /// block.
     #[arg(long, default_value_t = 20)]
     pub timeout: u64,
-    /// Seconds a lease lasts unless renewed or let go.
-    #[arg(long, default_value_t = 120)]
+    /// Seconds an edit's lease lasts unless renewed or let go: the bound
+    /// on a lease whose edit never reached its PostToolUse.
+    #[arg(long, default_value_t = 60)]
     pub lease: u64,
 }
 
@@ -46,6 +56,57 @@ fn acquire(run: &mut Run, args: &AcquireArgs) -> Result<Option<Value>> {
         return Ok(None);
     };
     let shown = file.display().to_string();
+    move_on(run, &shown)?;
+    let tool = run.input.tool_name.clone().unwrap_or_default();
+    if reads(&tool) {
+        return read(run, args.format, &file, &shown);
+    }
+    if let Some(denied) = lease(run, args, &shown)? {
+        return Ok(Some(denied));
+    }
+    let owner = run.input.owner();
+    let known = hooks::file_state(&run.store, &owner, &shown)?;
+    let changed =
+        known.is_some_and(|known| known.mtime_ns.is_some() && known.mtime_ns != mtime_ns(&file));
+    Ok(changed.then(|| {
+        run.context(
+            args.format,
+            &format!(
+                "{shown} changed on disk since this agent last read or wrote it; its content may differ from what it remembers"
+            ),
+        )
+    }))
+}
+
+/// A read: what the agent reads now is what it knows from now on, and it
+/// hears who is editing the file meanwhile.
+fn read(
+    run: &mut Run,
+    format: Format,
+    file: &std::path::Path,
+    shown: &str,
+) -> Result<Option<Value>> {
+    let owner = run.input.owner();
+    let now = store::now_ms();
+    hooks::set_mtime(&run.store, &owner, shown, mtime_ns(file), now)?;
+    let editor = locks::editor(&run.store, shown, &owner, now, |connection, session| {
+        sessions::gone(connection, session, crate::process::alive).unwrap_or(false)
+    })?;
+    Ok(editor.map(|editor| {
+        run.context(
+            format,
+            &format!(
+                "{shown} is being edited by another agent ({}) for {}; what this read shows may change",
+                editor.owner,
+                held_for(&editor, now)
+            ),
+        )
+    }))
+}
+
+/// Takes the edit lease, waiting while another owner edits; the host's
+/// refusal when the wait runs out.
+fn lease(run: &mut Run, args: &AcquireArgs, shown: &str) -> Result<Option<Value>> {
     let owner = run.input.owner();
     let session = run.session.as_ref().map(|session| session.id.clone());
     let ttl = i64::try_from(args.lease.saturating_mul(1000)).unwrap_or(i64::MAX);
@@ -54,7 +115,7 @@ fn acquire(run: &mut Run, args: &AcquireArgs) -> Result<Option<Value>> {
     loop {
         let lease = locks::try_acquire(
             &mut run.store,
-            &shown,
+            shown,
             &owner,
             session.as_deref(),
             store::now_ms(),
@@ -66,7 +127,7 @@ fn acquire(run: &mut Run, args: &AcquireArgs) -> Result<Option<Value>> {
         match lease {
             Lease::Granted => break,
             Lease::Held(holder) if Instant::now() >= deadline => {
-                return Ok(Some(deny(run, args.format, &shown, &holder)));
+                return Ok(Some(deny(run, args.format, shown, &holder)));
             }
             Lease::Held(holder) => {
                 waited_on.get_or_insert(holder);
@@ -78,35 +139,39 @@ fn acquire(run: &mut Run, args: &AcquireArgs) -> Result<Option<Value>> {
         kind::LOCK_ACQUIRED,
         json!({"file": shown, "owner": owner, "waited_on": waited_on.map(|holder| holder.owner)}),
     );
-    let tool = run.input.tool_name.clone().unwrap_or_default();
-    let now_mtime = mtime_ns(&file);
-    let known = hooks::file_state(&run.store, &owner, &shown)?;
-    if reads(&tool) {
-        // What the agent reads now is what it knows from now on.
-        hooks::set_mtime(&run.store, &owner, &shown, now_mtime, store::now_ms())?;
-        return Ok(None);
-    }
-    let changed =
-        known.is_some_and(|known| known.mtime_ns.is_some() && known.mtime_ns != now_mtime);
-    Ok(changed.then(|| {
-        run.context(
-            args.format,
-            &format!(
-                "{shown} changed on disk since this agent last read or wrote it; its content may differ from what it remembers"
-            ),
-        )
-    }))
+    Ok(None)
 }
 
-/// The host's refusal of the tool, naming who holds the file.
+/// Lets go of the owner's leases on other files that it is done with.
+fn move_on(run: &mut Run, shown: &str) -> Result<()> {
+    let owner = run.input.owner();
+    let batch_ms = i64::try_from(BATCH.as_millis()).unwrap_or(i64::MAX);
+    let released = locks::release_others(
+        &mut run.store,
+        &owner,
+        shown,
+        store::now_ms().saturating_sub(batch_ms),
+    )?;
+    for file in released {
+        run.record(
+            kind::LOCK_RELEASED,
+            json!({"file": file, "owner": owner, "moved_on_to": shown}),
+        );
+    }
+    Ok(())
+}
+
+/// The host's refusal of the tool, naming who is editing the file.
 fn deny(run: &mut Run, format: Format, file: &str, holder: &Holder) -> Value {
+    let now = store::now_ms();
     run.record(
         kind::LOCK_DENIED,
         json!({"file": file, "owner": run.input.owner(), "holder": holder.owner, "since": holder.since}),
     );
     let reason = format!(
-        "{file} is being edited by another agent ({}) since {}; windlass keeps one agent at a time on a file. Work on something else and try again later.",
+        "{file} is being edited by another agent ({}) for {} (since {}); windlass keeps one agent at a time editing a file. Work on something else and try again later.",
         holder.owner,
+        held_for(holder, now),
         shown_time(holder.since)
     );
     match format {
@@ -119,4 +184,10 @@ fn deny(run: &mut Run, format: Format, file: &str, holder: &Holder) -> Value {
         }),
         Format::Gemini => json!({"decision": "deny", "reason": reason}),
     }
+}
+
+/// How long the holder has held the lease, in whole seconds.
+fn held_for(holder: &Holder, now: i64) -> String {
+    let seconds = now.saturating_sub(holder.since).max(0) / 1000;
+    format!("{seconds} s")
 }

@@ -1,8 +1,9 @@
 //! File leases between agents (`windlass acquire` / `release`): one row
-//! per leased file in `file_locks`, taken and given back in IMMEDIATE
-//! transactions so that two hooks never both see a file free. A lease is
-//! re-entrant for its owner and expires; a lease whose holder's session
-//! has ended holds nothing.
+//! per file being edited in `file_locks`, taken and given back in
+//! IMMEDIATE transactions so that two hooks never both see a file free. A
+//! lease is re-entrant for its owner and expires; a lease whose holder's
+//! session has ended holds nothing. Reads take no lease: they only ask who
+//! is editing.
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -61,14 +62,65 @@ pub fn try_acquire(
         _ => now,
     };
     transaction.execute(
-        "INSERT INTO file_locks (path, owner, session, acquired, expires)
-         VALUES (?1, ?2, ?3, ?4, ?5)
+        "INSERT INTO file_locks (path, owner, session, acquired, expires, renewed)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (path) DO UPDATE SET owner = excluded.owner, session = excluded.session,
-             acquired = excluded.acquired, expires = excluded.expires",
-        params![path, owner, session, acquired, now + ttl_ms],
+             acquired = excluded.acquired, expires = excluded.expires, renewed = excluded.renewed",
+        params![path, owner, session, acquired, now + ttl_ms, now],
     )?;
     transaction.commit()?;
     Ok(Lease::Granted)
+}
+
+/// Who other than `owner` is editing `path` now, if anyone: a lease
+/// unexpired whose holder's session is not gone.
+pub fn editor(
+    connection: &Connection,
+    path: &str,
+    owner: &str,
+    now: i64,
+    session_gone: impl Fn(&Connection, &str) -> bool,
+) -> rusqlite::Result<Option<Holder>> {
+    let current: Option<(String, Option<String>, i64)> = connection
+        .query_row(
+            "SELECT owner, session, acquired FROM file_locks
+             WHERE path = ?1 AND owner != ?2 AND expires > ?3",
+            params![path, owner, now],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    Ok(current
+        .filter(|(_, session, _)| {
+            !session
+                .as_deref()
+                .is_some_and(|session| session_gone(connection, session))
+        })
+        .map(|(owner, _, since)| Holder { owner, since }))
+}
+
+/// Lets go of `owner`'s leases on files other than `path` last renewed
+/// before `renewed_before`: the owner has moved on from them (an edit the
+/// host rejected before its hooks ran never had its lease let go).
+/// Returns the files let go.
+pub fn release_others(
+    connection: &mut Connection,
+    owner: &str,
+    path: &str,
+    renewed_before: i64,
+) -> rusqlite::Result<Vec<String>> {
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let released = {
+        let mut statement = transaction.prepare(
+            "DELETE FROM file_locks
+             WHERE owner = ?1 AND path != ?2 AND coalesce(renewed, acquired) < ?3
+             RETURNING path",
+        )?;
+        statement
+            .query_map(params![owner, path, renewed_before], |row| row.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?
+    };
+    transaction.commit()?;
+    Ok(released)
 }
 
 /// Lets the owner's lease on `path` end `grace_ms` from `now` (at once
@@ -130,6 +182,43 @@ mod tests {
             "in grace"
         );
         assert_eq!(ask(&mut db, "dave", 1_351), Lease::Granted, "after grace");
+    }
+
+    #[test]
+    fn readers_see_the_editor_and_an_owner_moving_on_lets_go() {
+        let (_dir, mut db) = store();
+        let lease = |db: &mut Connection, path: &str, now: i64| {
+            try_acquire(db, path, "alice", Some("s1"), now, 60_000, NONE_GONE).unwrap()
+        };
+        assert_eq!(lease(&mut db, "/p/a.py", 0), Lease::Granted);
+        let editing = editor(&db, "/p/a.py", "bob", 10, NONE_GONE).unwrap();
+        assert_eq!(
+            editing,
+            Some(Holder {
+                owner: "alice".into(),
+                since: 0
+            })
+        );
+        assert_eq!(
+            editor(&db, "/p/a.py", "alice", 10, NONE_GONE).unwrap(),
+            None
+        );
+        assert_eq!(lease(&mut db, "/p/b.py", 5_000), Lease::Granted);
+        let released = release_others(&mut db, "alice", "/p/c.py", 3_000).unwrap();
+        assert_eq!(
+            released,
+            vec!["/p/a.py".to_owned()],
+            "b.py is of the same batch"
+        );
+        assert_eq!(
+            editor(&db, "/p/a.py", "bob", 5_010, NONE_GONE).unwrap(),
+            None
+        );
+        assert!(
+            editor(&db, "/p/b.py", "bob", 5_010, NONE_GONE)
+                .unwrap()
+                .is_some()
+        );
     }
 
     #[test]

@@ -89,6 +89,9 @@ const MIGRATIONS: &[&str] = &[
     // 4: the problems an owner was last told of in a file, so that the
     // next edit reports what it changed rather than everything again.
     "ALTER TABLE file_states ADD COLUMN problems TEXT;",
+    // 5: when an edit lease was last renewed, so that an owner moving on
+    // to another file lets go of those it no longer edits.
+    "ALTER TABLE file_locks ADD COLUMN renewed INTEGER;",
 ];
 
 /// The version this build writes.
