@@ -25,10 +25,17 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 use std::time::Instant;
 
-/// What the MCP client is told about the server as a whole.
-const INSTRUCTIONS: &str = "Code intelligence from language servers. Address a position by \
-file+line+column, file+line+symbol, or symbol alone. Lines and columns are 1-based; columns count \
-Unicode code points. file is absolute, relative to the first root, or ROOTNAME/relative.";
+/// What the MCP client is told about the server as a whole. Hosts that
+/// show a model only tool names until it searches (Claude Code's
+/// ToolSearch) make this and the descriptions below what leads it to the
+/// right tool, so they say what each answers in the words an agent uses.
+const INSTRUCTIONS: &str = "Code intelligence from the project's language servers (type checkers, \
+compilers): the type of a symbol, where it is defined, who uses or calls it, a file's outline, and \
+the errors in a file, in a few hundred bytes instead of reading whole files or grepping. After \
+editing a file, call diagnostics on it to learn whether the edit broke anything: it waits for the \
+server's fresh check. Address a position by file+line+column, file+line+symbol, or symbol alone; \
+lines and columns are 1-based, columns count Unicode code points; file is absolute, relative to the \
+first root, or ROOTNAME/relative. Every tool is read-only.";
 
 type ToolResult = Result<String, String>;
 
@@ -76,7 +83,7 @@ impl Tools {
 #[tool_router]
 impl Tools {
     #[tool(
-        description = "Type and docs of the symbol at a position.",
+        description = "Type of a symbol, with its signature and documentation (hover): what is this, what type does it have. Cheaper than reading the file that defines it.",
         annotations(read_only_hint = true)
     )]
     async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -85,7 +92,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Where the symbol at a position is defined.",
+        description = "Go to definition: where a function, class, method or variable is defined, with its source line.",
         annotations(read_only_hint = true)
     )]
     async fn definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -94,7 +101,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Where the symbol at a position is declared.",
+        description = "Go to declaration: where a symbol is declared, such as a C or C++ prototype in a header.",
         annotations(read_only_hint = true)
     )]
     async fn declaration(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -103,7 +110,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Where the type of the symbol at a position is defined.",
+        description = "Go to type definition: where the type (class, struct, interface) of a variable or expression is defined.",
         annotations(read_only_hint = true)
     )]
     async fn type_definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -112,7 +119,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Implementations of the interface or method at a position.",
+        description = "Find implementations of an interface, trait, abstract class or method: which classes implement or override it.",
         annotations(read_only_hint = true)
     )]
     async fn implementation(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -121,7 +128,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Every use of the symbol at a position, grouped by file.",
+        description = "Find all references: every use of a symbol across the workspace (where it is used, read or called), grouped by file with counts.",
         annotations(read_only_hint = true)
     )]
     async fn find_references(&self, Parameters(args): Parameters<ReferencesArgs>) -> ToolResult {
@@ -130,7 +137,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Outline of a file: kind, name, line range.",
+        description = "Outline of a file: its classes, functions, methods and variables with their line ranges, without reading the file.",
         annotations(read_only_hint = true)
     )]
     async fn document_symbols(&self, Parameters(args): Parameters<OutlineArgs>) -> ToolResult {
@@ -139,7 +146,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Diagnostics of files as they are now on disk, after the server has checked them.",
+        description = "Errors and warnings in files as they are on disk now (type errors, undefined names, lint): check after an edit whether it broke anything. Waits for the language server's fresh check of the latest change.",
         annotations(read_only_hint = true)
     )]
     async fn diagnostics(&self, Parameters(args): Parameters<DiagnosticsArgs>) -> ToolResult {
@@ -148,7 +155,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Entries of a directory with type and size, gitignore-aware.",
+        description = "List a directory: its files and subdirectories with type and size, gitignore-aware.",
         annotations(read_only_hint = true)
     )]
     async fn list_directory(&self, Parameters(args): Parameters<ListDirectoryArgs>) -> ToolResult {
@@ -157,7 +164,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Workspace symbols and a per-file text heatmap for a query.",
+        description = "Search the workspace by name or text: matching symbol definitions from every language server, plus the files that contain the text with match counts.",
         annotations(read_only_hint = true)
     )]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> ToolResult {
@@ -166,7 +173,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "File tree, optionally with each file's symbols.",
+        description = "Map of the codebase: the file tree of a directory, optionally with each file's classes and functions; an overview of an unfamiliar project.",
         annotations(read_only_hint = true)
     )]
     async fn codebase_map(&self, Parameters(args): Parameters<MapArgs>) -> ToolResult {
@@ -175,7 +182,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Callers or callees of the function at a position.",
+        description = "Call hierarchy: who calls this function (incoming callers) or which functions it calls (outgoing callees), with locations.",
         annotations(read_only_hint = true)
     )]
     async fn call_hierarchy(&self, Parameters(args): Parameters<CallHierarchyArgs>) -> ToolResult {
@@ -184,7 +191,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Supertypes or subtypes of the type at a position.",
+        description = "Type hierarchy: the base classes and interfaces of a type (supertypes) or the classes derived from it (subtypes).",
         annotations(read_only_hint = true)
     )]
     async fn type_hierarchy(&self, Parameters(args): Parameters<TypeHierarchyArgs>) -> ToolResult {
@@ -193,7 +200,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Fixes and refactorings offered for a line range, as proposed edits.",
+        description = "Quick fixes and refactorings the language server offers for a line range (add an import, fix an error), as proposed edits; nothing is written.",
         annotations(read_only_hint = true)
     )]
     async fn code_actions(&self, Parameters(args): Parameters<CodeActionsArgs>) -> ToolResult {
@@ -202,7 +209,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Edits a rename would make, as text; nothing is written.",
+        description = "Rename a symbol everywhere: the edits a rename refactoring would make in every file, as text; nothing is written.",
         annotations(read_only_hint = true)
     )]
     async fn rename(&self, Parameters(args): Parameters<RenameArgs>) -> ToolResult {
@@ -211,7 +218,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Completions at a position, most relevant first (max 50).",
+        description = "Code completion at a position: the members, methods and names available there, most relevant first (at most 50).",
         annotations(read_only_hint = true)
     )]
     async fn completion(&self, Parameters(args): Parameters<CompletionArgs>) -> ToolResult {
@@ -220,7 +227,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Signatures of the call at a position, active parameter in «».",
+        description = "Signature help: the parameters of the function being called at a position, the active one marked «».",
         annotations(read_only_hint = true)
     )]
     async fn signature_help(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -229,7 +236,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Health of every language server.",
+        description = "Status of the language servers: which are running, loading or failed, their CPU, memory and last error, and the roots served; why an answer may be missing.",
         annotations(read_only_hint = true)
     )]
     async fn status(&self) -> ToolResult {
