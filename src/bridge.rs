@@ -22,12 +22,12 @@ pub fn run(args: ServeArgs, raw_args: Vec<OsString>) -> Result<()> {
     let settings = match session_args::resolve(&args, &cwd, identity.clone()) {
         Ok(settings) => settings,
         Err(error) => {
-            logging::init(&args.log_level)?;
+            logging::init(args.log_level.as_deref())?;
             return Err(error);
         }
     };
     if args.standalone {
-        logging::init(&args.log_level)?;
+        logging::init(args.log_level.as_deref())?;
         return standalone::run(settings);
     }
     let reason = match exec_bridge(
@@ -43,7 +43,7 @@ pub fn run(args: ServeArgs, raw_args: Vec<OsString>) -> Result<()> {
         Ok(never) => match never {},
         Err(error) => error,
     };
-    logging::init(&args.log_level)?;
+    logging::init(args.log_level.as_deref())?;
     tracing::warn!("{reason:#}; serving standalone");
     standalone::run(settings)
 }
@@ -60,14 +60,17 @@ fn exec_bridge(
     let bridge = windlass.with_file_name("windlass-bridge");
     let hello = String::from_utf8(protocol::encode(&Request::Attach(Box::new(hello)))?)?;
     let log = logging::file_path()?;
-    let error = std::process::Command::new(&bridge)
+    let mut bridge_command = std::process::Command::new(&bridge);
+    if let Some(level) = &args.log_level {
+        bridge_command.env("WINDLASS_LOG", level);
+    }
+    let error = bridge_command
         .args(raw_args)
         .env("WINDLASS_BRIDGE_HELLO", hello.trim_end())
         .env("WINDLASS_BRIDGE_SOCKET", directory.socket())
         .env("WINDLASS_BRIDGE_LOCK", directory.start_lock())
         .env("WINDLASS_BRIDGE_WINDLASS", &windlass)
         .env("WINDLASS_BRIDGE_LOG", log)
-        .env("WINDLASS_LOG", &args.log_level)
         .exec();
     Err(error).with_context(|| format!("running {}", bridge.display()))
 }

@@ -35,9 +35,10 @@ pub struct DaemonArgs {
     /// used first ("4GiB", "512MiB", bytes; "0" = no budget).
     #[arg(long, env = "WINDLASS_MEMORY_BUDGET", value_name = "SIZE")]
     pub memory_budget: Option<String>,
-    /// Log filter for the log file (error, warn, info, debug, trace).
-    #[arg(long, env = "WINDLASS_LOG", default_value = "info")]
-    pub log_level: String,
+    /// Log filter (error, warn, info, debug, trace) for the log file, and
+    /// for stderr when given.
+    #[arg(long, env = "WINDLASS_LOG")]
+    pub log_level: Option<String>,
 }
 
 pub fn run(args: DaemonArgs) -> Result<()> {
@@ -46,7 +47,7 @@ pub fn run(args: DaemonArgs) -> Result<()> {
         // that started it can go away without taking it along.
         let _already_a_leader = rustix::process::setsid();
     }
-    logging::init(&args.log_level)?;
+    logging::init(args.log_level.as_deref())?;
     let directory = RuntimeDir::open()?;
     let config = crate::config::daemon_config()?;
     let server_idle = args.server_idle.unwrap_or(config.server_idle);

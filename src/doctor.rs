@@ -422,10 +422,11 @@ fn daemon() -> Check {
     }
 }
 
-/// The hosts' hooks: the `windlass` they run, and the installed plugin
-/// and extension with their hooks files.
+/// The hosts' hooks: the `windlass` they run, how their runs of the last
+/// day went, and the installed plugin and extension with their hooks
+/// files.
 fn hooks() -> Vec<Check> {
-    let mut checks = vec![windlass_on_path()];
+    let mut checks = vec![windlass_on_path(), hook_runs()];
     let home = std::env::var_os("HOME").map(PathBuf::from);
     if let Some(home) = home {
         checks.push(installed(
@@ -441,6 +442,43 @@ fn hooks() -> Vec<Check> {
         ));
     }
     checks
+}
+
+/// The hooks' runs of the last day: a hook never fails its host, so a
+/// failure is seen only here, in `hooks.log` and in `query --kind hook`.
+fn hook_runs() -> Check {
+    const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+    let runs = crate::state_dir::store_path()
+        .context("no state directory")
+        .and_then(|path| Ok(store::open(&path)?))
+        .and_then(|connection| {
+            Ok(store::hooks::runs_since(
+                &connection,
+                store::now_ms() - DAY_MS,
+            )?)
+        });
+    let runs = match runs {
+        Ok(runs) => runs,
+        Err(error) => {
+            return Check::new("hook runs", "unknown", false, format!("{error:#}")).missing();
+        }
+    };
+    let Some((at, hook, reason)) = runs.last_failure else {
+        let state = match runs.total {
+            0 => "none in the last day".to_owned(),
+            total => format!("all {total} in the last day succeeded"),
+        };
+        return Check::new("hook runs", state, true, String::new());
+    };
+    Check::new(
+        "hook runs",
+        format!("{} of {} failed in the last day", runs.failed, runs.total),
+        false,
+        format!(
+            "last at {}: {hook}: {reason} (more in `windlass query --kind hook` and logs/hooks.log)",
+            crate::list::shown_time(at)
+        ),
+    )
 }
 
 /// Whether the `windlass` a hook runs (the first on PATH) is this binary.

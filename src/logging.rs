@@ -1,6 +1,9 @@
-//! Logs go to stderr and to a file in the state directory, never to
+//! Logs go to a file in the state directory and to stderr, never to
 //! stdout, which is the MCP channel. The level comes from `--log-level`
-//! or `WINDLASS_LOG` (an env-filter: `info`, `windlass_actors=debug`).
+//! or `WINDLASS_LOG` (an env-filter: `info`, `windlass_actors=debug`);
+//! without one the file gets [`FILE_LEVEL`] and stderr only
+//! [`STDERR_LEVEL`]: an MCP host shows everything a server writes there
+//! as an error.
 //!
 //! Each process writes `logs/windlass-PID.log`, rotated to `.1` when it
 //! passes [`FILE_LIMIT`], so one process keeps at most twice that. Logs
@@ -12,6 +15,7 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use tracing_subscriber::Layer as _;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, fmt};
@@ -21,9 +25,17 @@ const FILE_LIMIT: u64 = 10 * 1024 * 1024;
 /// Size of every log together above which old logs are collected.
 const TOTAL_LIMIT: u64 = 100 * 1024 * 1024;
 
-pub fn init(level: &str) -> Result<()> {
-    let filter =
-        EnvFilter::try_new(level).with_context(|| format!("invalid log level {level:?}"))?;
+/// What the log file gets unless told otherwise.
+const FILE_LEVEL: &str = "info";
+/// What stderr gets unless told otherwise: real failures only.
+const STDERR_LEVEL: &str = "warn";
+
+pub fn init(level: Option<&str>) -> Result<()> {
+    let filter = |default: &str| {
+        let level = level.unwrap_or(default);
+        EnvFilter::try_new(level).with_context(|| format!("invalid log level {level:?}"))
+    };
+    let (file_filter, stderr_filter) = (filter(FILE_LEVEL)?, filter(STDERR_LEVEL)?);
     // A log file that cannot be written (a read-only or full state
     // directory) costs the file, not the session.
     let file = file_path().and_then(|path| {
@@ -36,10 +48,19 @@ pub fn init(level: &str) -> Result<()> {
         Ok(file) => (Some(file), None),
         Err(error) => (None, Some(error)),
     };
+    let stderr = fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_filter(stderr_filter);
+    let file = file.map(|file| {
+        fmt::layer()
+            .with_writer(Mutex::new(file))
+            .with_ansi(false)
+            .with_filter(file_filter)
+    });
     tracing_subscriber::registry()
-        .with(filter)
-        .with(fmt::layer().with_writer(std::io::stderr).with_ansi(false))
-        .with(file.map(|file| fmt::layer().with_writer(Mutex::new(file)).with_ansi(false)))
+        .with(stderr)
+        .with(file)
         .try_init()
         .context("installing the logger")?;
     if let Some(error) = unwritable {

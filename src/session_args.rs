@@ -42,10 +42,13 @@ pub struct ServeArgs {
     #[arg(long)]
     #[serde(skip)]
     pub standalone: bool,
-    /// Log filter for stderr and the log file (error, warn, info, debug, trace).
-    #[arg(long, env = "WINDLASS_LOG", default_value = "info")]
+    /// Log filter (error, warn, info, debug, trace) for the log file, and
+    /// for stderr when given; without it the file gets info and stderr
+    /// only warnings and errors (an MCP host shows a server's stderr as
+    /// errors).
+    #[arg(long, env = "WINDLASS_LOG")]
     #[serde(skip)]
-    pub log_level: String,
+    pub log_level: Option<String>,
 }
 
 impl ServeArgs {

@@ -227,3 +227,36 @@ fn a_daemon_that_cannot_record_is_reported_broken() {
         "{daemon_check}"
     );
 }
+
+/// A hook never fails its host, so a hook that fails says so nowhere the
+/// user looks; doctor shows the last day's failures and the last reason.
+#[test]
+fn doctor_names_a_hook_that_failed_recently() {
+    let machine = machine();
+    std::fs::remove_file(machine.home.path().join("config/windlass/config.toml")).unwrap();
+    std::fs::remove_file(machine.project.path().join(".windlass.toml")).unwrap();
+    std::fs::remove_dir_all(machine.home.path().join(".gemini")).unwrap();
+    let edit = serde_json::json!({
+        "session_id": "a-host-session-with-no-windlass",
+        "cwd": machine.project.path(),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": machine.project.path().join("main.py")},
+    });
+    let hook = run_hook(
+        &machine.home.path().join("state"),
+        &["release", "--format", "claude"],
+        &edit.to_string(),
+    );
+    assert!(hook.status.success() && hook.stdout.is_empty(), "{hook:?}");
+    let output = doctor(&machine, &["--json"]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let runs = check(&report, "hooks", "hook runs");
+    assert_eq!(runs["state"], "1 of 1 failed in the last day", "{runs}");
+    let detail = runs["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("release: no live windlass session for this host session or directory"),
+        "{detail}"
+    );
+}

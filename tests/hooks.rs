@@ -414,6 +414,100 @@ fn reads_never_wait_and_an_editor_moving_on_lets_go() {
     );
 }
 
+/// A host runs hooks from a session's first moments: the first prompt's
+/// `sync-roots` comes before its transcript exists, and an edit's
+/// `release` may come before the session's row would have reached the
+/// store with the next batch of events. Neither may fail.
+#[test]
+fn hooks_in_a_sessions_first_moments_find_it_and_fail_for_nothing() {
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let daemon = Daemon::new();
+    let host = "first-moments-host";
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let session = daemon.session_as(
+        &args,
+        Client {
+            env: &[("CLAUDE_CODE_SESSION_ID", host)],
+            ..Client::default()
+        },
+    );
+    let prompt = json!({
+        "session_id": host,
+        "cwd": dir.path(),
+        "hook_event_name": "UserPromptSubmit",
+        "transcript_path": dir.path().join("written-after-the-first-prompt.jsonl"),
+        "prompt": "fix the bug",
+    });
+    let synced = daemon.hook(&["sync-roots", "--format", "claude"], &prompt.to_string());
+    assert!(synced.stdout.is_empty(), "{synced:?}");
+    let file = dir.path().join("main.py");
+    std::fs::write(&file, "x = 1  # ERROR\n").unwrap();
+    let released = daemon.hook(
+        &["release", "--format", "claude"],
+        &post_tool_use(host, dir.path(), &file),
+    );
+    let told = answer(&released).expect("the new error is told");
+    assert!(context(&told).contains("mockls: ERROR on line 1"), "{told}");
+    let runs = Command::new(windlass_binary())
+        .args(["query", "--kind", "hook", "--format", "json"])
+        .envs(daemon.environment())
+        .output()
+        .unwrap();
+    let runs: Vec<Value> = serde_json::from_slice(&runs.stdout).unwrap();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(runs.iter().all(|run| run["ok"] == true), "{runs:?}");
+    let status = Command::new(windlass_binary())
+        .args(["status", host])
+        .envs(daemon.environment())
+        .output()
+        .unwrap();
+    let status = String::from_utf8(status.stdout).unwrap();
+    assert!(
+        status.contains("[python]"),
+        "the host's id names the session: {status}"
+    );
+    drop(session);
+}
+
+/// Gemini CLI gives its extension's MCP server no session id; its hooks
+/// carry one, and the session they find by directory takes it, so that
+/// the host's id names the session as Claude Code's does.
+#[test]
+fn a_gemini_session_is_known_by_the_id_its_hooks_carry() {
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let session = Session::start(&args);
+    wait_until("the session is recorded", || {
+        let listed = run_windlass(session.state.path(), &["list"]);
+        String::from_utf8_lossy(&listed.stdout).contains(&dir.path().display().to_string())
+    });
+    let file = dir.path().join("main.py");
+    let after_tool = json!({
+        "session_id": "gemini-7d2e",
+        "cwd": dir.path(),
+        "hook_event_name": "AfterTool",
+        "timestamp": "2026-11-23T10:00:00Z",
+        "tool_name": "replace",
+        "tool_input": {"file_path": file, "old_string": "1", "new_string": "2"},
+    });
+    hook(
+        &session,
+        &["release", "--format", "gemini"],
+        &after_tool.to_string(),
+    );
+    let found = run_windlass(
+        session.state.path(),
+        &["query", "--session", "gemini-7d2e", "--kind", "hook"],
+    );
+    assert!(found.status.success(), "{found:?}");
+    assert!(
+        String::from_utf8_lossy(&found.stdout).contains("release"),
+        "{found:?}"
+    );
+}
+
 /// The owner holding `shared.py` once it is no longer `previous`.
 fn wait_for_holder(state: &Path, previous: &str) -> String {
     let mut holder = String::new();
@@ -593,22 +687,10 @@ fn pyright_type_errors_reach_the_agent_through_the_daemon_and_so_does_their_fix(
     assert!(clean.contains("no problems"), "{clean}");
     let file = dir.path().join("main.py");
     let release = || {
-        let mut command = Command::new(windlass_binary());
-        command
-            .args(["release", "--format", "claude"])
-            .envs(daemon.environment())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(post_tool_use(host, dir.path(), &file).as_bytes())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
-        assert!(output.status.success());
-        answer(&output)
+        answer(&daemon.hook(
+            &["release", "--format", "claude"],
+            &post_tool_use(host, dir.path(), &file),
+        ))
     };
     std::fs::write(
         &file,

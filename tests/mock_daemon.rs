@@ -863,3 +863,40 @@ fn the_socket_lists_sessions_and_changes_a_sessions_roots() {
     );
     assert!(unknown.contains("not attached"), "{unknown}");
 }
+
+/// An MCP host shows everything a server writes on stderr as an error:
+/// at the default log level, a bridge, its daemon and a standalone
+/// session write nothing there while all goes well; the log file has it.
+#[test]
+fn nothing_reaches_stderr_at_the_default_level_while_all_goes_well() {
+    let dir = project(&[("main.py", "x = 1  # ERROR\n")]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let daemon = Daemon::new();
+    let quiet = Client {
+        default_log: true,
+        ..Client::default()
+    };
+    let bridged = daemon.session_as(&args, quiet);
+    let standalone = Session::start_as(
+        &args,
+        &Client {
+            default_log: true,
+            ..Client::default()
+        },
+    );
+    for session in [&bridged, &standalone] {
+        let answer = session.ok("diagnostics", json!({"file": "main.py"}));
+        assert!(answer.contains("mockls: ERROR on line 1"), "{answer}");
+    }
+    let logged = std::fs::read_dir(daemon.dir.path().join("state/windlass/logs"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| std::fs::read_to_string(entry.path()).unwrap())
+        .collect::<String>();
+    assert!(logged.contains("attached"), "the log file has it: {logged}");
+    for session in [&bridged, &standalone] {
+        let written = session.stderr.lock().unwrap().clone();
+        assert!(written.is_empty(), "written on stderr: {written:?}");
+    }
+}

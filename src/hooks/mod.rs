@@ -10,6 +10,8 @@ pub mod acquire;
 pub mod release;
 pub mod sync_roots;
 
+use crate::control::client;
+use crate::control::protocol::{Answer, Request};
 use anyhow::{Context as _, Result};
 use clap::ValueEnum;
 use rusqlite::Connection;
@@ -17,7 +19,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
-use std::time::{Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 use windlass_actors::recorder::kind;
 use windlass_actors::store;
 use windlass_actors::store::events::{self, Event};
@@ -28,6 +30,8 @@ use windlass_actors::store::sessions::{self, LiveSession};
 const MAX_INPUT: u64 = 64 * 1024 * 1024;
 /// Size past which `hooks.log` is rotated to `hooks.log.1`.
 const LOG_LIMIT: u64 = 1024 * 1024;
+/// How long the daemon may take to list its sessions.
+const ATTACHED_LIMIT: Duration = Duration::from_secs(2);
 
 /// The host whose JSON a hook speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -129,6 +133,8 @@ pub struct Run {
     pub store: Connection,
     pub session: Option<LiveSession>,
     events: Vec<Event>,
+    /// What went wrong in a part of the run that did not stop it.
+    failures: Vec<String>,
 }
 
 impl Run {
@@ -141,6 +147,15 @@ impl Run {
         event.tool = Some(self.name.to_owned());
         event.detail = detail;
         self.events.push(event);
+    }
+
+    /// A part of the run failed (one file of several): recorded, and the
+    /// run counts as failed, while the rest of it goes on.
+    pub fn failed(&mut self, detail: Value, error: String) {
+        let mut detail = detail;
+        detail["error"] = Value::from(error.clone());
+        self.record(kind::ERROR, detail);
+        self.failures.push(error);
     }
 
     /// The host's answer carrying `text` as context for the model.
@@ -178,7 +193,11 @@ pub fn run(name: &'static str, body: impl FnOnce(&mut Run) -> Result<Option<Valu
         }
     };
     let outcome = body(&mut run);
-    let error = outcome.as_ref().err().map(|error| format!("{error:#}"));
+    let error = match &outcome {
+        Err(error) => Some(format!("{error:#}")),
+        Ok(_) if !run.failures.is_empty() => Some(run.failures.join("; ")),
+        Ok(_) => None,
+    };
     let mut event = Event::now(
         kind::HOOK,
         run.session.as_ref().map(|session| session.id.clone()),
@@ -216,18 +235,54 @@ fn prepare(name: &'static str) -> Result<Run> {
     let input: Input = serde_json::from_str(&raw).context("stdin is not the host's JSON")?;
     let path = crate::state_dir::store_path().context("no state directory")?;
     let store = store::open(&path).with_context(|| format!("opening {}", path.display()))?;
-    let session = sessions::find_live(
-        &store,
-        input.session_id.as_deref(),
-        &input.cwd(),
-        crate::process::alive,
-    )?;
+    let cwd = input.cwd();
+    let host = input.session_id.as_deref();
+    let session = match sessions::find_live(&store, host, &cwd, crate::process::alive)? {
+        Some(session) => Some(session),
+        None => attached_session(host, &cwd),
+    };
+    if let (Some(session), Some(host)) = (&session, host)
+        && session.host_session.is_none()
+    {
+        sessions::adopt_host_session(&store, &session.id, host)?;
+    }
     Ok(Run {
         name,
         input,
         store,
         session,
         events: Vec::new(),
+        failures: Vec::new(),
+    })
+}
+
+/// The session as the daemon knows it, for a hook run before the
+/// session's row reached the store: the one with the host's session id,
+/// else the most recently attached whose roots hold `cwd`.
+fn attached_session(host: Option<&str>, cwd: &Path) -> Option<LiveSession> {
+    let socket = crate::runtime_dir::RuntimeDir::open().ok()?.socket();
+    let attached = client::expect(
+        &socket,
+        &Request::Sessions,
+        ATTACHED_LIMIT,
+        |answer| match answer {
+            Answer::Sessions(sessions) => Some(sessions),
+            _ => None,
+        },
+    )
+    .ok()?;
+    let by_host = attached
+        .iter()
+        .find(|session| host.is_some() && session.host_session.as_deref() == host);
+    let chosen = by_host.or_else(|| {
+        attached
+            .iter()
+            .find(|session| session.roots.iter().any(|root| cwd.starts_with(root)))
+    })?;
+    Some(LiveSession {
+        id: chosen.id.clone(),
+        socket,
+        host_session: chosen.host_session.clone(),
     })
 }
 

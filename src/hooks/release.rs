@@ -62,10 +62,7 @@ fn release(run: &mut Run, args: &ReleaseArgs) -> Result<Option<Value>> {
         if args.format.is_some() {
             match report(run, file) {
                 Ok(report) => reports.extend(report),
-                Err(error) => {
-                    let error = format!("{error:#}");
-                    run.record(kind::ERROR, json!({"file": shown, "error": error}));
-                }
+                Err(error) => run.failed(json!({"file": shown}), format!("{error:#}")),
             }
         }
         let now = store::now_ms();

@@ -81,8 +81,17 @@ fn apply(run: &mut Run, change: RootsChange) -> Result<()> {
 fn read_transcript(run: &Run, transcript: &Path) -> Result<(Vec<RootsChange>, u64)> {
     let shown = transcript.display().to_string();
     let mut offset = hooks::transcript_offset(&run.store, &shown)?;
-    let mut file = std::fs::File::open(transcript)
-        .with_context(|| format!("opening the transcript {shown}"))?;
+    let mut file = match std::fs::File::open(transcript) {
+        Ok(file) => file,
+        // A session's first prompt comes before its transcript is written:
+        // there is nothing to read yet.
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((Vec::new(), offset));
+        }
+        Err(error) => {
+            return Err(error).with_context(|| format!("opening the transcript {shown}"));
+        }
+    };
     let length = file.metadata()?.len();
     if offset > length {
         // A transcript written anew (after `/clear`) is read from its start.

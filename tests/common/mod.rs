@@ -79,6 +79,9 @@ pub struct Client<'a> {
     /// A command that runs windlass (as its last arguments), such as a
     /// shell that changes a signal's disposition and `exec`s it.
     pub through: &'a [&'a str],
+    /// Run with the log levels a user gets: no `WINDLASS_LOG`, where tests
+    /// otherwise ask for debug lines on stderr.
+    pub default_log: bool,
 }
 
 /// A test's own daemon world: runtime, state and config directories that
@@ -143,6 +146,29 @@ impl Daemon {
             .unwrap_or_default()
     }
 
+    /// Runs `windlass ARGS` as a host runs a hook in this daemon's world:
+    /// `input` on stdin; it must exit 0.
+    pub fn hook(&self, args: &[&str], input: &str) -> std::process::Output {
+        let mut child = Command::new(windlass_binary())
+            .args(args)
+            .envs(self.environment())
+            .env_remove("WINDLASS_STATE_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "a hook always exits 0: {output:?}");
+        output
+    }
+
     /// Runs `windlass stop` in this daemon's world.
     pub fn stop(&self) -> std::process::Output {
         Command::new(windlass_binary())
@@ -170,6 +196,8 @@ pub struct Session {
     pub state: tempfile::TempDir,
     /// Directories that must outlive the session.
     kept: Mutex<Vec<tempfile::TempDir>>,
+    /// Every line windlass wrote on stderr so far.
+    pub stderr: Arc<Mutex<Vec<String>>>,
 }
 
 impl Session {
@@ -215,8 +243,11 @@ impl Session {
                 .env("XDG_STATE_HOME", state.path().join("state"))
                 .env("XDG_CONFIG_HOME", state.path().join("config")),
         };
+        match client.default_log {
+            true => command.env_remove("WINDLASS_LOG"),
+            false => command.env("WINDLASS_LOG", "debug"),
+        };
         command
-            .env("WINDLASS_LOG", "debug")
             .envs(client.env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -231,9 +262,12 @@ impl Session {
         let waiters: Waiters = Arc::default();
         let roots = Arc::new(Mutex::new(uris(client.roots.iter().flatten())));
         spawn_reader(stdout, waiters.clone(), stdin.clone(), roots.clone());
+        let stderr_lines: Arc<Mutex<Vec<String>>> = Arc::default();
+        let lines = stderr_lines.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 eprintln!("windlass: {line}");
+                lines.lock().unwrap().push(line);
             }
         });
         let session = Session {
@@ -244,6 +278,7 @@ impl Session {
             next_id: AtomicI64::new(1),
             state,
             kept: Mutex::default(),
+            stderr: stderr_lines,
         };
         let capabilities = match client.roots {
             Some(_) => json!({"roots": {"listChanged": true}}),

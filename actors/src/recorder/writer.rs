@@ -123,6 +123,13 @@ pub enum Write {
     },
 }
 
+impl Write {
+    /// Whether hooks look the session up by what this writes.
+    fn finds_a_session(&self) -> bool {
+        matches!(self, Self::SessionStarted(_) | Self::Roots { .. })
+    }
+}
+
 /// How often a store that could not be opened or written is tried again.
 const RETRY: Duration = Duration::from_secs(10);
 
@@ -158,8 +165,12 @@ pub fn run(path: PathBuf, inbox: Inbox, trouble: Trouble) {
             }
             Next::Closed => break,
         };
+        // A hook run in a session's first moments finds the session by its
+        // row: that is written at once, not with the next batch.
+        if !first.finds_a_session() {
+            std::thread::sleep(BATCH_WINDOW);
+        }
         let mut batch = vec![first];
-        std::thread::sleep(BATCH_WINDOW);
         let closed = loop {
             match inbox.try_recv() {
                 Ok(write) => batch.push(write),

@@ -1,7 +1,8 @@
 //! What the hosts' hooks remember between their runs, each run being a
 //! process of its own: per owner and file, the modification time it last
 //! saw and the problems `release` last told it of (`file_states`); per
-//! transcript, how far `sync-roots` has read it (`transcripts`).
+//! transcript, how far `sync-roots` has read it (`transcripts`). And how
+//! their recent runs went, read back from their `hook` events.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -101,6 +102,36 @@ pub fn set_transcript_offset(
     Ok(())
 }
 
+/// How the hooks' runs since some time went.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Runs {
+    pub total: i64,
+    pub failed: i64,
+    /// The last failure: when (ms since the epoch), which hook, and why.
+    pub last_failure: Option<(i64, String, String)>,
+}
+
+/// The hooks' runs recorded since `since` (ms since the epoch).
+pub fn runs_since(connection: &Connection, since: i64) -> rusqlite::Result<Runs> {
+    let (total, failed): (i64, i64) = connection.query_row(
+        "SELECT count(*), coalesce(sum(ok = 0), 0) FROM events WHERE kind = 'hook' AND at >= ?1",
+        params![since],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    let last_failure = connection
+        .query_row(
+            "SELECT at, coalesce(tool, '?'), coalesce(json_extract(detail, '$.error'), '') FROM events
+             WHERE kind = 'hook' AND ok = 0 AND at >= ?1 ORDER BY at DESC, id DESC LIMIT 1",
+            params![since],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .optional()?;
+    Ok(Runs {
+        total,
+        failed,
+        last_failure,
+    })
+}
 #[cfg(test)]
 mod tests {
     use super::*;

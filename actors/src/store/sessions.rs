@@ -153,13 +153,50 @@ pub fn mark_dead(connection: &mut Connection, ids: &[String], at: i64) -> rusqli
     transaction.commit()
 }
 
-/// The ids that start with `prefix`.
+/// The ids that start with `prefix`; else the session of the host's
+/// session id (or a prefix of one) that `prefix` names, the live and most
+/// recent if the host session was served more than once.
 pub fn matching(connection: &Connection, prefix: &str) -> rusqlite::Result<Vec<String>> {
     let mut statement = connection.prepare(
         "SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY started DESC",
     )?;
-    let ids = statement.query_map(params![prefix], |row| row.get(0))?;
-    ids.collect()
+    let ids: Vec<String> = statement
+        .query_map(params![prefix], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if !ids.is_empty() {
+        return Ok(ids);
+    }
+    let mut by_host = connection.prepare(
+        "SELECT id, host_session FROM sessions
+         WHERE substr(host_session, 1, length(?1)) = ?1 ORDER BY alive DESC, started DESC",
+    )?;
+    let hosts: Vec<(String, String)> = by_host
+        .query_map(params![prefix], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    let Some((first, host)) = hosts.first() else {
+        return Ok(Vec::new());
+    };
+    // Each host session the prefix names, by its newest Windlass session.
+    let mut named = vec![first.clone()];
+    let mut seen = vec![host.clone()];
+    for (id, host) in &hosts {
+        if !seen.contains(host) {
+            seen.push(host.clone());
+            named.push(id.clone());
+        }
+    }
+    Ok(named)
+}
+
+/// Records `host` as the host's session id of session `id` when it has
+/// none: a host that cannot pass its session id to its MCP server (Gemini
+/// CLI) names it in every hook it runs. Returns whether it was recorded.
+pub fn adopt_host_session(connection: &Connection, id: &str, host: &str) -> rusqlite::Result<bool> {
+    let changed = connection.execute(
+        "UPDATE sessions SET host_session = ?2 WHERE id = ?1 AND host_session IS NULL",
+        params![id, host],
+    )?;
+    Ok(changed > 0)
 }
 
 /// The socket a session's serving process listens on, if it has one.
@@ -176,6 +213,8 @@ pub fn socket(connection: &Connection, id: &str) -> rusqlite::Result<Option<Stri
 pub struct LiveSession {
     pub id: String,
     pub socket: PathBuf,
+    /// The host's session id it was started with or has adopted.
+    pub host_session: Option<String>,
 }
 
 /// The session a hook belongs to: the live one (per the store, and per
@@ -226,9 +265,10 @@ pub fn find_live(
             holding
         }
     };
-    Ok(chosen.map(|(id, socket, _)| LiveSession {
+    Ok(chosen.map(|(id, socket, host)| LiveSession {
         id: id.clone(),
         socket: PathBuf::from(socket),
+        host_session: host.clone(),
     }))
 }
 
@@ -247,4 +287,42 @@ pub fn gone(
         )
         .optional()?;
     Ok(row.is_none_or(|(live, pid)| !live || !alive(pid)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str, host: Option<&str>, started: i64) -> SessionRow {
+        SessionRow {
+            id: id.into(),
+            pid: 1,
+            socket: None,
+            daemon: true,
+            host_session: host.map(str::to_owned),
+            started,
+            roots: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_host_session_id_names_its_newest_windlass_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = super::super::open(&dir.path().join("windlass.db")).unwrap();
+        let transaction = db.transaction().unwrap();
+        insert(&transaction, &row("k3x9aaaa", Some("5f1c-host"), 1)).unwrap();
+        insert(&transaction, &row("p2q8bbbb", Some("5f1c-host"), 2)).unwrap();
+        insert(&transaction, &row("z7y6cccc", None, 3)).unwrap();
+        transaction.commit().unwrap();
+        assert_eq!(matching(&db, "k3x").unwrap(), vec!["k3x9aaaa"]);
+        assert_eq!(matching(&db, "5f1c-host").unwrap(), vec!["p2q8bbbb"]);
+        assert_eq!(matching(&db, "5f1c").unwrap(), vec!["p2q8bbbb"], "a prefix");
+        assert!(matching(&db, "gemini-1").unwrap().is_empty());
+        assert!(adopt_host_session(&db, "z7y6cccc", "gemini-1").unwrap());
+        assert!(
+            !adopt_host_session(&db, "z7y6cccc", "gemini-2").unwrap(),
+            "a session keeps the host session it has"
+        );
+        assert_eq!(matching(&db, "gemini-1").unwrap(), vec!["z7y6cccc"]);
+    }
 }
