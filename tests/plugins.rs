@@ -79,6 +79,10 @@ fn the_claude_code_plugin_keeps_to_the_documented_fields() {
             "repository",
             "license",
             "keywords",
+            // Read by `claude plugin validate` (2.1.328): the hosts a
+            // plugin reaches, and its listing icon.
+            "network",
+            "icon",
         ],
         &["name"],
     );
@@ -86,7 +90,7 @@ fn the_claude_code_plugin_keeps_to_the_documented_fields() {
     keys_within(
         "marketplace.json",
         &marketplace,
-        &["name", "owner", "plugins", "metadata"],
+        &["name", "owner", "plugins", "metadata", "description"],
         &["name", "owner", "plugins"],
     );
     keys_within(
