@@ -225,6 +225,46 @@ fn typescript_implementation_call_hierarchy_and_refused_type_hierarchy() {
     assert_eq!(refused, "[typescript] does not support type hierarchy");
 }
 
+/// A function's prototype in a header and its body in a source file are
+/// one function: named alone, it is answered, not listed as ambiguous.
+/// Two static functions that share a name in two files are two.
+#[test]
+fn clangd_takes_a_declaration_and_its_definition_for_one_symbol() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let dir = project(&[
+        (
+            "lib.h",
+            "#ifndef LIB_H\n#define LIB_H\n/* Adds two numbers. */\nint add_numbers(int a, int b);\n#endif\n",
+        ),
+        (
+            "lib.c",
+            "#include \"lib.h\"\n\nint add_numbers(int a, int b) {\n    return a + b;\n}\n\nstatic int helper(void) { return 1; }\nint use_lib(void) { return helper(); }\n",
+        ),
+        (
+            "main.c",
+            "#include \"lib.h\"\n\nstatic int helper(void) { return 2; }\nint main(void) {\n    return add_numbers(1, helper());\n}\n",
+        ),
+        ("compile_flags.txt", "-xc\n"),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let references = session.ok("find_references", json!({"symbol": "add_numbers"}));
+    assert!(
+        references.contains("3 references in 3 files"),
+        "{references}"
+    );
+    assert!(
+        references.contains("lib.c (1)\n  3:5  int add_numbers"),
+        "{references}"
+    );
+    let helper = session.ok("find_references", json!({"symbol": "helper"}));
+    assert!(
+        helper.contains("`helper` is ambiguous (2 matches)"),
+        "{helper}"
+    );
+}
+
 #[test]
 fn clangd_incoming_calls_and_type_hierarchy() {
     if !have("clangd") {

@@ -3,9 +3,10 @@
 //! `file`), resolved to one position in one document, or to a short list of
 //! candidates when a symbol name is ambiguous.
 
+use super::candidates::{self, Candidate, ambiguous, is_definition_kind};
 use super::context::Context;
 use super::definitions;
-use super::render::{self, Sources, Spot, symbol_kind, unavailable_warning};
+use super::render::{self, Sources, Spot, unavailable_warning};
 use crate::error::{Error, Result};
 use crate::language_server::{DocumentSnapshot, Problem, ServerRequest, TextPosition};
 use crate::lsp::position::line_at;
@@ -17,9 +18,6 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio::task::JoinSet;
-
-/// How many candidates an ambiguous symbol lists.
-const MAX_CANDIDATES: usize = 10;
 
 /// Where in the code a question is about. The fields carry no schema
 /// descriptions: the server's instructions explain addressing once
@@ -155,7 +153,12 @@ async fn at_column(context: &Context, file: &str, line: u32, column: u32) -> Res
     Ok(opened.at(index, column))
 }
 
-async fn on_line(context: &Context, file: &str, line: u32, symbol: &str) -> Result<Resolved> {
+pub(super) async fn on_line(
+    context: &Context,
+    file: &str,
+    line: u32,
+    symbol: &str,
+) -> Result<Resolved> {
     let opened = Opened::new(context, file).await?;
     let (index, text) = opened.line(line)?;
     let column = find_word(text, symbol, 0).ok_or_else(|| {
@@ -164,13 +167,6 @@ async fn on_line(context: &Context, file: &str, line: u32, symbol: &str) -> Resu
         ))
     })?;
     Ok(opened.at(index, column))
-}
-
-/// A symbol found by name, before it is chosen among others.
-struct Candidate {
-    spot: Spot,
-    /// Its LSP symbol kind; `None` for a definition found only by text.
-    kind: Option<u64>,
 }
 
 async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved> {
@@ -191,6 +187,7 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
             });
         }
     }
+    let found = candidates::merge(context, symbol, found).await;
     match found.len() {
         0 => Err(Error::InvalidArgument(format!(
             "no symbol named `{symbol}` in {file}"
@@ -264,6 +261,10 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     notes.extend(symbols.warnings);
     notes.dedup();
     found.extend(missed);
+    let found = candidates::merge(context, symbol, found).await;
+    // A definition found only by text that a server's candidate leads to
+    // is merged with it, and no longer stands against picking it.
+    let disagree = disagree && found.iter().any(|candidate| candidate.kind.is_none());
     match found.len() {
         0 => Err(Error::InvalidArgument(
             std::iter::once(format!("no symbol named `{symbol}` found in the workspace"))
@@ -413,35 +414,6 @@ pub fn flatten_symbols(result: &Value) -> Vec<(String, u64, Value)> {
         }
     }
     out
-}
-
-fn ambiguous(symbol: &str, found: Vec<Candidate>, notes: Vec<String>) -> Resolved {
-    let total = found.len();
-    let mut lines = vec![match total {
-        1 => format!("`{symbol}` has 1 match; ask again with file and line:"),
-        _ => format!("`{symbol}` is ambiguous ({total} matches); ask again with file and line:"),
-    }];
-    for candidate in found.into_iter().take(MAX_CANDIDATES) {
-        let spot = candidate.spot;
-        let kind = match candidate.kind {
-            Some(kind) => format!("{} {symbol}", symbol_kind(kind)),
-            None => format!("(text) {}", spot.source.unwrap_or_default()),
-        };
-        lines.push(format!(
-            "{}:{}:{}  {kind}",
-            spot.path, spot.line, spot.column
-        ));
-    }
-    if total > MAX_CANDIDATES {
-        lines.push(format!("… {} more", total - MAX_CANDIDATES));
-    }
-    lines.extend(notes);
-    Resolved::Ambiguous(lines.join("\n"))
-}
-
-/// Classes, functions and the like come before variables that share a name.
-fn is_definition_kind(kind: u64) -> bool {
-    matches!(kind, 2..=6 | 9..=12 | 23 | 26)
 }
 
 fn is_identifier_char(character: char) -> bool {

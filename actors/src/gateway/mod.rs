@@ -12,6 +12,7 @@
 
 mod address;
 mod assist;
+mod candidates;
 mod context;
 mod definitions;
 mod diagnostics;

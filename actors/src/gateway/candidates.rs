@@ -1,0 +1,223 @@
+//! The things a symbol named alone may mean, before one is chosen.
+//!
+//! A name the servers report more than once is not always ambiguous: a C
+//! function's prototype in a header and its body in a source file, a
+//! `.pyi` stub and its module, a TypeScript function's overload signatures
+//! are one thing. Each candidate's server is asked for its definition;
+//! candidates whose definitions lead to each other, or to the same place,
+//! are merged. The declaration (in a header or a stub) stands for them:
+//! asked there, a server's definition is the body, its hover the
+//! documented prototype, and its references the same as from the body
+//! (asked at a body, clangd's definition is the prototype).
+
+use super::address::{self, Resolved};
+use super::context::Context;
+use super::navigation::DEFINITION;
+use super::render::{self, Sources, Spot, symbol_kind};
+use serde_json::json;
+use tokio::task::JoinSet;
+
+/// How many candidates an ambiguous symbol lists.
+const MAX_CANDIDATES: usize = 10;
+
+/// A symbol found by name, before it is chosen among others.
+pub struct Candidate {
+    pub spot: Spot,
+    /// Its LSP symbol kind; `None` for a definition found only by text.
+    pub kind: Option<u64>,
+}
+
+/// A place in the project: a displayed path and a 1-based line.
+type Place = (String, usize);
+
+/// Merges the candidates that name one thing, each group standing as its
+/// declaration. Past [`MAX_CANDIDATES`] nothing is asked: the list is
+/// shown as it is.
+pub async fn merge(context: &Context, symbol: &str, found: Vec<Candidate>) -> Vec<Candidate> {
+    if !(2..=MAX_CANDIDATES).contains(&found.len()) {
+        return found;
+    }
+    let mut asked = JoinSet::new();
+    for (index, candidate) in found.iter().enumerate() {
+        let context = context.clone();
+        let symbol = symbol.to_owned();
+        let place = (candidate.spot.path.clone(), candidate.spot.line);
+        asked.spawn(async move { (index, definitions_of(&context, &symbol, &place).await) });
+    }
+    let mut links = vec![Vec::new(); found.len()];
+    while let Some(Ok((index, places))) = asked.join_next().await {
+        links[index] = places;
+    }
+    let places: Vec<Place> = found
+        .iter()
+        .map(|found| (found.spot.path.clone(), found.spot.line))
+        .collect();
+    let kinds: Vec<Option<u64>> = found.iter().map(|found| found.kind).collect();
+    let mut merged: Vec<Option<Candidate>> = found.into_iter().map(Some).collect();
+    groups(&places, &links)
+        .into_iter()
+        .filter_map(|group| {
+            let mut primary = merged[primary(&group, &places)].take()?;
+            // A body found only by text that a server's declaration leads
+            // to is one the server knows.
+            primary.kind = primary
+                .kind
+                .or_else(|| group.iter().find_map(|&member| kinds[member]));
+            Some(primary)
+        })
+        .collect()
+}
+
+/// The text listing the candidates, for a symbol still ambiguous.
+pub fn ambiguous(symbol: &str, found: Vec<Candidate>, notes: Vec<String>) -> Resolved {
+    let total = found.len();
+    let mut lines = vec![match total {
+        1 => format!("`{symbol}` has 1 match; ask again with file and line:"),
+        _ => format!("`{symbol}` is ambiguous ({total} matches); ask again with file and line:"),
+    }];
+    for candidate in found.into_iter().take(MAX_CANDIDATES) {
+        let spot = candidate.spot;
+        let kind = match candidate.kind {
+            Some(kind) => format!("{} {symbol}", symbol_kind(kind)),
+            None => format!("(text) {}", spot.source.unwrap_or_default()),
+        };
+        lines.push(format!(
+            "{}:{}:{}  {kind}",
+            spot.path, spot.line, spot.column
+        ));
+    }
+    if total > MAX_CANDIDATES {
+        lines.push(format!("… {} more", total - MAX_CANDIDATES));
+    }
+    lines.extend(notes);
+    Resolved::Ambiguous(lines.join("\n"))
+}
+
+/// Classes, functions and the like come before variables that share a name.
+pub fn is_definition_kind(kind: u64) -> bool {
+    matches!(kind, 2..=6 | 9..=12 | 23 | 26)
+}
+
+/// Where the server says the symbol at `place` is defined; nothing when
+/// it cannot say.
+async fn definitions_of(context: &Context, symbol: &str, place: &Place) -> Vec<Place> {
+    let line = u32::try_from(place.1).unwrap_or(u32::MAX);
+    let Ok(Resolved::Target(target)) = address::on_line(context, &place.0, line, symbol).await
+    else {
+        return Vec::new();
+    };
+    let request = target.request(
+        DEFINITION.method,
+        json!({}),
+        (DEFINITION.provider, DEFINITION.feature),
+    );
+    let Ok(reply) = context.request(&target.server, request).await else {
+        return Vec::new();
+    };
+    let mut sources = Sources::new(&target.roots);
+    render::locations(&reply.result)
+        .into_iter()
+        .filter_map(|(uri, range)| sources.spot(uri, range, reply.encoding))
+        .map(|spot| (spot.path, spot.line))
+        .collect()
+}
+
+/// Candidates joined when one's definitions lead to the other or both
+/// lead to one place; each group's members in their first order.
+fn groups(places: &[Place], links: &[Vec<Place>]) -> Vec<Vec<usize>> {
+    let mut group_of: Vec<usize> = (0..places.len()).collect();
+    let linked = |a: usize, b: usize| {
+        links[a].contains(&places[b])
+            || links[b].contains(&places[a])
+            || links[a].iter().any(|place| links[b].contains(place))
+    };
+    for a in 0..places.len() {
+        for b in a + 1..places.len() {
+            if linked(a, b) {
+                let (from, to) = (group_of[b], group_of[a]);
+                for group in &mut group_of {
+                    if *group == from {
+                        *group = to;
+                    }
+                }
+            }
+        }
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (member, group) in group_of.iter().enumerate() {
+        match groups.iter_mut().find(|found| group_of[found[0]] == *group) {
+            Some(found) => found.push(member),
+            None => groups.push(vec![member]),
+        }
+    }
+    groups
+}
+
+/// The member that stands for a group: the first in a header or a stub,
+/// where declarations without bodies live, else the first.
+fn primary(group: &[usize], places: &[Place]) -> usize {
+    group
+        .iter()
+        .copied()
+        .find(|&member| declares_only(&places[member].0))
+        .unwrap_or(group[0])
+}
+
+fn declares_only(path: &str) -> bool {
+    [
+        ".h", ".hh", ".hpp", ".hxx", ".pyi", ".d.ts", ".d.mts", ".d.cts",
+    ]
+    .iter()
+    .any(|suffix| path.ends_with(suffix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn place(path: &str, line: usize) -> Place {
+        (path.to_owned(), line)
+    }
+
+    #[test]
+    fn a_declaration_and_its_definition_are_one_candidate_standing_as_the_declaration() {
+        let places = [
+            place("lib/lz4.h", 310),
+            place("lib/lz4.c", 1530),
+            place("tests/fuzz.c", 12),
+        ];
+        // clangd leads a prototype to its body and a body to its prototype.
+        let links = [
+            vec![place("lib/lz4.c", 1530)],
+            vec![place("lib/lz4.h", 310)],
+            vec![place("tests/fuzz.c", 12)],
+        ];
+        let grouped = groups(&places, &links);
+        assert_eq!(grouped, vec![vec![0, 1], vec![2]]);
+        assert_eq!(primary(&grouped[0], &places), 0);
+    }
+
+    #[test]
+    fn overloads_leading_to_one_implementation_are_one_candidate() {
+        let places = [
+            place("src/parse.ts", 3),
+            place("src/parse.ts", 4),
+            place("src/parse.ts", 5),
+        ];
+        let implementation = vec![place("src/parse.ts", 5)];
+        let links = [
+            implementation.clone(),
+            implementation.clone(),
+            implementation,
+        ];
+        assert_eq!(groups(&places, &links), vec![vec![0, 1, 2]]);
+    }
+
+    #[test]
+    fn unrelated_namesakes_stay_apart_and_unanswered_ones_too() {
+        let places = [place("a.py", 1), place("b.py", 1), place("c.py", 1)];
+        let links = [vec![place("a.py", 1)], vec![place("b.py", 1)], Vec::new()];
+        assert_eq!(groups(&places, &links), vec![vec![0], vec![1], vec![2]]);
+        assert_eq!(primary(&[0, 1], &[place("x.py", 4), place("x.pyi", 1)]), 1);
+    }
+}
