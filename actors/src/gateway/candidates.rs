@@ -123,13 +123,22 @@ async fn definitions_of(context: &Context, symbol: &str, place: &Place) -> Vec<P
 }
 
 /// Candidates joined when one's definitions lead to the other or both
-/// lead to one place; each group's members in their first order.
+/// lead to one place; each group's members in their first order. A
+/// candidate whose definitions include itself is a definition, and links
+/// nothing: a server that answers every namesake (as one matching by
+/// text does) does not make them one.
 fn groups(places: &[Place], links: &[Vec<Place>]) -> Vec<Vec<usize>> {
     let mut group_of: Vec<usize> = (0..places.len()).collect();
+    let leads = |a: usize| -> &[Place] {
+        match links[a].contains(&places[a]) {
+            true => &[],
+            false => &links[a],
+        }
+    };
     let linked = |a: usize, b: usize| {
-        links[a].contains(&places[b])
-            || links[b].contains(&places[a])
-            || links[a].iter().any(|place| links[b].contains(place))
+        leads(a).contains(&places[b])
+            || leads(b).contains(&places[a])
+            || leads(a).iter().any(|place| leads(b).contains(place))
     };
     for a in 0..places.len() {
         for b in a + 1..places.len() {
@@ -218,6 +227,12 @@ mod tests {
         let places = [place("a.py", 1), place("b.py", 1), place("c.py", 1)];
         let links = [vec![place("a.py", 1)], vec![place("b.py", 1)], Vec::new()];
         assert_eq!(groups(&places, &links), vec![vec![0], vec![1], vec![2]]);
+        let every = vec![place("a.py", 1), place("b.py", 1)];
+        assert_eq!(
+            groups(&places[..2], &[every.clone(), every]),
+            vec![vec![0], vec![1]],
+            "definitions that answer every namesake join none"
+        );
         assert_eq!(primary(&[0, 1], &[place("x.py", 4), place("x.pyi", 1)]), 1);
     }
 }

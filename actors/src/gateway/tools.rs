@@ -83,7 +83,7 @@ impl Tools {
 #[tool_router]
 impl Tools {
     #[tool(
-        description = "Type of a symbol, with its signature and documentation (hover): what is this, what type does it have. Cheaper than reading the file that defines it.",
+        description = "Type of a symbol with its signature and docs: what is this, what type is it.",
         annotations(read_only_hint = true)
     )]
     async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -92,7 +92,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Go to definition: where a function, class, method or variable is defined, with its source line.",
+        description = "Go to definition: where a function, class or variable is defined.",
         annotations(read_only_hint = true)
     )]
     async fn definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -101,7 +101,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Go to declaration: where a symbol is declared, such as a C or C++ prototype in a header.",
+        description = "Go to declaration: where a symbol is declared, such as a C prototype.",
         annotations(read_only_hint = true)
     )]
     async fn declaration(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -110,7 +110,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Go to type definition: where the type (class, struct, interface) of a variable or expression is defined.",
+        description = "Go to type definition: where the type of a variable is defined.",
         annotations(read_only_hint = true)
     )]
     async fn type_definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -119,7 +119,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Find implementations of an interface, trait, abstract class or method: which classes implement or override it.",
+        description = "Implementations of an interface, trait or abstract method.",
         annotations(read_only_hint = true)
     )]
     async fn implementation(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -128,7 +128,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Find all references: every use of a symbol across the workspace (where it is used, read or called), grouped by file with counts.",
+        description = "Find all references: where a symbol is used or called, by file.",
         annotations(read_only_hint = true)
     )]
     async fn find_references(&self, Parameters(args): Parameters<ReferencesArgs>) -> ToolResult {
@@ -137,7 +137,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Outline of a file: its classes, functions, methods and variables with their line ranges, without reading the file.",
+        description = "Outline of a file: its classes, functions and methods with line ranges.",
         annotations(read_only_hint = true)
     )]
     async fn document_symbols(&self, Parameters(args): Parameters<OutlineArgs>) -> ToolResult {
@@ -146,7 +146,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Errors and warnings in files as they are on disk now (type errors, undefined names, lint): check after an edit whether it broke anything. Waits for the language server's fresh check of the latest change.",
+        description = "Errors and warnings in files as on disk now: check after an edit whether it broke anything (waits for the server's fresh check).",
         annotations(read_only_hint = true)
     )]
     async fn diagnostics(&self, Parameters(args): Parameters<DiagnosticsArgs>) -> ToolResult {
@@ -155,7 +155,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "List a directory: its files and subdirectories with type and size, gitignore-aware.",
+        description = "List a directory's files with type and size, gitignore-aware.",
         annotations(read_only_hint = true)
     )]
     async fn list_directory(&self, Parameters(args): Parameters<ListDirectoryArgs>) -> ToolResult {
@@ -164,7 +164,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Search the workspace by name or text: matching symbol definitions from every language server, plus the files that contain the text with match counts.",
+        description = "Search the workspace for symbols or text by name.",
         annotations(read_only_hint = true)
     )]
     async fn search(&self, Parameters(args): Parameters<SearchArgs>) -> ToolResult {
@@ -173,7 +173,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Map of the codebase: the file tree of a directory, optionally with each file's classes and functions; an overview of an unfamiliar project.",
+        description = "Project overview: the file tree of a directory, optionally with symbols.",
         annotations(read_only_hint = true)
     )]
     async fn codebase_map(&self, Parameters(args): Parameters<MapArgs>) -> ToolResult {
@@ -182,7 +182,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Call hierarchy: who calls this function (incoming callers) or which functions it calls (outgoing callees), with locations.",
+        description = "Call hierarchy: who calls this function, or what it calls.",
         annotations(read_only_hint = true)
     )]
     async fn call_hierarchy(&self, Parameters(args): Parameters<CallHierarchyArgs>) -> ToolResult {
@@ -191,7 +191,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Type hierarchy: the base classes and interfaces of a type (supertypes) or the classes derived from it (subtypes).",
+        description = "Type hierarchy: base classes (supertypes) or derived classes (subtypes).",
         annotations(read_only_hint = true)
     )]
     async fn type_hierarchy(&self, Parameters(args): Parameters<TypeHierarchyArgs>) -> ToolResult {
@@ -200,7 +200,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Quick fixes and refactorings the language server offers for a line range (add an import, fix an error), as proposed edits; nothing is written.",
+        description = "Quick fixes and refactorings for a line range, as proposed edits.",
         annotations(read_only_hint = true)
     )]
     async fn code_actions(&self, Parameters(args): Parameters<CodeActionsArgs>) -> ToolResult {
@@ -209,7 +209,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Rename a symbol everywhere: the edits a rename refactoring would make in every file, as text; nothing is written.",
+        description = "Rename a symbol everywhere: the edits, as text; nothing is written.",
         annotations(read_only_hint = true)
     )]
     async fn rename(&self, Parameters(args): Parameters<RenameArgs>) -> ToolResult {
@@ -218,7 +218,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Code completion at a position: the members, methods and names available there, most relevant first (at most 50).",
+        description = "Code completion: the names available at a position (max 50).",
         annotations(read_only_hint = true)
     )]
     async fn completion(&self, Parameters(args): Parameters<CompletionArgs>) -> ToolResult {
@@ -227,7 +227,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Signature help: the parameters of the function being called at a position, the active one marked «».",
+        description = "Signature help: the parameters of the call at a position.",
         annotations(read_only_hint = true)
     )]
     async fn signature_help(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -236,7 +236,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Status of the language servers: which are running, loading or failed, their CPU, memory and last error, and the roots served; why an answer may be missing.",
+        description = "Status of the language servers: running, loading or failed, CPU, memory, errors.",
         annotations(read_only_hint = true)
     )]
     async fn status(&self) -> ToolResult {
