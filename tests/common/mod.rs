@@ -4,6 +4,10 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod anthropic;
+pub mod gemini;
+pub mod host;
+pub mod model;
 pub mod projects;
 
 use serde_json::{Value, json};

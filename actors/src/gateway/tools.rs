@@ -19,10 +19,12 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, Implementation, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use std::borrow::Cow;
 use std::time::Instant;
 
 /// What the MCP client is told about the server as a whole. Hosts that
@@ -250,6 +252,17 @@ impl ServerHandler for Tools {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("windlass", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    /// Up to the last revision with `initialize`: from 2026-07-28 a server
+    /// may no longer ask the client's `roots/list`, and Claude Code, told
+    /// that Windlass speaks it, never says which directories the user
+    /// added. Offered only these, it starts with `initialize` and sends
+    /// `roots/list_changed` as directories come and go.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(
+            &ProtocolVersion::LATEST_WITH_INITIALIZE,
+        ))
     }
 
     /// Each call is timed and recorded around the router's dispatch.

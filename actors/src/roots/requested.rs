@@ -4,9 +4,13 @@
 //! nested in another is folded into it). Pure, so the rules are tested
 //! without an actor.
 //!
-//! Roots from the command line are pinned: nothing else removes them. The
-//! current directory, used when no `-r` was given, stands only while no
-//! client or hook has named roots of its own.
+//! Roots from the command line are pinned: nothing else removes them. A
+//! client's roots are its whole list: while it names a valid one, they
+//! replace the current directory (used when no `-r` was given), and what
+//! hooks added is left out, since a client that follows its host's
+//! directories also drops those the user removed. Without client roots,
+//! a hook's root (a directory the user added in the host) adds to the
+//! current directory.
 
 use super::set::canonical_root;
 use std::path::PathBuf;
@@ -96,29 +100,39 @@ impl Requested {
     }
 
     /// The roots in effect, in the order first asked for, and why any
-    /// asked-for root is not one. The current directory stands only while
-    /// no client or hook root is valid.
+    /// asked-for root is not one: the pinned ones, and the client's when
+    /// it names a valid one, else the current directory and the hooks'.
     pub fn effective(&self) -> (Vec<Effective>, Vec<String>) {
+        let (client, client_refused) = self.valid(|source| source == Source::Client);
+        let named_by_client = !client.is_empty();
+        let (mut roots, mut refused) = self.valid(|source| match source {
+            Source::Flag => true,
+            Source::Client => named_by_client,
+            Source::Default | Source::Hook => !named_by_client,
+        });
+        if !named_by_client {
+            refused.extend(client_refused);
+        }
+        // Pinned and client roots first, as before: the order roots were
+        // first asked for within each.
+        roots.sort_by_key(|root| {
+            !root
+                .sources
+                .iter()
+                .any(|source| matches!(source, Source::Flag | Source::Client))
+        });
+        (roots, refused)
+    }
+
+    /// The valid roots asked for by the sources `wanted` takes, folded,
+    /// and why the others are not roots.
+    fn valid(&self, wanted: impl Fn(Source) -> bool) -> (Vec<Effective>, Vec<String>) {
         let mut roots: Vec<Effective> = Vec::new();
         let mut refused = Vec::new();
-        for (asked, source) in self.asked.iter().filter(|(_, s)| *s != Source::Default) {
+        for (asked, source) in self.asked.iter().filter(|(_, source)| wanted(*source)) {
             match canonical_root(asked) {
                 Ok(path) => fold(&mut roots, path, *source),
                 Err(error) => refused.push(error.to_string()),
-            }
-        }
-        let named_elsewhere = roots.iter().any(|root| {
-            root.sources
-                .iter()
-                .any(|source| matches!(source, Source::Client | Source::Hook))
-        });
-        if !named_elsewhere {
-            let defaults = self.asked.iter().filter(|(_, s)| *s == Source::Default);
-            for (asked, source) in defaults {
-                match canonical_root(asked) {
-                    Ok(path) => fold(&mut roots, path, *source),
-                    Err(error) => refused.push(error.to_string()),
-                }
             }
         }
         (roots, refused)
@@ -203,11 +217,33 @@ mod tests {
             vec![base.join("a")],
             "the current directory is back once nobody names roots"
         );
-        default.apply(Source::Hook, Change::Set(vec![base.join("missing")]));
+        default.apply(Source::Client, Change::Set(vec![base.join("missing")]));
         assert_eq!(
             paths(&default.effective().0),
             vec![base.join("a")],
             "nor while the roots named are all invalid"
+        );
+    }
+
+    #[test]
+    fn a_hooks_root_adds_to_the_current_directory_until_the_client_names_roots() {
+        let (_dir, base) = tree();
+        let mut requested = Requested::new(vec![base.join("a")], false);
+        requested.apply(Source::Hook, Change::Add(vec![base.join("b")]));
+        assert_eq!(
+            paths(&requested.effective().0),
+            vec![base.join("a"), base.join("b")],
+            "an added directory adds to the project"
+        );
+        requested.apply(
+            Source::Client,
+            Change::Set(vec![base.join("a"), base.join("b")]),
+        );
+        requested.apply(Source::Client, Change::Set(vec![base.join("a")]));
+        assert_eq!(
+            paths(&requested.effective().0),
+            vec![base.join("a")],
+            "a directory the host's own list dropped is gone, whoever added it"
         );
     }
 

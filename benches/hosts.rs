@@ -1,0 +1,233 @@
+//! The real agent loop, run by hand:
+//!
+//! ```sh
+//! cargo bench --bench hosts            # HOST_EDITS=40 edits in each host
+//! ```
+//!
+//! In Claude Code and in Gemini CLI, each with Windlass installed as a
+//! user installs it and a scripted model on loopback, the model opens
+//! `pkg/app.py` (which imports `pkg/mathutil.py`) and `pkg/shapes.py`
+//! through `hover`, then edits `pkg/mathutil.py` HOST_EDITS times,
+//! alternating a type error and its fix. For each edit it prints how long
+//! the model waited for its next request after the host finished the edit,
+//! next to pyright's own publication of the edit's diagnostics and the
+//! `release` hook's run, both read from Windlass's event store, and how
+//! many edits' results came with their outcome (the error, or "fixed").
+//!
+//! An edit ends at the edited file's mtime, read as the next request
+//! arrives: the kernel's record of the host's write, after which
+//! everything the agent waits for (the PostToolUse or AfterTool hooks,
+//! the host building its next request) is counted. The hook events of
+//! `--include-hook-events` carry no time, and the time their lines are
+//! read from the host's stdout is the host's flushing, not its work.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod percentiles;
+
+use common::host::{Host, Installed, millis};
+use common::model::{Model, Step};
+use common::project;
+use percentiles::report;
+use rusqlite::Connection;
+use serde_json::json;
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime};
+
+const RETURN: &str = "    return a + b";
+
+fn main() {
+    let edits: usize = std::env::var("HOST_EDITS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(40);
+    let rows: Vec<Row> = [Host::Claude, Host::Gemini]
+        .into_iter()
+        .filter_map(|host| run(host, edits))
+        .collect();
+    println!();
+    for row in rows {
+        let host = row.host.name();
+        report(
+            &format!("{host}: edit -> next model request"),
+            &row.next_request,
+        );
+        report(
+            &format!("{host}: edit -> pyright publishes it"),
+            &row.publish,
+        );
+        report(&format!("{host}: release hook runs"), &row.hook);
+    }
+}
+
+/// One host's samples.
+struct Row {
+    host: Host,
+    next_request: Vec<Duration>,
+    publish: Vec<Duration>,
+    hook: Vec<Duration>,
+}
+
+/// The scripted run of `edits` edits in `host`; `None` when it is not
+/// installed.
+fn run(host: Host, edits: usize) -> Option<Row> {
+    let dir = project(&[
+        ("pkg/__init__.py", ""),
+        (
+            "pkg/mathutil.py",
+            "def add(a: int, b: int) -> int:\n    return a + b\n",
+        ),
+        (
+            "pkg/app.py",
+            "from pkg.mathutil import add\n\ntotal: int = add(1, 2)\n",
+        ),
+        (
+            "pkg/shapes.py",
+            "class Square:\n    def area(self, side: float) -> float:\n        return side * side\n",
+        ),
+    ]);
+    let root = dir.path().canonicalize().unwrap();
+    let installed = Installed::new(host, &[&root])?;
+    let mathutil = root.join("pkg/mathutil.py");
+    let model = Model::start(host.api(), host.name());
+    model.script(host.load("hover"));
+    let first_edit = host.load("hover").len() + 2;
+    model.script([
+        Step::mcp(
+            "hover",
+            json!({"file": "pkg/app.py", "line": 3, "symbol": "add"}),
+        ),
+        Step::mcp(
+            "hover",
+            json!({"file": "pkg/shapes.py", "line": 2, "symbol": "area"}),
+        ),
+    ]);
+    model.script((0..edits).map(|n| edit(&mathutil, n)));
+    model.script([Step::text("Done.")]);
+    let started = Instant::now();
+    installed
+        .start(&root, &model, &[])
+        .finish_within(Duration::from_secs(60) + Duration::from_secs(5) * edits as u32);
+    println!(
+        "{}: {edits} edits in {:.1} s",
+        host.name(),
+        started.elapsed().as_secs_f64()
+    );
+    let store = installed
+        .daemon
+        .dir
+        .path()
+        .join("state/windlass/windlass.db");
+    let ended = model.edits_ended();
+    let told = (0..edits)
+        .filter(|n| told_outcome(&model, first_edit + n, n % 2 == 0))
+        .count();
+    println!(
+        "{}: the model was told each edit's outcome after {told} of {edits} edits",
+        host.name()
+    );
+    Some(Row {
+        host,
+        next_request: model.edit_latencies(),
+        publish: publications(&store, &mathutil, &ended),
+        hook: hook_runs(&store, ended.len()),
+    })
+}
+
+/// Edit `n`: even ones break the return type (each differently, so that
+/// no host sees the same call twice in a row), odd ones fix it.
+fn edit(file: &Path, n: usize) -> Step {
+    let broken = format!("    return str(a + b)  # edit {n}");
+    let previous = format!("    return str(a + b)  # edit {}", n.saturating_sub(1));
+    match n % 2 {
+        0 => Step::edit(file, RETURN, &broken),
+        _ => Step::edit(file, &previous, RETURN),
+    }
+}
+
+/// Whether the result of the edit made at `turn` came with its outcome:
+/// the error (`broke`), or that the errors are fixed.
+fn told_outcome(model: &Model, turn: usize, broke: bool) -> bool {
+    let context = model
+        .result(turn)
+        .map(|result| result.context)
+        .unwrap_or_default();
+    match broke {
+        true => context.contains(r#"is not assignable to return type "int""#),
+        false => context.contains("fixed: no errors left in"),
+    }
+}
+
+/// For each edit (ended at `ended[n]`, even ones breaking the file), from
+/// the write to pyright's first publication for `file` with the edit's
+/// outcome (errors or none), as the language server's actor recorded it.
+/// The store's writer commits within 100 ms of an event; the daemon
+/// outlives the host, so the last ones are waited for.
+fn publications(store: &Path, file: &Path, ended: &[SystemTime]) -> Vec<Duration> {
+    let uri = format!("file://{}", file.display());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let published = diagnostics_events(store, &uri);
+        let found: Vec<Duration> = ended
+            .iter()
+            .enumerate()
+            .filter_map(|(n, end)| {
+                let written = millis(*end) as i64;
+                let (at, _) = published
+                    .iter()
+                    .find(|(at, count)| *at >= written && (*count > 0) == (n % 2 == 0))?;
+                Some(Duration::from_millis((at - written) as u64))
+            })
+            .collect();
+        if found.len() == ended.len() || Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The store's diagnostics publications for `uri`: (ms since the epoch,
+/// count), in order.
+fn diagnostics_events(store: &Path, uri: &str) -> Vec<(i64, i64)> {
+    let connection = Connection::open(store).unwrap();
+    let mut statement = connection
+        .prepare(
+            "SELECT at, json_extract(detail, '$.count') FROM events
+             WHERE kind = 'diagnostics' AND json_extract(detail, '$.uri') = ?1
+             ORDER BY at, id",
+        )
+        .unwrap();
+    statement
+        .query_map([uri], |row| Ok((row.get(0)?, row.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// How long each `release` hook ran, as it recorded itself; waits until
+/// `edits` are there (hooks write their own events).
+fn hook_runs(store: &Path, edits: usize) -> Vec<Duration> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let connection = Connection::open(store).unwrap();
+        let mut statement = connection
+            .prepare("SELECT duration_us FROM events WHERE kind = 'hook' AND tool = 'release' ORDER BY id")
+            .unwrap();
+        let runs: Vec<Duration> = statement
+            .query_map([], |row| row.get::<_, i64>(0))
+            .unwrap()
+            .map(|micros| Duration::from_micros(micros.unwrap() as u64))
+            .collect();
+        if runs.len() >= edits || Instant::now() > deadline {
+            return runs;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -1,0 +1,420 @@
+//! Windlass inside the real agent hosts: Claude Code and Gemini CLI, with
+//! the plugin and the extension installed as a user installs them, run
+//! non-interactively against a scripted model served on loopback. Each
+//! test asserts on what reached the model: the hooks' diagnostics next to
+//! an edit's result, the MCP tools' answers, two agents sharing a file,
+//! roots that follow the host's directories, and which Windlass tools
+//! Claude Code's ToolSearch finds by keywords.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::anthropic;
+use common::host::{Finished, Host, Installed, Watchdog};
+use common::model::{Model, Step, ToolResult};
+use common::project;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Longer than any one host run ([`common::host::HOST_DEADLINE`]) plus
+/// the installs and a language server's start.
+const TEST_LIMIT: Duration = Duration::from_secs(170);
+
+const MATHUTIL: &str = "def add(a: int, b: int) -> int:\n    return a + b\n";
+const APP: &str = "from pkg.mathutil import add\n\ntotal: int = add(1, 2)\n";
+const RETURN: &str = "    return a + b";
+/// A return that pyright reports at 2:12: a `str` where an `int` is due.
+const BAD_RETURN: &str = "    return str(a + b)";
+
+/// A small Python package: `pkg/app.py` imports `pkg/mathutil.py`.
+fn python_project() -> (tempfile::TempDir, PathBuf) {
+    let dir = project(&[
+        ("pkg/__init__.py", ""),
+        ("pkg/mathutil.py", MATHUTIL),
+        ("pkg/app.py", APP),
+    ]);
+    let root = dir.path().canonicalize().unwrap();
+    (dir, root)
+}
+
+/// Named checks that all run before the test fails, so that one report
+/// says everything that reached the model, right or wrong.
+struct Checks {
+    what: &'static str,
+    failed: Vec<String>,
+}
+
+impl Checks {
+    fn new(what: &'static str) -> Checks {
+        Checks {
+            what,
+            failed: Vec::new(),
+        }
+    }
+
+    fn that(&mut self, claim: &str, holds: bool, seen: &str) {
+        eprintln!(
+            "{}: {} {claim}",
+            self.what,
+            if holds { "ok  " } else { "FAIL" }
+        );
+        if !holds {
+            self.failed.push(format!("{claim}; the model saw:\n{seen}"));
+        }
+    }
+
+    /// Fails the test if a check failed, after writing what each agent's
+    /// model received and its host printed under the target's temporary
+    /// directory.
+    fn finish(self, agents: &[(&Model, &Finished)]) {
+        let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hosts");
+        let name = self.what.replace(' ', "-");
+        for (index, (model, host)) in agents.iter().enumerate() {
+            model.dump(&directory.join(format!("{name}-{index}-model.jsonl")));
+            host.dump(&directory.join(format!("{name}-{index}-host.jsonl")));
+        }
+        assert!(
+            self.failed.is_empty(),
+            "{}: {} check(s) failed (what the models received and the hosts printed is in {}/{name}-*):\n\n{}",
+            self.what,
+            self.failed.len(),
+            directory.display(),
+            self.failed.join("\n\n")
+        );
+    }
+}
+
+/// What the model saw after the call of `turn`, failing when the host
+/// never sent its result.
+fn result(model: &Model, turn: usize) -> ToolResult {
+    model.result(turn).unwrap_or_else(|| {
+        panic!(
+            "the host sent no result of the call made at turn {turn}; it made {} requests",
+            model.turns()
+        )
+    })
+}
+
+/// The text without its whitespace: pyright breaks a long signature
+/// over lines.
+fn squashed(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
+fn shown(result: &ToolResult) -> String {
+    format!(
+        "result{}: {}\ncontext: {}",
+        if result.is_error { " (error)" } else { "" },
+        result.text,
+        result.context
+    )
+}
+
+#[test]
+fn claude_code_shows_diagnostics_after_edits_and_answers_hover() {
+    edit_loop(Host::Claude, "claude edit loop");
+}
+
+#[test]
+fn gemini_cli_shows_diagnostics_after_edits_and_answers_hover() {
+    edit_loop(Host::Gemini, "gemini edit loop");
+}
+
+/// A hover through the host's MCP client, an edit that breaks the return
+/// type, and the edit that fixes it: the hover answers with pyright's
+/// signature, the first edit's result comes with the error's line and
+/// message, the second's with "fixed".
+fn edit_loop(host: Host, what: &'static str) {
+    let _watchdog = Watchdog::arm(what, TEST_LIMIT);
+    let (_dir, root) = python_project();
+    let Some(installed) = Installed::new(host, &[&root]) else {
+        return;
+    };
+    let mathutil = root.join("pkg/mathutil.py");
+    let mut script = host.load("hover");
+    let hover = script.len();
+    script.extend([
+        Step::mcp(
+            "hover",
+            json!({"file": "pkg/app.py", "line": 3, "symbol": "add"}),
+        ),
+        Step::edit(&mathutil, RETURN, BAD_RETURN),
+        Step::edit(&mathutil, BAD_RETURN, RETURN),
+        Step::text("Done."),
+    ]);
+    let (broken, fixed) = (hover + 1, hover + 2);
+    let model = Model::start(host.api(), host.name());
+    model.script(script);
+    let run = installed.run(&root, &model, &[]);
+
+    let mut checks = Checks::new(what);
+    let answer = result(&model, hover);
+    checks.that(
+        "hover answers with pyright's signature of add",
+        !answer.is_error && squashed(&answer.text).contains("defadd(a:int,b:int)->int"),
+        &shown(&answer),
+    );
+    let answer = result(&model, broken);
+    checks.that(
+        "the breaking edit's result comes with the error at 2:12 and its message",
+        answer.context.contains("2:12")
+            && answer
+                .context
+                .contains(r#"is not assignable to return type "int""#),
+        &shown(&answer),
+    );
+    let answer = result(&model, fixed);
+    checks.that(
+        "the fixing edit's result comes with \"fixed: no errors left in\"",
+        answer.context.contains("fixed: no errors left in")
+            && answer.context.contains("mathutil.py"),
+        &shown(&answer),
+    );
+    checks.finish(&[(&model, &run)]);
+}
+
+#[test]
+fn two_agents_read_one_file_at_once() {
+    let _watchdog = Watchdog::arm("two readers", TEST_LIMIT);
+    let (_dir, root) = python_project();
+    let Some(installed) = Installed::new(Host::Claude, &[&root]) else {
+        return;
+    };
+    let app = root.join("pkg/app.py");
+    // A reads, then stays in its turn until B has read too; B reads once
+    // A's read is done, so A's session is alive and has just read the file.
+    let first = Model::start(Host::Claude.api(), "claude reader A");
+    let second = Model::start(Host::Claude.api(), "claude reader B");
+    first.script([
+        Step::read(&app),
+        Step::text("Done.").after(gate(&second, 2)),
+    ]);
+    second.script([Step::read(&app).after(gate(&first, 2)), Step::text("Done.")]);
+    let a = installed.start(&root, &first, &[]);
+    let b = installed.start(&root, &second, &[]);
+    let (a, b) = (a.finish(), b.finish());
+
+    report_wait("second reader's Read", &first, &second);
+    let mut checks = Checks::new("two readers");
+    for (name, model) in [("A", &first), ("B", &second)] {
+        let read = result(model, 0);
+        checks.that(
+            &format!("reader {name}'s Read proceeds with the file's text"),
+            !read.is_error && read.text.contains("from pkg.mathutil import add"),
+            &shown(&read),
+        );
+    }
+    checks.finish(&[(&first, &a), (&second, &b)]);
+}
+
+#[test]
+fn a_second_editor_waits_for_the_first_then_proceeds() {
+    let _watchdog = Watchdog::arm("two editors", TEST_LIMIT);
+    let (_dir, root) = python_project();
+    let Some(installed) = Installed::new(Host::Claude, &[&root]) else {
+        return;
+    };
+    let mathutil = root.join("pkg/mathutil.py");
+    let signature = "def add(a: int, b: int) -> int:";
+    let commented = "def add(a: int, b: int) -> int:  # second editor";
+    let swapped = "    return b + a";
+    // A edits the body, then stays in its turn until B's edit is done; B
+    // edits the signature line once A's edit has ended, while A's lease
+    // on the file lasts.
+    let first = Model::start(Host::Claude.api(), "claude editor A");
+    let second = Model::start(Host::Claude.api(), "claude editor B");
+    first.script([
+        Step::edit(&mathutil, RETURN, swapped),
+        Step::text("Done.").after(gate(&second, 2)),
+    ]);
+    second.script([
+        Step::edit(&mathutil, signature, commented).after(gate(&first, 2)),
+        Step::text("Done."),
+    ]);
+    let a = installed.start(&root, &first, &[]);
+    let b = installed.start(&root, &second, &[]);
+    let (a, b) = (a.finish(), b.finish());
+
+    report_wait("second editor's Edit", &first, &second);
+    let mut checks = Checks::new("two editors");
+    let edit = result(&first, 0);
+    checks.that("editor A's edit succeeds", !edit.is_error, &shown(&edit));
+    let edit = result(&second, 0);
+    let proceeded = !edit.is_error && edit.text.contains("updated successfully");
+    let told = edit.is_error && session_id(&a).is_some_and(|id| edit.text.contains(&id));
+    checks.that(
+        "editor B's edit proceeds once A's is done, or B is told that A holds the file",
+        proceeded || told,
+        &shown(&edit),
+    );
+    if proceeded {
+        let text = std::fs::read_to_string(&mathutil).unwrap();
+        checks.that(
+            "the file has both edits",
+            text.contains(commented) && text.contains(swapped),
+            &text,
+        );
+    }
+    checks.finish(&[(&first, &a), (&second, &b)]);
+}
+
+/// The session id Claude Code puts in its stream-json events: the owner
+/// Windlass names when another agent holds a file.
+fn session_id(run: &Finished) -> Option<String> {
+    run.events
+        .iter()
+        .find_map(|(_, event)| event["session_id"].as_str())
+        .map(str::to_owned)
+}
+
+/// A gate that holds a step until `model` has had `turns` main requests.
+fn gate(model: &Model, turns: usize) -> impl FnOnce() + Send + 'static {
+    let watch = model.watch();
+    move || watch.wait_turns(turns, common::host::HOST_DEADLINE)
+}
+
+/// Prints how long B's call took: from A's result reaching A's model
+/// (when B's gate opened) to B's result reaching B's.
+fn report_wait(what: &str, first: &Model, second: &Model) {
+    if let (Some(opened), Some(done)) = (first.turn(1), second.turn(1)) {
+        let took = done.at.duration_since(opened.at).unwrap_or_default();
+        eprintln!("host: claude {what} took {} ms", took.as_millis());
+    }
+}
+
+#[test]
+fn claude_code_added_directory_becomes_a_root() {
+    added_directory(Host::Claude, "--add-dir", "claude added directory");
+}
+
+#[test]
+fn gemini_cli_included_directory_becomes_a_root() {
+    added_directory(
+        Host::Gemini,
+        "--include-directories",
+        "gemini included directory",
+    );
+}
+
+/// The host starts with a second directory (`flag DIR`), and a Windlass
+/// tool answers about a file in it: the session's roots followed.
+fn added_directory(host: Host, flag: &str, what: &'static str) {
+    let _watchdog = Watchdog::arm(what, TEST_LIMIT);
+    let (_dir, root) = python_project();
+    let extra_dir = project(&[("other.py", "def f() -> int:\n    return \"x\"\n")]);
+    let extra = extra_dir.path().canonicalize().unwrap();
+    let Some(installed) = Installed::new(host, &[&root, &extra]) else {
+        return;
+    };
+    let other = extra.join("other.py");
+    let mut script = host.load("diagnostics");
+    let asked = script.len();
+    script.extend([
+        Step::mcp("diagnostics", json!({"file": other})),
+        Step::text("Done."),
+    ]);
+    let model = Model::start(host.api(), host.name());
+    model.script(script);
+    let run = installed.run(&root, &model, &[flag, &extra.display().to_string()]);
+
+    let mut checks = Checks::new(what);
+    let answer = result(&model, asked);
+    checks.that(
+        &format!("diagnostics answers for a file of the directory given to {flag}"),
+        !answer.is_error
+            && answer
+                .text
+                .contains(r#"is not assignable to return type "int""#),
+        &shown(&answer),
+    );
+    checks.finish(&[(&model, &run)]);
+}
+
+/// Plain queries an agent might type, and the Windlass tool each should
+/// find.
+const SEARCHES: [(&str, &str); 10] = [
+    ("type of symbol", "hover"),
+    ("who calls this function", "call_hierarchy"),
+    ("errors after edit", "diagnostics"),
+    ("rename symbol", "rename"),
+    ("find definition", "definition"),
+    ("where is this used", "find_references"),
+    ("outline of a file", "document_symbols"),
+    ("type errors in file", "diagnostics"),
+    ("classes implementing interface", "implementation"),
+    ("project overview file tree", "codebase_map"),
+];
+
+#[test]
+fn claude_code_tool_search_finds_windlass_tools_by_keywords() {
+    let _watchdog = Watchdog::arm("tool search", TEST_LIMIT);
+    let (_dir, root) = python_project();
+    let Some(installed) = Installed::new(Host::Claude, &[&root]) else {
+        return;
+    };
+    let mut script: Vec<Step> = SEARCHES
+        .iter()
+        .map(|(query, _)| Step::tool_search(query))
+        .collect();
+    script.push(Step::text("Done."));
+    let model = Model::start(Host::Claude.api(), "claude");
+    model.script(script);
+    let run = installed.run(&root, &model, &[]);
+
+    let mut checks = Checks::new("tool search");
+    let mut table = vec![format!("{:<26} {:<16} found", "query", "expected")];
+    for (turn, (query, expected)) in SEARCHES.iter().enumerate() {
+        let found = result(&model, turn);
+        let names: Vec<String> = found.tools.iter().map(|tool| short(tool)).collect();
+        table.push(format!("{query:<26} {expected:<16} {}", names.join(", ")));
+        checks.that(
+            &format!("ToolSearch {query:?} finds {expected}"),
+            names.iter().any(|name| name == expected),
+            &names.join(", "),
+        );
+    }
+    eprintln!("{}", table.join("\n"));
+    checks.finish(&[(&model, &run)]);
+}
+
+/// A tool's name without the plugin's server prefix.
+fn short(tool: &str) -> String {
+    tool.strip_prefix(anthropic::MCP_PREFIX)
+        .unwrap_or(tool)
+        .to_owned()
+}
+
+/// The plugin as Claude Code's own validator sees it: nothing to report
+/// on the plugin, and at the repository root no error (the root's
+/// `hooks/hooks.json` is Gemini CLI's, whose events Claude Code does not
+/// know: warnings only).
+#[test]
+fn claude_plugin_validate_finds_no_problem() {
+    let _watchdog = Watchdog::arm("plugin validate", TEST_LIMIT);
+    let Some(installed) = Installed::new(Host::Claude, &[]) else {
+        return;
+    };
+    let repository = common::host::repository();
+    let shown = |output: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    };
+    let plugin = repository.join("plugins/windlass").display().to_string();
+    let validated = installed.output(&["plugin", "validate", &plugin], &plugin);
+    let text = shown(&validated);
+    assert!(validated.status.success(), "{text}");
+    assert!(text.contains("found nothing to report"), "{text}");
+    let root = repository.display().to_string();
+    let validated = installed.output(&["plugin", "validate", &root], &root);
+    let text = shown(&validated);
+    assert!(validated.status.success(), "{text}");
+    assert!(!text.contains('✘'), "{text}");
+    for warning in text.lines().filter(|line| line.contains('❯')) {
+        assert!(warning.contains("unknown hook event"), "{text}");
+    }
+}
