@@ -171,7 +171,7 @@ fn release_after_edits() {
         let Some(at) = published
             .iter()
             .rev()
-            .find(|at| **at >= *written && **at < next)
+            .find(|at| **at >= *written && **at <= next)
         else {
             let after = published
                 .iter()
