@@ -127,7 +127,18 @@ fn run(host: Host, edits: usize) -> Option<Row> {
         .join("state/windlass/windlass.db");
     let ended = model.edits_ended();
     let told = (0..edits)
-        .filter(|n| told_outcome(&model, first_edit + n, n % 2 == 0))
+        .filter(|n| {
+            let told = told_outcome(&model, first_edit + n, n % 2 == 0);
+            if !told {
+                let result = model.result(first_edit + n);
+                println!(
+                    "{}: edit {n} was not told its outcome; its result: {:?}",
+                    host.name(),
+                    result.map(|result| (result.text, result.context))
+                );
+            }
+            told
+        })
         .count();
     println!(
         "{}: the model was told each edit's outcome after {told} of {edits} edits",
