@@ -65,6 +65,23 @@ impl Checks {
         }
     }
 
+    /// As [`Checks::finish`], writing also every event the daemon
+    /// recorded (tool calls, publications, hook runs), when a check failed.
+    fn finish_in(self, agents: &[(&Model, &Finished)], daemon: &common::Daemon) {
+        if !self.failed.is_empty() {
+            let events = std::process::Command::new(common::windlass_binary())
+                .args(["query", "--format", "json", "--since", "1h"])
+                .envs(daemon.environment())
+                .output()
+                .unwrap();
+            let directory = Path::new(env!("CARGO_TARGET_TMPDIR")).join("hosts");
+            std::fs::create_dir_all(&directory).unwrap();
+            let name = self.what.replace(' ', "-");
+            std::fs::write(directory.join(format!("{name}-events.json")), events.stdout).unwrap();
+        }
+        self.finish(agents);
+    }
+
     /// Fails the test if a check failed, after writing what each agent's
     /// model received and its host printed under the target's temporary
     /// directory.
@@ -172,7 +189,7 @@ fn edit_loop(host: Host, what: &'static str) {
             && answer.context.contains("mathutil.py"),
         &shown(&answer),
     );
-    checks.finish(&[(&model, &run)]);
+    checks.finish_in(&[(&model, &run)], &installed.daemon);
 }
 
 #[test]

@@ -87,13 +87,6 @@ pub struct Entry {
     pub change_version: i64,
     /// Publications answering the last change: of its version, or of none.
     rounds: u32,
-    /// Whether something else was sent to the server since this document
-    /// was last published: the server may be checking it again.
-    disturbed: bool,
-    /// Whether, when the last change was sent, the server had published
-    /// its previous change and been sent nothing since: then it cannot be
-    /// in the middle of a check of the old text.
-    settled_at_change: bool,
 }
 
 impl Entry {
@@ -117,11 +110,7 @@ impl Cache {
     /// Records that a change of `uri` at `version` was sent: an edit, or
     /// (`edit` false) an open.
     pub fn note_change(&mut self, uri: &str, version: i64, edit: bool, now: Instant) {
-        self.disturb(|other| other != uri);
         let entry = self.entries.entry(uri.to_owned()).or_default();
-        entry.settled_at_change =
-            entry.is_fresh() && entry.published_at.is_some() && !entry.disturbed;
-        entry.disturbed = false;
         entry.change_generation = entry.generation;
         entry.change_version = version;
         entry.rounds = 0;
@@ -145,7 +134,6 @@ impl Cache {
         entry.version = version;
         entry.items = items.into();
         entry.published_at = Some(now);
-        entry.disturbed = false;
         if version.is_none_or(|version| version == entry.change_version) {
             entry.rounds += 1;
         }
@@ -153,20 +141,6 @@ impl Cache {
         self.observations.published_ever = true;
         self.observations.saw_version |= version.is_some();
         self.evict();
-    }
-
-    /// Files the server watches changed on disk (`changed`, as URIs): every
-    /// other document may be checked again.
-    pub fn note_files_changed(&mut self, changed: &[&str]) {
-        self.disturb(|uri| !changed.contains(&uri));
-    }
-
-    fn disturb(&mut self, which: impl Fn(&str) -> bool) {
-        for (uri, entry) in &mut self.entries {
-            if which(uri) {
-                entry.disturbed = true;
-            }
-        }
     }
 
     /// Progress began: if an edit is being checked, the server brackets
@@ -326,16 +300,15 @@ impl Wait {
 
     /// When the server's work on the change counts as over by what it
     /// has shown, if it does yet: a publication of the change's version
-    /// with no check still running under progress; progress ended; or the
-    /// process quiet for [`QUIET_HOLD`] after publishing. A publication of
-    /// the version counts at once only if the server was settled on the
-    /// document when the change was sent; else once the process is found
-    /// quiet after it: pyright labels what it publishes with the
-    /// document's version when it sends, not the one it checked, so a
-    /// check of the old text under way when the change came (another
-    /// agent's edit had it checking again), or of a closed file's text on
-    /// disk when it is opened, is published under the new version before
-    /// the check of the new text.
+    /// with no check still running under progress, and a sample after it
+    /// finding the process quiet; progress ended; or the process quiet for
+    /// [`QUIET_HOLD`] after publishing. A version alone is not believed:
+    /// pyright labels a publication with the document's version when it
+    /// sends it, not with the one it checked, so a check of the old text
+    /// under way when the change came (another agent's edit, or its own
+    /// pass over the project, had it checking again), or of a closed
+    /// file's text on disk when it is opened, arrives under the new version
+    /// while it goes on to check the new text.
     fn settled_at(
         &self,
         entry: &Entry,
@@ -347,10 +320,7 @@ impl Wait {
         let sampled = observations.sampled;
         match (entry.version, self.strategy) {
             (Some(version), _) if version >= entry.change_version && checks_done => {
-                match entry.settled_at_change {
-                    true => Some(published_at),
-                    false => self.quiet_after(published_at, sampled, Duration::ZERO),
-                }
+                self.quiet_after(published_at, sampled, Duration::ZERO)
             }
             (Some(_), _) => None,
             (None, Strategy::Progress) => progress_idle.then_some(published_at),
@@ -458,34 +428,6 @@ mod tests {
         assert_eq!(
             ask(&wait, &cache, true, at(now, 100)),
             Verdict::Done(vec![json!("error")].into())
-        );
-    }
-
-    #[test]
-    fn a_version_is_final_at_once_only_for_a_server_settled_on_the_document() {
-        let now = Instant::now();
-        let mut cache = Cache::default();
-        cache.observations.sampled = true;
-        cache.note_change(URI, 1, false, now);
-        cache.publish(URI, Some(1), vec![], at(now, 10));
-        cache.note_change(URI, 2, true, at(now, 1_000));
-        let wait = Wait::new(URI.into(), Strategy::Version, at(now, 1_000));
-        cache.publish(URI, Some(2), vec![json!("new")], at(now, 1_200));
-        assert!(
-            matches!(ask(&wait, &cache, true, at(now, 1_200)), Verdict::Done(_)),
-            "settled: final at once, no sample needed"
-        );
-        // Another agent's file changes: the server may be checking this
-        // one again when the next change comes.
-        cache.note_change("file:///w/other.py", 1, true, at(now, 1_300));
-        cache.note_change(URI, 3, true, at(now, 1_310));
-        let wait = Wait::new(URI.into(), Strategy::Version, at(now, 1_310));
-        cache.publish(URI, Some(3), vec![json!("old text's")], at(now, 1_320));
-        assert_eq!(ask(&wait, &cache, true, at(now, 1_320)), Verdict::Wait);
-        cache.note_files_changed(&[URI]);
-        assert!(
-            !cache.entry(URI).unwrap().disturbed,
-            "its own change on disk"
         );
     }
 

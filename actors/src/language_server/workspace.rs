@@ -133,8 +133,6 @@ impl State {
         }
         if let Some(params) = self.registrations.notification(changes) {
             self.notify("workspace/didChangeWatchedFiles", params);
-            let uris: Vec<&str> = changes.iter().map(|change| change.uri.as_str()).collect();
-            self.diagnostics.note_files_changed(&uris);
         }
         // Open documents are read here, in the handler: they are few and
         // small, and reading them now puts their new text ahead of every
@@ -169,7 +167,6 @@ impl State {
         let early = std::mem::take(&mut self.early_changes);
         if let Some(params) = self.registrations.notification(&early) {
             self.notify("workspace/didChangeWatchedFiles", params);
-            self.diagnostics.note_files_changed(&[]);
         }
     }
 
