@@ -225,6 +225,33 @@ fn typescript_implementation_call_hierarchy_and_refused_type_hierarchy() {
     assert_eq!(refused, "[typescript] does not support type hierarchy");
 }
 
+/// tsserver publishes a file's errors first and its suggestions (here a
+/// deprecated call) in a later round, busy all the while: a fresh
+/// session's first answer for a file without errors must wait for them,
+/// as final as an answer with errors.
+#[test]
+fn typescript_first_diagnostics_include_the_suggestion_round() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let old = "/** @deprecated use `next` instead */\nexport function old(): number {\n  return 1;\n}\n\nexport function next(): number {\n  return 2;\n}\n";
+    let main = "import { old } from \"./old\";\n\nexport const value: number = old();\n";
+    let dir = project(&[
+        ("old.ts", old),
+        ("main.ts", main),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"module\": \"commonjs\"}}\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let first = session.ok("diagnostics", json!({"file": "main.ts"}));
+    assert!(
+        first.contains("hint [typescript 6385] 'old' is deprecated."),
+        "{first}"
+    );
+}
+
 /// A function's prototype in a header and its body in a source file are
 /// one function: named alone, it is answered, not listed as ambiguous.
 /// Two static functions that share a name in two files are two.
