@@ -182,12 +182,19 @@ fn doctor_shows_each_server_and_hook_state_in_json_and_text() {
     assert!(!text.contains('\x1b'), "no colour with --nocolor");
 }
 
-#[test]
-fn a_machine_with_nothing_broken_exits_0() {
+/// The machine with nothing broken: no configured servers, no project
+/// configuration, no outdated extension.
+fn sound_machine() -> Machine {
     let machine = machine();
     std::fs::remove_file(machine.home.path().join("config/windlass/config.toml")).unwrap();
     std::fs::remove_file(machine.project.path().join(".windlass.toml")).unwrap();
     std::fs::remove_dir_all(machine.home.path().join(".gemini")).unwrap();
+    machine
+}
+
+#[test]
+fn a_machine_with_nothing_broken_exits_0() {
+    let machine = sound_machine();
     let output = doctor(&machine, &["--nocolor"]);
     let text = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{text}");
@@ -232,10 +239,7 @@ fn a_daemon_that_cannot_record_is_reported_broken() {
 /// user looks; doctor shows the last day's failures and the last reason.
 #[test]
 fn doctor_names_a_hook_that_failed_recently() {
-    let machine = machine();
-    std::fs::remove_file(machine.home.path().join("config/windlass/config.toml")).unwrap();
-    std::fs::remove_file(machine.project.path().join(".windlass.toml")).unwrap();
-    std::fs::remove_dir_all(machine.home.path().join(".gemini")).unwrap();
+    let machine = sound_machine();
     let edit = serde_json::json!({
         "session_id": "a-host-session-with-no-windlass",
         "cwd": machine.project.path(),

@@ -153,22 +153,7 @@ impl Daemon {
     /// Runs `windlass ARGS` as a host runs a hook in this daemon's world:
     /// `input` on stdin; it must exit 0.
     pub fn hook(&self, args: &[&str], input: &str) -> std::process::Output {
-        let mut child = Command::new(windlass_binary())
-            .args(args)
-            .envs(self.environment())
-            .env_remove("WINDLASS_STATE_DIR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
+        let output = hook_process(args, input, self.environment());
         assert!(output.status.success(), "a hook always exits 0: {output:?}");
         output
     }
@@ -521,9 +506,15 @@ pub fn run_windlass(state: &Path, args: &[&str]) -> std::process::Output {
 /// Runs `windlass ARGS` as a host runs a hook: `input` on stdin, the
 /// state directories under `state` (an `XDG_STATE_HOME`).
 pub fn run_hook(state: &Path, args: &[&str], input: &str) -> std::process::Output {
+    let state = ("XDG_STATE_HOME".to_owned(), state.display().to_string());
+    hook_process(args, input, vec![state])
+}
+
+/// A hook process with `env`, `input` on stdin, run to its end.
+fn hook_process(args: &[&str], input: &str, env: Vec<(String, String)>) -> std::process::Output {
     let mut child = Command::new(windlass_binary())
         .args(args)
-        .env("XDG_STATE_HOME", state)
+        .envs(env)
         .env_remove("WINDLASS_STATE_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
