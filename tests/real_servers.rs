@@ -243,14 +243,14 @@ fn clangd_diagnostics_are_fresh_through_ten_edit_cycles() {
 }
 
 /// An importer open while its import is edited again and again: pyright
-/// checks it again after every edit, and none of that may teach Windlass
-/// to wait for a second round of the edited file (each answer would then
-/// come up to 2 s after pyright's), nor leave the importer's own answer
-/// stale. pyright may itself publish a file twice for one change, a few
-/// ms apart; a window learned from the importer would be as long as the
-/// time between edits.
+/// checks it again after every edit, and publishes the edited file under
+/// the edit's version more than once when a check of the old text was
+/// under way. Every answer must be the edit's own, and the importer's
+/// answer must follow its import. (That the importer's publications teach
+/// no second round is unit-tested in `rounds.rs`; its cost is measured in
+/// docs/benchmarks.md.)
 #[test]
-fn pyright_edits_with_an_importer_open_stay_single_round_and_fresh() {
+fn pyright_edits_with_an_importer_open_stay_fresh() {
     if !have("pyright-langserver") {
         return skip("pyright-langserver is not on PATH");
     }
@@ -292,8 +292,4 @@ fn pyright_edits_with_an_importer_open_stay_single_round_and_fresh() {
     assert!(importer.contains("pkg/app.py: 2 errors"), "{importer}");
     let status = session.ok("status", json!({}));
     assert!(status.contains("diagnostics by version"), "{status}");
-    assert!(
-        !status.contains("rounds"),
-        "a second round was learned: {status}"
-    );
 }

@@ -411,9 +411,9 @@ mod tests {
         let now = Instant::now();
         let mut cache = Cache::default();
         cache.observations.sampled = true;
-        // A check seen to its end: no first-check window.
-        cache.note_change("file:///w/b.py", 1, false, now);
-        cache.publish("file:///w/b.py", Some(1), vec![], now);
+        // An edit's check seen to its end: no first-check window.
+        cache.note_change("file:///w/b.py", 2, true, now);
+        cache.publish("file:///w/b.py", Some(2), vec![], now);
         cache.note_change(URI, 1, false, now);
         let mut wait = Wait::new(URI.into(), Strategy::Version, now);
         wait.observe(&sample(0), true, at(now, 20));

@@ -131,6 +131,19 @@ impl State {
         if relevant.is_empty() {
             return;
         }
+        // A file an editor replaced by renaming a new one over it is, to a
+        // server that has it open, the same file with new content.
+        let changes: Vec<FileChange> = changes
+            .iter()
+            .map(|change| match change.kind {
+                ChangeKind::Created if self.documents.is_open(&change.uri) => FileChange {
+                    kind: ChangeKind::Changed,
+                    ..change.clone()
+                },
+                _ => change.clone(),
+            })
+            .collect();
+        let changes = changes.as_slice();
         if let Some(params) = self.registrations.notification(changes) {
             self.notify("workspace/didChangeWatchedFiles", params);
         }

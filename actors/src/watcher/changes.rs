@@ -66,11 +66,21 @@ pub fn classify(kind: &EventKind, paths: &[PathBuf]) -> Vec<(PathBuf, ChangeKind
 #[derive(Debug, Default)]
 pub struct Pending {
     changes: BTreeMap<PathBuf, ChangeKind>,
+    /// Paths made and removed within this batch (an editor's temporary
+    /// file renamed over its target): a late `Name(Both)` removal of one
+    /// says nothing new.
+    cancelled: std::collections::BTreeSet<PathBuf>,
 }
 
 impl Pending {
     pub fn add(&mut self, path: PathBuf, kind: ChangeKind) {
         use ChangeKind::{Changed, Created, Deleted};
+        if kind == Deleted && !self.changes.contains_key(&path) && self.cancelled.contains(&path) {
+            return;
+        }
+        if matches!(self.changes.get(&path), Some(Created)) && kind == Deleted {
+            self.cancelled.insert(path.clone());
+        }
         let merged = match (self.changes.get(&path), kind) {
             (None, kind) => Some(kind),
             // Made and removed before anyone heard of it.
@@ -95,6 +105,7 @@ impl Pending {
     }
 
     pub fn take(&mut self) -> Vec<FileChange> {
+        self.cancelled.clear();
         std::mem::take(&mut self.changes)
             .into_iter()
             .map(|(path, kind)| FileChange::new(path, kind))
@@ -148,6 +159,27 @@ mod tests {
                 (PathBuf::from("/w/.a.py.swp"), ChangeKind::Deleted),
                 (PathBuf::from("/w/a.py"), ChangeKind::Created)
             ]
+        );
+    }
+
+    #[test]
+    fn a_temporary_file_renamed_over_its_target_is_a_change_of_the_target_only() {
+        let mut pending = Pending::default();
+        let tmp = PathBuf::from("/w/mathutil.py.tmp.41.9f2c");
+        pending.add(tmp.clone(), ChangeKind::Created);
+        pending.add(tmp.clone(), ChangeKind::Changed);
+        pending.add(tmp.clone(), ChangeKind::Deleted);
+        pending.add("/w/mathutil.py".into(), ChangeKind::Created);
+        // inotify's rename pair comes back once more as one event.
+        pending.add(tmp, ChangeKind::Deleted);
+        let taken: Vec<(String, ChangeKind)> = pending
+            .take()
+            .into_iter()
+            .map(|change| (change.path.display().to_string(), change.kind))
+            .collect();
+        assert_eq!(
+            taken,
+            vec![("/w/mathutil.py".to_owned(), ChangeKind::Created)]
         );
     }
 
