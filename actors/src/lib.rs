@@ -20,6 +20,7 @@ pub mod session;
 pub mod settings;
 pub mod store;
 pub mod supervisor;
+pub mod vocabulary;
 pub mod watcher;
 
 pub use error::{Error, Result};

@@ -22,6 +22,7 @@ use crate::router::RouterMsg;
 use crate::settings::Settings;
 use crate::store::sessions::SessionRow;
 use crate::supervisor::SupervisorMsg;
+use crate::vocabulary::diagnostics::FileDiagnostics;
 use crate::watcher::WatcherMsg;
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
@@ -77,7 +78,7 @@ pub enum SessionMsg {
     /// Fresh diagnostics of a file, asked from outside its connection.
     Diagnostics {
         file: String,
-        reply: RpcReplyPort<Result<String, String>>,
+        reply: RpcReplyPort<Result<FileDiagnostics, String>>,
     },
     /// Roots added, removed or set from outside its connection (a host's
     /// hook); answered with the roots in effect and those refused.

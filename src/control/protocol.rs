@@ -14,13 +14,15 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWr
 use windlass_actors::roots::Change;
 use windlass_actors::settings::Identity;
 use windlass_actors::supervisor::AttachedSession;
+use windlass_actors::vocabulary::diagnostics::FileDiagnostics;
 
 /// Longest handshake line read; a hello is a few hundred bytes.
 const MAX_LINE: usize = 1 << 20;
 
 /// The version of the requests and answers below. A change that an older
-/// serving process would misread takes the next number.
-pub const PROTOCOL: u64 = 1;
+/// serving process, or an older client, would misread takes the next
+/// number. 2: `diagnostics` is answered with data, not the tool's text.
+pub const PROTOCOL: u64 = 2;
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -40,9 +42,9 @@ pub enum Request {
     },
     /// What the `status` tool would tell that session.
     Status { session: String },
-    /// Fresh diagnostics of `file` (absolute), as the `diagnostics` tool
-    /// gives them, through the session named or else the most recently
-    /// attached one whose roots hold the file.
+    /// Fresh diagnostics of `file` (absolute), as data, through the
+    /// session named or else the most recently attached one whose roots
+    /// hold the file.
     Diagnostics {
         file: PathBuf,
         session: Option<String>,
@@ -102,8 +104,9 @@ pub enum Answer {
     Subscribed,
     /// A session's status, as its `status` tool shows it.
     Status(String),
-    /// A file's diagnostics, as the `diagnostics` tool shows them.
-    Diagnostics(String),
+    /// A file's diagnostics, as data: the `diagnostics` tool renders the
+    /// same.
+    Diagnostics(FileDiagnostics),
     /// A session's roots after a change, and the roots refused, with why.
     Roots {
         roots: Vec<PathBuf>,
@@ -159,6 +162,12 @@ pub fn decode(line: &[u8]) -> std::result::Result<Request, String> {
                 return Err(refused(format!(
                     "it speaks protocol {protocol}; update this windlass"
                 )));
+            }
+            if protocol < 2 && object.contains_key("diagnostics") {
+                return Err(refused(
+                    "since protocol 2 diagnostics are answered as data, which a protocol 1 client would misread"
+                        .into(),
+                ));
             }
             Value::Object(object)
         }
@@ -255,8 +264,17 @@ mod tests {
 
     #[test]
     fn a_newer_protocol_or_an_unknown_request_is_refused_saying_which() {
-        let newer = decode(br#"{"protocol": 2, "status": {"session": "x"}}"#).unwrap_err();
-        assert!(newer.contains("protocol 2"), "{newer}");
+        let line = format!(
+            r#"{{"protocol": {}, "status": {{"session": "x"}}}}"#,
+            PROTOCOL + 1
+        );
+        let newer = decode(line.as_bytes()).unwrap_err();
+        assert!(
+            newer.contains(&format!("protocol {}", PROTOCOL + 1)),
+            "{newer}"
+        );
+        let older = decode(br#"{"protocol": 1, "diagnostics": {"file": "/a.py"}}"#).unwrap_err();
+        assert!(older.contains("answered as data"), "{older}");
         let unknown = decode(br#"{"protocol": 1, "frobnicate": {}}"#).unwrap_err();
         assert!(unknown.contains("frobnicate"), "{unknown}");
         assert!(unknown.contains("status"), "lists what it knows: {unknown}");

@@ -20,6 +20,7 @@ use std::path::Path;
 use std::time::Duration;
 use windlass_actors::recorder::kind;
 use windlass_actors::store::{self, hooks, locks};
+use windlass_actors::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
 
 /// How long the session may take to give fresh diagnostics: below the
 /// hook's own timeout in the plugins' hooks files (60 s).
@@ -92,16 +93,17 @@ fn report(run: &Run, file: &Path) -> Result<Option<String>> {
         file: file.to_path_buf(),
         session: Some(session.id.clone()),
     };
-    let text = client::expect(
-        &session.socket,
-        &request,
-        DIAGNOSTICS_TIMEOUT,
-        |answer| match answer {
-            Answer::Diagnostics(text) => Some(text),
-            _ => None,
-        },
-    )?;
-    let found = Found::parse(&text);
+    let answer =
+        client::expect(
+            &session.socket,
+            &request,
+            DIAGNOSTICS_TIMEOUT,
+            |answer| match answer {
+                Answer::Diagnostics(answer) => Some(answer),
+                _ => None,
+            },
+        )?;
+    let found = Found::of(answer);
     let owner = run.input.owner();
     let shown = file.display().to_string();
     let known = hooks::file_state(&run.store, &owner, &shown)?;
@@ -126,54 +128,41 @@ fn report(run: &Run, file: &Path) -> Result<Option<String>> {
     Ok(report)
 }
 
-/// The problems in a `diagnostics` answer, errors first.
+/// The problems in a file's diagnostics that an agent hears of: errors,
+/// then warnings.
 #[derive(Debug, Default, PartialEq)]
 struct Found {
     errors: usize,
     warnings: usize,
-    /// `L:C severity [source code] message`, errors then warnings.
-    problems: Vec<String>,
-    /// What the answer says about itself (still loading, an incomplete
-    /// index, a server's complaint about the file).
+    /// Errors then warnings, each in line order.
+    problems: Vec<Diagnostic>,
+    /// What the answer says about itself (an incomplete index, a server's
+    /// complaint about the file), passed on as they are.
     notes: Vec<String>,
 }
 
 impl Found {
-    /// Reads the tool's answer: a summary line per file, one indented
-    /// line per diagnostic, notes before them.
-    fn parse(text: &str) -> Self {
-        let mut found = Found::default();
-        let mut warnings = Vec::new();
-        for line in text.lines() {
-            let Some(item) = line.strip_prefix("  ") else {
-                if line.starts_with("note:") || line.contains(" note:") {
-                    found.notes.push(line.trim().to_owned());
-                }
-                continue;
-            };
-            match severity(item) {
-                "error" => {
-                    found.errors += 1;
-                    found.problems.push(item.to_owned());
-                }
-                "warning" => {
-                    found.warnings += 1;
-                    warnings.push(item.to_owned());
-                }
-                _ => {}
-            }
+    fn of(answer: FileDiagnostics) -> Self {
+        let mut problems: Vec<Diagnostic> = answer
+            .diagnostics
+            .into_iter()
+            .flatten()
+            .filter(|problem| matches!(problem.severity, Severity::Error | Severity::Warning))
+            .collect();
+        // Stable: line order within each severity.
+        problems.sort_by_key(|problem| problem.severity);
+        Found {
+            errors: count(&problems, Severity::Error),
+            warnings: count(&problems, Severity::Warning),
+            problems,
+            notes: answer.notes,
         }
-        found.problems.extend(warnings);
-        found
     }
 
     /// Each problem without its position: an edit above it moves it, and
     /// it is still the problem the owner was told of.
     fn keys(&self) -> Vec<String> {
-        self.problems
-            .iter()
-            .map(|problem| key(problem).to_owned())
-            .collect()
+        self.problems.iter().map(Diagnostic::what).collect()
     }
 
     /// What to say, given the problems the owner was told of `before`
@@ -193,38 +182,35 @@ impl Found {
             }
             return Some(fixed);
         }
-        let in_edit = |problem: &str| {
-            let line = line_of(problem);
+        let in_edit = |problem: &Diagnostic| {
             edited
                 .iter()
-                .any(|(first, last)| (*first..=*last).contains(&line))
+                .any(|(first, last)| (*first..=*last).contains(&problem.line))
         };
         let mut unseen: Vec<&str> = before
             .unwrap_or_default()
             .iter()
             .map(String::as_str)
             .collect();
-        let new: Vec<&String> = self
+        let mut new: Vec<&Diagnostic> = self
             .problems
             .iter()
-            .filter(
-                |problem| match unseen.iter().position(|known| *known == key(problem)) {
+            .filter(|problem| {
+                let what = problem.what();
+                match unseen.iter().position(|known| *known == what) {
                     Some(at) => {
                         unseen.remove(at);
                         false
                     }
                     None => true,
-                },
-            )
+                }
+            })
             .collect();
-        let mut new = new;
         // Stable: errors before warnings within each group.
         new.sort_by_key(|problem| !in_edit(problem));
         let carried = self.problems.len() - new.len();
-        let loading = self.notes.iter().any(|note| note.contains("loading"));
         let mut lines = match (new.is_empty(), carried, unseen.len()) {
-            (true, _, 0) if !loading => return None,
-            (true, _, 0) => vec![format!("{file} after the edit: no new problems")],
+            (true, _, 0) => return None,
             (true, _, gone) => vec![format!(
                 "{file} after the edit: {gone} of the problems reported before gone, still {}",
                 counts(self.errors, self.warnings, "")
@@ -245,7 +231,7 @@ impl Found {
             (false, carried, _) => {
                 let new_errors = new
                     .iter()
-                    .filter(|problem| severity(problem) == "error")
+                    .filter(|problem| problem.severity == Severity::Error)
                     .count();
                 vec![format!(
                     "{file} after the edit: {}; {} in all, {carried} of them reported before",
@@ -254,7 +240,11 @@ impl Found {
                 )]
             }
         };
-        lines.extend(new.iter().take(MAX_ITEMS).map(|item| format!("  {item}")));
+        lines.extend(
+            new.iter()
+                .take(MAX_ITEMS)
+                .map(|problem| format!("  {}", problem.shown())),
+        );
         if new.len() > MAX_ITEMS {
             lines.push(format!(
                 "  … {} more (the diagnostics tool lists them all)",
@@ -266,13 +256,11 @@ impl Found {
     }
 }
 
-/// A problem line's 1-based line number.
-fn line_of(problem: &str) -> u64 {
-    problem
-        .split(':')
-        .next()
-        .and_then(|line| line.parse().ok())
-        .unwrap_or(0)
+fn count(problems: &[Diagnostic], severity: Severity) -> usize {
+    problems
+        .iter()
+        .filter(|problem| problem.severity == severity)
+        .count()
 }
 
 /// The lines (1-based, inclusive) that an edit tool's `input` wrote into
@@ -300,16 +288,6 @@ fn edited_lines(text: &str, input: &Value) -> Vec<(u64, u64)> {
             Some((first, first + new.matches('\n').count() as u64))
         })
         .collect()
-}
-
-/// A problem line's severity: the word after its position.
-fn severity(problem: &str) -> &str {
-    problem.split_whitespace().nth(1).unwrap_or_default()
-}
-
-/// A problem line without its `L:C ` position.
-fn key(problem: &str) -> &str {
-    problem.split_once(' ').map_or(problem, |(_, rest)| rest)
 }
 
 /// "1 error, 2 warnings", with `adjective` before each noun.
@@ -350,56 +328,85 @@ fn bounded(text: &str) -> String {
 mod tests {
     use super::*;
 
-    const ANSWER: &str = "note: [python] still loading\n\
-        src/a.py: 1 error, 2 warnings\n  \
-        2:1 warning [lint] unused import\n  \
-        5:7 error [Pyright reportAttributeAccessIssue] Cannot access attribute \"x\"\n  \
-        9:2 warning [lint] shadowed\n  \
-        10:1 hint [lint] could be simpler";
+    fn problem(line: u64, severity: Severity, message: &str) -> Diagnostic {
+        Diagnostic {
+            line,
+            column: 1,
+            severity,
+            source: Some("x".into()),
+            code: None,
+            message: message.into(),
+        }
+    }
+
+    /// A file's diagnostics as the session answers them.
+    fn found(problems: Vec<Diagnostic>) -> Found {
+        Found::of(FileDiagnostics {
+            file: "a.py".into(),
+            server: "python".into(),
+            diagnostics: Some(problems),
+            notes: Vec::new(),
+        })
+    }
 
     #[test]
     fn errors_come_first_and_hints_are_left_out() {
-        let found = Found::parse(ANSWER);
+        let answer = FileDiagnostics {
+            file: "src/a.py".into(),
+            server: "python".into(),
+            diagnostics: Some(vec![
+                problem(2, Severity::Warning, "unused import"),
+                problem(5, Severity::Error, "Cannot access attribute \"x\""),
+                problem(9, Severity::Warning, "shadowed"),
+                problem(10, Severity::Hint, "could be simpler"),
+            ]),
+            notes: vec!["note: [python] sees only open files".into()],
+        };
+        let found = Found::of(answer);
         assert_eq!((found.errors, found.warnings), (1, 2));
-        assert_eq!(
-            found.problems[0],
-            "5:7 error [Pyright reportAttributeAccessIssue] Cannot access attribute \"x\""
-        );
         assert_eq!(found.problems.len(), 3);
-        assert_eq!(found.notes, vec!["note: [python] still loading"]);
         let shown = found.report("src/a.py", None, false, &[]).unwrap();
         assert!(
-            shown.starts_with("src/a.py after the edit: 1 error, 2 warnings\n  5:7 error"),
+            shown.starts_with(
+                "src/a.py after the edit: 1 error, 2 warnings\n  5:1 error [x] Cannot access attribute \"x\"\n  2:1 warning"
+            ),
             "{shown}"
         );
-        assert!(shown.ends_with("note: [python] still loading"), "{shown}");
+        assert!(
+            shown.ends_with("note: [python] sees only open files"),
+            "{shown}"
+        );
     }
 
     #[test]
     fn a_later_edit_reports_what_it_changed_whatever_moved() {
-        let before =
-            Found::parse("a.py: 2 errors\n  3:1 error [x] old one\n  9:1 error [x] old two\n");
+        let before = found(vec![
+            problem(3, Severity::Error, "old one"),
+            problem(9, Severity::Error, "old two"),
+        ]);
         let told = before.keys();
         // Lines moved by the edit; one new error.
-        let after = Found::parse(
-            "a.py: 3 errors\n  4:1 error [x] old one\n  5:2 error [x] new one\n  10:1 error [x] old two\n",
-        );
+        let after = found(vec![
+            problem(4, Severity::Error, "old one"),
+            problem(5, Severity::Error, "new one"),
+            problem(10, Severity::Error, "old two"),
+        ]);
         let shown = after.report("a.py", Some(&told), true, &[]).unwrap();
         assert_eq!(
             shown,
-            "a.py after the edit: 1 new error; 3 errors in all, 2 of them reported before\n  5:2 error [x] new one"
+            "a.py after the edit: 1 new error; 3 errors in all, 2 of them reported before\n  5:1 error [x] new one"
         );
         assert_eq!(
             before.report("a.py", Some(&told), true, &[]),
             None,
             "nothing changed"
         );
-        let fewer = Found::parse("a.py: 1 error\n  3:1 error [x] old two\n");
+        let fewer = found(vec![problem(3, Severity::Error, "old two")]);
         assert_eq!(
             fewer.report("a.py", Some(&told), true, &[]).unwrap(),
             "a.py after the edit: 1 of the problems reported before gone, still 1 error"
         );
-        let clean = Found::parse("a.py: no problems");
+        let clean = found(Vec::new());
         assert_eq!(
             clean.report("a.py", Some(&told), true, &[]).unwrap(),
             "fixed: no errors left in a.py"
@@ -414,25 +421,25 @@ mod tests {
             serde_json::json!({"old_string": "c = 3", "new_string": "c = broken(\n  more)"});
         let edited = edited_lines(text, &input);
         assert_eq!(edited, vec![(3, 4)]);
-        let found =
-            Found::parse("f: 3 errors\n  1:1 error old\n  4:3 error new\n  5:1 error later\n");
+        let found = found(vec![
+            problem(1, Severity::Error, "old"),
+            problem(4, Severity::Error, "new"),
+            problem(5, Severity::Error, "later"),
+        ]);
         let shown = found.report("f", None, false, &edited).unwrap();
         assert_eq!(
             shown,
-            "f after the edit: 3 errors, 1 of them in the edited lines (listed first)\n  4:3 error new\n  1:1 error old\n  5:1 error later"
+            "f after the edit: 3 errors, 1 of them in the edited lines (listed first)\n  4:1 error [x] new\n  1:1 error [x] old\n  5:1 error [x] later"
         );
         assert!(edited_lines(text, &serde_json::json!({"content": text})).is_empty());
     }
 
     #[test]
     fn many_problems_are_capped_and_counted() {
-        let mut answer = String::from("a.py: 30 errors\n");
-        for line in 1..=30 {
-            answer.push_str(&format!("  {line}:1 error bad {line}\n"));
-        }
-        let shown = Found::parse(&answer)
-            .report("a.py", None, false, &[])
-            .unwrap();
+        let problems = (1..=30)
+            .map(|line| problem(line, Severity::Error, &format!("bad {line}")))
+            .collect();
+        let shown = found(problems).report("a.py", None, false, &[]).unwrap();
         assert_eq!(shown.lines().count(), 1 + MAX_ITEMS + 1);
         assert!(shown.contains("18 more"), "{shown}");
         let long = "x\n".repeat(MAX_CHARS);

@@ -6,6 +6,7 @@ use super::render;
 use crate::error::{Error, Result};
 use crate::language_server::DiagnosticsReply;
 use crate::lsp::position::line_at;
+use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -33,9 +34,9 @@ pub async fn diagnostics(context: &Context, args: &DiagnosticsArgs) -> Result<St
     for (index, file) in files.iter().enumerate() {
         let context = context.clone();
         let file = file.clone();
-        checks.spawn(async move { (index, file_report(&context, &file).await) });
+        checks.spawn(async move { (index, file_diagnostics(&context, &file).await) });
     }
-    let mut reports: Vec<Option<Result<Vec<String>>>> = vec![None; files.len()];
+    let mut reports: Vec<Option<Result<FileDiagnostics>>> = vec![None; files.len()];
     while let Some(joined) = checks.join_next().await {
         let Ok((index, report)) = joined else {
             continue;
@@ -45,7 +46,7 @@ pub async fn diagnostics(context: &Context, args: &DiagnosticsArgs) -> Result<St
     let mut lines = Vec::new();
     for (file, report) in files.iter().zip(reports) {
         match report {
-            Some(Ok(report)) => lines.extend(report),
+            Some(Ok(report)) => lines.extend(report.lines()),
             // One file whose check failed is a tool error; among several,
             // its failure is one line of the report.
             Some(Err(error)) if files.len() == 1 => return Err(error),
@@ -56,43 +57,38 @@ pub async fn diagnostics(context: &Context, args: &DiagnosticsArgs) -> Result<St
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
-async fn file_report(context: &Context, file: &str) -> Result<Vec<String>> {
+/// One file's fresh diagnostics from its server, as data.
+pub async fn file_diagnostics(context: &Context, file: &str) -> Result<FileDiagnostics> {
     let (roots, path) = context.resolve(file).await?;
     let document = context.snapshot(&path, file)?;
     let server = context.route(&path).await?;
     let text = document.text.clone();
     let reply = context.diagnostics(&server, document).await?;
-    let mut lines = render::notes_of(
-        &roots,
-        &server.label(),
-        &reply.warnings,
-        reply.file_problem.as_ref(),
-    );
-    lines.extend(describe(
-        &roots.display(&path),
-        &server.label(),
-        &text,
-        &reply,
-    ));
-    Ok(lines)
-}
-
-fn describe(path: &str, server: &str, text: &str, reply: &DiagnosticsReply) -> Vec<String> {
-    let Some(items) = &reply.items else {
-        return vec![format!("{path}: no diagnostics from [{server}]")];
-    };
-    let mut found: Vec<(u64, u64, String)> = items
+    let notes = reply
+        .file_problem
         .iter()
-        .map(|item| line_for(item, text, reply))
+        .map(|problem| render::problem_line(&roots, &server.label(), problem))
         .collect();
-    found.sort_by_key(|(line, column, _)| (*line, *column));
-    let mut lines = vec![format!("{path}: {}", summary(items))];
-    lines.extend(found.into_iter().map(|(_, _, line)| line));
-    lines
+    Ok(FileDiagnostics {
+        file: roots.display(&path),
+        server: server.label(),
+        diagnostics: reply.items.as_ref().map(|items| read(items, &text, &reply)),
+        notes,
+    })
 }
 
-/// `  line:column severity [source code] message`, 1-based, code points.
-fn line_for(item: &Value, text: &str, reply: &DiagnosticsReply) -> (u64, u64, String) {
+/// The server's items as problems, in line order.
+fn read(items: &[Value], text: &str, reply: &DiagnosticsReply) -> Vec<Diagnostic> {
+    let mut found: Vec<Diagnostic> = items
+        .iter()
+        .map(|item| diagnostic(item, text, reply))
+        .collect();
+    found.sort_by_key(|diagnostic| (diagnostic.line, diagnostic.column));
+    found
+}
+
+/// One LSP diagnostic, its position 1-based in code points.
+fn diagnostic(item: &Value, text: &str, reply: &DiagnosticsReply) -> Diagnostic {
     let start = item.pointer("/range/start");
     let line = start
         .and_then(|s| s.get("line"))
@@ -107,68 +103,26 @@ fn line_for(item: &Value, text: &str, reply: &DiagnosticsReply) -> (u64, u64, St
         .encoding
         .decode_column(line_text, u32::try_from(character).unwrap_or(u32::MAX))
         as u64;
-    let severity = severity(item);
-    let source = item.get("source").and_then(Value::as_str);
     let code = match item.get("code") {
         Some(Value::String(code)) => Some(code.clone()),
         Some(Value::Number(code)) => Some(code.to_string()),
         _ => None,
     };
-    let origin = match (source, code) {
-        (Some(source), Some(code)) => format!(" [{source} {code}]"),
-        (Some(source), None) => format!(" [{source}]"),
-        (None, Some(code)) => format!(" [{code}]"),
-        (None, None) => String::new(),
-    };
     let message = item
         .get("message")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
-    (
-        line,
-        column,
-        format!("  {}:{} {severity}{origin} {message}", line + 1, column + 1),
-    )
-}
-
-fn severity(item: &Value) -> &'static str {
-    match item.get("severity").and_then(Value::as_u64) {
-        Some(2) => "warning",
-        Some(3) => "info",
-        Some(4) => "hint",
-        _ => "error",
+    Diagnostic {
+        line: line + 1,
+        column: column + 1,
+        severity: Severity::from_lsp(item.get("severity").and_then(Value::as_u64)),
+        source: item
+            .get("source")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        code,
+        message: message.split_whitespace().collect::<Vec<_>>().join(" "),
     }
-}
-
-fn summary(items: &[Value]) -> String {
-    if items.is_empty() {
-        return "no problems".into();
-    }
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for item in items {
-        let name = severity(item);
-        match counts.iter_mut().find(|(known, _)| *known == name) {
-            Some((_, count)) => *count += 1,
-            None => counts.push((name, 1)),
-        }
-    }
-    counts.sort_by_key(|(name, _)| {
-        ["error", "warning", "info", "hint"]
-            .iter()
-            .position(|known| known == name)
-    });
-    counts
-        .iter()
-        .map(|(name, count)| {
-            if *count == 1 {
-                format!("1 {name}")
-            } else {
-                format!("{count} {name}s")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 #[cfg(test)]
@@ -177,41 +131,27 @@ mod tests {
     use crate::lsp::position::PositionEncoding;
     use serde_json::json;
 
-    fn reply(items: Option<Vec<Value>>) -> DiagnosticsReply {
+    fn reply() -> DiagnosticsReply {
         DiagnosticsReply {
-            items: items.map(Into::into),
+            items: None,
             encoding: PositionEncoding::Utf16,
-            warnings: Vec::new(),
             file_problem: None,
         }
     }
 
     #[test]
-    fn describes_diagnostics_sorted_with_code_point_columns() {
+    fn reads_diagnostics_sorted_with_code_point_columns() {
         let items = vec![
             json!({"range": {"start": {"line": 1, "character": 3}}, "severity": 2, "message": "unused\n  variable", "source": "lint"}),
             json!({"range": {"start": {"line": 0, "character": 4}}, "severity": 1, "message": "bad", "source": "x", "code": 12}),
         ];
-        let lines = describe("a.py", "python", "😀😀x\nabcd\n", &reply(Some(items)));
+        let shown: Vec<String> = read(&items, "😀😀x\nabcd\n", &reply())
+            .iter()
+            .map(Diagnostic::shown)
+            .collect();
         assert_eq!(
-            lines,
-            vec![
-                "a.py: 1 error, 1 warning",
-                "  1:3 error [x 12] bad",
-                "  2:4 warning [lint] unused variable",
-            ]
-        );
-    }
-
-    #[test]
-    fn says_clean_and_silent_apart() {
-        assert_eq!(
-            describe("a.py", "python", "", &reply(Some(vec![]))),
-            vec!["a.py: no problems"]
-        );
-        assert_eq!(
-            describe("a.py", "python", "", &reply(None)),
-            vec!["a.py: no diagnostics from [python]"]
+            shown,
+            vec!["1:3 error [x 12] bad", "2:4 warning [lint] unused variable"]
         );
     }
 }

@@ -32,6 +32,7 @@ mod tools;
 use crate::roots::RootsMsg;
 use crate::session::{SessionId, SessionMsg, Shared};
 use crate::settings::Settings;
+use crate::vocabulary::diagnostics::FileDiagnostics;
 use context::Context;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use rmcp::ServiceExt;
@@ -45,10 +46,10 @@ pub enum GatewayMsg {
     ClientClosed,
     /// The session's `status`, for `windlass status SESSION`.
     Status(RpcReplyPort<Result<String, String>>),
-    /// Fresh diagnostics of a file, as the tool gives them, for hooks.
+    /// Fresh diagnostics of a file, as data, for hooks.
     Diagnostics {
         file: String,
-        reply: RpcReplyPort<Result<String, String>>,
+        reply: RpcReplyPort<Result<FileDiagnostics, String>>,
     },
 }
 
@@ -129,12 +130,8 @@ impl Actor for Gateway {
             }
             GatewayMsg::Diagnostics { file, reply } => {
                 let context = state.context.clone();
-                let args = diagnostics::DiagnosticsArgs {
-                    file: Some(file),
-                    files: None,
-                };
                 tokio::spawn(async move {
-                    let answer = diagnostics::diagnostics(&context, &args).await;
+                    let answer = diagnostics::file_diagnostics(&context, &file).await;
                     let _gone = reply.send(answer.map_err(|error| error.to_string()));
                 });
             }

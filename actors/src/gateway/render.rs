@@ -215,17 +215,13 @@ pub fn problem_line(roots: &RootSet, label: &str, problem: &Problem) -> String {
 /// What a reply says about itself, first in every answer: its warnings,
 /// then what the server reported about the file asked about.
 pub fn notes(roots: &RootSet, label: &str, reply: &Reply) -> Vec<String> {
-    notes_of(roots, label, &reply.warnings, reply.file_problem.as_ref())
-}
-
-pub fn notes_of(
-    roots: &RootSet,
-    label: &str,
-    warnings: &[String],
-    problem: Option<&Problem>,
-) -> Vec<String> {
-    let mut lines = warnings.to_vec();
-    lines.extend(problem.map(|problem| problem_line(roots, label, problem)));
+    let mut lines = reply.warnings.clone();
+    lines.extend(
+        reply
+            .file_problem
+            .as_ref()
+            .map(|problem| problem_line(roots, label, problem)),
+    );
     lines
 }
 

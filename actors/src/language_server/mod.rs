@@ -127,7 +127,6 @@ pub struct DiagnosticsReply {
     /// `None` when the server has never published anything.
     pub items: Option<Arc<[Value]>>,
     pub encoding: PositionEncoding,
-    pub warnings: Vec<String>,
     pub file_problem: Option<Problem>,
 }
 

@@ -146,7 +146,6 @@ impl State {
         let reply = |items| DiagnosticsReply {
             items,
             encoding: self.encoding(),
-            warnings: Vec::new(),
             file_problem: None,
         };
         let server = self.spec.label();

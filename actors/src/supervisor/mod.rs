@@ -44,6 +44,7 @@ use crate::roots::{Change, ChangeAnswer, Detection, RootSet, RootsChanged};
 use crate::router::{Router, RouterMsg, ServerHandle, ServerId};
 use crate::session::{SessionId, SessionMsg};
 use crate::settings::Settings;
+use crate::vocabulary::diagnostics::FileDiagnostics;
 use crate::watcher::{Watcher, WatcherMsg};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use slot::Slot;
@@ -92,7 +93,7 @@ pub enum SupervisorMsg {
     SessionDiagnostics {
         session: Option<String>,
         file: PathBuf,
-        reply: RpcReplyPort<Result<String, String>>,
+        reply: RpcReplyPort<Result<FileDiagnostics, String>>,
     },
     /// Roots added, removed or set for the session named (its id).
     ChangeSessionRoots {

@@ -1,0 +1,198 @@
+//! A file's fresh diagnostics as data: what the `diagnostics` tool
+//! renders for a model, and what the control socket gives the hosts'
+//! `release` hook, which reads these fields rather than the tool's text.
+
+use serde::{Deserialize, Serialize};
+
+/// How bad a problem is, as the server says (an unknown severity counts
+/// as an error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+    Hint,
+}
+
+impl Severity {
+    /// From LSP's `DiagnosticSeverity` number.
+    pub fn from_lsp(severity: Option<u64>) -> Self {
+        match severity {
+            Some(2) => Self::Warning,
+            Some(3) => Self::Info,
+            Some(4) => Self::Hint,
+            _ => Self::Error,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+            Self::Info => "info",
+            Self::Hint => "hint",
+        }
+    }
+}
+
+/// One problem in a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// 1-based.
+    pub line: u64,
+    /// 1-based, in Unicode code points.
+    pub column: u64,
+    pub severity: Severity,
+    pub source: Option<String>,
+    pub code: Option<String>,
+    /// On one line: the server's whitespace folded.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// `severity [source code] message`: the problem wherever it stands,
+    /// so that one moved by an edit above it is still known.
+    pub fn what(&self) -> String {
+        let origin = match (&self.source, &self.code) {
+            (Some(source), Some(code)) => format!(" [{source} {code}]"),
+            (Some(source), None) => format!(" [{source}]"),
+            (None, Some(code)) => format!(" [{code}]"),
+            (None, None) => String::new(),
+        };
+        format!("{}{origin} {}", self.severity.name(), self.message)
+    }
+
+    /// `line:column severity [source code] message`.
+    pub fn shown(&self) -> String {
+        format!("{}:{} {}", self.line, self.column, self.what())
+    }
+}
+
+/// A file's diagnostics after its latest change, from one server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDiagnostics {
+    /// As the session's roots show it.
+    pub file: String,
+    /// The server's label, `python` or `c,cpp`.
+    pub server: String,
+    /// In line order; `None` when the server has never published
+    /// anything, which is not the same as no problems.
+    pub diagnostics: Option<Vec<Diagnostic>>,
+    /// What the answer says about itself (the server's complaint about a
+    /// file it could not fully read), shown as they are.
+    pub notes: Vec<String>,
+}
+
+impl FileDiagnostics {
+    /// How many problems of `severity`.
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics
+            .iter()
+            .flatten()
+            .filter(|diagnostic| diagnostic.severity == severity)
+            .count()
+    }
+
+    /// The notes, then `path: summary` and one indented line per problem;
+    /// a server that never published says so.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = self.notes.clone();
+        let Some(diagnostics) = &self.diagnostics else {
+            lines.push(format!(
+                "{}: no diagnostics from [{}]",
+                self.file, self.server
+            ));
+            return lines;
+        };
+        lines.push(format!("{}: {}", self.file, self.summary()));
+        lines.extend(
+            diagnostics
+                .iter()
+                .map(|diagnostic| format!("  {}", diagnostic.shown())),
+        );
+        lines
+    }
+
+    /// "1 error, 2 warnings", or "no problems".
+    fn summary(&self) -> String {
+        let counts: Vec<String> = [
+            Severity::Error,
+            Severity::Warning,
+            Severity::Info,
+            Severity::Hint,
+        ]
+        .into_iter()
+        .filter_map(|severity| match self.count(severity) {
+            0 => None,
+            1 => Some(format!("1 {}", severity.name())),
+            count => Some(format!("{count} {}s", severity.name())),
+        })
+        .collect();
+        match counts.is_empty() {
+            true => "no problems".into(),
+            false => counts.join(", "),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diagnostic(line: u64, severity: Severity, code: Option<&str>) -> Diagnostic {
+        Diagnostic {
+            line,
+            column: 3,
+            severity,
+            source: Some("lint".into()),
+            code: code.map(str::to_owned),
+            message: "unused variable".into(),
+        }
+    }
+
+    #[test]
+    fn lines_summarise_then_list_and_say_silence_apart() {
+        let report = FileDiagnostics {
+            file: "a.py".into(),
+            server: "python".into(),
+            diagnostics: Some(vec![
+                diagnostic(1, Severity::Error, Some("E1")),
+                diagnostic(2, Severity::Warning, None),
+                diagnostic(3, Severity::Warning, None),
+            ]),
+            notes: vec!["note: [python] sees only open files".into()],
+        };
+        assert_eq!(
+            report.lines(),
+            vec![
+                "note: [python] sees only open files",
+                "a.py: 1 error, 2 warnings",
+                "  1:3 error [lint E1] unused variable",
+                "  2:3 warning [lint] unused variable",
+                "  3:3 warning [lint] unused variable",
+            ]
+        );
+        let clean = FileDiagnostics {
+            diagnostics: Some(Vec::new()),
+            notes: Vec::new(),
+            ..report.clone()
+        };
+        assert_eq!(clean.lines(), vec!["a.py: no problems"]);
+        let silent = FileDiagnostics {
+            diagnostics: None,
+            notes: Vec::new(),
+            ..report
+        };
+        assert_eq!(silent.lines(), vec!["a.py: no diagnostics from [python]"]);
+    }
+
+    #[test]
+    fn severities_follow_lsp_numbers_and_travel_as_words() {
+        assert_eq!(Severity::from_lsp(Some(2)), Severity::Warning);
+        assert_eq!(Severity::from_lsp(None), Severity::Error);
+        assert_eq!(Severity::from_lsp(Some(9)), Severity::Error);
+        let json = serde_json::to_string(&Severity::Hint).unwrap_or_default();
+        assert_eq!(json, "\"hint\"");
+    }
+}

@@ -1,0 +1,6 @@
+//! The words every layer shares and no actor owns: what a tool answers
+//! as data, before the gateway renders it for a model or the control
+//! socket carries it to a command or a hook. Imports nothing from the
+//! actors.
+
+pub mod diagnostics;
