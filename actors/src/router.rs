@@ -15,18 +15,13 @@
 use crate::error::{Error, Result};
 use crate::language::{self, ServerKey, ServerSpec};
 use crate::language_server::LanguageServerMsg;
-use crate::session::SessionId;
 use crate::supervisor::SupervisorMsg;
+use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::watcher::FileChange;
 use ractor::{Actor, ActorProcessingErr, ActorRef, ActorStatus, RpcReplyPort};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// One pooled server, for as long as the daemon keeps it: its processes
-/// come and go (crashes, restarts, idle stops), its id stays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ServerId(pub u64);
 
 /// A running server as one session addresses it.
 #[derive(Debug, Clone)]

@@ -23,48 +23,13 @@ use crate::settings::Settings;
 use crate::store::sessions::SessionRow;
 use crate::supervisor::SupervisorMsg;
 use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::ids::SessionId;
 use crate::watcher::WatcherMsg;
 use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use std::fmt;
 
 /// How long a session's Roots actor may take to apply a change.
 const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// A session's id: random, shown as eight base-36 characters, so that it
-/// is short and unique among every session the store has seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SessionId(pub u64);
-
-/// Ids below this show in eight base-36 characters.
-const ID_SPACE: u64 = 36u64.pow(8);
-
-impl SessionId {
-    pub fn random() -> Self {
-        use std::hash::{BuildHasher, Hasher};
-        // A fresh `RandomState` is seeded from the OS's randomness.
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |since| since.as_nanos()),
-        );
-        Self(hasher.finish() % ID_SPACE)
-    }
-}
-
-impl fmt::Display for SessionId {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
-        let mut shown = [b'0'; 8];
-        let mut rest = self.0;
-        for digit in shown.iter_mut().rev() {
-            *digit = DIGITS[(rest % 36) as usize];
-            rest /= 36;
-        }
-        formatter.write_str(std::str::from_utf8(&shown).unwrap_or("????????"))
-    }
-}
 
 pub enum SessionMsg {
     /// The session's roots changed (from its Roots actor).

@@ -8,9 +8,10 @@ use crate::language_server::{
 use crate::recorder::RecorderMsg;
 use crate::roots::{RootListing, RootSet, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
-use crate::session::{SessionId, SessionMsg, Shared};
+use crate::session::{SessionMsg, Shared};
 use crate::settings::Settings;
 use crate::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
+use crate::vocabulary::ids::SessionId;
 use crate::watcher::{WatcherMsg, WatcherStatus};
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};

@@ -30,9 +30,10 @@ mod status;
 mod tools;
 
 use crate::roots::RootsMsg;
-use crate::session::{SessionId, SessionMsg, Shared};
+use crate::session::{SessionMsg, Shared};
 use crate::settings::Settings;
 use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::ids::SessionId;
 use context::Context;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use rmcp::ServiceExt;

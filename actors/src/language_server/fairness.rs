@@ -4,7 +4,7 @@
 //! flooding a server cannot push another's request behind its flood.
 //! Pure: the actor decides what a queued item is and how to send it.
 
-use crate::session::SessionId;
+use crate::vocabulary::ids::SessionId;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 /// Requests one session may have at the server at once: enough for an

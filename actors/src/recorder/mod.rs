@@ -15,10 +15,10 @@
 pub mod subscribers;
 mod writer;
 
-use crate::router::ServerId;
 use crate::store::events::Event;
 use crate::store::sessions::SessionRow;
 use crate::store::{now_ms, servers};
+use crate::vocabulary::ids::ServerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::path::PathBuf;
 use std::thread::JoinHandle;

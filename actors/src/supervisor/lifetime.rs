@@ -11,7 +11,7 @@
 
 use super::slot::Phase;
 use super::{Lifetime, Mode, State, SupervisorMsg};
-use crate::router::ServerId;
+use crate::vocabulary::ids::ServerId;
 use ractor::ActorRef;
 use std::time::Duration;
 

@@ -41,10 +41,12 @@ use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Work
 use crate::monitor::{Monitor, MonitorMsg};
 use crate::recorder::{RecorderMsg, kind, server_event};
 use crate::roots::{Change, ChangeAnswer, Detection, RootSet, RootsChanged};
-use crate::router::{Router, RouterMsg, ServerHandle, ServerId};
-use crate::session::{SessionId, SessionMsg};
+use crate::router::{Router, RouterMsg, ServerHandle};
+use crate::session::SessionMsg;
 use crate::settings::Settings;
 use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::ids::ServerId;
+use crate::vocabulary::ids::SessionId;
 use crate::watcher::{Watcher, WatcherMsg};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use slot::Slot;

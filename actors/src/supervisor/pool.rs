@@ -19,8 +19,9 @@ use crate::language_server::{
 };
 use crate::recorder::{RecorderMsg, kind, server_event};
 use crate::roots::RootSet;
-use crate::router::{RouterMsg, ServerHandle, ServerId, is_alive};
-use crate::session::SessionId;
+use crate::router::{RouterMsg, ServerHandle, is_alive};
+use crate::vocabulary::ids::ServerId;
+use crate::vocabulary::ids::SessionId;
 use crate::watcher::WatcherMsg;
 use ractor::{Actor, ActorRef, RpcReplyPort, SpawnErr};
 use serde_json::json;

@@ -4,3 +4,4 @@
 //! actors.
 
 pub mod diagnostics;
+pub mod ids;
