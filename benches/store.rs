@@ -29,6 +29,7 @@ use serde_json::json;
 use std::time::{Duration, Instant};
 use windlass_actors::recorder::{Recorder, RecorderMsg};
 use windlass_actors::store::{self, events};
+use windlass_actors::vocabulary::events::EventKind;
 
 const EVENTS: usize = 200_000;
 /// Events a throughput sender lets be unwritten at once: half the
@@ -77,7 +78,7 @@ fn recorder_throughput() {
                     tokio::time::sleep(Duration::from_millis(5)).await;
                 }
             }
-            let mut event = events::Event::now("tool_call", Some("benchmk1".into()));
+            let mut event = events::Event::now(EventKind::ToolCall, Some("benchmk1".into()));
             event.tool = Some("hover".into());
             event.duration_us = Some(150);
             event.bytes = Some(42);
@@ -172,7 +173,7 @@ fn query_among_a_million() {
     let connection = store::open_read_only(&path).unwrap();
     let filter = events::Filter {
         session: Some("s0000042".into()),
-        kind: Some("tool_call".into()),
+        kind: Some(EventKind::ToolCall),
         limit: 100,
         ..events::Filter::default()
     };

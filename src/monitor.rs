@@ -18,23 +18,14 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
-use windlass_actors::recorder::kind;
-use windlass_actors::recorder::subscribers::MISSED;
 use windlass_actors::store::events::{self, Event};
 use windlass_actors::store::{self, sessions};
+use windlass_actors::vocabulary::events::EventKind;
 
 /// Quiet for this long, a terminal shows the idle status line.
 const IDLE: Duration = Duration::from_secs(2);
 /// How often the store is read for the hooks' events.
 const POLL: Duration = Duration::from_millis(500);
-/// The kinds hooks record.
-const HOOK_KINDS: &[&str] = &[
-    kind::HOOK,
-    kind::LOCK_ACQUIRED,
-    kind::LOCK_RELEASED,
-    kind::LOCK_DENIED,
-];
-
 #[derive(Args)]
 pub struct MonitorArgs {
     /// A session id, or any unique prefix of one.
@@ -47,7 +38,7 @@ pub struct MonitorArgs {
     filter: Option<String>,
     /// Only events of this kind.
     #[arg(long)]
-    kind: Option<String>,
+    kind: Option<EventKind>,
     /// One JSON object per line.
     #[arg(long)]
     json: bool,
@@ -75,7 +66,7 @@ pub fn run(args: MonitorArgs) -> Result<()> {
         Some(id) => format!("session {id}"),
         None => "every session of the daemon".to_owned(),
     };
-    let mut hooks = HookEvents::open(session.clone(), args.kind.as_deref());
+    let mut hooks = HookEvents::open(session.clone(), args.kind);
     let request = Request::Subscribe {
         session,
         kind: args.kind,
@@ -135,17 +126,16 @@ struct HookEvents {
     /// The last row shown, or the newest when the monitor started.
     after: i64,
     session: Option<String>,
-    kinds: Vec<&'static str>,
+    kinds: Vec<EventKind>,
     polled: Instant,
 }
 
 impl HookEvents {
     /// `None` when `--kind` leaves no hook kind, or the store cannot be
     /// read: the serving process's events are shown all the same.
-    fn open(session: Option<String>, kind: Option<&str>) -> Option<Self> {
-        let kinds: Vec<&'static str> = HOOK_KINDS
-            .iter()
-            .copied()
+    fn open(session: Option<String>, kind: Option<EventKind>) -> Option<Self> {
+        let kinds: Vec<EventKind> = EventKind::HOOKS
+            .into_iter()
             .filter(|hook_kind| kind.is_none_or(|wanted| wanted == *hook_kind))
             .collect();
         if kinds.is_empty() {
@@ -244,15 +234,15 @@ impl Screen {
 /// The SGR colour of an event's line: failures red, servers' lives
 /// yellow, diagnostics cyan, sessions blue, lost events magenta.
 fn colour_of(event: &Event) -> &'static str {
-    if event.ok == Some(false) || event.kind == kind::ERROR {
+    if event.ok == Some(false) || event.kind == EventKind::Error {
         return "31";
     }
-    match event.kind.as_str() {
-        kind::TOOL_CALL => "32",
-        kind::SERVER_STATE | kind::RESTART | kind::EVICTION => "33",
-        kind::DIAGNOSTICS => "36",
-        kind::SESSION_START | kind::SESSION_END | kind::ROOTS_CHANGED => "34",
-        MISSED => "35",
+    match event.kind {
+        EventKind::ToolCall => "32",
+        EventKind::ServerState | EventKind::Restart | EventKind::Eviction => "33",
+        EventKind::Diagnostics => "36",
+        EventKind::SessionStart | EventKind::SessionEnd | EventKind::RootsChanged => "34",
+        EventKind::Missed => "35",
         _ => "0",
     }
 }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use std::io::Write;
 use windlass_actors::store::events::{self, Event, Filter};
 use windlass_actors::store::{self, sessions};
+use windlass_actors::vocabulary::events::EventKind;
 
 #[derive(Args)]
 pub struct QueryArgs {
@@ -22,7 +23,7 @@ pub struct QueryArgs {
     since: Option<String>,
     /// Only events of this kind (tool_call, session_start, ...).
     #[arg(long)]
-    kind: Option<String>,
+    kind: Option<EventKind>,
     /// Only events whose tool, server or detail contains this text.
     #[arg(long)]
     search: Option<String>,

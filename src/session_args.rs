@@ -10,8 +10,8 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use windlass_actors::roots::RootSet;
 use windlass_actors::settings::{Identity, Reloader, Settings};
+use windlass_actors::vocabulary::root_set::RootSet;
 
 #[derive(Args, Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default)]

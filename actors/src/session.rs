@@ -241,7 +241,7 @@ impl Actor for Session {
     }
 }
 
-fn root_paths(roots: &crate::roots::RootSet) -> Vec<std::path::PathBuf> {
+fn root_paths(roots: &crate::vocabulary::root_set::RootSet) -> Vec<std::path::PathBuf> {
     roots.roots().iter().map(|root| root.path.clone()).collect()
 }
 

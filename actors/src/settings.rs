@@ -2,8 +2,7 @@
 //! been applied by the binary.
 
 use crate::language::ServerSpec;
-use crate::language_server::Timeouts;
-use crate::roots::RootSet;
+use crate::vocabulary::root_set::RootSet;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
@@ -88,4 +87,15 @@ impl std::fmt::Debug for Reloader {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter.write_str("Reloader")
     }
+}
+
+/// Limits that apply to one server.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    pub request: Duration,
+    /// Zero keeps documents open for ever.
+    pub idle: Duration,
+    /// A fixed diagnostics settle window instead of the learned one (for
+    /// baseline measurements).
+    pub fixed_settle: Option<Duration>,
 }

@@ -15,6 +15,7 @@ use windlass_actors::roots::Change;
 use windlass_actors::settings::Identity;
 use windlass_actors::supervisor::AttachedSession;
 use windlass_actors::vocabulary::diagnostics::FileDiagnostics;
+use windlass_actors::vocabulary::events::EventKind;
 
 /// Longest handshake line read; a hello is a few hundred bytes.
 const MAX_LINE: usize = 1 << 20;
@@ -38,7 +39,7 @@ pub enum Request {
     Subscribe {
         /// One session's events and its servers'; all when absent.
         session: Option<String>,
-        kind: Option<String>,
+        kind: Option<EventKind>,
     },
     /// What the `status` tool would tell that session.
     Status { session: String },

@@ -16,9 +16,9 @@ use anyhow::Result;
 use clap::Args;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-use windlass_actors::recorder::kind;
 use windlass_actors::store::locks::{self, Holder, Lease};
 use windlass_actors::store::{self, hooks, sessions};
+use windlass_actors::vocabulary::events::EventKind;
 
 /// How often a waiting hook asks again.
 const POLL: Duration = Duration::from_millis(50);
@@ -136,7 +136,7 @@ fn lease(run: &mut Run, args: &AcquireArgs, shown: &str) -> Result<Option<Value>
         }
     }
     run.record(
-        kind::LOCK_ACQUIRED,
+        EventKind::LockAcquired,
         json!({"file": shown, "owner": owner, "waited_on": waited_on.map(|holder| holder.owner)}),
     );
     Ok(None)
@@ -154,7 +154,7 @@ fn move_on(run: &mut Run, shown: &str) -> Result<()> {
     )?;
     for file in released {
         run.record(
-            kind::LOCK_RELEASED,
+            EventKind::LockReleased,
             json!({"file": file, "owner": owner, "moved_on_to": shown}),
         );
     }
@@ -165,7 +165,7 @@ fn move_on(run: &mut Run, shown: &str) -> Result<()> {
 fn deny(run: &mut Run, format: Format, file: &str, holder: &Holder) -> Value {
     let now = store::now_ms();
     run.record(
-        kind::LOCK_DENIED,
+        EventKind::LockDenied,
         json!({"file": file, "owner": run.input.owner(), "holder": holder.owner, "since": holder.since}),
     );
     let reason = format!(

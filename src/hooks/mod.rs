@@ -20,10 +20,10 @@ use serde_json::{Value, json};
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, UNIX_EPOCH};
-use windlass_actors::recorder::kind;
 use windlass_actors::store;
 use windlass_actors::store::events::{self, Event};
 use windlass_actors::store::sessions::{self, LiveSession};
+use windlass_actors::vocabulary::events::EventKind;
 
 /// Longest stdin a hook reads; a tool's input with a whole file's content
 /// fits many times over.
@@ -139,7 +139,7 @@ pub struct Run {
 
 impl Run {
     /// Records an event of this run's session when the run ends.
-    pub fn record(&mut self, kind: &str, detail: Value) {
+    pub fn record(&mut self, kind: EventKind, detail: Value) {
         let mut event = Event::now(
             kind,
             self.session.as_ref().map(|session| session.id.clone()),
@@ -154,7 +154,7 @@ impl Run {
     pub fn failed(&mut self, detail: Value, error: String) {
         let mut detail = detail;
         detail["error"] = Value::from(error.clone());
-        self.record(kind::ERROR, detail);
+        self.record(EventKind::Error, detail);
         self.failures.push(error);
     }
 
@@ -199,7 +199,7 @@ pub fn run(name: &'static str, body: impl FnOnce(&mut Run) -> Result<Option<Valu
         Ok(_) => None,
     };
     let mut event = Event::now(
-        kind::HOOK,
+        EventKind::Hook,
         run.session.as_ref().map(|session| session.id.clone()),
     );
     event.tool = Some(name.to_owned());

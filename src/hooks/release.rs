@@ -18,9 +18,9 @@ use clap::Args;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
-use windlass_actors::recorder::kind;
 use windlass_actors::store::{self, hooks, locks};
 use windlass_actors::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
+use windlass_actors::vocabulary::events::EventKind;
 
 /// How long the session may take to give fresh diagnostics: below the
 /// hook's own timeout in the plugins' hooks files (60 s).
@@ -71,7 +71,7 @@ fn release(run: &mut Run, args: &ReleaseArgs) -> Result<Option<Value>> {
         let grace = i64::try_from(args.grace.saturating_mul(1000)).unwrap_or(i64::MAX);
         if locks::release(&mut run.store, &shown, &owner, now, grace)? {
             run.record(
-                kind::LOCK_RELEASED,
+                EventKind::LockReleased,
                 json!({"file": shown, "owner": owner, "grace_s": args.grace}),
             );
         }

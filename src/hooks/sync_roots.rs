@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use windlass_actors::recorder::kind;
 use windlass_actors::store::{self, hooks};
+use windlass_actors::vocabulary::events::EventKind;
 
 /// How long the session may take to apply a roots change.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(10);
@@ -72,7 +72,7 @@ fn apply(run: &mut Run, change: RootsChange) -> Result<()> {
             },
         )?;
     run.record(
-        kind::ROOTS_CHANGED,
+        EventKind::RootsChanged,
         json!({"change": change, "roots": roots, "refused": refused}),
     );
     Ok(())

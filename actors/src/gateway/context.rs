@@ -6,12 +6,13 @@ use crate::language_server::{
     Call, DiagnosticsReply, DocumentSnapshot, LanguageServerMsg, ReadError, Reply, ServerRequest,
 };
 use crate::recorder::RecorderMsg;
-use crate::roots::{RootListing, RootSet, RootsMsg};
+use crate::roots::{RootListing, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
 use crate::session::{SessionMsg, Shared};
 use crate::settings::Settings;
 use crate::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
 use crate::vocabulary::ids::SessionId;
+use crate::vocabulary::root_set::RootSet;
 use crate::watcher::{WatcherMsg, WatcherStatus};
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};

@@ -8,7 +8,7 @@
 //! (In Python or JavaScript `name()` alone is a call.)
 
 use crate::language;
-use crate::roots::RootSet;
+use crate::vocabulary::root_set::RootSet;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};

@@ -4,7 +4,7 @@
 use super::context::Context;
 use super::render;
 use crate::error::{Error, Result};
-use crate::roots::RootSet;
+use crate::vocabulary::root_set::RootSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::path::Path;

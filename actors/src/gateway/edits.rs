@@ -114,7 +114,7 @@ fn file_operation(sources: &mut Sources, kind: &str, change: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::roots::RootSet;
+    use crate::vocabulary::root_set::RootSet;
     use serde_json::json;
 
     #[test]

@@ -7,7 +7,7 @@ use super::navigation::offset;
 use super::render;
 use crate::error::{Error, Result};
 use crate::language;
-use crate::roots::RootSet;
+use crate::vocabulary::root_set::RootSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -215,7 +215,7 @@ fn page(lines: Vec<String>, offset: usize, budget: usize, max_bytes: usize) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::roots::RootSet;
+    use crate::vocabulary::root_set::RootSet;
 
     #[test]
     fn walks_directories_first_to_a_depth() {

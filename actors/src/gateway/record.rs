@@ -3,8 +3,9 @@
 //! Sent as messages, never waited on.
 
 use super::context::Context;
-use crate::recorder::{RecorderMsg, kind};
+use crate::recorder::RecorderMsg;
 use crate::store::events::Event;
+use crate::vocabulary::events::EventKind;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, Implementation, JsonObject};
 use serde_json::Value;
@@ -19,7 +20,7 @@ impl Context {
         response: &Result<CallToolResponse, ErrorData>,
     ) {
         let (ok, bytes) = outcome(response);
-        let mut event = Event::now(kind::TOOL_CALL, Some(self.session.to_string()));
+        let mut event = Event::now(EventKind::ToolCall, Some(self.session.to_string()));
         event.tool = Some(tool);
         event.duration_us = Some(i64::try_from(took.as_micros()).unwrap_or(i64::MAX));
         event.bytes = Some(bytes);

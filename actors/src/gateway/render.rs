@@ -7,7 +7,7 @@
 use crate::language_server::{Problem, Reply};
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::uri::uri_to_path;
-use crate::roots::RootSet;
+use crate::vocabulary::root_set::RootSet;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

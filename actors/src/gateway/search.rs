@@ -8,7 +8,7 @@ use super::render::{self, Sources, unavailable_warning};
 use crate::error::{Error, Result};
 use crate::language_server::Problem;
 use crate::lsp::uri::uri_to_path;
-use crate::roots::RootSet;
+use crate::vocabulary::root_set::RootSet;
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;

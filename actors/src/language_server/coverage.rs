@@ -3,7 +3,7 @@
 //! a TypeScript tree without a tsconfig), and files it said it could not
 //! read (errors and warnings in its log that name a file).
 
-use super::protocol::WorkspaceFolder;
+use crate::lsp::protocol::WorkspaceFolder;
 use crate::lsp::uri::uri_to_path;
 use serde_json::Value;
 use std::collections::BTreeMap;

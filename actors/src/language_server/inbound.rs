@@ -6,10 +6,11 @@ use super::progress::Change;
 use super::workspace::FOLDER_CHANGES;
 use super::{Call, LanguageServerMsg, Pending, Phase, Reply, State, Work};
 use crate::error::Error;
-use crate::language_server::protocol::{self, Capabilities};
 use crate::lsp::message::{self, Incoming, ResponseError};
+use crate::lsp::protocol::{self, Capabilities};
 use crate::recorder;
 use crate::supervisor::{Ending, ServerExit, SupervisorMsg};
+use crate::vocabulary::events::EventKind;
 use ractor::ActorRef;
 use serde_json::{Value, json};
 use std::time::Instant;
@@ -169,7 +170,7 @@ impl State {
             .cloned()
             .unwrap_or_default();
         let _stopped = self.recorder.send_message(recorder::server_event(
-            recorder::kind::DIAGNOSTICS,
+            EventKind::Diagnostics,
             &self.spec.name,
             self.id,
             json!({"uri": uri, "version": version, "count": items.len()}),

@@ -33,7 +33,6 @@ mod documents;
 mod fairness;
 mod inbound;
 mod progress;
-pub mod protocol;
 mod readiness;
 mod requests;
 mod rounds;
@@ -55,14 +54,15 @@ use crate::language::ServerSpec;
 use crate::lsp::message;
 use crate::lsp::message::Incoming;
 use crate::lsp::position::PositionEncoding;
+use crate::lsp::protocol::{self, Capabilities, WorkspaceFolder};
 use crate::lsp::transport::Transport;
 use crate::monitor::{MonitorMsg, ProcessSample};
 use crate::recorder::RecorderMsg;
+use crate::settings::Timeouts;
 use crate::supervisor::SupervisorMsg;
 use crate::vocabulary::ids::ServerId;
 use crate::vocabulary::ids::SessionId;
 use crate::watcher::FileChange;
-use protocol::{Capabilities, WorkspaceFolder};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -202,17 +202,6 @@ pub enum LanguageServerMsg {
     Gaps(Vec<String>),
     /// The roots changed: new workspace folders, from the Supervisor.
     Folders(FolderChange),
-}
-
-/// Limits that apply to one server.
-#[derive(Debug, Clone, Copy)]
-pub struct Timeouts {
-    pub request: Duration,
-    /// Zero keeps documents open for ever.
-    pub idle: Duration,
-    /// A fixed diagnostics settle window instead of the learned one (for
-    /// baseline measurements).
-    pub fixed_settle: Option<Duration>,
 }
 
 pub struct Arguments {

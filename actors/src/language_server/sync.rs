@@ -7,8 +7,8 @@
 use super::diagnostics::Strategy;
 use super::{ServerRequest, State};
 use crate::language_server::documents::{DocumentSnapshot, SyncAction};
-use crate::language_server::protocol::{Capabilities, SyncKind};
 use crate::lsp::position::{PositionEncoding, line_at};
+use crate::lsp::protocol::{Capabilities, SyncKind};
 use serde_json::{Value, json};
 use std::time::Instant;
 

@@ -15,11 +15,11 @@
 //! version it publishes for a document sent again, or, for servers that do
 //! not echo versions, until it goes quiet.
 
-use super::protocol::WorkspaceFolder;
 use super::{LanguageServerMsg, Phase, State, Strategy};
 use crate::language;
 use crate::language_server::documents::DocumentSnapshot;
-use crate::roots::RootSet;
+use crate::lsp::protocol::WorkspaceFolder;
+use crate::vocabulary::root_set::RootSet;
 use crate::watcher::{ChangeKind, FileChange};
 use ractor::ActorRef;
 use serde_json::{Value, json};

@@ -1,8 +1,10 @@
 //! The LSP wire code the actors share: framing, messages, the process
-//! transport, URIs and position encodings.
+//! transport, URIs, position encodings, and what a client says to a server
+//! and reads from it (`protocol`).
 
 pub mod framing;
 pub mod message;
 pub mod position;
+pub mod protocol;
 pub mod transport;
 pub mod uri;

@@ -18,6 +18,7 @@ mod writer;
 use crate::store::events::Event;
 use crate::store::sessions::SessionRow;
 use crate::store::{now_ms, servers};
+use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::ServerId;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::path::PathBuf;
@@ -26,31 +27,10 @@ use subscribers::{Filter, Subscribers};
 use tokio::sync::mpsc;
 use writer::{Queue, Refused, Write};
 
-/// Event kinds.
-pub mod kind {
-    pub const SESSION_START: &str = "session_start";
-    pub const SESSION_END: &str = "session_end";
-    pub const TOOL_CALL: &str = "tool_call";
-    pub const ROOTS_CHANGED: &str = "roots_changed";
-    /// A server started, became ready, exited, failed or was found unusable.
-    pub const SERVER_STATE: &str = "server_state";
-    pub const RESTART: &str = "restart";
-    /// A server stopped on purpose: idle, over the memory budget, or no
-    /// longer configured.
-    pub const EVICTION: &str = "eviction";
-    pub const DIAGNOSTICS: &str = "diagnostics";
-    pub const ERROR: &str = "error";
-    /// A host's hook ran (`release`, `acquire`, `sync-roots`).
-    pub const HOOK: &str = "hook";
-    pub const LOCK_ACQUIRED: &str = "lock_acquired";
-    pub const LOCK_RELEASED: &str = "lock_released";
-    pub const LOCK_DENIED: &str = "lock_denied";
-}
-
 /// An event about an instance of a server. Servers are shared, so it
 /// names no session.
 pub fn server_event(
-    kind: &str,
+    kind: EventKind,
     server: &str,
     instance: ServerId,
     detail: serde_json::Value,
@@ -110,7 +90,7 @@ impl State {
             return;
         };
         if self.dropped > 0 {
-            let mut event = Event::now(kind::ERROR, None);
+            let mut event = Event::now(EventKind::Error, None);
             event.detail = serde_json::json!({
                 "error": format!("{} events were not recorded: the store fell behind", self.dropped),
             });
@@ -177,7 +157,7 @@ impl Actor for Recorder {
         match message {
             RecorderMsg::Event(event) => state.event(event),
             RecorderMsg::SessionStarted(row) => {
-                let mut event = Event::now(kind::SESSION_START, Some(row.id.clone()));
+                let mut event = Event::now(EventKind::SessionStart, Some(row.id.clone()));
                 event.detail = serde_json::json!({
                     "pid": row.pid,
                     "daemon": row.daemon,
@@ -197,7 +177,7 @@ impl Actor for Recorder {
                 version,
             }),
             RecorderMsg::Roots { session, roots } => {
-                let mut event = Event::now(kind::ROOTS_CHANGED, Some(session.clone()));
+                let mut event = Event::now(EventKind::RootsChanged, Some(session.clone()));
                 event.detail = serde_json::json!({ "roots": roots });
                 state.write(Write::Roots {
                     session,
@@ -207,7 +187,7 @@ impl Actor for Recorder {
                 state.event(event);
             }
             RecorderMsg::SessionEnded { session } => {
-                let event = Event::now(kind::SESSION_END, Some(session.clone()));
+                let event = Event::now(EventKind::SessionEnd, Some(session.clone()));
                 state.write(Write::SessionEnded {
                     session,
                     at: now_ms(),

@@ -4,21 +4,19 @@
 //! it lost before the next one it gets.
 
 use crate::store::events::Event;
+use crate::vocabulary::events::EventKind;
 use serde_json::json;
 use tokio::sync::mpsc::{self, error::TrySendError};
 
 /// Events a subscriber may have waiting before it starts losing them.
 pub const BUFFER: usize = 1024;
 
-/// The kind of the event that says how many a subscriber lost.
-pub const MISSED: &str = "missed";
-
 /// What a subscriber wants: one session's events (and the events of the
 /// servers, which belong to no session), or all; one kind, or all.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     pub session: Option<String>,
-    pub kind: Option<String>,
+    pub kind: Option<EventKind>,
 }
 
 impl Filter {
@@ -27,7 +25,7 @@ impl Filter {
             (Some(wanted), Some(session)) => wanted == session,
             _ => true,
         };
-        session && self.kind.as_ref().is_none_or(|kind| *kind == event.kind)
+        session && self.kind.is_none_or(|kind| kind == event.kind)
     }
 }
 
@@ -59,7 +57,7 @@ impl Subscribers {
                 return !subscriber.sender.is_closed();
             }
             if subscriber.missed > 0 {
-                let mut missed = Event::now(MISSED, event.session.clone());
+                let mut missed = Event::now(EventKind::Missed, event.session.clone());
                 missed.detail = json!({"count": subscriber.missed});
                 match subscriber.sender.try_send(missed) {
                     Ok(()) => subscriber.missed = 0,
@@ -86,7 +84,7 @@ impl Subscribers {
 mod tests {
     use super::*;
 
-    fn event(session: &str, kind: &str) -> Event {
+    fn event(session: &str, kind: EventKind) -> Event {
         Event::now(kind, Some(session.to_owned()))
     }
 
@@ -95,12 +93,12 @@ mod tests {
         let mut subscribers = Subscribers::default();
         let mut receiver = subscribers.add(Filter {
             session: Some("a".into()),
-            kind: Some("tool_call".into()),
+            kind: Some(EventKind::ToolCall),
         });
-        subscribers.publish(&event("a", "tool_call"));
-        subscribers.publish(&event("b", "tool_call"));
-        subscribers.publish(&event("a", "session_end"));
-        let mut server = Event::now("tool_call", None);
+        subscribers.publish(&event("a", EventKind::ToolCall));
+        subscribers.publish(&event("b", EventKind::ToolCall));
+        subscribers.publish(&event("a", EventKind::SessionEnd));
+        let mut server = Event::now(EventKind::ToolCall, None);
         server.server = Some("python".into());
         subscribers.publish(&server);
         assert_eq!(receiver.try_recv().unwrap().session.as_deref(), Some("a"));
@@ -116,23 +114,23 @@ mod tests {
         let mut subscribers = Subscribers::default();
         let mut receiver = subscribers.add(Filter::default());
         for _ in 0..BUFFER + 10 {
-            subscribers.publish(&event("a", "tool_call"));
+            subscribers.publish(&event("a", EventKind::ToolCall));
         }
         for _ in 0..BUFFER {
             receiver.try_recv().unwrap();
         }
-        subscribers.publish(&event("a", "session_end"));
+        subscribers.publish(&event("a", EventKind::SessionEnd));
         let missed = receiver.try_recv().unwrap();
-        assert_eq!(missed.kind, MISSED);
+        assert_eq!(missed.kind, EventKind::Missed);
         assert_eq!(missed.detail["count"], 10);
-        assert_eq!(receiver.try_recv().unwrap().kind, "session_end");
+        assert_eq!(receiver.try_recv().unwrap().kind, EventKind::SessionEnd);
     }
 
     #[test]
     fn a_gone_subscriber_is_dropped() {
         let mut subscribers = Subscribers::default();
         drop(subscribers.add(Filter::default()));
-        subscribers.publish(&event("a", "tool_call"));
+        subscribers.publish(&event("a", EventKind::ToolCall));
         assert!(subscribers.0.is_empty());
     }
 }

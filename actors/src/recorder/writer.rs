@@ -10,6 +10,7 @@
 use crate::store::events::{self, Event};
 use crate::store::sessions::{self, SessionRow};
 use crate::store::{self, now_ms, servers};
+use crate::vocabulary::events::EventKind;
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -283,7 +284,7 @@ impl Store {
         }
         let notices = self.notices.len();
         for notice in self.notices.iter().rev() {
-            let mut event = Event::now(crate::recorder::kind::ERROR, None);
+            let mut event = Event::now(EventKind::Error, None);
             event.detail = serde_json::json!({ "error": notice });
             batch.insert(0, Write::Event(event));
         }
@@ -390,7 +391,7 @@ mod tests {
     use super::*;
 
     fn event() -> Write {
-        Write::Event(Event::now(crate::recorder::kind::ERROR, None))
+        Write::Event(Event::now(EventKind::Error, None))
     }
 
     #[test]

@@ -1,9 +1,9 @@
 //! Start-up detection: which configured servers the files in the roots
 //! need, and a file of each one's language to open first.
 
-use super::RootSet;
 use crate::language::{self, ServerSpec};
 use crate::language_server::DocumentSnapshot;
+use crate::vocabulary::root_set::RootSet;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 

@@ -15,14 +15,13 @@
 
 mod detect;
 mod requested;
-mod set;
 
 pub use detect::{Detection, detect_servers};
 pub use requested::{Change, Source};
-pub use set::{Root, RootSet, canonical_root};
 
 use crate::lsp::uri::uri_to_path;
 use crate::session::SessionMsg;
+use crate::vocabulary::root_set::RootSet;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use requested::{Effective, Requested};
 use std::path::PathBuf;

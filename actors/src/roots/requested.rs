@@ -12,7 +12,7 @@
 //! a hook's root (a directory the user added in the host) adds to the
 //! current directory.
 
-use super::set::canonical_root;
+use crate::vocabulary::root_set::canonical_root;
 use std::path::PathBuf;
 
 /// Where a root came from, as `status` shows it.

@@ -1,6 +1,7 @@
 //! Event rows: what happened, when, in which session, written by the
 //! Recorder in batches and read back by `query` with filters.
 
+use crate::vocabulary::events::EventKind;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, Transaction, params, params_from_iter};
 use serde::{Deserialize, Serialize};
@@ -13,7 +14,7 @@ pub struct Event {
     /// Milliseconds since the Unix epoch.
     pub at: i64,
     pub session: Option<String>,
-    pub kind: String,
+    pub kind: EventKind,
     pub server: Option<String>,
     pub tool: Option<String>,
     pub duration_us: Option<i64>,
@@ -24,11 +25,11 @@ pub struct Event {
 
 impl Event {
     /// An event of `kind` now, with nothing else known yet.
-    pub fn now(kind: &str, session: Option<String>) -> Self {
+    pub fn now(kind: EventKind, session: Option<String>) -> Self {
         Self {
             at: super::now_ms(),
             session,
-            kind: kind.to_owned(),
+            kind,
             server: None,
             tool: None,
             duration_us: None,
@@ -47,7 +48,7 @@ pub fn insert(transaction: &Transaction, event: &Event) -> rusqlite::Result<()> 
     statement.execute(params![
         event.at,
         event.session,
-        event.kind,
+        event.kind.name(),
         event.server,
         event.tool,
         event.duration_us,
@@ -64,7 +65,7 @@ pub struct Filter {
     pub session: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub since: Option<i64>,
-    pub kind: Option<String>,
+    pub kind: Option<EventKind>,
     /// Text that must appear in the tool, server or detail.
     pub search: Option<String>,
     pub limit: usize,
@@ -79,7 +80,7 @@ pub fn query(connection: &Connection, filter: &Filter) -> rusqlite::Result<Vec<E
         conditions.push(format!("session = ?{}", values.len()));
     }
     if let Some(kind) = &filter.kind {
-        values.push(kind.clone().into());
+        values.push(kind.name().to_owned().into());
         conditions.push(format!("kind = ?{}", values.len()));
     }
     if let Some(since) = filter.since {
@@ -122,7 +123,7 @@ pub fn last_id(connection: &Connection) -> rusqlite::Result<i64> {
 pub fn written_after(
     connection: &Connection,
     after: i64,
-    kinds: &[&str],
+    kinds: &[EventKind],
     session: Option<&str>,
 ) -> rusqlite::Result<Vec<(i64, Event)>> {
     let mut statement = connection.prepare_cached(
@@ -145,7 +146,7 @@ fn event_at(row: &rusqlite::Row, first: usize) -> rusqlite::Result<Event> {
     Ok(Event {
         at: row.get(first)?,
         session: row.get(first + 1)?,
-        kind: row.get(first + 2)?,
+        kind: EventKind::named(&row.get::<_, String>(first + 2)?),
         server: row.get(first + 3)?,
         tool: row.get(first + 4)?,
         duration_us: row.get(first + 5)?,

@@ -4,7 +4,7 @@
 //! servers ran where, how often they restarted and how they ended.
 
 use super::events::Event;
-use crate::recorder::kind;
+use crate::vocabulary::events::EventKind;
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::Value;
 
@@ -15,10 +15,10 @@ pub fn record(transaction: &Transaction, serving_pid: u32, event: &Event) -> rus
         return Ok(());
     };
     let instance = i64::try_from(instance).unwrap_or(i64::MAX);
-    let state = match event.kind.as_str() {
-        kind::SERVER_STATE => event.detail["state"].as_str().unwrap_or("unknown"),
-        kind::EVICTION => "stopped",
-        kind::RESTART => "restarting",
+    let state = match event.kind {
+        EventKind::ServerState => event.detail["state"].as_str().unwrap_or("unknown"),
+        EventKind::Eviction => "stopped",
+        EventKind::Restart => "restarting",
         _ => return Ok(()),
     };
     let row: Option<i64> = transaction
@@ -130,7 +130,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn server_event(kind: &str, at: i64, detail: Value) -> Event {
+    fn server_event(kind: EventKind, at: i64, detail: Value) -> Event {
         let mut event = Event::now(kind, None);
         event.at = at;
         event.server = Some("pyright".into());
@@ -160,13 +160,13 @@ mod tests {
         record(
             &transaction,
             9,
-            &server_event(kind::SERVER_STATE, 1, starting(100, 0)),
+            &server_event(EventKind::ServerState, 1, starting(100, 0)),
         )
         .unwrap();
         record(
             &transaction,
             9,
-            &server_event(kind::SERVER_STATE, 2, json!({"state": "ready"})),
+            &server_event(EventKind::ServerState, 2, json!({"state": "ready"})),
         )
         .unwrap();
         assert_eq!(
@@ -176,7 +176,7 @@ mod tests {
         record(
             &transaction,
             9,
-            &server_event(kind::SERVER_STATE, 3, json!({"state": "exited"})),
+            &server_event(EventKind::ServerState, 3, json!({"state": "exited"})),
         )
         .unwrap();
         assert_eq!(
@@ -186,7 +186,7 @@ mod tests {
         record(
             &transaction,
             9,
-            &server_event(kind::SERVER_STATE, 4, starting(101, 1)),
+            &server_event(EventKind::ServerState, 4, starting(101, 1)),
         )
         .unwrap();
         assert_eq!(
@@ -197,7 +197,7 @@ mod tests {
         record(
             &transaction,
             10,
-            &server_event(kind::SERVER_STATE, 5, starting(200, 0)),
+            &server_event(EventKind::ServerState, 5, starting(200, 0)),
         )
         .unwrap();
         assert_eq!(rows(&transaction).len(), 2);
@@ -212,7 +212,7 @@ mod tests {
             "the other process's server runs on"
         );
         // Events that are not a server's change nothing.
-        record(&transaction, 9, &Event::now(kind::TOOL_CALL, None)).unwrap();
+        record(&transaction, 9, &Event::now(EventKind::ToolCall, None)).unwrap();
         assert_eq!(rows(&transaction).len(), 2);
     }
 }

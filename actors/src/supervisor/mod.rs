@@ -37,16 +37,19 @@ pub use slot::RestartPolicy;
 use crate::error::Error;
 use crate::gateway::Connection;
 use crate::language::{ServerKey, ServerSpec};
-use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Work};
+use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Work};
 use crate::monitor::{Monitor, MonitorMsg};
-use crate::recorder::{RecorderMsg, kind, server_event};
-use crate::roots::{Change, ChangeAnswer, Detection, RootSet, RootsChanged};
+use crate::recorder::{RecorderMsg, server_event};
+use crate::roots::{Change, ChangeAnswer, Detection, RootsChanged};
 use crate::router::{Router, RouterMsg, ServerHandle};
 use crate::session::SessionMsg;
 use crate::settings::Settings;
+use crate::settings::Timeouts;
 use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::ServerId;
 use crate::vocabulary::ids::SessionId;
+use crate::vocabulary::root_set::RootSet;
 use crate::watcher::{Watcher, WatcherMsg};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use slot::Slot;
@@ -458,7 +461,7 @@ impl Actor for Supervisor {
                 if let Some(slot) = state.slots.get_mut(&server) {
                     slot.folder_changes = Some(folder_changes);
                     let _stopped = state.recorder.send_message(server_event(
-                        kind::SERVER_STATE,
+                        EventKind::ServerState,
                         &slot.spec.name,
                         server,
                         serde_json::json!({"state": "ready"}),

@@ -14,14 +14,14 @@ use super::slot::{Phase, Slot};
 use super::{Ending, ServerExit, State, SupervisorMsg};
 use crate::error::Error;
 use crate::language::ServerSpec;
-use crate::language_server::{
-    self, FolderChange, LanguageServer, LanguageServerMsg, Timeouts, Work,
-};
-use crate::recorder::{RecorderMsg, kind, server_event};
-use crate::roots::RootSet;
+use crate::language_server::{self, FolderChange, LanguageServer, LanguageServerMsg, Work};
+use crate::recorder::{RecorderMsg, server_event};
 use crate::router::{RouterMsg, ServerHandle, is_alive};
+use crate::settings::Timeouts;
+use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::ServerId;
 use crate::vocabulary::ids::SessionId;
+use crate::vocabulary::root_set::RootSet;
 use crate::watcher::WatcherMsg;
 use ractor::{Actor, ActorRef, RpcReplyPort, SpawnErr};
 use serde_json::json;
@@ -248,7 +248,7 @@ impl State {
             Ok((actor, _)) => {
                 record(
                     &self.recorder,
-                    kind::SERVER_STATE,
+                    EventKind::ServerState,
                     (&slot.spec.name, server),
                     json!({
                         "state": "starting",
@@ -269,7 +269,7 @@ impl State {
                 tracing::error!(server = %slot.spec.name, "{error}");
                 record(
                     &self.recorder,
-                    kind::ERROR,
+                    EventKind::Error,
                     (&slot.spec.name, server),
                     json!({"error": error.to_string()}),
                 );
@@ -310,7 +310,7 @@ impl State {
                 tracing::warn!(server = %slot.spec.name, "{reason}; the server is not used");
                 record(
                     &self.recorder,
-                    kind::SERVER_STATE,
+                    EventKind::ServerState,
                     (&slot.spec.name, server),
                     json!({"state": "unusable", "reason": reason}),
                 );
@@ -332,7 +332,7 @@ impl State {
             tracing::info!(server = %slot.spec.name, "stopping: {reason}");
             record(
                 &self.recorder,
-                kind::EVICTION,
+                EventKind::Eviction,
                 (&slot.spec.name, server),
                 json!({"reason": reason}),
             );
@@ -374,7 +374,7 @@ impl State {
         };
         record(
             &self.recorder,
-            kind::SERVER_STATE,
+            EventKind::ServerState,
             (&slot.spec.name, server),
             json!({"state": "exited", "ending": exit.ending.name(), "error": exit.error}),
         );
@@ -463,7 +463,7 @@ impl State {
             );
             record(
                 &self.recorder,
-                kind::SERVER_STATE,
+                EventKind::ServerState,
                 (&slot.spec.name, server),
                 json!({"state": "failed", "crashes": crashes}),
             );
@@ -481,7 +481,7 @@ impl State {
         );
         record(
             &self.recorder,
-            kind::RESTART,
+            EventKind::Restart,
             (&slot.spec.name, server),
             json!({"crashes": crashes, "backoff_ms": backoff.as_millis() as u64}),
         );
@@ -492,7 +492,7 @@ impl State {
 /// Tells the Recorder what happened to a server.
 fn record(
     recorder: &ActorRef<RecorderMsg>,
-    kind: &str,
+    kind: EventKind,
     (name, server): (&str, ServerId),
     detail: serde_json::Value,
 ) {

@@ -5,11 +5,12 @@
 
 use crate::error::Error;
 use crate::language::{ServerKey, ServerSpec};
-use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Timeouts, Usage, Work};
-use crate::roots::RootSet;
+use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Usage, Work};
 use crate::router::ServerHandle;
+use crate::settings::Timeouts;
 use crate::vocabulary::ids::ServerId;
 use crate::vocabulary::ids::SessionId;
+use crate::vocabulary::root_set::RootSet;
 use ractor::{ActorRef, RpcReplyPort};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;

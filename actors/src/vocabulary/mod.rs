@@ -4,4 +4,6 @@
 //! actors.
 
 pub mod diagnostics;
+pub mod events;
 pub mod ids;
+pub mod root_set;

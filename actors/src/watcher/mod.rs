@@ -27,9 +27,9 @@ mod watches;
 
 pub use changes::{ChangeKind, FileChange};
 
-use crate::roots::RootSet;
 use crate::router::RouterMsg;
 use crate::supervisor::SupervisorMsg;
+use crate::vocabulary::root_set::RootSet;
 use changes::{Pending, classify};
 use ignores::Ignores;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};

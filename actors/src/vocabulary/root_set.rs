@@ -4,7 +4,7 @@
 //! refused), and how paths are shown to agents.
 
 use crate::error::{Error, Result};
-use crate::language_server::protocol::WorkspaceFolder;
+use crate::lsp::protocol::WorkspaceFolder;
 use crate::lsp::uri::path_to_uri;
 use std::path::{Component, Path, PathBuf};
 

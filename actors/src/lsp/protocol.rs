@@ -1,4 +1,4 @@
-//! What the bridge tells a server about itself, what it reads from the
+//! What Windlass, as a client, tells a server about itself, what it reads from the
 //! server's answer to `initialize`, and how it answers the requests servers
 //! send to their client. Pure functions over JSON.
 
