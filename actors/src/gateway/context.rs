@@ -2,15 +2,15 @@
 //! calls that turn a tool's arguments into actor messages.
 
 use crate::error::{Error, Result};
-use crate::language_server::{
-    Call, DiagnosticsReply, DocumentSnapshot, LanguageServerMsg, ReadError, Reply, ServerRequest,
-};
+use crate::language_server::{Call, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest};
 use crate::recorder::RecorderMsg;
 use crate::roots::{RootListing, RootsMsg};
 use crate::router::{RouterMsg, ServerHandle};
 use crate::session::{SessionMsg, Shared};
 use crate::settings::Settings;
 use crate::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
+use crate::vocabulary::documents::DocumentSnapshot;
+use crate::vocabulary::documents::ReadError;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::root_set::RootSet;
 use crate::watcher::{WatcherMsg, WatcherStatus};

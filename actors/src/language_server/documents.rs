@@ -3,67 +3,11 @@
 //! made the server's view of them stale, and what must be sent to bring
 //! the server up to date.
 
+use crate::vocabulary::documents::DocumentSnapshot;
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Files larger than this are not opened in a server.
-pub const MAX_DOCUMENT_BYTES: u64 = 16 * 1024 * 1024;
-
-/// Why a file cannot be opened in a server.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error("is not a file")]
-    NotAFile,
-    #[error("is larger than {MAX_DOCUMENT_BYTES} bytes")]
-    TooLarge,
-    #[error("is not UTF-8 text")]
-    NotText,
-    #[error("could not be read: {0}")]
-    Io(#[from] std::io::Error),
-}
-
-/// A file's content as read from disk for one tool call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocumentSnapshot {
-    pub path: PathBuf,
-    pub uri: String,
-    pub language_id: String,
-    pub text: Arc<str>,
-    pub hash: u64,
-}
-
-impl DocumentSnapshot {
-    /// Reads a file as a server should see it. Plain blocking reads:
-    /// source files are small, and a hop to tokio's blocking pool per call
-    /// costs more than the read itself.
-    pub fn read(path: &Path) -> Result<Self, ReadError> {
-        let language = crate::language::language_id(path).unwrap_or("plaintext");
-        let metadata = std::fs::metadata(path)?;
-        if !metadata.is_file() {
-            return Err(ReadError::NotAFile);
-        }
-        if metadata.len() > MAX_DOCUMENT_BYTES {
-            return Err(ReadError::TooLarge);
-        }
-        let text = String::from_utf8(std::fs::read(path)?).map_err(|_| ReadError::NotText)?;
-        Ok(Self::new(path.to_path_buf(), language, text))
-    }
-
-    pub fn new(path: PathBuf, language_id: &str, text: String) -> Self {
-        let mut hasher = DefaultHasher::new();
-        text.hash(&mut hasher);
-        Self {
-            uri: crate::lsp::uri::path_to_uri(&path),
-            path,
-            language_id: language_id.to_owned(),
-            hash: hasher.finish(),
-            text: text.into(),
-        }
-    }
-}
 
 /// What the server must be told so its copy matches a snapshot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,6 +207,7 @@ impl Documents {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn snapshot(text: &str) -> DocumentSnapshot {
         DocumentSnapshot::new(PathBuf::from("/w/a.py"), "python", text.to_owned())

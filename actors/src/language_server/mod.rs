@@ -44,7 +44,7 @@ mod workspace;
 
 pub use coverage::Problem;
 pub use diagnostics::Strategy;
-pub use documents::{DocumentSnapshot, Documents, ReadError, SyncAction};
+pub use documents::{Documents, SyncAction};
 pub use usage::Usage;
 pub use waiting::HARD_LIMIT as DIAGNOSTICS_HARD_LIMIT;
 pub use workspace::FolderChange;
@@ -60,9 +60,11 @@ use crate::monitor::{MonitorMsg, ProcessSample};
 use crate::recorder::RecorderMsg;
 use crate::settings::Timeouts;
 use crate::supervisor::SupervisorMsg;
+use crate::vocabulary::documents::DocumentSnapshot;
+use crate::vocabulary::documents::TextPosition;
+use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::ServerId;
 use crate::vocabulary::ids::SessionId;
-use crate::watcher::FileChange;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -72,14 +74,6 @@ use std::time::{Duration, Instant};
 
 /// The actor type; its state lives in [`State`].
 pub struct LanguageServer;
-
-/// A position in a document as agents give it: 0-based line, 0-based
-/// column in Unicode code points.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TextPosition {
-    pub line: usize,
-    pub column: usize,
-}
 
 /// One LSP request a tool wants answered.
 #[derive(Debug, Clone)]

@@ -6,9 +6,10 @@
 
 use super::diagnostics::Strategy;
 use super::{ServerRequest, State};
-use crate::language_server::documents::{DocumentSnapshot, SyncAction};
+use crate::language_server::documents::SyncAction;
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::{Capabilities, SyncKind};
+use crate::vocabulary::documents::DocumentSnapshot;
 use serde_json::{Value, json};
 use std::time::Instant;
 

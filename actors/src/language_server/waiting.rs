@@ -15,8 +15,8 @@ use super::{
     Admission, Call, DiagnosticsReply, Held, LanguageServerMsg, ServerRequest, State, Work,
 };
 use crate::error::{Error, Result};
-use crate::language_server::documents::DocumentSnapshot;
 use crate::monitor::{MonitorMsg, ProcessSample};
+use crate::vocabulary::documents::DocumentSnapshot;
 use ractor::{ActorRef, RpcReplyPort};
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,8 @@
 //! `client/unregisterCapability`, and which changes on disk match them.
 
 use crate::lsp::uri::uri_to_path;
-use crate::watcher::{ChangeKind, FileChange};
+use crate::vocabulary::file_changes::ChangeKind;
+use crate::vocabulary::file_changes::FileChange;
 use globset::{Glob, GlobBuilder, GlobMatcher};
 use serde_json::{Value, json};
 use std::collections::HashMap;

@@ -17,10 +17,11 @@
 
 use super::{LanguageServerMsg, Phase, State, Strategy};
 use crate::language;
-use crate::language_server::documents::DocumentSnapshot;
 use crate::lsp::protocol::WorkspaceFolder;
+use crate::vocabulary::documents::DocumentSnapshot;
+use crate::vocabulary::file_changes::ChangeKind;
+use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::root_set::RootSet;
-use crate::watcher::{ChangeKind, FileChange};
 use ractor::ActorRef;
 use serde_json::{Value, json};
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! need, and a file of each one's language to open first.
 
 use crate::language::{self, ServerSpec};
-use crate::language_server::DocumentSnapshot;
+use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;

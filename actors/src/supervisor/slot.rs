@@ -5,9 +5,10 @@
 
 use crate::error::Error;
 use crate::language::{ServerKey, ServerSpec};
-use crate::language_server::{DocumentSnapshot, LanguageServerMsg, Usage, Work};
+use crate::language_server::{LanguageServerMsg, Usage, Work};
 use crate::router::ServerHandle;
 use crate::settings::Timeouts;
+use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::ServerId;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::root_set::RootSet;

@@ -4,6 +4,8 @@
 //! actors.
 
 pub mod diagnostics;
+pub mod documents;
 pub mod events;
+pub mod file_changes;
 pub mod ids;
 pub mod root_set;

@@ -1,36 +1,11 @@
 //! What a filesystem event means for language servers: which files were
 //! created, changed or deleted, coalesced per path until they are sent.
 
-use crate::lsp::uri::path_to_uri;
+use crate::vocabulary::file_changes::ChangeKind;
+use crate::vocabulary::file_changes::FileChange;
 use notify::event::{EventKind, ModifyKind, RenameMode};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-/// What happened to a file, as `workspace/didChangeWatchedFiles` says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChangeKind {
-    Created,
-    Changed,
-    Deleted,
-}
-
-/// One file that changed on disk.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileChange {
-    pub path: PathBuf,
-    pub uri: String,
-    pub kind: ChangeKind,
-}
-
-impl FileChange {
-    pub fn new(path: PathBuf, kind: ChangeKind) -> Self {
-        Self {
-            uri: path_to_uri(&path),
-            path,
-            kind,
-        }
-    }
-}
 
 /// How an event reads, path by path; `None` for events that change no
 /// content (reads, metadata).

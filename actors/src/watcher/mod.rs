@@ -25,10 +25,10 @@ mod changes;
 mod ignores;
 mod watches;
 
-pub use changes::{ChangeKind, FileChange};
-
 use crate::router::RouterMsg;
 use crate::supervisor::SupervisorMsg;
+use crate::vocabulary::file_changes::ChangeKind;
+use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::root_set::RootSet;
 use changes::{Pending, classify};
 use ignores::Ignores;
