@@ -27,7 +27,8 @@ use ractor::Actor;
 use rusqlite::params;
 use serde_json::json;
 use std::time::{Duration, Instant};
-use windlass_actors::recorder::{Recorder, RecorderMsg};
+use windlass_actors::messages::recorder::RecorderMsg;
+use windlass_actors::recorder::Recorder;
 use windlass_actors::store::{self, events};
 use windlass_actors::vocabulary::events::EventKind;
 

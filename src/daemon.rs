@@ -12,7 +12,8 @@ use anyhow::Result;
 use ractor::ActorRef;
 use std::path::Path;
 use std::time::Duration;
-use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy, SupervisorMsg};
+use windlass_actors::messages::supervisor::SupervisorMsg;
+use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy};
 
 /// How long another daemon may take to answer `ping` or `stop`.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);

@@ -11,7 +11,7 @@ use anyhow::Result;
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio::net::UnixListener;
-use windlass_actors::gateway::Connection;
+use windlass_actors::messages::gateway::Connection;
 use windlass_actors::settings::Settings;
 use windlass_actors::supervisor::{self, Mode, RestartPolicy};
 

@@ -7,8 +7,10 @@ use anyhow::{Context as _, Result};
 use ractor::{Actor, ActorRef};
 use std::future::Future;
 use std::time::Duration;
-use windlass_actors::recorder::{Recorder, RecorderMsg};
-use windlass_actors::supervisor::{self, Supervisor, SupervisorMsg};
+use windlass_actors::messages::recorder::RecorderMsg;
+use windlass_actors::messages::supervisor::SupervisorMsg;
+use windlass_actors::recorder::Recorder;
+use windlass_actors::supervisor::{self, Supervisor};
 
 /// How long the Recorder may take to write what it was told last.
 const RECORDER_DRAIN: Duration = Duration::from_secs(5);

@@ -12,6 +12,7 @@ pub mod gateway;
 pub mod language;
 pub mod language_server;
 pub mod lsp;
+pub mod messages;
 pub mod monitor;
 pub mod recorder;
 pub mod roots;

@@ -9,7 +9,8 @@
 //! Linux and libproc on macOS; elsewhere no samples are sent and the
 //! diagnostics wait relies on publications alone.
 
-use crate::language_server::LanguageServerMsg;
+use crate::messages::language_server::LanguageServerMsg;
+use crate::messages::monitor::{MonitorMsg, ProcessSample};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -18,35 +19,6 @@ use std::time::{Duration, Instant};
 pub const URGENT_PERIOD: Duration = Duration::from_millis(20);
 /// Sampling period otherwise, enough for `status`.
 pub const IDLE_PERIOD: Duration = Duration::from_secs(1);
-
-/// One reading of a process, as sent to its server actor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcessSample {
-    /// User plus system CPU time since the process started, in 10 ms ticks.
-    pub cpu_ticks: u64,
-    /// Ticks since the previous sample of this process.
-    pub delta_ticks: u64,
-    /// Whether the kernel had it on (or waiting for) a CPU.
-    pub running: bool,
-    pub rss_bytes: u64,
-}
-
-pub enum MonitorMsg {
-    Watch {
-        pid: u32,
-        server: ActorRef<LanguageServerMsg>,
-    },
-    Unwatch {
-        pid: u32,
-    },
-    Urgent {
-        pid: u32,
-        urgent: bool,
-    },
-    /// Carries the schedule it belongs to; ticks of a replaced schedule
-    /// are ignored, so at most one chain of ticks runs.
-    Tick(u64),
-}
 
 struct Watched {
     server: ActorRef<LanguageServerMsg>,

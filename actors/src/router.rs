@@ -14,52 +14,14 @@
 
 use crate::error::{Error, Result};
 use crate::language::{self, ServerKey, ServerSpec};
-use crate::language_server::LanguageServerMsg;
-use crate::supervisor::SupervisorMsg;
-use crate::vocabulary::file_changes::FileChange;
+use crate::messages::language_server::LanguageServerMsg;
+use crate::messages::router::{RouterMsg, ServerHandle};
+use crate::messages::supervisor::SupervisorMsg;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use ractor::{Actor, ActorProcessingErr, ActorRef, ActorStatus, RpcReplyPort};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-
-/// A running server as one session addresses it.
-#[derive(Debug, Clone)]
-pub struct ServerHandle {
-    pub id: ServerId,
-    /// The session's spec for it; its name labels errors.
-    pub spec: Arc<ServerSpec>,
-    pub actor: ActorRef<LanguageServerMsg>,
-}
-
-impl ServerHandle {
-    pub fn label(&self) -> String {
-        self.spec.label()
-    }
-}
-
-pub enum RouterMsg {
-    Route {
-        path: PathBuf,
-        session: SessionId,
-        reply: RpcReplyPort<Result<ServerHandle>>,
-    },
-    /// A session's server table, on attach and after a reload.
-    Servers {
-        session: SessionId,
-        specs: Vec<ServerSpec>,
-    },
-    /// The session's server of this configuration is now this one.
-    Bound {
-        session: SessionId,
-        key: ServerKey,
-        server: ServerId,
-    },
-    SessionEnded(SessionId),
-    ServerUp(ServerId, ActorRef<LanguageServerMsg>),
-    ServerDown(ServerId),
-    FilesChanged(Arc<[FileChange]>),
-}
 
 pub struct Arguments {
     pub supervisor: ActorRef<SupervisorMsg>,

@@ -14,58 +14,21 @@
 //! Servers are not the session's: the Supervisor pools them, and sessions
 //! whose configuration resolves to the same server share one process.
 
-use crate::gateway::{self, Connection, Gateway, GatewayMsg};
-use crate::monitor::MonitorMsg;
-use crate::recorder::RecorderMsg;
-use crate::roots::{Change, ChangeAnswer, Roots, RootsChanged, RootsMsg, Source};
-use crate::router::RouterMsg;
+use crate::gateway::{self, Gateway};
+use crate::messages::gateway::{Connection, GatewayMsg};
+use crate::messages::recorder::RecorderMsg;
+use crate::messages::roots::{RootsMsg, Source};
+use crate::messages::session::{SessionMsg, Shared};
+use crate::messages::supervisor::SupervisorMsg;
+use crate::roots::Roots;
 use crate::settings::Settings;
 use crate::store::sessions::SessionRow;
-use crate::supervisor::SupervisorMsg;
-use crate::vocabulary::diagnostics::FileDiagnostics;
 use crate::vocabulary::ids::SessionId;
-use crate::watcher::WatcherMsg;
 use ractor::rpc::CallResult;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
 
 /// How long a session's Roots actor may take to apply a change.
 const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-pub enum SessionMsg {
-    /// The session's roots changed (from its Roots actor).
-    RootsChanged(RootsChanged),
-    /// A `.windlass.toml` of this session's configuration changed.
-    ConfigChanged,
-    ConfigReloaded(Result<Box<Settings>, String>),
-    Warnings(RpcReplyPort<Vec<String>>),
-    /// The session's `status`, asked from outside its connection.
-    Status(RpcReplyPort<Result<String, String>>),
-    /// Fresh diagnostics of a file, asked from outside its connection.
-    Diagnostics {
-        file: String,
-        reply: RpcReplyPort<Result<FileDiagnostics, String>>,
-    },
-    /// Roots added, removed or set from outside its connection (a host's
-    /// hook); answered with the roots in effect and those refused.
-    ChangeRoots {
-        change: Change,
-        reply: RpcReplyPort<Result<ChangeAnswer, String>>,
-    },
-}
-
-/// The daemon-level actors a session talks to.
-#[derive(Clone)]
-pub struct Shared {
-    pub supervisor: ActorRef<SupervisorMsg>,
-    pub router: ActorRef<RouterMsg>,
-    pub watcher: ActorRef<WatcherMsg>,
-    pub monitor: ActorRef<MonitorMsg>,
-    pub recorder: ActorRef<RecorderMsg>,
-    /// The socket `monitor` subscribes on: the daemon's.
-    pub socket: Option<std::path::PathBuf>,
-    /// Whether this is a daemon, whose servers other sessions may share.
-    pub daemon: bool,
-}
 
 pub struct Arguments {
     pub id: SessionId,

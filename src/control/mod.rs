@@ -22,10 +22,9 @@ use tokio::io::{AsyncReadExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
-use windlass_actors::gateway::Connection;
-use windlass_actors::recorder::RecorderMsg;
-use windlass_actors::recorder::subscribers::Filter;
-use windlass_actors::supervisor::SupervisorMsg;
+use windlass_actors::messages::gateway::Connection;
+use windlass_actors::messages::recorder::{Filter, RecorderMsg};
+use windlass_actors::messages::supervisor::SupervisorMsg;
 
 /// How long a connection may take to send its request.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);

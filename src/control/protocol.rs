@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use windlass_actors::roots::Change;
+use windlass_actors::messages::roots::Change;
+use windlass_actors::messages::supervisor::AttachedSession;
 use windlass_actors::settings::Identity;
-use windlass_actors::supervisor::AttachedSession;
 use windlass_actors::vocabulary::diagnostics::FileDiagnostics;
 use windlass_actors::vocabulary::events::EventKind;
 

@@ -2,18 +2,19 @@
 //! calls that turn a tool's arguments into actor messages.
 
 use crate::error::{Error, Result};
-use crate::language_server::{Call, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest};
-use crate::recorder::RecorderMsg;
-use crate::roots::{RootListing, RootsMsg};
-use crate::router::{RouterMsg, ServerHandle};
-use crate::session::{SessionMsg, Shared};
+use crate::messages::language_server::{
+    Call, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
+};
+use crate::messages::recorder::RecorderMsg;
+use crate::messages::roots::{RootListing, RootsMsg};
+use crate::messages::router::{RouterMsg, ServerHandle};
+use crate::messages::session::{SessionMsg, Shared};
+use crate::messages::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
+use crate::messages::watcher::{WatcherMsg, WatcherStatus};
 use crate::settings::Settings;
-use crate::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
-use crate::vocabulary::documents::DocumentSnapshot;
-use crate::vocabulary::documents::ReadError;
+use crate::vocabulary::documents::{DocumentSnapshot, ReadError};
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::root_set::RootSet;
-use crate::watcher::{WatcherMsg, WatcherStatus};
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};
 use rmcp::service::{Peer, RoleServer};
@@ -267,7 +268,8 @@ impl Context {
         server: &ServerHandle,
         document: DocumentSnapshot,
     ) -> Result<DiagnosticsReply> {
-        let limit = crate::language_server::DIAGNOSTICS_HARD_LIMIT + Duration::from_secs(10);
+        let limit =
+            crate::messages::language_server::DIAGNOSTICS_HARD_LIMIT + Duration::from_secs(10);
         self.call_server(server, "diagnostics", limit, |reply| {
             LanguageServerMsg::Diagnostics(document.clone(), reply)
         })

@@ -4,8 +4,8 @@
 use super::context::Context;
 use super::render;
 use crate::error::{Error, Result};
-use crate::language_server::DiagnosticsReply;
 use crate::lsp::position::line_at;
+use crate::messages::language_server::DiagnosticsReply;
 use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -7,8 +7,8 @@ use super::edits::workspace_edit_lines;
 use super::navigation::target_or_candidates;
 use super::render::{self, Sources};
 use crate::error::{Error, Result};
-use crate::language_server::ServerRequest;
 use crate::lsp::position::line_at;
+use crate::messages::language_server::ServerRequest;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -121,7 +121,7 @@ fn line_range(text: &str, start: u32, end: u32) -> Result<(usize, usize)> {
 /// shown as it came.
 async fn resolved(
     context: &Context,
-    server: &crate::router::ServerHandle,
+    server: &crate::messages::router::ServerHandle,
     action: &Value,
 ) -> Value {
     if action.get("edit").is_some() || action.get("data").is_none() {

@@ -29,41 +29,18 @@ mod search;
 mod status;
 mod tools;
 
-use crate::roots::RootsMsg;
-use crate::session::{SessionMsg, Shared};
+use crate::messages::gateway::{Connection, GatewayMsg};
+use crate::messages::roots::RootsMsg;
+use crate::messages::session::{SessionMsg, Shared};
 use crate::settings::Settings;
-use crate::vocabulary::diagnostics::FileDiagnostics;
 use crate::vocabulary::ids::SessionId;
 use context::Context;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use rmcp::ServiceExt;
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::task::JoinHandle;
 
 /// The actor type; its state is the task serving MCP.
 pub struct Gateway;
-
-pub enum GatewayMsg {
-    ClientClosed,
-    /// The session's `status`, for `windlass status SESSION`.
-    Status(RpcReplyPort<Result<String, String>>),
-    /// Fresh diagnostics of a file, as data, for hooks.
-    Diagnostics {
-        file: String,
-        reply: RpcReplyPort<Result<FileDiagnostics, String>>,
-    },
-}
-
-/// Where a session's MCP messages come from and go to.
-pub enum Connection {
-    /// The process's own stdin and stdout.
-    Stdio,
-    /// A bridge's socket, or any other byte stream.
-    Stream(
-        Box<dyn AsyncRead + Send + Unpin>,
-        Box<dyn AsyncWrite + Send + Unpin>,
-    ),
-}
 
 pub struct Arguments {
     pub session: SessionId,

@@ -3,7 +3,7 @@
 //! Sent as messages, never waited on.
 
 use super::context::Context;
-use crate::recorder::RecorderMsg;
+use crate::messages::recorder::RecorderMsg;
 use crate::store::events::Event;
 use crate::vocabulary::events::EventKind;
 use rmcp::ErrorData;

@@ -4,9 +4,9 @@
 //! on. Nothing that resolves outside the roots is read or shown: such
 //! locations are left out and counted.
 
-use crate::language_server::{Problem, Reply};
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::uri::uri_to_path;
+use crate::messages::language_server::{Problem, Reply};
 use crate::vocabulary::root_set::RootSet;
 use serde_json::Value;
 use std::collections::HashMap;

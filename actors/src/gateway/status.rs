@@ -3,9 +3,9 @@
 use super::context::Context;
 use super::render;
 use crate::error::Result;
-use crate::language_server::{LanguageServerMsg, ServerStatus};
-use crate::roots::RootListing;
-use crate::supervisor::ServerRecord;
+use crate::messages::language_server::{LanguageServerMsg, ServerStatus};
+use crate::messages::roots::RootListing;
+use crate::messages::supervisor::ServerRecord;
 use crate::vocabulary::root_set::RootSet;
 use ractor::rpc::CallResult;
 use std::time::Duration;

@@ -5,6 +5,7 @@
 
 use crate::lsp::protocol::WorkspaceFolder;
 use crate::lsp::uri::uri_to_path;
+use crate::messages::language_server::Problem;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -64,13 +65,6 @@ const PROJECT_FILES: &[ProjectFile] = &[
 const MAX_PROBLEMS: usize = 1_000;
 /// Longest server message kept, in bytes.
 const MAX_MESSAGE_BYTES: usize = 300;
-
-/// A file a server said it could not fully read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub uri: String,
-    pub message: String,
-}
 
 #[derive(Debug, Default)]
 pub struct Coverage {

@@ -9,7 +9,8 @@
 //! than one round is waited on for the rounds still to come ([`Rounds`]).
 
 use super::rounds::Rounds;
-use crate::monitor::ProcessSample;
+use crate::messages::language_server::Strategy;
+use crate::messages::monitor::ProcessSample;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,27 +30,6 @@ pub const NO_PUBLISH_GRACE: Duration = Duration::from_millis(1_500);
 /// type checker's suggestions follow its errors), and a starved process
 /// can look idle for a sample or two between them.
 pub const QUIET_HOLD: Duration = Duration::from_millis(100);
-
-/// How the end of a server's work on a change is recognised.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// The server echoes the document version in its publications.
-    Version,
-    /// The server brackets its checks with `$/progress`.
-    Progress,
-    /// Neither: the process's CPU samples tell when it is done.
-    Process,
-}
-
-impl Strategy {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Version => "version",
-            Self::Progress => "progress",
-            Self::Process => "process",
-        }
-    }
-}
 
 /// What the server has shown about how it publishes.
 #[derive(Debug, Default, Clone)]

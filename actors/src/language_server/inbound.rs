@@ -4,12 +4,13 @@
 
 use super::progress::Change;
 use super::workspace::FOLDER_CHANGES;
-use super::{Call, LanguageServerMsg, Pending, Phase, Reply, State, Work};
+use super::{Pending, Phase, State};
 use crate::error::Error;
 use crate::lsp::message::{self, Incoming, ResponseError};
 use crate::lsp::protocol::{self, Capabilities};
-use crate::recorder;
-use crate::supervisor::{Ending, ServerExit, SupervisorMsg};
+use crate::messages::language_server::{Call, LanguageServerMsg, Reply, Work};
+use crate::messages::recorder::server_event;
+use crate::messages::supervisor::{Ending, ServerExit, SupervisorMsg};
 use crate::vocabulary::events::EventKind;
 use ractor::ActorRef;
 use serde_json::{Value, json};
@@ -169,7 +170,7 @@ impl State {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let _stopped = self.recorder.send_message(recorder::server_event(
+        let _stopped = self.recorder.send_message(server_event(
             EventKind::Diagnostics,
             &self.spec.name,
             self.id,

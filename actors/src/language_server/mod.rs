@@ -42,29 +42,25 @@ mod waiting;
 mod watched;
 mod workspace;
 
-pub use coverage::Problem;
-pub use diagnostics::Strategy;
 pub use documents::{Documents, SyncAction};
 pub use usage::Usage;
-pub use waiting::HARD_LIMIT as DIAGNOSTICS_HARD_LIMIT;
-pub use workspace::FolderChange;
 
 use crate::error::{Error, Result};
 use crate::language::ServerSpec;
 use crate::lsp::message;
-use crate::lsp::message::Incoming;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{self, Capabilities, WorkspaceFolder};
 use crate::lsp::transport::Transport;
-use crate::monitor::{MonitorMsg, ProcessSample};
-use crate::recorder::RecorderMsg;
+use crate::messages::language_server::{
+    Call, LanguageServerMsg, Problem, Reply, ServerRequest, ServerStatus, Strategy, Work,
+};
+use crate::messages::monitor::{MonitorMsg, ProcessSample};
+use crate::messages::recorder::RecorderMsg;
+use crate::messages::supervisor::SupervisorMsg;
 use crate::settings::Timeouts;
-use crate::supervisor::SupervisorMsg;
 use crate::vocabulary::documents::DocumentSnapshot;
-use crate::vocabulary::documents::TextPosition;
 use crate::vocabulary::file_changes::FileChange;
-use crate::vocabulary::ids::ServerId;
-use crate::vocabulary::ids::SessionId;
+use crate::vocabulary::ids::{ServerId, SessionId};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -74,129 +70,6 @@ use std::time::{Duration, Instant};
 
 /// The actor type; its state lives in [`State`].
 pub struct LanguageServer;
-
-/// One LSP request a tool wants answered.
-#[derive(Debug, Clone)]
-pub struct ServerRequest {
-    pub method: &'static str,
-    /// Parameters besides `textDocument` and `position`, which the actor
-    /// fills in from `document` and `position`.
-    pub params: Value,
-    /// The file the request is about, synced before the request is sent.
-    pub document: Option<DocumentSnapshot>,
-    pub position: Option<TextPosition>,
-    /// The capability the server must have announced, and the feature name
-    /// used in the refusal when it has not.
-    pub capability: Option<(&'static str, &'static str)>,
-}
-
-/// One caller's request: what is asked, by which session, and where the
-/// answer goes.
-#[derive(Debug)]
-pub struct Call {
-    pub session: SessionId,
-    pub request: ServerRequest,
-    pub reply: RpcReplyPort<Result<Reply>>,
-}
-
-/// A server's answer, with the encoding its positions are in.
-#[derive(Debug, Clone)]
-pub struct Reply {
-    pub result: Value,
-    pub encoding: PositionEncoding,
-    /// What the caller should know about how complete the answer is: an
-    /// index the server lacks, a server still loading.
-    pub warnings: Vec<String>,
-    /// What the server said about the request's file, if it could not
-    /// fully read it.
-    pub file_problem: Option<Problem>,
-    /// For a workspace-wide request: every file the server said it could
-    /// not fully read, so that what it did not find can be explained.
-    pub problems: Vec<Problem>,
-}
-
-/// Fresh diagnostics of one document.
-#[derive(Debug, Clone)]
-pub struct DiagnosticsReply {
-    /// `None` when the server has never published anything.
-    pub items: Option<Arc<[Value]>>,
-    pub encoding: PositionEncoding,
-    pub file_problem: Option<Problem>,
-}
-
-/// One server's health, as `status` shows it.
-#[derive(Debug, Clone)]
-pub struct ServerStatus {
-    pub state: String,
-    pub pid: Option<u32>,
-    pub uptime: Duration,
-    pub open_documents: usize,
-    pub encoding: Option<PositionEncoding>,
-    pub strategy: Strategy,
-    /// How many rounds its recent checks took at most, and how long a
-    /// later round is waited for after the one before.
-    pub rounds: (u32, Duration),
-    pub process: Option<ProcessSample>,
-    pub last_error: Option<String>,
-    /// What the server is known not to see (no compilation database).
-    pub gaps: Vec<String>,
-    /// Requests waiting for their session's turn.
-    pub queued: usize,
-}
-
-/// A tool's work for this server, before it is sent to the process.
-pub enum Work {
-    Request(Call),
-    Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
-}
-
-impl Work {
-    pub fn into_message(self) -> LanguageServerMsg {
-        match self {
-            Self::Request(call) => LanguageServerMsg::Request(call),
-            Self::Diagnostics(document, reply) => LanguageServerMsg::Diagnostics(document, reply),
-        }
-    }
-
-    pub fn fail(self, error: Error) {
-        match self {
-            Self::Request(call) => drop(call.reply.send(Err(error))),
-            Self::Diagnostics(_, reply) => drop(reply.send(Err(error))),
-        }
-    }
-}
-
-pub enum LanguageServerMsg {
-    Request(Call),
-    Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
-    Status(RpcReplyPort<ServerStatus>),
-    /// Files changed on disk, from the Watcher.
-    FilesChanged(Arc<[FileChange]>),
-    /// A message from the reader task.
-    Incoming(Incoming),
-    /// A CPU sample of the process, from the Monitor.
-    Activity(ProcessSample),
-    /// The earliest deadline of a request in flight may have passed.
-    DeadlinesDue,
-    /// A diagnostics wait may be due.
-    CheckDiagnostics,
-    /// A held request may have waited long enough.
-    ReleaseHeld,
-    /// Periodic sweep of documents idle past the idle timeout.
-    CloseIdle,
-    /// New settings for `workspace/configuration`, after a reload.
-    Configure(Value),
-    /// Stop the process on purpose: its configuration changed (`restart`)
-    /// or it was removed from it.
-    Retire {
-        reason: String,
-        restart: bool,
-    },
-    /// The project files the server lacks, found off the actor's thread.
-    Gaps(Vec<String>),
-    /// The roots changed: new workspace folders, from the Supervisor.
-    Folders(FolderChange),
-}
 
 pub struct Arguments {
     /// Its id in the Supervisor's pool, for what it reports back.

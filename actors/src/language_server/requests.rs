@@ -5,10 +5,9 @@
 //! caller asking the identical question while it is in flight, and within
 //! its session's fair share of the server (`fairness.rs`).
 
-use super::{
-    Admission, Call, LanguageServerMsg, Pending, Phase, Reply, Sent, ServerRequest, State, Work,
-};
+use super::{Admission, Pending, Phase, Sent, State};
 use crate::error::{Error, Result};
+use crate::messages::language_server::{Call, LanguageServerMsg, Reply, ServerRequest, Work};
 use ractor::ActorRef;
 use serde_json::Value;
 

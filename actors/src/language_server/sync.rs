@@ -4,11 +4,11 @@
 //! changed, and the request parameters that name a document and a position
 //! in the server's encoding.
 
-use super::diagnostics::Strategy;
-use super::{ServerRequest, State};
+use super::State;
 use crate::language_server::documents::SyncAction;
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::{Capabilities, SyncKind};
+use crate::messages::language_server::{ServerRequest, Strategy};
 use crate::vocabulary::documents::DocumentSnapshot;
 use serde_json::{Value, json};
 use std::time::Instant;

@@ -11,17 +11,15 @@
 //! this server fast.
 
 use super::diagnostics::{Rules, Verdict, Wait};
-use super::{
-    Admission, Call, DiagnosticsReply, Held, LanguageServerMsg, ServerRequest, State, Work,
-};
+use super::{Admission, Held, State};
 use crate::error::{Error, Result};
-use crate::monitor::{MonitorMsg, ProcessSample};
+use crate::messages::language_server::{
+    Call, DIAGNOSTICS_HARD_LIMIT, DiagnosticsReply, LanguageServerMsg, ServerRequest, Work,
+};
+use crate::messages::monitor::{MonitorMsg, ProcessSample};
 use crate::vocabulary::documents::DocumentSnapshot;
 use ractor::{ActorRef, RpcReplyPort};
 use std::time::{Duration, Instant};
-
-/// No diagnostics wait outlives this, whatever the server is doing.
-pub const HARD_LIMIT: Duration = Duration::from_secs(600);
 
 /// How long a document sent again after a change elsewhere is waited for
 /// once the server has gone quiet without publishing it.
@@ -97,7 +95,7 @@ impl State {
         for (id, parked) in &self.waits {
             // The hard limit shares the waits' one timer: a timer per wait
             // would be a task asleep for the whole limit.
-            let limit = parked.wait.started + HARD_LIMIT;
+            let limit = parked.wait.started + DIAGNOSTICS_HARD_LIMIT;
             if limit <= now {
                 expired.push(*id);
                 continue;
@@ -174,7 +172,7 @@ impl State {
         if let Some(parked) = self.waits.remove(&id) {
             let detail = format!(
                 "was still working on diagnostics after {} s",
-                HARD_LIMIT.as_secs()
+                DIAGNOSTICS_HARD_LIMIT.as_secs()
             );
             let _gone = parked.reply.send(Err(Error::Diagnostics {
                 server: self.spec.label(),

@@ -4,8 +4,7 @@
 //! `client/unregisterCapability`, and which changes on disk match them.
 
 use crate::lsp::uri::uri_to_path;
-use crate::vocabulary::file_changes::ChangeKind;
-use crate::vocabulary::file_changes::FileChange;
+use crate::vocabulary::file_changes::{ChangeKind, FileChange};
 use globset::{Glob, GlobBuilder, GlobMatcher};
 use serde_json::{Value, json};
 use std::collections::HashMap;

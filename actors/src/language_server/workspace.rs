@@ -15,16 +15,14 @@
 //! version it publishes for a document sent again, or, for servers that do
 //! not echo versions, until it goes quiet.
 
-use super::{LanguageServerMsg, Phase, State, Strategy};
+use super::{Phase, State};
 use crate::language;
 use crate::lsp::protocol::WorkspaceFolder;
+use crate::messages::language_server::{FolderChange, LanguageServerMsg, Strategy};
 use crate::vocabulary::documents::DocumentSnapshot;
-use crate::vocabulary::file_changes::ChangeKind;
-use crate::vocabulary::file_changes::FileChange;
-use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::file_changes::{ChangeKind, FileChange};
 use ractor::ActorRef;
 use serde_json::{Value, json};
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Changes kept for a server that has not registered for any yet.
@@ -32,15 +30,6 @@ const EARLY_CHANGES_KEPT: usize = 10_000;
 
 /// The capability of a server that takes new workspace folders.
 pub(super) const FOLDER_CHANGES: &str = "workspace.workspaceFolders.changeNotifications";
-
-/// New workspace folders, from the Supervisor.
-#[derive(Debug, Clone)]
-pub struct FolderChange {
-    /// Every folder now.
-    pub folders: Vec<WorkspaceFolder>,
-    /// The same, as roots: documents outside them are closed.
-    pub roots: Arc<RootSet>,
-}
 
 impl State {
     pub(super) fn folders_changed(

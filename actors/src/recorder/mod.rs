@@ -15,52 +15,15 @@
 pub mod subscribers;
 mod writer;
 
+use crate::messages::recorder::RecorderMsg;
 use crate::store::events::Event;
-use crate::store::sessions::SessionRow;
-use crate::store::{now_ms, servers};
+use crate::store::now_ms;
 use crate::vocabulary::events::EventKind;
-use crate::vocabulary::ids::ServerId;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use std::path::PathBuf;
 use std::thread::JoinHandle;
-use subscribers::{Filter, Subscribers};
-use tokio::sync::mpsc;
+use subscribers::Subscribers;
 use writer::{Queue, Refused, Write};
-
-/// An event about an instance of a server. Servers are shared, so it
-/// names no session.
-pub fn server_event(
-    kind: EventKind,
-    server: &str,
-    instance: ServerId,
-    detail: serde_json::Value,
-) -> RecorderMsg {
-    let mut event = Event::now(kind, None);
-    event.server = Some(server.to_owned());
-    event.detail = servers::with_instance(detail, instance.0);
-    RecorderMsg::Event(event)
-}
-
-pub enum RecorderMsg {
-    Event(Event),
-    SessionStarted(SessionRow),
-    Client {
-        session: String,
-        name: String,
-        version: String,
-    },
-    Roots {
-        session: String,
-        roots: Vec<PathBuf>,
-    },
-    SessionEnded {
-        session: String,
-    },
-    /// Why nothing is recorded, if nothing is.
-    Problem(RpcReplyPort<Option<String>>),
-    /// A live subscriber: events that pass the filter from now on.
-    Subscribe(Filter, RpcReplyPort<mpsc::Receiver<Event>>),
-}
 
 pub struct Recorder;
 

@@ -3,6 +3,7 @@
 //! loses events rather than slowing the Recorder, and is told how many
 //! it lost before the next one it gets.
 
+use crate::messages::recorder::Filter;
 use crate::store::events::Event;
 use crate::vocabulary::events::EventKind;
 use serde_json::json;
@@ -10,24 +11,6 @@ use tokio::sync::mpsc::{self, error::TrySendError};
 
 /// Events a subscriber may have waiting before it starts losing them.
 pub const BUFFER: usize = 1024;
-
-/// What a subscriber wants: one session's events (and the events of the
-/// servers, which belong to no session), or all; one kind, or all.
-#[derive(Debug, Clone, Default)]
-pub struct Filter {
-    pub session: Option<String>,
-    pub kind: Option<EventKind>,
-}
-
-impl Filter {
-    fn passes(&self, event: &Event) -> bool {
-        let session = match (&self.session, &event.session) {
-            (Some(wanted), Some(session)) => wanted == session,
-            _ => true,
-        };
-        session && self.kind.is_none_or(|kind| kind == event.kind)
-    }
-}
 
 struct Subscriber {
     filter: Filter,

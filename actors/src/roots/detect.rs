@@ -2,6 +2,7 @@
 //! need, and a file of each one's language to open first.
 
 use crate::language::{self, ServerSpec};
+use crate::messages::roots::Detection;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use std::collections::{BTreeSet, HashMap};
@@ -9,17 +10,6 @@ use std::path::PathBuf;
 
 /// How many files detection looks at before it stops.
 const DETECTION_FILE_LIMIT: usize = 5_000;
-
-/// What start-up detection found in the roots.
-#[derive(Debug, Default)]
-pub struct Detection {
-    /// The configured servers the files need.
-    pub needed: Vec<String>,
-    /// For each needed server, a file of its language to open first:
-    /// servers such as clangd and tsserver load a project only once one of
-    /// its files is open.
-    pub probes: Vec<(String, DocumentSnapshot)>,
-}
 
 /// The configured servers that the files in the roots need, judged from
 /// at most [`DETECTION_FILE_LIMIT`] files, each with a file to open first.

@@ -16,56 +16,19 @@
 mod detect;
 mod requested;
 
-pub use detect::{Detection, detect_servers};
-pub use requested::{Change, Source};
+pub use detect::detect_servers;
 
 use crate::lsp::uri::uri_to_path;
-use crate::session::SessionMsg;
+use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsChanged, RootsMsg, Source};
+use crate::messages::session::SessionMsg;
 use crate::vocabulary::root_set::RootSet;
-use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
 use requested::{Effective, Requested};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The actor type; its state lives in [`State`].
 pub struct Roots;
-
-/// One root as `status` lists it.
-#[derive(Debug, Clone)]
-pub struct RootListing {
-    pub name: String,
-    pub path: PathBuf,
-    pub sources: Vec<Source>,
-}
-
-/// What changed in a session's root set.
-#[derive(Debug, Clone)]
-pub struct RootsChanged {
-    pub roots: Arc<RootSet>,
-    pub added: Vec<PathBuf>,
-    pub removed: Vec<PathBuf>,
-}
-
-pub enum RootsMsg {
-    Get(RpcReplyPort<Arc<RootSet>>),
-    Listing(RpcReplyPort<Vec<RootListing>>),
-    /// The MCP client's roots, `file://` URIs, replacing its earlier ones.
-    Client(Vec<String>),
-    /// One source's roots changed; answered with the resulting set and
-    /// why any root asked for was refused.
-    Change {
-        source: Source,
-        change: Change,
-        reply: RpcReplyPort<ChangeAnswer>,
-    },
-}
-
-/// The root set after a change, and the roots refused, with the reason.
-#[derive(Debug, Clone)]
-pub struct ChangeAnswer {
-    pub roots: Arc<RootSet>,
-    pub refused: Vec<String>,
-}
 
 pub struct Arguments {
     /// The roots the session starts with.

@@ -12,40 +12,9 @@
 //! a hook's root (a directory the user added in the host) adds to the
 //! current directory.
 
+use crate::messages::roots::{Change, Source};
 use crate::vocabulary::root_set::canonical_root;
 use std::path::PathBuf;
-
-/// Where a root came from, as `status` shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Source {
-    /// `-r` on the command line: pinned.
-    Flag,
-    /// The current directory, when no `-r` was given.
-    Default,
-    /// The MCP client's `roots/list`.
-    Client,
-    /// A hook or the control socket (`sync-roots`).
-    Hook,
-}
-
-impl Source {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Flag => "-r",
-            Self::Default => "current directory",
-            Self::Client => "client",
-            Self::Hook => "hook",
-        }
-    }
-}
-
-/// A change to one source's roots.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
-    Add(Vec<PathBuf>),
-    Remove(Vec<PathBuf>),
-    Set(Vec<PathBuf>),
-}
 
 /// A root in effect, with every source that asked for it or for a
 /// directory inside it.

@@ -10,7 +10,8 @@
 //! next caller wait for it to start again.
 
 use super::slot::Phase;
-use super::{Lifetime, Mode, State, SupervisorMsg};
+use super::{Lifetime, Mode, State};
+use crate::messages::supervisor::SupervisorMsg;
 use crate::vocabulary::ids::ServerId;
 use ractor::ActorRef;
 use std::time::Duration;

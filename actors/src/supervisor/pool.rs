@@ -9,20 +9,22 @@
 //! So a server that cannot change folders is never restarted under
 //! sessions already using it because another came with other roots.
 
+use super::State;
 use super::check;
 use super::slot::{Phase, Slot};
-use super::{Ending, ServerExit, State, SupervisorMsg};
 use crate::error::Error;
 use crate::language::ServerSpec;
-use crate::language_server::{self, FolderChange, LanguageServer, LanguageServerMsg, Work};
-use crate::recorder::{RecorderMsg, server_event};
-use crate::router::{RouterMsg, ServerHandle, is_alive};
+use crate::language_server::{self, LanguageServer};
+use crate::messages::language_server::{FolderChange, LanguageServerMsg, Work};
+use crate::messages::recorder::{RecorderMsg, server_event};
+use crate::messages::router::{RouterMsg, ServerHandle};
+use crate::messages::supervisor::{Ending, ServerExit, SupervisorMsg};
+use crate::messages::watcher::WatcherMsg;
+use crate::router::is_alive;
 use crate::settings::Timeouts;
 use crate::vocabulary::events::EventKind;
-use crate::vocabulary::ids::ServerId;
-use crate::vocabulary::ids::SessionId;
+use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
-use crate::watcher::WatcherMsg;
 use ractor::{Actor, ActorRef, RpcReplyPort, SpawnErr};
 use serde_json::json;
 use std::path::PathBuf;

@@ -4,19 +4,20 @@
 //! ends.
 
 use super::slot::Phase;
-use super::{AttachedSession, Mode, SessionEntry, State, SupervisorMsg, WorkspaceServers};
-use crate::gateway::Connection;
+use super::{Mode, SessionEntry, State};
 use crate::language::{ServerKey, ServerSpec};
-use crate::language_server::LanguageServerMsg;
-use crate::roots::{Detection, RootsChanged, detect_servers};
-use crate::router::RouterMsg;
-use crate::session::{self, Session, SessionMsg, Shared};
-use crate::settings::Settings;
-use crate::settings::Timeouts;
-use crate::vocabulary::ids::ServerId;
-use crate::vocabulary::ids::SessionId;
+use crate::messages::gateway::Connection;
+use crate::messages::language_server::LanguageServerMsg;
+use crate::messages::roots::{Detection, RootsChanged};
+use crate::messages::router::RouterMsg;
+use crate::messages::session::{SessionMsg, Shared};
+use crate::messages::supervisor::{AttachedSession, SupervisorMsg, WorkspaceServers};
+use crate::messages::watcher::WatcherMsg;
+use crate::roots::detect_servers;
+use crate::session::{self, Session};
+use crate::settings::{Settings, Timeouts};
+use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
-use crate::watcher::WatcherMsg;
 use ractor::{Actor, ActorRef, RpcReplyPort};
 use std::collections::HashMap;
 use std::path::Path;

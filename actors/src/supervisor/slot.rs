@@ -5,12 +5,12 @@
 
 use crate::error::Error;
 use crate::language::{ServerKey, ServerSpec};
-use crate::language_server::{LanguageServerMsg, Usage, Work};
-use crate::router::ServerHandle;
+use crate::language_server::Usage;
+use crate::messages::language_server::{LanguageServerMsg, Work};
+use crate::messages::router::ServerHandle;
 use crate::settings::Timeouts;
 use crate::vocabulary::documents::DocumentSnapshot;
-use crate::vocabulary::ids::ServerId;
-use crate::vocabulary::ids::SessionId;
+use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
 use ractor::{ActorRef, RpcReplyPort};
 use std::collections::{BTreeMap, VecDeque};

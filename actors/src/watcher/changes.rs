@@ -1,8 +1,7 @@
 //! What a filesystem event means for language servers: which files were
 //! created, changed or deleted, coalesced per path until they are sent.
 
-use crate::vocabulary::file_changes::ChangeKind;
-use crate::vocabulary::file_changes::FileChange;
+use crate::vocabulary::file_changes::{ChangeKind, FileChange};
 use notify::event::{EventKind, ModifyKind, RenameMode};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -25,10 +25,10 @@ mod changes;
 mod ignores;
 mod watches;
 
-use crate::router::RouterMsg;
-use crate::supervisor::SupervisorMsg;
-use crate::vocabulary::file_changes::ChangeKind;
-use crate::vocabulary::file_changes::FileChange;
+use crate::messages::router::RouterMsg;
+use crate::messages::supervisor::SupervisorMsg;
+use crate::messages::watcher::{WatcherMsg, WatcherStatus};
+use crate::vocabulary::file_changes::{ChangeKind, FileChange};
 use crate::vocabulary::root_set::RootSet;
 use changes::{Pending, classify};
 use ignores::Ignores;
@@ -47,37 +47,6 @@ const CONFIG_FILE: &str = ".windlass.toml";
 /// How long a flush waits for its barrier event before it answers anyway.
 const BARRIER_TIMEOUT: Duration = Duration::from_millis(200);
 
-pub enum WatcherMsg {
-    /// A filesystem event, from notify's thread.
-    Event(notify::Result<notify::Event>),
-    /// The first walk is done and its watches are in place.
-    Ready(Box<Setup>),
-    /// Sends every change seen so far before answering.
-    Flush(RpcReplyPort<()>),
-    FlushDue,
-    /// A flush's barrier event is overdue.
-    BarrierOverdue(u64),
-    /// Roots were added or removed.
-    Roots {
-        added: Vec<PathBuf>,
-        removed: Vec<PathBuf>,
-    },
-    /// Every directory whose `.windlass.toml` is a layer of some
-    /// session's configuration, from the Supervisor as sessions come.
-    ConfigDirectories(Vec<PathBuf>),
-    Status(RpcReplyPort<WatcherStatus>),
-}
-
-/// What `status` says of file watching.
-#[derive(Debug, Clone, Default)]
-pub struct WatcherStatus {
-    /// Whether the first walk has set its watches up.
-    pub ready: bool,
-    pub directories: usize,
-    /// Why some or all changes go unseen, if they do.
-    pub problem: Option<String>,
-}
-
 pub struct Arguments {
     pub roots: RootSet,
     pub router: ActorRef<RouterMsg>,
@@ -88,7 +57,7 @@ pub struct Arguments {
 
 /// The watcher and what the first walk found, handed back from the
 /// blocking task that set the watches up.
-pub struct Setup {
+struct Setup {
     /// The roots the walk watched.
     roots: Vec<PathBuf>,
     watches: Watches,
@@ -186,6 +155,8 @@ pub struct State {
     /// Why watching could not start, if it could not.
     failed: Option<String>,
     barrier: Option<Barrier>,
+    /// Where the first walk leaves what it set up, until `Ready`.
+    walk: Option<tokio::sync::oneshot::Receiver<Setup>>,
 }
 
 impl Actor for Watcher {
@@ -211,6 +182,7 @@ impl Actor for Watcher {
             flush_scheduled: false,
             failed: None,
             barrier: None,
+            walk: None,
         };
         let inbox = myself.clone();
         match notify::recommended_watcher(move |event| {
@@ -218,9 +190,11 @@ impl Actor for Watcher {
         }) {
             Ok(watcher) => {
                 let config_directories = args.config_directories;
+                let (walked, walk) = tokio::sync::oneshot::channel();
+                state.walk = Some(walk);
                 tokio::task::spawn_blocking(move || {
-                    let setup = set_up(watcher, roots, &config_directories);
-                    let _stopped = myself.send_message(WatcherMsg::Ready(Box::new(setup)));
+                    let _stopped = walked.send(set_up(watcher, roots, &config_directories));
+                    let _stopped = myself.send_message(WatcherMsg::Ready);
                 });
             }
             Err(error) => {
@@ -240,7 +214,11 @@ impl Actor for Watcher {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             WatcherMsg::Event(event) => state.event(&myself, event),
-            WatcherMsg::Ready(setup) => state.ready(*setup),
+            WatcherMsg::Ready => {
+                if let Some(setup) = state.walk.take().and_then(|mut walk| walk.try_recv().ok()) {
+                    state.ready(setup);
+                }
+            }
             WatcherMsg::Flush(reply) => state.flush_through_barrier(&myself, reply),
             WatcherMsg::FlushDue => {
                 state.flush_scheduled = false;

@@ -1,0 +1,48 @@
+//! The Router's inbox: which server answers a file, and the running
+//! servers and session tables it routes by.
+use crate::error::Result;
+use crate::language::{ServerKey, ServerSpec};
+use crate::messages::language_server::LanguageServerMsg;
+use crate::vocabulary::file_changes::FileChange;
+use crate::vocabulary::ids::{ServerId, SessionId};
+use ractor::{ActorRef, RpcReplyPort};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A running server as one session addresses it.
+#[derive(Debug, Clone)]
+pub struct ServerHandle {
+    pub id: ServerId,
+    /// The session's spec for it; its name labels errors.
+    pub spec: Arc<ServerSpec>,
+    pub actor: ActorRef<LanguageServerMsg>,
+}
+
+impl ServerHandle {
+    pub fn label(&self) -> String {
+        self.spec.label()
+    }
+}
+
+pub enum RouterMsg {
+    Route {
+        path: PathBuf,
+        session: SessionId,
+        reply: RpcReplyPort<Result<ServerHandle>>,
+    },
+    /// A session's server table, on attach and after a reload.
+    Servers {
+        session: SessionId,
+        specs: Vec<ServerSpec>,
+    },
+    /// The session's server of this configuration is now this one.
+    Bound {
+        session: SessionId,
+        key: ServerKey,
+        server: ServerId,
+    },
+    SessionEnded(SessionId),
+    ServerUp(ServerId, ActorRef<LanguageServerMsg>),
+    ServerDown(ServerId),
+    FilesChanged(Arc<[FileChange]>),
+}

@@ -1,0 +1,188 @@
+//! The Supervisor's inbox: new connections, servers to ensure, start,
+//! restart and retire, what its children report, and the daemon socket's
+//! questions about sessions; with what it answers them.
+use crate::error::Error;
+use crate::language::ServerSpec;
+use crate::messages::gateway::Connection;
+use crate::messages::language_server::{LanguageServerMsg, Work};
+use crate::messages::roots::{Change, ChangeAnswer, Detection, RootsChanged};
+use crate::messages::router::ServerHandle;
+use crate::settings::{Settings, Timeouts};
+use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::documents::DocumentSnapshot;
+use crate::vocabulary::ids::{ServerId, SessionId};
+use ractor::{ActorRef, RpcReplyPort};
+use std::path::PathBuf;
+
+/// What `status` reports of one of a session's servers.
+#[derive(Debug, Clone)]
+pub struct ServerRecord {
+    pub name: String,
+    pub languages: Vec<String>,
+    pub command: String,
+    pub phase: &'static str,
+    pub actor: Option<ActorRef<LanguageServerMsg>>,
+    pub restarts: u32,
+    pub last_error: Option<String>,
+    pub stderr: String,
+    /// The other sessions that share the server, by id.
+    pub shared_with: Vec<String>,
+    /// Why it was stopped, while it is stopped on purpose.
+    pub stopped: Option<String>,
+}
+
+/// What `status` shows of the process and a session's servers.
+#[derive(Debug, Clone)]
+pub struct Overview {
+    /// `Some(sessions attached)` in a daemon.
+    pub daemon_sessions: Option<usize>,
+    pub servers: Vec<ServerRecord>,
+}
+
+pub enum SupervisorMsg {
+    /// The `status` of the session shown as `session` (its id), for
+    /// `windlass status SESSION`.
+    SessionStatus {
+        session: String,
+        reply: RpcReplyPort<Result<String, String>>,
+    },
+    /// Fresh diagnostics of `file` through the session named (its id), or
+    /// else the most recently attached session whose roots hold the file.
+    SessionDiagnostics {
+        session: Option<String>,
+        file: PathBuf,
+        reply: RpcReplyPort<Result<FileDiagnostics, String>>,
+    },
+    /// Roots added, removed or set for the session named (its id).
+    ChangeSessionRoots {
+        session: String,
+        change: Change,
+        reply: RpcReplyPort<Result<ChangeAnswer, String>>,
+    },
+    /// Every attached session, most recently attached first. Answered,
+    /// as every question of the daemon's socket is, with a `Result`.
+    Sessions(RpcReplyPort<Result<Vec<AttachedSession>, String>>),
+    /// A new MCP connection: start its session.
+    Attach {
+        settings: Box<Settings>,
+        connection: Connection,
+    },
+    Ensure {
+        spec: ServerSpec,
+        session: SessionId,
+        reply: RpcReplyPort<Result<ServerHandle, Error>>,
+    },
+    /// What detection found a session's roots need.
+    Start {
+        session: SessionId,
+        detection: Detection,
+    },
+    /// The outcome of running a zero-config server's binary once.
+    Checked {
+        server: ServerId,
+        outcome: Result<(), String>,
+    },
+    /// The server answered `initialize`: whether it takes new workspace
+    /// folders without a restart.
+    Initialized {
+        server: ServerId,
+        folder_changes: bool,
+    },
+    ServerExited {
+        server: ServerId,
+        exit: ServerExit,
+    },
+    Restart(ServerId),
+    /// A session's roots changed.
+    SessionRoots {
+        session: SessionId,
+        changed: RootsChanged,
+    },
+    /// A session's configuration now names these servers, with these
+    /// limits for servers started from now on.
+    SessionServers {
+        session: SessionId,
+        servers: Vec<ServerSpec>,
+        timeouts: Timeouts,
+    },
+    /// A `.windlass.toml` changed on disk.
+    ConfigChanged(PathBuf),
+    /// The linger timer set when the daemon's last session ended; the
+    /// number of sessions attached by then tells whether any came since.
+    Linger(u64),
+    /// Time to stop idle servers, and to keep to the memory budget.
+    Sweep,
+    /// A daemon of another version runs beside this one: this one stops
+    /// after its last session instead of lingering.
+    Superseded,
+    /// Work a stopping LanguageServer took after it handed over (a
+    /// request that reached it as it retired or died): for the server's
+    /// next process.
+    Orphans {
+        server: ServerId,
+        work: Vec<Work>,
+    },
+    Servers {
+        session: SessionId,
+        reply: RpcReplyPort<Overview>,
+    },
+    /// The running servers for a session's workspace-wide query, after
+    /// starting those its roots need (answered once its detection is done).
+    WorkspaceServers {
+        session: SessionId,
+        reply: RpcReplyPort<WorkspaceServers>,
+    },
+}
+
+/// What a LanguageServer hands over when its process has stopped.
+pub struct ServerExit {
+    /// The server's label, for errors.
+    pub server: String,
+    pub documents: Vec<DocumentSnapshot>,
+    pub stderr: String,
+    pub error: String,
+    /// Requests the process never received; they go to the next one.
+    pub orphans: Vec<Work>,
+    pub ending: Ending,
+}
+
+/// Why a server's process stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited or failed on its own: a crash, counted against its
+    /// restart budget.
+    Crashed,
+    /// Stopped on purpose to be started again at once (its configuration
+    /// or folders changed); not a crash.
+    Restart,
+    /// Stopped on purpose and left stopped (idle, over the memory budget,
+    /// removed from the configuration) until something needs it.
+    Stopped,
+}
+
+impl Ending {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Crashed => "crashed",
+            Self::Restart => "restart",
+            Self::Stopped => "stopped",
+        }
+    }
+}
+
+/// The servers a workspace-wide query asks, and the needed ones it cannot.
+#[derive(Debug, Clone, Default)]
+pub struct WorkspaceServers {
+    pub running: Vec<ServerHandle>,
+    /// Names of servers the roots need that are failed, restarting or
+    /// could not start.
+    pub unavailable: Vec<String>,
+}
+
+/// A session as the daemon's socket lists it.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct AttachedSession {
+    pub id: String,
+    pub host_session: Option<String>,
+    pub roots: Vec<PathBuf>,
+}
