@@ -803,13 +803,28 @@ fn the_socket_answers_a_files_diagnostics_through_the_session_that_has_it() {
     let socket = daemon.sockets().pop().unwrap();
     let own = rustix::process::getuid().as_raw();
     let ask = |file: &Path| {
-        let request = json!({"diagnostics": {"file": file, "session": null}}).to_string();
+        let request =
+            json!({"protocol": 2, "diagnostics": {"file": file, "session": null}}).to_string();
         ask_as(own, &socket, &request)
     };
     let base = project.path().canonicalize().unwrap();
-    let answer = ask(&base.join("main.py"));
-    assert!(answer.contains("main.py: 1 error"), "{answer}");
-    assert!(ask(&base.join("clean.py")).contains("no problems"));
+    let answer: serde_json::Value = serde_json::from_str(&ask(&base.join("main.py"))).unwrap();
+    let found = &answer["diagnostics"];
+    assert_eq!(found["file"], "main.py", "{answer}");
+    assert_eq!(found["diagnostics"][0]["severity"], "error", "{answer}");
+    assert_eq!(
+        found["diagnostics"].as_array().map(Vec::len),
+        Some(1),
+        "{answer}"
+    );
+    let clean: serde_json::Value = serde_json::from_str(&ask(&base.join("clean.py"))).unwrap();
+    assert_eq!(clean["diagnostics"]["diagnostics"], json!([]), "{clean}");
+    let older = ask_as(
+        own,
+        &socket,
+        &json!({"diagnostics": {"file": base.join("main.py")}}).to_string(),
+    );
+    assert!(older.contains("answered as data"), "{older}");
     let outside = ask(Path::new("/etc/hostname"));
     assert!(
         outside.contains("no session attached to this daemon has /etc/hostname"),
