@@ -13,79 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use windlass_actors::language::ServerSpec;
-
-/// A server Windlass knows how to run without configuration.
-struct BuiltIn {
-    /// The configuration key it goes by, also its label in errors.
-    name: &'static str,
-    command: &'static str,
-    args: &'static [&'static str],
-    languages: &'static [&'static str],
-    /// Arguments with which the binary must run and exit 0 before it is
-    /// used: a binary on PATH may be only a shim (a rustup proxy without
-    /// its component). `None` where the server has no such option.
-    check: Option<&'static [&'static str]>,
-}
-
-/// Known servers used when no configuration names one for their languages
-/// and their binary is on PATH.
-const BUILT_IN_SERVERS: &[BuiltIn] = &[
-    BuiltIn {
-        name: "rust",
-        command: "rust-analyzer",
-        args: &[],
-        languages: &["rust"],
-        check: Some(&["--version"]),
-    },
-    BuiltIn {
-        name: "python",
-        command: "pyright-langserver",
-        args: &["--stdio"],
-        languages: &["python"],
-        check: None,
-    },
-    BuiltIn {
-        name: "pylsp",
-        command: "pylsp",
-        args: &[],
-        languages: &["python"],
-        check: Some(&["--version"]),
-    },
-    BuiltIn {
-        name: "typescript",
-        command: "typescript-language-server",
-        args: &["--stdio"],
-        languages: &[
-            "typescript",
-            "typescriptreact",
-            "javascript",
-            "javascriptreact",
-        ],
-        check: Some(&["--version"]),
-    },
-    BuiltIn {
-        name: "go",
-        command: "gopls",
-        args: &[],
-        languages: &["go"],
-        check: Some(&["version"]),
-    },
-    BuiltIn {
-        name: "c,cpp",
-        command: "clangd",
-        args: &[],
-        languages: &["c", "cpp"],
-        check: Some(&["--version"]),
-    },
-    BuiltIn {
-        name: "shell",
-        command: "bash-language-server",
-        args: &["start"],
-        languages: &["shellscript"],
-        check: Some(&["--version"]),
-    },
-];
+use windlass_actors::language::{self, ServerSpec};
 
 /// A Windlass configuration file (`config.toml`, `.windlass.toml`); every
 /// field is optional and later layers win.
@@ -332,9 +260,8 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             specs.push(spec);
         }
     }
-    for built_in in BUILT_IN_SERVERS {
-        let uncovered: Vec<String> = built_in
-            .languages
+    for (built_in, languages) in language::built_in_servers() {
+        let uncovered: Vec<String> = languages
             .iter()
             .filter(|language| !specs.iter().any(|spec| spec.serves(language)))
             .map(|language| (*language).to_owned())
@@ -356,7 +283,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             name: built_in.name.to_owned(),
             command: built_in.command.to_owned(),
             args: strings(built_in.args),
-            languages: strings(built_in.languages),
+            languages: strings(&languages),
             initialization_options: None,
             settings: Value::Object(Default::default()),
             check: built_in.check.map(strings),
@@ -368,26 +295,27 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
 /// Known servers left out of `specs` because their command is not on
 /// PATH: (name, command, languages), for `doctor` to show as missing.
 pub fn missing_built_ins(specs: &[ServerSpec]) -> Vec<(&'static str, &'static str, Vec<String>)> {
-    BUILT_IN_SERVERS
-        .iter()
-        .filter(|built_in| {
-            !built_in
-                .languages
+    language::built_in_servers()
+        .into_iter()
+        .filter(|(_, languages)| {
+            !languages
                 .iter()
                 .all(|language| specs.iter().any(|spec| spec.serves(language)))
         })
-        .map(|built_in| (built_in.name, built_in.command, strings(built_in.languages)))
+        .map(|(built_in, languages)| (built_in.name, built_in.command, strings(&languages)))
         .collect()
 }
 
 /// The spec of one configured `[server.NAME]`, completed from the built-in
 /// of the same name; `None` when it names no command at all.
 fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>> {
-    let built_in = BUILT_IN_SERVERS.iter().find(|known| known.name == name);
+    let built_in = language::built_in_servers()
+        .into_iter()
+        .find(|(known, _)| known.name == name);
     let command = entry
         .command
         .clone()
-        .or_else(|| built_in.map(|known| known.command.to_owned()));
+        .or_else(|| built_in.as_ref().map(|(known, _)| known.command.to_owned()));
     let Some(command) = command else {
         tracing::warn!(server = %name, "server has no command; ignored");
         return Ok(None);
@@ -397,12 +325,12 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         args: entry
             .args
             .clone()
-            .or_else(|| built_in.map(|known| strings(known.args)))
+            .or_else(|| built_in.as_ref().map(|(known, _)| strings(known.args)))
             .unwrap_or_default(),
         languages: entry
             .languages
             .clone()
-            .or_else(|| built_in.map(|known| strings(known.languages)))
+            .or_else(|| built_in.as_ref().map(|(_, languages)| strings(languages)))
             .unwrap_or_else(|| vec![name.to_owned()]),
         initialization_options: entry
             .initialization_options

@@ -5,7 +5,12 @@
 //! [`watcher::Watcher`], one [`session::Session`] per MCP connection (with
 //! its own [`roots::Roots`] and [`gateway::Gateway`]), and one
 //! [`language_server::LanguageServer`] per pooled server that is running.
-//! `docs/architecture.md` draws it and lists the messages between them.
+//!
+//! Imports run one way, bottom first: `error`, the wire (`lsp`), the
+//! shared words (`language`, `vocabulary`), `settings` and the `store`,
+//! each actor's inbox (`messages`), then the actors, which import each
+//! other only to spawn children. `docs/architecture.md` draws the layers
+//! and the tree, and lists the messages between the actors.
 
 pub mod error;
 pub mod gateway;

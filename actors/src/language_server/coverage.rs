@@ -3,6 +3,7 @@
 //! a TypeScript tree without a tsconfig), and files it said it could not
 //! read (errors and warnings in its log that name a file).
 
+use crate::language::{ProjectFiles, project_files};
 use crate::lsp::protocol::WorkspaceFolder;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
@@ -29,38 +30,6 @@ pub(super) fn needs_index(method: &str, params: &Value) -> bool {
             && params.get("direction").and_then(Value::as_u64) == Some(0))
 }
 
-/// Files a server needs to see a whole project, by the languages it
-/// serves; without one, what it says about the project is partial.
-struct ProjectFile {
-    languages: &'static [&'static str],
-    names: &'static [&'static str],
-    /// How deep under a root to look for one.
-    depth: usize,
-    gap: &'static str,
-}
-
-const PROJECT_FILES: &[ProjectFile] = &[
-    ProjectFile {
-        languages: &["c", "cpp"],
-        names: &["compile_commands.json"],
-        depth: 3,
-        gap: "has no compile_commands.json, so it knows only the files it has opened; \
-              references, renames and callers may be incomplete",
-    },
-    ProjectFile {
-        languages: &[
-            "typescript",
-            "typescriptreact",
-            "javascript",
-            "javascriptreact",
-        ],
-        names: &["tsconfig.json", "jsconfig.json"],
-        depth: 4,
-        gap: "has no tsconfig.json or jsconfig.json, so it sees only the files that open files \
-              import; references, renames and symbols may be incomplete",
-    },
-];
-
 /// Server messages about files kept at most.
 const MAX_PROBLEMS: usize = 1_000;
 /// Longest server message kept, in bytes.
@@ -80,13 +49,17 @@ pub fn find_gaps(languages: &[String], folders: &[WorkspaceFolder]) -> Vec<Strin
         .iter()
         .filter_map(|folder| uri_to_path(&folder.uri))
         .collect();
-    PROJECT_FILES
+    let mut needed: Vec<&ProjectFiles> = Vec::new();
+    for project in languages
         .iter()
-        .filter(|project| {
-            languages
-                .iter()
-                .any(|language| project.languages.contains(&language.as_str()))
-        })
+        .filter_map(|language| project_files(language))
+    {
+        if !needed.contains(&project) {
+            needed.push(project);
+        }
+    }
+    needed
+        .into_iter()
         .filter(|project| !roots.iter().any(|root| has_any(root, project)))
         .map(|project| project.gap.to_owned())
         .collect()
@@ -154,7 +127,7 @@ impl Coverage {
     }
 }
 
-fn has_any(root: &Path, project: &ProjectFile) -> bool {
+fn has_any(root: &Path, project: &ProjectFiles) -> bool {
     ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .max_depth(Some(project.depth))
