@@ -1,6 +1,6 @@
-//! Calendar arithmetic for the few places that show or read dates (log
-//! lines, `query --since DATE`), in UTC, without a calendar crate. Shared
-//! by `windlass` and `windlass-bridge`.
+//! Calendar arithmetic for the few places that show or read dates (times
+//! in command output, `query --since DATE`), in UTC, without a calendar
+//! crate.
 
 /// UTC time as the rest of windlass's log writes it
 /// (`2026-11-22T11:02:35.207008Z`), without a calendar crate.
