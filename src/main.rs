@@ -16,6 +16,7 @@ mod logging;
 mod monitor;
 mod process;
 mod query;
+mod recorded;
 mod runtime_dir;
 mod session_args;
 mod standalone;
