@@ -12,8 +12,8 @@ mod doctor;
 mod gc;
 mod hooks;
 mod list;
+mod live_events;
 mod logging;
-mod monitor;
 mod process;
 mod query;
 mod recorded;
@@ -60,7 +60,7 @@ enum Command {
     /// Forget old events, dead sessions, or one session.
     Gc(gc::GcArgs),
     /// A session's events, live (or every session's, --all).
-    Monitor(monitor::MonitorArgs),
+    Monitor(live_events::MonitorArgs),
     /// A live session's servers, states, roots, CPU and memory.
     Status {
         /// A session id, or any unique prefix of one.
@@ -95,7 +95,7 @@ fn main() -> Result<()> {
         Some(Command::List) => list::run(),
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Gc(args)) => gc::run(args),
-        Some(Command::Monitor(args)) => monitor::run(args),
+        Some(Command::Monitor(args)) => live_events::run(args),
         Some(Command::Status { session }) => status::run(&session),
         Some(Command::Doctor(args)) => doctor::run(args),
         Some(Command::Acquire(args)) => hooks::acquire::run(&args),
