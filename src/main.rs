@@ -1,9 +1,8 @@
 //! The `windlass` binary: command line, configuration, logging, and the
-//! three ways to run the actor tree: a bridge to the user's daemon (the
-//! default), the daemon itself, or standalone. Errors are `anyhow` here
-//! and typed below.
+//! three ways a session is served: through a bridge (`windlass-bridge`)
+//! to the user's daemon (the default), by the daemon itself, or
+//! standalone in this process. Errors are `anyhow` here and typed below.
 
-mod bridge;
 mod clock;
 mod config;
 mod control;
@@ -18,6 +17,7 @@ mod process;
 mod query;
 mod recorded;
 mod runtime_dir;
+mod serve;
 mod session_args;
 mod standalone;
 mod state_dir;
@@ -89,7 +89,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Trust { file }) => trust_command(file),
-        Some(Command::Serve(args)) => bridge::run(args, raw_args),
+        Some(Command::Serve(args)) => serve::run(args, raw_args),
         Some(Command::Daemon(args)) => daemon::run(args),
         Some(Command::Stop) => daemon::stop_all(),
         Some(Command::List) => list::run(),
@@ -101,7 +101,7 @@ fn main() -> Result<()> {
         Some(Command::Acquire(args)) => hooks::acquire::run(&args),
         Some(Command::Release(args)) => hooks::release::run(&args),
         Some(Command::SyncRoots(args)) => hooks::sync_roots::run(&args),
-        None => bridge::run(cli.serve, raw_args),
+        None => serve::run(cli.serve, raw_args),
     }
 }
 
