@@ -85,7 +85,7 @@ fn hover_through_windlass(dir: &tempfile::TempDir) -> Vec<Duration> {
         .collect()
 }
 
-/// The same hover sent by a bare LSP client, for the bridge's overhead.
+/// The same hover sent by a bare LSP client, for Windlass's overhead.
 fn hover_direct(dir: &tempfile::TempDir) -> Vec<Duration> {
     let mut child = Command::new(mockls_binary())
         .stdin(Stdio::piped())

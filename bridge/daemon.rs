@@ -1,7 +1,7 @@
 //! Finding the daemon: connecting to this version's socket, starting the
 //! daemon under the start lock when none answers, and the handshake (the
 //! hello `windlass` wrote; the daemon's `welcome` or `refused`, as
-//! `src/hello.rs` defines them).
+//! `src/control/protocol.rs` defines them).
 
 use crate::upstream::Upstream;
 use crate::{Handoff, log, remove_handoff};

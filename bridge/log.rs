@@ -9,6 +9,8 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
 
 static FILE: Mutex<Option<File>> = Mutex::new(None);
 /// Whether information lines go to stderr too.
@@ -37,13 +39,11 @@ pub fn error(message: &str) {
 }
 
 fn write(level: &str, message: &str, to_stderr: bool) {
-    let since_epoch = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let line = format!(
-        "{} {level:>5} windlass-bridge: {message}\n",
-        crate::clock::timestamp(since_epoch)
-    );
+    // The clock `windlass`'s own log lines are written with, so that the
+    // bridge's lines read alike in the same file.
+    let mut time = String::new();
+    let _ = SystemTime.format_time(&mut Writer::new(&mut time));
+    let line = format!("{time} {level:>5} windlass-bridge: {message}\n");
     if to_stderr {
         let _ = std::io::stderr().write_all(line.as_bytes());
     }

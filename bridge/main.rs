@@ -16,10 +16,6 @@
 //! and passes its own arguments, for the standalone fallback.
 
 mod carry;
-// The bridge only writes timestamps; `windlass` also reads dates.
-#[allow(dead_code)]
-#[path = "../src/clock.rs"]
-mod clock;
 mod daemon;
 mod log;
 mod upstream;

@@ -1,10 +1,58 @@
-//! Calendar arithmetic for the few places that show or read dates (log
-//! lines, `query --since DATE`), in UTC, without a calendar crate. Shared
-//! by `windlass` and `windlass-bridge`.
+//! Times as the commands show and read them, in UTC: a store time shown
+//! to the second, and a `--since` or `--older-than` argument (a duration
+//! back, `today`, or a date) read into one; with the calendar arithmetic
+//! they need, done here rather than by a calendar crate.
 
-/// UTC time as the rest of windlass's log writes it
-/// (`2026-11-22T11:02:35.207008Z`), without a calendar crate.
-pub fn timestamp(since_epoch: std::time::Duration) -> String {
+use anyhow::{Context as _, Result, bail};
+use std::time::Duration;
+
+/// A store time (milliseconds since the epoch) to the second, in UTC.
+pub fn shown_time(at_ms: i64) -> String {
+    let since = Duration::from_millis(u64::try_from(at_ms).unwrap_or(0));
+    let mut shown = timestamp(since);
+    // `…:SS.micros Z` → `…:SSZ`
+    shown.truncate(19);
+    shown.push('Z');
+    shown
+}
+
+/// A `--since` (or `gc --older-than`) argument in milliseconds since the
+/// epoch.
+pub fn since_ms(since: &str, now_ms: i64) -> Result<i64> {
+    const DAY_MS: i64 = 86_400_000;
+    if since == "today" {
+        return Ok(now_ms - now_ms.rem_euclid(DAY_MS));
+    }
+    if let Some(day) = parse_date(since) {
+        return Ok(day * DAY_MS);
+    }
+    let unit = since.len().saturating_sub(1);
+    let (number, unit) = since.split_at(unit);
+    let scale = match unit {
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => DAY_MS,
+        _ => {
+            bail!("--since {since:?}: expected a duration (30s, 15m, 1h, 7d), today, or YYYY-MM-DD")
+        }
+    };
+    let number: i64 = number
+        .parse()
+        .with_context(|| format!("--since {since:?}: {number:?} is not a number"))?;
+    Ok(now_ms - number.saturating_mul(scale))
+}
+
+/// Days since the epoch of a `YYYY-MM-DD` date.
+fn parse_date(text: &str) -> Option<i64> {
+    let mut parts = text.splitn(3, '-').map(|part| part.parse::<u64>().ok());
+    let (year, month, day) = (parts.next()??, parts.next()??, parts.next()??);
+    days_from_civil(year, month, day).and_then(|days| i64::try_from(days).ok())
+}
+
+/// UTC time to the microsecond, as log lines write it
+/// (`2026-11-22T11:02:35.207008Z`).
+fn timestamp(since_epoch: Duration) -> String {
     let seconds = since_epoch.as_secs();
     let (year, month, day) = civil_date(seconds / 86_400);
     let of_day = seconds % 86_400;
@@ -19,7 +67,7 @@ pub fn timestamp(since_epoch: std::time::Duration) -> String {
 
 /// The proleptic Gregorian date `days` after 1970-01-01, counted in
 /// 400-year eras that start on March 1st so leap days fall at the end.
-pub fn civil_date(days: u64) -> (u64, u64, u64) {
+fn civil_date(days: u64) -> (u64, u64, u64) {
     let days = days + 719_468;
     let era = days / 146_097;
     let day_of_era = days % 146_097;
@@ -40,7 +88,7 @@ pub fn civil_date(days: u64) -> (u64, u64, u64) {
 /// Days from 1970-01-01 to the given proleptic Gregorian date, the
 /// inverse of [`civil_date`]; `None` before 1970 or for a day that does
 /// not exist.
-pub fn days_from_civil(year: u64, month: u64, day: u64) -> Option<u64> {
+fn days_from_civil(year: u64, month: u64, day: u64) -> Option<u64> {
     if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
         return None;
     }
@@ -70,7 +118,6 @@ fn days_in_month(year: u64, month: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn timestamps_are_utc_calendar_times() {
@@ -99,5 +146,16 @@ mod tests {
         assert_eq!(days_from_civil(2026, 2, 29), None);
         assert_eq!(days_from_civil(2026, 13, 1), None);
         assert_eq!(days_from_civil(1969, 12, 31), None);
+    }
+
+    #[test]
+    fn since_takes_durations_today_and_dates() {
+        let now = 1_795_345_355_207;
+        assert_eq!(since_ms("1h", now).unwrap(), now - 3_600_000);
+        assert_eq!(since_ms("7d", now).unwrap(), now - 7 * 86_400_000);
+        assert_eq!(since_ms("today", now).unwrap(), 1_795_305_600_000);
+        assert_eq!(since_ms("2026-11-22", now).unwrap(), 1_795_305_600_000);
+        assert!(since_ms("yesterday", now).is_err());
+        assert!(since_ms("xh", now).is_err());
     }
 }

@@ -476,7 +476,7 @@ fn hook_runs() -> Check {
         false,
         format!(
             "last at {}: {hook}: {reason} (more in `windlass query --kind hook` and logs/hooks.log)",
-            crate::list::shown_time(at)
+            crate::clock::shown_time(at)
         ),
     )
 }

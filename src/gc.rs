@@ -3,7 +3,8 @@
 //! servers and logs of ended processes), or one session; then gives the
 //! space back (`VACUUM`).
 
-use crate::query::{session_id, since_ms};
+use crate::clock::since_ms;
+use crate::recorded::{mark_gone, session_id};
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use rusqlite::params;
@@ -34,7 +35,7 @@ pub fn run(args: GcArgs) -> Result<()> {
         store::open(&path).with_context(|| format!("opening {}", path.display()))?;
     if args.dead {
         // Sessions whose process died without saying so are found first.
-        crate::list::mark_gone(&mut connection)?;
+        mark_gone(&mut connection)?;
     }
     let session = args
         .session

@@ -1,10 +1,10 @@
 //! `windlass list`: every recorded session, alive first. A session whose
 //! serving process is gone is shown dead, and its row is marked so.
 
-use crate::clock;
+use crate::clock::shown_time;
+use crate::recorded::mark_gone;
 use anyhow::{Context as _, Result};
 use std::io::Write;
-use std::time::Duration;
 use windlass_actors::store::{self, sessions};
 
 pub fn run() -> Result<()> {
@@ -19,19 +19,6 @@ pub fn run() -> Result<()> {
     }
     for session in listed {
         writeln!(out, "{}", line(&session))?;
-    }
-    Ok(())
-}
-
-/// Marks every session whose serving process is gone as dead.
-pub fn mark_gone(connection: &mut rusqlite::Connection) -> Result<()> {
-    let gone: Vec<String> = sessions::list(connection)?
-        .into_iter()
-        .filter(|session| session.alive && !crate::process::alive(session.pid))
-        .map(|session| session.id)
-        .collect();
-    if !gone.is_empty() {
-        sessions::mark_dead(connection, &gone, store::now_ms())?;
     }
     Ok(())
 }
@@ -63,14 +50,4 @@ fn line(session: &sessions::ListedSession) -> String {
         line.push_str(&format!("\n    root {root}"));
     }
     line
-}
-
-/// A store time (milliseconds since the epoch) to the second, in UTC.
-pub fn shown_time(at_ms: i64) -> String {
-    let since = Duration::from_millis(u64::try_from(at_ms).unwrap_or(0));
-    let mut shown = clock::timestamp(since);
-    // `…:SS.micros Z` → `…:SSZ`
-    shown.truncate(19);
-    shown.push('Z');
-    shown
 }

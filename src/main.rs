@@ -1,9 +1,8 @@
 //! The `windlass` binary: command line, configuration, logging, and the
-//! three ways to run the actor tree: a bridge to the user's daemon (the
-//! default), the daemon itself, or standalone. Errors are `anyhow` here
-//! and typed below.
+//! three ways a session is served: through a bridge (`windlass-bridge`)
+//! to the user's daemon (the default), by the daemon itself, or
+//! standalone in this process. Errors are `anyhow` here and typed below.
 
-mod bridge;
 mod clock;
 mod config;
 mod control;
@@ -12,11 +11,13 @@ mod doctor;
 mod gc;
 mod hooks;
 mod list;
+mod live_events;
 mod logging;
-mod monitor;
 mod process;
 mod query;
+mod recorded;
 mod runtime_dir;
+mod serve;
 mod session_args;
 mod standalone;
 mod state_dir;
@@ -59,7 +60,7 @@ enum Command {
     /// Forget old events, dead sessions, or one session.
     Gc(gc::GcArgs),
     /// A session's events, live (or every session's, --all).
-    Monitor(monitor::MonitorArgs),
+    Monitor(live_events::MonitorArgs),
     /// A live session's servers, states, roots, CPU and memory.
     Status {
         /// A session id, or any unique prefix of one.
@@ -88,19 +89,19 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Trust { file }) => trust_command(file),
-        Some(Command::Serve(args)) => bridge::run(args, raw_args),
+        Some(Command::Serve(args)) => serve::run(args, raw_args),
         Some(Command::Daemon(args)) => daemon::run(args),
         Some(Command::Stop) => daemon::stop_all(),
         Some(Command::List) => list::run(),
         Some(Command::Query(args)) => query::run(args),
         Some(Command::Gc(args)) => gc::run(args),
-        Some(Command::Monitor(args)) => monitor::run(args),
+        Some(Command::Monitor(args)) => live_events::run(args),
         Some(Command::Status { session }) => status::run(&session),
         Some(Command::Doctor(args)) => doctor::run(args),
         Some(Command::Acquire(args)) => hooks::acquire::run(&args),
         Some(Command::Release(args)) => hooks::release::run(&args),
         Some(Command::SyncRoots(args)) => hooks::sync_roots::run(&args),
-        None => bridge::run(cli.serve, raw_args),
+        None => serve::run(cli.serve, raw_args),
     }
 }
 

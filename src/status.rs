@@ -4,7 +4,7 @@
 
 use crate::control::client;
 use crate::control::protocol::{Answer, Request};
-use crate::monitor::session_socket;
+use crate::recorded::session_socket;
 use anyhow::{Context as _, Result};
 use std::io::Write;
 use std::time::Duration;

@@ -1,10 +1,10 @@
 //! The chaos suite: every fault a server can commit, injected through
 //! mockls's flags into the real `windlass` binary, each held to the same
-//! contract (`../shared/SPEC.md` §7): the request the fault hits either
-//! gets its answer or fails with an error that names the server and the
-//! fault (never the request timeout, which is set far away); a second
-//! server in the same session answers throughout; `status` still answers
-//! and names the faulty server; the project's files are untouched.
+//! contract: the request the fault hits either gets its answer or fails
+//! with an error that names the server and the fault (never the request
+//! timeout, which is set far away); a second server in the same session
+//! answers throughout; `status` still answers and names the faulty
+//! server; the project's files are untouched.
 //!
 //! Each case prints one `chaos:` line (fault, outcome, time to the
 //! outcome) for docs/reliability.md.

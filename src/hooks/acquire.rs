@@ -11,7 +11,7 @@
 //! the lease of an edit its host rejected before any hook ran.
 
 use super::{Format, Run, mtime_ns};
-use crate::list::shown_time;
+use crate::clock::shown_time;
 use anyhow::Result;
 use clap::Args;
 use serde_json::{Value, json};

@@ -307,7 +307,7 @@ fn log_failure(hook: &str, message: &str) {
     }
     let line = format!(
         "{} {hook} pid {}: {}\n",
-        crate::list::shown_time(store::now_ms()),
+        crate::clock::shown_time(store::now_ms()),
         std::process::id(),
         message.replace('\n', " ")
     );

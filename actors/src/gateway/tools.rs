@@ -7,10 +7,10 @@ use super::assist::{self, CompletionArgs};
 use super::context::Context;
 use super::diagnostics::{self, DiagnosticsArgs};
 use super::directory::{self, ListDirectoryArgs};
-use super::editing::{self, CodeActionsArgs, RenameArgs};
 use super::hierarchy::{self, CallHierarchyArgs, TypeHierarchyArgs};
 use super::map::{self, MapArgs};
 use super::navigation::{self, OutlineArgs, ReferencesArgs};
+use super::proposals::{self, CodeActionsArgs, RenameArgs};
 use super::schema;
 use super::search::{self, SearchArgs};
 use super::{render, status};
@@ -206,7 +206,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn code_actions(&self, Parameters(args): Parameters<CodeActionsArgs>) -> ToolResult {
-        self.answer(editing::code_actions(&self.context, &args).await)
+        self.answer(proposals::code_actions(&self.context, &args).await)
             .await
     }
 
@@ -215,7 +215,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn rename(&self, Parameters(args): Parameters<RenameArgs>) -> ToolResult {
-        self.answer(editing::rename(&self.context, &args).await)
+        self.answer(proposals::rename(&self.context, &args).await)
             .await
     }
 

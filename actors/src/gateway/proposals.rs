@@ -3,9 +3,9 @@
 
 use super::address::Position;
 use super::context::Context;
-use super::edits::workspace_edit_lines;
 use super::navigation::target_or_candidates;
 use super::render::{self, Sources};
+use super::workspace_edit::workspace_edit_lines;
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
 use crate::messages::language_server::ServerRequest;

@@ -9,17 +9,16 @@
 
 use crate::control::client;
 use crate::control::protocol::Request;
-use crate::query::{session_id, table_line};
+use crate::recorded::{session_socket, table_line};
 use crate::runtime_dir::RuntimeDir;
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use regex::Regex;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
+use windlass_actors::store;
 use windlass_actors::store::events::{self, Event};
-use windlass_actors::store::{self, sessions};
 use windlass_actors::vocabulary::events::EventKind;
 
 /// Quiet for this long, a terminal shows the idle status line.
@@ -244,19 +243,5 @@ fn colour_of(event: &Event) -> &'static str {
         EventKind::SessionStart | EventKind::SessionEnd | EventKind::RootsChanged => "34",
         EventKind::Missed => "35",
         _ => "0",
-    }
-}
-
-/// The session `prefix` names and the control socket of its serving
-/// process.
-pub fn session_socket(prefix: &str) -> Result<(String, PathBuf)> {
-    let path = crate::state_dir::store_path().context("no state directory")?;
-    let connection = store::open(&path).with_context(|| format!("opening {}", path.display()))?;
-    let id = session_id(&connection, prefix)?;
-    match sessions::socket(&connection, &id)? {
-        Some(socket) => Ok((id, socket.into())),
-        None => bail!(
-            "session {id} has no control socket (its process had no runtime directory); see `windlass query --session {id}`"
-        ),
     }
 }

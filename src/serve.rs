@@ -1,11 +1,11 @@
-//! The start of a bridge, the default way `windlass` serves an agent: the
-//! session's arguments are resolved here (a bad root or configuration
-//! fails exactly as it does standalone), its hello is written, and the
-//! process replaces itself with `windlass-bridge`, the small program that
-//! attaches the session to the daemon and carries its MCP lines. Each
-//! agent's bridge then costs that program's few pages, not this binary's.
-//! `--standalone`, or a bridge program that cannot be run, serves the
-//! session in this process instead.
+//! `windlass serve`, also what `windlass` alone runs: the session's
+//! arguments are resolved here (a bad root or configuration fails exactly
+//! as it does standalone), its hello is written, and the process replaces
+//! itself with `windlass-bridge`, the small program that attaches the
+//! session to the daemon and carries its MCP lines. Each agent's bridge
+//! then costs that program's few pages, not this binary's. `--standalone`,
+//! or a `windlass-bridge` that cannot be run, serves the session in this
+//! process instead.
 
 use crate::control::protocol::{self, Hello, Request};
 use crate::runtime_dir::{RuntimeDir, version};
