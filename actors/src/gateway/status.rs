@@ -7,6 +7,7 @@ use crate::messages::language_server::{LanguageServerMsg, ServerStatus};
 use crate::messages::roots::RootListing;
 use crate::messages::supervisor::ServerRecord;
 use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::server_states::Phase;
 use ractor::rpc::CallResult;
 use std::time::Duration;
 
@@ -94,11 +95,18 @@ fn describe(
         None => text.to_owned(),
     };
     let languages = record.languages.join(",");
-    let mut head = format!("[{}] {} {}", record.name, record.command, record.phase);
+    let mut head = format!(
+        "[{}] {} {}",
+        record.name,
+        record.command,
+        record.phase.name()
+    );
     if languages != record.name {
         head = format!(
             "[{}] ({languages}) {} {}",
-            record.name, record.command, record.phase
+            record.name,
+            record.command,
+            record.phase.name()
         );
     }
     if let Some(live) = live {
@@ -151,7 +159,7 @@ fn describe(
     for gap in live.iter().flat_map(|live| &live.gaps) {
         lines.push(format!("  note: {gap}"));
     }
-    if matches!(record.phase, "failed" | "restarting") && !record.stderr.is_empty() {
+    if matches!(record.phase, Phase::Failed { .. } | Phase::Backoff) && !record.stderr.is_empty() {
         lines.push("  stderr:".into());
         lines.extend(
             record

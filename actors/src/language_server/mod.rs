@@ -61,6 +61,7 @@ use crate::settings::Timeouts;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::{ServerId, SessionId};
+use crate::vocabulary::server_states::ProcessState;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -451,14 +452,17 @@ impl State {
 
     fn status(&self) -> ServerStatus {
         let state = match &self.phase {
-            Phase::Initializing(_) => "starting".to_owned(),
+            Phase::Initializing(_) => ProcessState::Starting,
             Phase::Ready(_) => match self.loading_work() {
-                Some(work) => match work.percentage {
-                    Some(percentage) => format!("loading ({} {percentage}%)", work.title),
-                    None => format!("loading ({})", work.title),
+                Some(work) => ProcessState::Loading {
+                    title: Some(work.title.clone()),
+                    percentage: work.percentage,
                 },
-                None if self.readiness.is_loading() => "loading".to_owned(),
-                None => "ready".to_owned(),
+                None if self.readiness.is_loading() => ProcessState::Loading {
+                    title: None,
+                    percentage: None,
+                },
+                None => ProcessState::Ready,
             },
         };
         let encoding = match &self.phase {

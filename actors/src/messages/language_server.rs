@@ -10,6 +10,7 @@ use crate::vocabulary::documents::{DocumentSnapshot, TextPosition};
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::server_states::ProcessState;
 use ractor::RpcReplyPort;
 use serde_json::Value;
 use std::sync::Arc;
@@ -67,7 +68,7 @@ pub struct DiagnosticsReply {
 /// One server's health, as `status` shows it.
 #[derive(Debug, Clone)]
 pub struct ServerStatus {
-    pub state: String,
+    pub state: ProcessState,
     pub pid: Option<u32>,
     pub uptime: Duration,
     pub open_documents: usize,

@@ -11,6 +11,7 @@ use crate::settings::{Settings, Timeouts};
 use crate::vocabulary::diagnostics::FileDiagnostics;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::{ServerId, SessionId};
+use crate::vocabulary::server_states::Phase;
 use ractor::{ActorRef, RpcReplyPort};
 use std::path::PathBuf;
 
@@ -20,7 +21,7 @@ pub struct ServerRecord {
     pub name: String,
     pub languages: Vec<String>,
     pub command: String,
-    pub phase: &'static str,
+    pub phase: Phase,
     pub actor: Option<ActorRef<LanguageServerMsg>>,
     pub restarts: u32,
     pub last_error: Option<String>,

@@ -9,10 +9,10 @@
 //! one used last: that one is in use, and stopping it would only make its
 //! next caller wait for it to start again.
 
-use super::slot::Phase;
 use super::{Lifetime, Mode, State};
 use crate::messages::supervisor::SupervisorMsg;
 use crate::vocabulary::ids::ServerId;
+use crate::vocabulary::server_states::Phase;
 use ractor::ActorRef;
 use std::time::Duration;
 

@@ -50,6 +50,7 @@ use crate::settings::{Settings, Timeouts};
 use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::server_states::Phase;
 use crate::watcher::Watcher;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use slot::Slot;
@@ -429,7 +430,7 @@ impl State {
                     name: spec.name.clone(),
                     languages: spec.languages.clone(),
                     command: spec.command.clone(),
-                    phase: slot.map_or("not started", |slot| slot.phase.name()),
+                    phase: slot.map_or(Phase::NotStarted, |slot| slot.phase),
                     actor: slot.and_then(|slot| slot.actor.clone()),
                     restarts: slot.map_or(0, |slot| slot.restarts),
                     last_error: slot.and_then(|slot| slot.last_error.clone()),
@@ -444,7 +445,7 @@ impl State {
                         })
                         .unwrap_or_default(),
                     stopped: slot
-                        .filter(|slot| slot.phase == slot::Phase::Stopped)
+                        .filter(|slot| slot.phase == Phase::Stopped)
                         .and_then(|slot| slot.stopped.clone()),
                 }
             })

@@ -11,7 +11,7 @@
 
 use super::State;
 use super::check;
-use super::slot::{Phase, Slot};
+use super::slot::Slot;
 use crate::error::Error;
 use crate::language::ServerSpec;
 use crate::language_server::{self, LanguageServer};
@@ -25,6 +25,7 @@ use crate::settings::Timeouts;
 use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::server_states::Phase;
 use ractor::{Actor, ActorRef, RpcReplyPort, SpawnErr};
 use serde_json::json;
 use std::path::PathBuf;

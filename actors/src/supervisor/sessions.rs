@@ -3,7 +3,6 @@
 //! workspace-wide queries, and letting go of the servers it used when it
 //! ends.
 
-use super::slot::Phase;
 use super::{Mode, SessionEntry, State};
 use crate::language::{ServerKey, ServerSpec};
 use crate::messages::gateway::Connection;
@@ -18,6 +17,7 @@ use crate::session::{self, Session};
 use crate::settings::{Settings, Timeouts};
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::server_states::Phase;
 use ractor::{Actor, ActorRef, RpcReplyPort};
 use std::collections::HashMap;
 use std::path::Path;

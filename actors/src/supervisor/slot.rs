@@ -12,6 +12,7 @@ use crate::settings::Timeouts;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::server_states::Phase;
 use ractor::{ActorRef, RpcReplyPort};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
@@ -48,37 +49,6 @@ impl RestartPolicy {
             .unwrap_or(u32::MAX)
             .min(16);
         (self.first_backoff * 2u32.pow(doublings)).min(self.max_backoff)
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    NotStarted,
-    /// Its binary is being run once to see that it works at all.
-    Checking,
-    Running,
-    Backoff,
-    Failed {
-        until: Instant,
-    },
-    /// Its binary does not run; it is never started.
-    Unusable,
-    /// Stopped on purpose (idle, over the memory budget); started again
-    /// when a session needs it.
-    Stopped,
-}
-
-impl Phase {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::NotStarted => "not started",
-            Self::Checking => "starting",
-            Self::Running => "running",
-            Self::Backoff => "restarting",
-            Self::Failed { .. } => "failed",
-            Self::Unusable => "unusable",
-            Self::Stopped => "stopped",
-        }
     }
 }
 

@@ -9,3 +9,4 @@ pub mod events;
 pub mod file_changes;
 pub mod ids;
 pub mod root_set;
+pub mod server_states;
