@@ -1,13 +1,13 @@
 //! mockls: a language server whose every behaviour and fault is a flag.
 //!
-//! Windlass's tests and benchmarks point the bridge at it to produce, on
+//! Windlass's tests and benchmarks point Windlass at it to produce, on
 //! demand, what real servers do on a bad day: hang, crash, answer late,
 //! answer garbage, publish diagnostics late or twice. Its diagnostics follow
 //! the text: one error per line containing `ERROR`.
 //!
 //! The protocol is tower-lsp-server's (`server.rs` is a plain
 //! `LanguageServer`); the faults are produced on the wire around it
-//! (`wire/`), so mockls shares no protocol code with the bridge it tests.
+//! (`wire/`), so mockls shares no protocol code with Windlass, which it tests.
 
 mod assist;
 mod features;

@@ -1,5 +1,5 @@
 //! Columns as mockls reads and writes them: counted in the code units of
-//! the encoding it advertises. Kept apart from the bridge's own converter,
+//! the encoding it advertises. Kept apart from Windlass's own converter,
 //! so that a mistake in either shows up as a disagreement in the tests.
 
 use tower_lsp_server::ls_types::{Position, PositionEncodingKind, Range};

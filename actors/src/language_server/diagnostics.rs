@@ -1,7 +1,7 @@
 //! The diagnostics cache and the rule that decides when a caller waiting
 //! for fresh diagnostics may be answered.
 //!
-//! Every `publishDiagnostics` bumps its URI's generation. When the bridge
+//! Every `publishDiagnostics` bumps its URI's generation. When Windlass
 //! sends a change it records the generation at that moment; diagnostics are
 //! fresh only once the generation has moved past it. How to tell that the
 //! server is *done* publishing depends on what it has shown it does

@@ -1,6 +1,6 @@
 //! LSP base-protocol framing: `Content-Length` headers around JSON bodies.
 //!
-//! Pure functions over bytes, shared by the bridge's reader task and by
+//! Pure functions over bytes, shared by the transport's reader task and by
 //! mockls. The decoder is a push parser so that a reader can feed it whatever
 //! the pipe delivers (a byte at a time from a slow writer, or many messages in
 //! one read) and pull complete bodies out.
@@ -14,7 +14,7 @@
 use thiserror::Error;
 
 /// The largest body a peer may send. Anything larger is refused unread so a
-/// flooding server cannot make the bridge allocate without bound.
+/// flooding server cannot make Windlass allocate without bound.
 pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 
 /// Headers longer than this are not a header block but garbage.

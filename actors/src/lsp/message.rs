@@ -1,6 +1,6 @@
-//! JSON-RPC messages as the bridge sees them: what a server sent, sorted
-//! into responses, requests and notifications, and builders for what the
-//! bridge sends. Method strings appear only at the call sites that build or
+//! JSON-RPC messages as Windlass sees them: what a server sent, sorted
+//! into responses, requests and notifications, and builders for what
+//! Windlass sends. Method strings appear only at the call sites that build or
 //! answer a particular method.
 
 use serde_json::{Value, json};
@@ -85,7 +85,7 @@ fn classify_response(value: &mut Value, id: &Value) -> Incoming {
     let Some(id) = numeric_id(id) else {
         return Incoming::Malformed {
             id: None,
-            detail: format!("response id {id} is not one the bridge sent"),
+            detail: format!("response id {id} is not one Windlass sent"),
         };
     };
     if let Some(error) = value.get("error") {

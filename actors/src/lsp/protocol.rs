@@ -73,7 +73,7 @@ pub enum SyncKind {
     Incremental,
 }
 
-/// What the bridge keeps from a server's `initialize` result.
+/// What Windlass keeps from a server's `initialize` result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Capabilities {
     raw: Value,

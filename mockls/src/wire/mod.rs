@@ -4,7 +4,7 @@
 //! (`incoming.rs`); outgoing messages are recorded and written as they
 //! are, or corrupted, truncated, slowed, doubled or preceded by messages
 //! of their own, as the flags ask (`outgoing.rs`). The framing is
-//! mockls's own: it shares no code with the bridge, so a mistake in
+//! mockls's own: it shares no code with Windlass, so a mistake in
 //! either shows up in the tests.
 
 mod incoming;
