@@ -4,8 +4,8 @@
 //! cargo build --release --workspace && cargo bench --bench core
 //! ```
 //!
-//! Prints start-up to `tools/list`, warm hover through Windlass versus
-//! straight to mockls, five concurrent 200 ms requests, and peak RSS.
+//! Prints start-up to `tools/list`, warm hover through Windlass beside an
+//! MCP ping through it and the same hover straight to mockls, five concurrent 200 ms requests, and peak RSS.
 
 #![allow(
     clippy::unwrap_used,
@@ -19,7 +19,7 @@ mod common;
 mod percentiles;
 
 use common::*;
-use percentiles::report;
+use percentiles::{Percentiles, report};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -44,10 +44,7 @@ fn main() {
             ],
         );
     }
-    let through = hover_through_windlass(&dir);
-    let direct = hover_direct(&dir);
-    report("warm hover through windlass", &through);
-    report("warm hover straight to mockls", &direct);
+    hover_side_by_side(&dir);
     concurrent(&dir);
     peak_rss(&dir);
 }
@@ -72,75 +69,122 @@ fn startup(label: &str, dir: &tempfile::TempDir, servers: &[String]) {
     report(&format!("start to tools/list ({label})"), &samples);
 }
 
-fn hover_through_windlass(dir: &tempfile::TempDir) -> Vec<Duration> {
+/// Warm hovers through Windlass, MCP pings through the same session, and
+/// the same hover sent straight to mockls by a bare LSP client, taken in
+/// turn so that the machine's noise falls on all three alike. The ping
+/// and the direct hover together are what any MCP server relaying LSP
+/// must spend; the rest is Windlass's own.
+fn hover_side_by_side(dir: &tempfile::TempDir) {
     let session = Session::start(&args(dir, &[mockls_lsp("python", "")]));
     let arguments = json!({"file": "main.py", "line": 4, "column": 10});
     assert_eq!(session.ok("hover", arguments.clone()), "Shape");
-    (0..HOVERS)
-        .map(|_| {
-            let started = Instant::now();
-            session.ok("hover", arguments.clone());
-            started.elapsed()
-        })
-        .collect()
+    let mut direct = DirectClient::start(dir);
+    let (mut through, mut pings, mut straight) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..HOVERS {
+        let started = Instant::now();
+        session.ok("hover", arguments.clone());
+        through.push(started.elapsed());
+        let started = Instant::now();
+        session.request("ping", json!({}));
+        pings.push(started.elapsed());
+        straight.push(direct.hover());
+    }
+    report("warm hover through windlass", &through);
+    report("MCP ping through windlass", &pings);
+    report("warm hover straight to mockls", &straight);
+    let median = |samples: &[Duration]| Percentiles::new(samples).ms(0.5);
+    println!(
+        "{:<44} {:.2}x",
+        "hover / (ping + direct hover), medians",
+        median(&through) / (median(&pings) + median(&straight))
+    );
 }
 
-/// The same hover sent by a bare LSP client, for Windlass's overhead.
-fn hover_direct(dir: &tempfile::TempDir) -> Vec<Duration> {
-    let mut child = Command::new(mockls_binary())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut decoder = FrameDecoder::new();
-    let mut exchange = |message: Value, id: Option<i64>| {
-        stdin
+/// A bare LSP client of mockls with `main.py` open.
+struct DirectClient {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::process::ChildStdout,
+    decoder: FrameDecoder,
+    uri: String,
+    next_id: i64,
+}
+
+impl DirectClient {
+    fn start(dir: &tempfile::TempDir) -> Self {
+        let mut child = Command::new(mockls_binary())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let uri = format!(
+            "file://{}/main.py",
+            dir.path().canonicalize().unwrap().display()
+        );
+        let mut client = Self {
+            stdin: child.stdin.take().unwrap(),
+            stdout: child.stdout.take().unwrap(),
+            child,
+            decoder: FrameDecoder::new(),
+            uri,
+            next_id: 1,
+        };
+        client.exchange(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}),
+            Some(0),
+        );
+        client.exchange(
+            json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+            None,
+        );
+        let document =
+            json!({"uri": client.uri, "languageId": "python", "version": 1, "text": SOURCE});
+        client.exchange(
+            json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": document}}),
+            None,
+        );
+        client
+    }
+
+    fn hover(&mut self) -> Duration {
+        let id = self.next_id;
+        self.next_id += 1;
+        let params =
+            json!({"textDocument": {"uri": self.uri}, "position": {"line": 3, "character": 9}});
+        let started = Instant::now();
+        self.exchange(
+            json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": params}),
+            Some(id),
+        );
+        started.elapsed()
+    }
+
+    /// Sends `message`; with an id, waits for the answer to it.
+    fn exchange(&mut self, message: Value, id: Option<i64>) {
+        self.stdin
             .write_all(&encode(message.to_string().as_bytes()))
             .unwrap();
-        stdin.flush().unwrap();
+        self.stdin.flush().unwrap();
         let Some(id) = id else { return };
         let mut buffer = [0u8; 8192];
         loop {
-            while let Ok(Some(body)) = decoder.next_body() {
+            while let Ok(Some(body)) = self.decoder.next_body() {
                 let reply: Value = serde_json::from_slice(&body).unwrap();
                 if reply["id"] == id {
                     return;
                 }
             }
-            let read = stdout.read(&mut buffer).unwrap();
-            decoder.push(&buffer[..read]);
+            let read = self.stdout.read(&mut buffer).unwrap();
+            self.decoder.push(&buffer[..read]);
         }
-    };
-    let uri = format!(
-        "file://{}/main.py",
-        dir.path().canonicalize().unwrap().display()
-    );
-    exchange(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"capabilities": {}}}),
-        Some(0),
-    );
-    exchange(
-        json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
-        None,
-    );
-    let document = json!({"uri": uri, "languageId": "python", "version": 1, "text": SOURCE});
-    exchange(
-        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": document}}),
-        None,
-    );
-    let samples = (1..=HOVERS as i64)
-        .map(|id| {
-            let params = json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 9}});
-            let started = Instant::now();
-            exchange(json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": params}), Some(id));
-            started.elapsed()
-        })
-        .collect();
-    let _ = child.kill();
-    let _ = child.wait();
-    samples
+    }
+}
+
+impl Drop for DirectClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn concurrent(dir: &tempfile::TempDir) {
