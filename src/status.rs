@@ -22,6 +22,6 @@ pub fn run(prefix: &str) -> Result<()> {
         _ => None,
     })
     .with_context(|| format!("asking session {session}'s serving process"))?;
-    writeln!(std::io::stdout().lock(), "{status}")?;
+    writeln!(std::io::stdout().lock(), "{}", status.lines().join("\n"))?;
     Ok(())
 }

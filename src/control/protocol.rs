@@ -16,13 +16,15 @@ use windlass_actors::messages::supervisor::AttachedSession;
 use windlass_actors::settings::Identity;
 use windlass_actors::vocabulary::diagnostics::FileDiagnostics;
 use windlass_actors::vocabulary::events::EventKind;
+use windlass_actors::vocabulary::status::SessionStatus;
 
 /// Longest handshake line read; a hello is a few hundred bytes.
 const MAX_LINE: usize = 1 << 20;
 
 /// The version of the requests and answers below. A change that an older
 /// serving process, or an older client, would misread takes the next
-/// number. 2: `diagnostics` is answered with data, not the tool's text.
+/// number. 2: `diagnostics` and `status` are answered with data, not
+/// the tools' text.
 pub const PROTOCOL: u64 = 2;
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -103,8 +105,8 @@ pub enum Answer {
     Stopping,
     /// Events follow, one JSON line each.
     Subscribed,
-    /// A session's status, as its `status` tool shows it.
-    Status(String),
+    /// A session's status, as data: its `status` tool renders the same.
+    Status(SessionStatus),
     /// A file's diagnostics, as data: the `diagnostics` tool renders the
     /// same.
     Diagnostics(FileDiagnostics),
@@ -164,11 +166,15 @@ pub fn decode(line: &[u8]) -> std::result::Result<Request, String> {
                     "it speaks protocol {protocol}; update this windlass"
                 )));
             }
-            if protocol < 2 && object.contains_key("diagnostics") {
-                return Err(refused(
-                    "since protocol 2 diagnostics are answered as data, which a protocol 1 client would misread"
-                        .into(),
-                ));
+            let answered_as_data = ["diagnostics", "status"]
+                .into_iter()
+                .find(|request| object.contains_key(*request));
+            if let Some(request) = answered_as_data
+                && protocol < 2
+            {
+                return Err(refused(format!(
+                    "since protocol 2 {request} is answered as data, which a protocol 1 client would misread"
+                )));
             }
             Value::Object(object)
         }
@@ -258,9 +264,12 @@ mod tests {
         // Hand-written requests may leave the protocol out.
         assert!(matches!(decode(b"\"ping\""), Ok(Request::Ping)));
         assert!(matches!(
-            decode(br#"{"status": {"session": "x"}}"#),
-            Ok(Request::Status { .. })
+            decode(br#"{"subscribe": {"session": "x", "kind": null}}"#),
+            Ok(Request::Subscribe { .. })
         ));
+        // Except those a protocol 1 client would misread the answer of.
+        let status = decode(br#"{"status": {"session": "x"}}"#).unwrap_err();
+        assert!(status.contains("status is answered as data"), "{status}");
     }
 
     #[test]

@@ -102,7 +102,7 @@ impl Actor for Gateway {
             GatewayMsg::Status(reply) => {
                 let context = state.context.clone();
                 tokio::spawn(async move {
-                    let status = status::status(&context).await;
+                    let status = status::session_status(&context).await;
                     let _gone = reply.send(status.map_err(|error| error.to_string()));
                 });
             }

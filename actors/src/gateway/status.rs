@@ -1,4 +1,6 @@
-//! The `status` tool: every configured server's health in a few lines.
+//! The `status` tool: every configured server's health in a few lines,
+//! gathered as a [`SessionStatus`] (which the control socket also gives
+//! `windlass status`) and rendered by it.
 
 use super::context::Context;
 use super::render;
@@ -7,7 +9,9 @@ use crate::messages::language_server::{LanguageServerMsg, ServerStatus};
 use crate::messages::roots::RootListing;
 use crate::messages::supervisor::ServerRecord;
 use crate::vocabulary::root_set::RootSet;
-use crate::vocabulary::server_states::Phase;
+use crate::vocabulary::status::{
+    DaemonShare, ProcessReport, RootStatus, ServerReport, SessionStatus, Watching,
+};
 use ractor::rpc::CallResult;
 use std::time::Duration;
 
@@ -15,43 +19,42 @@ use std::time::Duration;
 const STATUS_TIMEOUT: Duration = Duration::from_secs(2);
 
 pub async fn status(context: &Context) -> Result<String> {
-    let mut lines: Vec<String> = context
-        .warnings()
+    let status = session_status(context).await?;
+    Ok(render::bounded(
+        &status.lines(),
+        context.settings.max_output_bytes,
+    ))
+}
+
+/// The session's status, as data.
+pub async fn session_status(context: &Context) -> Result<SessionStatus> {
+    let mut warnings = context.warnings().await?;
+    warnings.extend(context.recording_problem().await?);
+    let watcher = context.watcher_status().await?;
+    let watching = match (watcher.problem, watcher.ready) {
+        (Some(problem), _) => Watching::Failing(problem),
+        (None, false) => Watching::SettingUp,
+        (None, true) => Watching::Directories(watcher.directories),
+    };
+    let overview = context.servers().await?;
+    let daemon = overview.daemon_sessions.map(|sessions| DaemonShare {
+        session: context.session.to_string(),
+        pid: std::process::id(),
+        sessions,
+    });
+    let roots = context
+        .roots_listing()
         .await?
         .iter()
-        .map(|warning| format!("warning: {warning}"))
+        .map(root_status)
         .collect();
-    if let Some(problem) = context.recording_problem().await? {
-        lines.push(format!("warning: {problem}"));
-    }
-    let watcher = context.watcher_status().await?;
-    match (&watcher.problem, watcher.ready) {
-        (Some(problem), _) => lines.push(format!("warning: {problem}")),
-        (None, false) => lines.push("setting up file watching".to_owned()),
-        (None, true) => lines.push(format!(
-            "watching {} directories for changes",
-            watcher.directories
-        )),
-    }
-    let overview = context.servers().await?;
-    if let Some(sessions) = overview.daemon_sessions {
-        lines.push(format!(
-            "session {} of daemon pid {} ({sessions} attached)",
-            context.session,
-            std::process::id()
-        ));
-    }
-    lines.extend(root_lines(&context.roots_listing().await?));
     // A shared server's own words may name another session's files.
-    let roots = match context.shared.daemon {
+    let own_roots = match context.shared.daemon {
         true => Some(context.root_set().await?),
         false => None,
     };
-    let records = overview.servers;
-    if records.is_empty() {
-        lines.push("no language servers configured".into());
-    }
-    for record in records {
+    let mut servers = Vec::new();
+    for record in overview.servers {
         let live = match &record.actor {
             Some(actor) => match actor
                 .call(LanguageServerMsg::Status, Some(STATUS_TIMEOUT))
@@ -62,111 +65,78 @@ pub async fn status(context: &Context) -> Result<String> {
             },
             None => None,
         };
-        lines.extend(describe(&record, live.as_ref(), roots.as_deref()));
+        servers.push(report(record, live, own_roots.as_deref()));
     }
-    Ok(render::bounded(&lines, context.settings.max_output_bytes))
+    Ok(SessionStatus {
+        warnings,
+        watching,
+        daemon,
+        roots,
+        servers,
+    })
 }
 
-/// One line per root: its name, directory, and where it came from.
-fn root_lines(listing: &[RootListing]) -> Vec<String> {
-    listing
-        .iter()
-        .map(|root| {
-            let sources: Vec<&str> = root.sources.iter().map(|source| source.name()).collect();
-            format!(
-                "root {} {} (from {})",
-                root.name,
-                root.path.display(),
-                sources.join(", ")
-            )
-        })
-        .collect()
+fn root_status(root: &RootListing) -> RootStatus {
+    RootStatus {
+        name: root.name.clone(),
+        path: root.path.clone(),
+        sources: root
+            .sources
+            .iter()
+            .map(|source| source.name().to_owned())
+            .collect(),
+    }
 }
 
-/// A server's lines; what the server itself said shows no path outside
+/// A server's report; what the server itself said shows no path outside
 /// `roots`, when given.
-fn describe(
-    record: &ServerRecord,
-    live: Option<&ServerStatus>,
+fn report(
+    record: ServerRecord,
+    live: Option<ServerStatus>,
     roots: Option<&RootSet>,
-) -> Vec<String> {
+) -> ServerReport {
     let own_words = |text: &str| match roots {
         Some(roots) => render::hide_paths_outside(text, roots),
         None => text.to_owned(),
     };
-    let languages = record.languages.join(",");
-    let mut head = format!(
-        "[{}] {} {}",
-        record.name,
-        record.command,
-        record.phase.name()
-    );
-    if languages != record.name {
-        head = format!(
-            "[{}] ({languages}) {} {}",
-            record.name,
-            record.command,
-            record.phase.name()
-        );
-    }
-    if let Some(live) = live {
-        head.push_str(&format!(" {}", live.state));
-        if let Some(pid) = live.pid {
-            head.push_str(&format!(" pid {pid}"));
-        }
-        head.push_str(&format!(
-            " up {}s docs {}",
-            live.uptime.as_secs(),
-            live.open_documents
-        ));
-        if let Some(encoding) = live.encoding {
-            head.push_str(&format!(" {}", encoding.lsp_name()));
-        }
-        if let Some(process) = live.process {
-            let cpu = process.cpu_ticks as f64 / 100.0;
-            let rss = process.rss_bytes as f64 / (1024.0 * 1024.0);
-            head.push_str(&format!(" cpu {cpu:.1}s rss {rss:.1}MB"));
-        }
-        head.push_str(&format!(" diagnostics by {}", live.strategy.name()));
-        if let (rounds @ 2.., window) = live.rounds {
-            head.push_str(&format!(
-                " in up to {rounds} rounds {} ms apart",
-                window.as_millis()
-            ));
-        }
-        if live.queued > 0 {
-            head.push_str(&format!(" queued {}", live.queued));
-        }
-    }
-    head.push_str(&format!(" restarts {}", record.restarts));
-    if !record.shared_with.is_empty() {
-        head.push_str(&format!(
-            " shared by {} sessions (also {})",
-            record.shared_with.len() + 1,
-            record.shared_with.join(", ")
-        ));
-    }
-    let mut lines = vec![head];
-    if let Some(reason) = &record.stopped {
-        lines.push(format!("  stopped: {}", own_words(reason)));
-    }
     let last_error = live
+        .as_ref()
         .and_then(|live| live.last_error.clone())
-        .or_else(|| record.last_error.clone());
-    if let Some(error) = last_error {
-        lines.push(format!("  last error: {}", own_words(&error)));
+        .or(record.last_error);
+    ServerReport {
+        languages: record.languages,
+        command: record.command,
+        phase: record.phase,
+        process: live.map(process_report),
+        restarts: record.restarts,
+        shared_with: record.shared_with,
+        stopped: record.stopped.as_deref().map(own_words),
+        last_error: last_error.as_deref().map(own_words),
+        stderr: record
+            .stderr
+            .lines()
+            .map(own_words)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        name: record.name,
     }
-    for gap in live.iter().flat_map(|live| &live.gaps) {
-        lines.push(format!("  note: {gap}"));
+}
+
+fn process_report(live: ServerStatus) -> ProcessReport {
+    let (rounds, gap) = live.rounds;
+    ProcessReport {
+        state: live.state,
+        pid: live.pid,
+        uptime_seconds: live.uptime.as_secs(),
+        open_documents: live.open_documents,
+        encoding: live.encoding.map(|encoding| encoding.lsp_name().to_owned()),
+        usage: live
+            .process
+            .map(|sample| (sample.cpu_ticks as f64 / 100.0, sample.rss_bytes)),
+        strategy: live.strategy,
+        rounds,
+        round_gap_ms: u64::try_from(gap.as_millis()).unwrap_or(u64::MAX),
+        queued: live.queued,
+        gaps: live.gaps,
     }
-    if matches!(record.phase, Phase::Failed { .. } | Phase::Backoff) && !record.stderr.is_empty() {
-        lines.push("  stderr:".into());
-        lines.extend(
-            record
-                .stderr
-                .lines()
-                .map(|line| format!("    {}", own_words(line))),
-        );
-    }
-    lines
 }

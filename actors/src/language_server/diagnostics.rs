@@ -9,8 +9,8 @@
 //! than one round is waited on for the rounds still to come ([`Rounds`]).
 
 use super::rounds::Rounds;
-use crate::messages::language_server::Strategy;
 use crate::messages::monitor::ProcessSample;
+use crate::vocabulary::server_states::Strategy;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;

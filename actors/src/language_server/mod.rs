@@ -52,7 +52,7 @@ use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{self, Capabilities, WorkspaceFolder};
 use crate::lsp::transport::Transport;
 use crate::messages::language_server::{
-    Call, LanguageServerMsg, Problem, Reply, ServerRequest, ServerStatus, Strategy, Work,
+    Call, LanguageServerMsg, Problem, Reply, ServerRequest, ServerStatus, Work,
 };
 use crate::messages::monitor::{MonitorMsg, ProcessSample};
 use crate::messages::recorder::RecorderMsg;
@@ -61,7 +61,7 @@ use crate::settings::Timeouts;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::{ServerId, SessionId};
-use crate::vocabulary::server_states::ProcessState;
+use crate::vocabulary::server_states::{ProcessState, Strategy};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use std::collections::HashMap;

@@ -8,8 +8,9 @@ use super::State;
 use crate::language_server::documents::SyncAction;
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::{Capabilities, SyncKind};
-use crate::messages::language_server::{ServerRequest, Strategy};
+use crate::messages::language_server::ServerRequest;
 use crate::vocabulary::documents::DocumentSnapshot;
+use crate::vocabulary::server_states::Strategy;
 use serde_json::{Value, json};
 use std::time::Instant;
 

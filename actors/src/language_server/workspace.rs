@@ -18,9 +18,10 @@
 use super::{Phase, State};
 use crate::language;
 use crate::lsp::protocol::WorkspaceFolder;
-use crate::messages::language_server::{FolderChange, LanguageServerMsg, Strategy};
+use crate::messages::language_server::{FolderChange, LanguageServerMsg};
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
+use crate::vocabulary::server_states::Strategy;
 use ractor::ActorRef;
 use serde_json::{Value, json};
 use std::time::Instant;

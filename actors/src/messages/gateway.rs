@@ -1,12 +1,13 @@
 //! A session's Gateway inbox, and the byte stream it serves MCP on.
 use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::status::SessionStatus;
 use ractor::RpcReplyPort;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub enum GatewayMsg {
     ClientClosed,
     /// The session's `status`, for `windlass status SESSION`.
-    Status(RpcReplyPort<Result<String, String>>),
+    Status(RpcReplyPort<Result<SessionStatus, String>>),
     /// Fresh diagnostics of a file, as data, for hooks.
     Diagnostics {
         file: String,

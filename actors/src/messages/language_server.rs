@@ -10,7 +10,7 @@ use crate::vocabulary::documents::{DocumentSnapshot, TextPosition};
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::root_set::RootSet;
-use crate::vocabulary::server_states::ProcessState;
+use crate::vocabulary::server_states::{ProcessState, Strategy};
 use ractor::RpcReplyPort;
 use serde_json::Value;
 use std::sync::Arc;
@@ -153,27 +153,6 @@ pub struct FolderChange {
     pub folders: Vec<WorkspaceFolder>,
     /// The same, as roots: documents outside them are closed.
     pub roots: Arc<RootSet>,
-}
-
-/// How the end of a server's work on a change is recognised.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Strategy {
-    /// The server echoes the document version in its publications.
-    Version,
-    /// The server brackets its checks with `$/progress`.
-    Progress,
-    /// Neither: the process's CPU samples tell when it is done.
-    Process,
-}
-
-impl Strategy {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Version => "version",
-            Self::Progress => "progress",
-            Self::Process => "process",
-        }
-    }
 }
 
 /// No diagnostics wait outlives this, whatever the server is doing.

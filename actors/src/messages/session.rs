@@ -7,6 +7,7 @@ use crate::messages::supervisor::SupervisorMsg;
 use crate::messages::watcher::WatcherMsg;
 use crate::settings::Settings;
 use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::status::SessionStatus;
 use ractor::{ActorRef, RpcReplyPort};
 
 pub enum SessionMsg {
@@ -17,7 +18,7 @@ pub enum SessionMsg {
     ConfigReloaded(Result<Box<Settings>, String>),
     Warnings(RpcReplyPort<Vec<String>>),
     /// The session's `status`, asked from outside its connection.
-    Status(RpcReplyPort<Result<String, String>>),
+    Status(RpcReplyPort<Result<SessionStatus, String>>),
     /// Fresh diagnostics of a file, asked from outside its connection.
     Diagnostics {
         file: String,

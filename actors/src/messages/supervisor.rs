@@ -12,6 +12,7 @@ use crate::vocabulary::diagnostics::FileDiagnostics;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::server_states::Phase;
+use crate::vocabulary::status::SessionStatus;
 use ractor::{ActorRef, RpcReplyPort};
 use std::path::PathBuf;
 
@@ -45,7 +46,7 @@ pub enum SupervisorMsg {
     /// `windlass status SESSION`.
     SessionStatus {
         session: String,
-        reply: RpcReplyPort<Result<String, String>>,
+        reply: RpcReplyPort<Result<SessionStatus, String>>,
     },
     /// Fresh diagnostics of `file` through the session named (its id), or
     /// else the most recently attached session whose roots hold the file.

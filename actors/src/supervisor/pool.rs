@@ -170,8 +170,12 @@ impl State {
             (Phase::Running, Some(_)) | (Phase::Backoff | Phase::Checking, _) => {
                 slot.waiters.push(reply)
             }
-            (Phase::Failed { until }, _) if Instant::now() < until => {
-                let _gone = reply.send(Err(slot.failed_error(until)));
+            (Phase::Failed, _)
+                if slot
+                    .failed_until
+                    .is_some_and(|until| Instant::now() < until) =>
+            {
+                let _gone = reply.send(Err(slot.failed_error()));
             }
             (Phase::Unusable, _) => {
                 let _gone = reply.send(Err(unusable_error(slot)));
@@ -279,9 +283,8 @@ impl State {
                 slot.last_error = Some(error.to_string());
                 let crashes = slot.record_crash(self.policy.window);
                 slot.phase = if crashes > self.policy.max_crashes {
-                    Phase::Failed {
-                        until: Instant::now() + self.policy.cooldown,
-                    }
+                    slot.failed_until = Some(Instant::now() + self.policy.cooldown);
+                    Phase::Failed
                 } else {
                     Phase::NotStarted
                 };
@@ -428,8 +431,8 @@ impl State {
                     }
                 }
             }
-            (Phase::Failed { until }, _) => {
-                let error = slot.failed_error(until);
+            (Phase::Failed, _) => {
+                let error = slot.failed_error();
                 for work in work {
                     work.fail(error.clone());
                 }
@@ -458,7 +461,8 @@ impl State {
         let crashes = slot.record_crash(self.policy.window);
         if crashes > self.policy.max_crashes {
             let until = Instant::now() + self.policy.cooldown;
-            slot.phase = Phase::Failed { until };
+            slot.failed_until = Some(until);
+            slot.phase = Phase::Failed;
             tracing::error!(
                 server = %slot.spec.name,
                 crashes,
@@ -470,7 +474,7 @@ impl State {
                 (&slot.spec.name, server),
                 json!({"state": "failed", "crashes": crashes}),
             );
-            let error = slot.failed_error(until);
+            let error = slot.failed_error();
             slot.fail_waiting(&error);
             return;
         }

@@ -67,6 +67,8 @@ pub struct Slot {
     /// same roots.
     pub folder_changes: Option<bool>,
     pub phase: Phase,
+    /// While it is `Failed`: when it may be tried again.
+    pub failed_until: Option<Instant>,
     pub actor: Option<ActorRef<LanguageServerMsg>>,
     crashes: VecDeque<Instant>,
     pub restarts: u32,
@@ -99,6 +101,7 @@ impl Slot {
             folders: Vec::new(),
             folder_changes: None,
             phase: Phase::NotStarted,
+            failed_until: None,
             actor: None,
             crashes: VecDeque::new(),
             restarts: 0,
@@ -158,7 +161,8 @@ impl Slot {
         theirs == given
     }
 
-    pub fn failed_error(&self, until: Instant) -> Error {
+    pub fn failed_error(&self) -> Error {
+        let until = self.failed_until.unwrap_or_else(Instant::now);
         Error::Failed {
             server: self.spec.label(),
             retry_in: until.saturating_duration_since(Instant::now()),

@@ -10,3 +10,4 @@ pub mod file_changes;
 pub mod ids;
 pub mod root_set;
 pub mod server_states;
+pub mod status;

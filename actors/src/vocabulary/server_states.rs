@@ -2,19 +2,20 @@
 //! (the Supervisor's phase) and, while its process runs, what the process
 //! is doing (the LanguageServer's state). `status` renders both.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::time::Instant;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a pooled server is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Phase {
     NotStarted,
     /// Its binary is being run once to see that it works at all.
     Checking,
     Running,
     Backoff,
-    Failed {
-        until: Instant,
-    },
+    /// It crashed too often: refused until its cooldown ends.
+    Failed,
     /// Its binary does not run; it is never started.
     Unusable,
     /// Stopped on purpose (idle, over the memory budget); started again
@@ -29,7 +30,7 @@ impl Phase {
             Self::Checking => "starting",
             Self::Running => "running",
             Self::Backoff => "restarting",
-            Self::Failed { .. } => "failed",
+            Self::Failed => "failed",
             Self::Unusable => "unusable",
             Self::Stopped => "stopped",
         }
@@ -37,7 +38,8 @@ impl Phase {
 }
 
 /// What a running server process is doing.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ProcessState {
     /// `initialize` is in flight.
     Starting,
@@ -63,6 +65,28 @@ impl fmt::Display for ProcessState {
             } => write!(formatter, "loading ({title})"),
             Self::Loading { title: None, .. } => formatter.write_str("loading"),
             Self::Ready => formatter.write_str("ready"),
+        }
+    }
+}
+
+/// How the end of a server's work on a change is recognised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// The server echoes the document version in its publications.
+    Version,
+    /// The server brackets its checks with `$/progress`.
+    Progress,
+    /// Neither: the process's CPU samples tell when it is done.
+    Process,
+}
+
+impl Strategy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Version => "version",
+            Self::Progress => "progress",
+            Self::Process => "process",
         }
     }
 }

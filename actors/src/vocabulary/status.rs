@@ -1,0 +1,277 @@
+//! A session's status as data: what the `status` tool renders for a model
+//! and what the control socket gives `windlass status SESSION`, which
+//! renders the same lines.
+
+use super::server_states::{Phase, ProcessState, Strategy};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionStatus {
+    /// Configuration problems and why nothing is recorded, if nothing is.
+    pub warnings: Vec<String>,
+    pub watching: Watching,
+    /// `None` in a standalone process.
+    pub daemon: Option<DaemonShare>,
+    pub roots: Vec<RootStatus>,
+    pub servers: Vec<ServerReport>,
+}
+
+/// Whether changes on disk are seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Watching {
+    SettingUp,
+    Directories(usize),
+    /// Some or all changes go unseen, and why.
+    Failing(String),
+}
+
+/// The session's place in a daemon.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DaemonShare {
+    pub session: String,
+    pub pid: u32,
+    /// Sessions attached, this one included.
+    pub sessions: usize,
+}
+
+/// One root, and where it came from (`pinned`, `client`, `hook`, …).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RootStatus {
+    pub name: String,
+    pub path: PathBuf,
+    pub sources: Vec<String>,
+}
+
+/// One of the session's servers. In a daemon, what the server itself said
+/// (why it stopped, its last error, its stderr) shows no path outside the
+/// session's roots.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerReport {
+    pub name: String,
+    pub languages: Vec<String>,
+    pub command: String,
+    pub phase: Phase,
+    /// While a process runs and answers.
+    pub process: Option<ProcessReport>,
+    pub restarts: u32,
+    /// The other sessions that share it, by id.
+    pub shared_with: Vec<String>,
+    /// Why it was stopped, while it is stopped on purpose.
+    pub stopped: Option<String>,
+    pub last_error: Option<String>,
+    /// Shown while it is failed or restarting.
+    pub stderr: String,
+}
+
+/// What a running server process is doing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessReport {
+    pub state: ProcessState,
+    pub pid: Option<u32>,
+    pub uptime_seconds: u64,
+    pub open_documents: usize,
+    /// The position encoding agreed, by its LSP name.
+    pub encoding: Option<String>,
+    /// CPU seconds and resident bytes, once the Monitor has sampled it.
+    pub usage: Option<(f64, u64)>,
+    pub strategy: Strategy,
+    /// How many rounds its recent checks took at most, and how long a
+    /// later round is waited for after the one before.
+    pub rounds: u32,
+    pub round_gap_ms: u64,
+    /// Requests waiting for their session's turn.
+    pub queued: usize,
+    /// What the server is known not to see (no compilation database).
+    pub gaps: Vec<String>,
+}
+
+impl SessionStatus {
+    /// The status as `status` shows it: warnings, file watching, the
+    /// session's place in a daemon, roots, then a few lines per server.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .warnings
+            .iter()
+            .map(|warning| format!("warning: {warning}"))
+            .collect();
+        lines.push(match &self.watching {
+            Watching::Failing(problem) => format!("warning: {problem}"),
+            Watching::SettingUp => "setting up file watching".to_owned(),
+            Watching::Directories(count) => format!("watching {count} directories for changes"),
+        });
+        if let Some(daemon) = &self.daemon {
+            lines.push(format!(
+                "session {} of daemon pid {} ({} attached)",
+                daemon.session, daemon.pid, daemon.sessions
+            ));
+        }
+        lines.extend(self.roots.iter().map(|root| {
+            format!(
+                "root {} {} (from {})",
+                root.name,
+                root.path.display(),
+                root.sources.join(", ")
+            )
+        }));
+        if self.servers.is_empty() {
+            lines.push("no language servers configured".into());
+        }
+        for server in &self.servers {
+            lines.extend(server.lines());
+        }
+        lines
+    }
+}
+
+impl ServerReport {
+    fn lines(&self) -> Vec<String> {
+        let languages = self.languages.join(",");
+        let mut head = match languages == self.name {
+            true => format!("[{}] {} {}", self.name, self.command, self.phase.name()),
+            false => format!(
+                "[{}] ({languages}) {} {}",
+                self.name,
+                self.command,
+                self.phase.name()
+            ),
+        };
+        if let Some(process) = &self.process {
+            head.push_str(&process.summary());
+        }
+        head.push_str(&format!(" restarts {}", self.restarts));
+        if !self.shared_with.is_empty() {
+            head.push_str(&format!(
+                " shared by {} sessions (also {})",
+                self.shared_with.len() + 1,
+                self.shared_with.join(", ")
+            ));
+        }
+        let mut lines = vec![head];
+        if let Some(reason) = &self.stopped {
+            lines.push(format!("  stopped: {reason}"));
+        }
+        if let Some(error) = &self.last_error {
+            lines.push(format!("  last error: {error}"));
+        }
+        for gap in self.process.iter().flat_map(|process| &process.gaps) {
+            lines.push(format!("  note: {gap}"));
+        }
+        if matches!(self.phase, Phase::Failed | Phase::Backoff) && !self.stderr.is_empty() {
+            lines.push("  stderr:".into());
+            lines.extend(self.stderr.lines().map(|line| format!("    {line}")));
+        }
+        lines
+    }
+}
+
+impl ProcessReport {
+    /// ` ready pid 12 up 3s docs 2 utf-16 cpu 0.4s rss 80.1MB …`.
+    fn summary(&self) -> String {
+        let mut shown = format!(" {}", self.state);
+        if let Some(pid) = self.pid {
+            shown.push_str(&format!(" pid {pid}"));
+        }
+        shown.push_str(&format!(
+            " up {}s docs {}",
+            self.uptime_seconds, self.open_documents
+        ));
+        if let Some(encoding) = &self.encoding {
+            shown.push_str(&format!(" {encoding}"));
+        }
+        if let Some((cpu, rss)) = self.usage {
+            let rss = rss as f64 / (1024.0 * 1024.0);
+            shown.push_str(&format!(" cpu {cpu:.1}s rss {rss:.1}MB"));
+        }
+        shown.push_str(&format!(" diagnostics by {}", self.strategy.name()));
+        if self.rounds >= 2 {
+            shown.push_str(&format!(
+                " in up to {} rounds {} ms apart",
+                self.rounds, self.round_gap_ms
+            ));
+        }
+        if self.queued > 0 {
+            shown.push_str(&format!(" queued {}", self.queued));
+        }
+        shown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_show_a_server_its_process_and_a_failing_ones_stderr() {
+        let running = ServerReport {
+            name: "python".into(),
+            languages: vec!["python".into()],
+            command: "pyright-langserver --stdio".into(),
+            phase: Phase::Running,
+            process: Some(ProcessReport {
+                state: ProcessState::Ready,
+                pid: Some(12),
+                uptime_seconds: 3,
+                open_documents: 2,
+                encoding: Some("utf-16".into()),
+                usage: Some((0.4, 80 * 1024 * 1024)),
+                strategy: Strategy::Version,
+                rounds: 2,
+                round_gap_ms: 150,
+                queued: 0,
+                gaps: Vec::new(),
+            }),
+            restarts: 0,
+            shared_with: vec!["b".into()],
+            stopped: None,
+            last_error: None,
+            stderr: String::new(),
+        };
+        let failed = ServerReport {
+            name: "c,cpp".into(),
+            languages: vec!["c".into(), "cpp".into()],
+            command: "clangd".into(),
+            phase: Phase::Failed,
+            process: None,
+            restarts: 5,
+            shared_with: Vec::new(),
+            stopped: None,
+            last_error: Some("exited".into()),
+            stderr: "one\ntwo".into(),
+        };
+        let status = SessionStatus {
+            warnings: vec!["unknown key".into()],
+            watching: Watching::Directories(4),
+            daemon: Some(DaemonShare {
+                session: "a".into(),
+                pid: 7,
+                sessions: 2,
+            }),
+            roots: vec![RootStatus {
+                name: "w".into(),
+                path: PathBuf::from("/w"),
+                sources: vec!["client".into()],
+            }],
+            servers: vec![running, failed],
+        };
+        assert_eq!(
+            status.lines(),
+            vec![
+                "warning: unknown key",
+                "watching 4 directories for changes",
+                "session a of daemon pid 7 (2 attached)",
+                "root w /w (from client)",
+                "[python] pyright-langserver --stdio running ready pid 12 up 3s docs 2 utf-16 cpu 0.4s rss 80.0MB diagnostics by version in up to 2 rounds 150 ms apart restarts 0 shared by 2 sessions (also b)",
+                "[c,cpp] clangd failed restarts 5",
+                "  last error: exited",
+                "  stderr:",
+                "    one",
+                "    two",
+            ]
+        );
+        let json = serde_json::to_string(&status).unwrap_or_default();
+        let read: Option<SessionStatus> = serde_json::from_str(&json).ok();
+        assert_eq!(read, Some(status), "travels whole");
+    }
+}
