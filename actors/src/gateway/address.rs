@@ -9,6 +9,7 @@ use super::definitions;
 use super::render::{self, Sources, Spot, unavailable_warning};
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
+use crate::lsp::protocol::Feature;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::{Problem, ServerRequest};
 use crate::messages::router::ServerHandle;
@@ -46,7 +47,7 @@ impl Target {
         &self,
         method: &'static str,
         params: Value,
-        capability: (&'static str, &'static str),
+        capability: Feature,
     ) -> ServerRequest {
         ServerRequest {
             method,

@@ -5,6 +5,7 @@ use super::context::Context;
 use super::navigation::{offset, target_or_candidates};
 use super::render;
 use crate::error::Result;
+use crate::lsp::protocol::Feature;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -56,7 +57,7 @@ pub async fn completion(context: &Context, args: &CompletionArgs) -> Result<Stri
     let request = target.request(
         "textDocument/completion",
         json!({"context": {"triggerKind": 1}}),
-        ("completionProvider", "completion"),
+        Feature::Completion,
     );
     let reply = context.request(&target.server, request).await?;
     let items = match &reply.result {
@@ -146,7 +147,7 @@ pub async fn signature_help(context: &Context, position: &Position) -> Result<St
     let request = target.request(
         "textDocument/signatureHelp",
         json!({"context": {"triggerKind": 1, "isRetrigger": false}}),
-        ("signatureHelpProvider", "signature help"),
+        Feature::SignatureHelp,
     );
     let reply = context.request(&target.server, request).await?;
     let signatures = reply

@@ -106,11 +106,7 @@ async fn definitions_of(context: &Context, symbol: &str, place: &Place) -> Vec<P
     else {
         return Vec::new();
     };
-    let request = target.request(
-        DEFINITION.method,
-        json!({}),
-        (DEFINITION.provider, DEFINITION.feature),
-    );
+    let request = target.request(DEFINITION.method, json!({}), DEFINITION.feature);
     let Ok(reply) = context.request(&target.server, request).await else {
         return Vec::new();
     };

@@ -2,6 +2,7 @@
 //! calls that turn a tool's arguments into actor messages.
 
 use crate::error::{Error, Result};
+use crate::lsp::protocol::Feature;
 use crate::messages::language_server::{
     Call, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
 };
@@ -243,7 +244,7 @@ impl Context {
             params: serde_json::json!({}),
             document: Some(document),
             position: None,
-            capability: Some(("documentSymbolProvider", "document symbols")),
+            capability: Some(Feature::DocumentSymbols),
         };
         self.request(server, request).await
     }
@@ -255,7 +256,7 @@ impl Context {
             params: serde_json::json!({"query": query}),
             document: None,
             position: None,
-            capability: Some(("workspaceSymbolProvider", "workspace symbols")),
+            capability: Some(Feature::WorkspaceSymbols),
         };
         self.request(server, request).await
     }

@@ -9,6 +9,7 @@ use super::render::{self, Sources, Spot};
 use crate::error::{Error, Result};
 use crate::lsp::message::METHOD_NOT_FOUND;
 use crate::lsp::position::PositionEncoding;
+use crate::lsp::protocol::Feature;
 use crate::messages::language_server::{Reply, ServerRequest};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -48,8 +49,7 @@ pub struct TypeHierarchyArgs {
 /// The two protocols differ only in names; this says which to use.
 struct Protocol {
     prepare: &'static str,
-    provider: &'static str,
-    feature: &'static str,
+    feature: Feature,
     query: &'static str,
     /// Where each result keeps its item (`from`/`to`), if not the result itself.
     item_key: Option<&'static str>,
@@ -70,8 +70,7 @@ pub async fn call_hierarchy(context: &Context, args: &CallHierarchyArgs) -> Resu
     };
     let protocol = Protocol {
         prepare: "textDocument/prepareCallHierarchy",
-        provider: "callHierarchyProvider",
-        feature: "call hierarchy",
+        feature: Feature::CallHierarchy,
         query,
         item_key: Some(item_key),
         ranges_in_result: matches!(args.direction, CallDirection::Incoming),
@@ -88,8 +87,7 @@ pub async fn type_hierarchy(context: &Context, args: &TypeHierarchyArgs) -> Resu
     };
     let protocol = Protocol {
         prepare: "textDocument/prepareTypeHierarchy",
-        provider: "typeHierarchyProvider",
-        feature: "type hierarchy",
+        feature: Feature::TypeHierarchy,
         query,
         item_key: None,
         ranges_in_result: true,
@@ -104,11 +102,7 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let prepare = target.request(
-        protocol.prepare,
-        json!({}),
-        (protocol.provider, protocol.feature),
-    );
+    let prepare = target.request(protocol.prepare, json!({}), protocol.feature);
     let prepared = match (
         context.request(&target.server, prepare).await,
         protocol.legacy,
@@ -132,7 +126,7 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
     else {
         return Ok(format!(
             "no {} item at {}",
-            protocol.feature,
+            protocol.feature.name(),
             target.describe()
         ));
     };
@@ -141,7 +135,7 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
         params: json!({"item": item}),
         document: None,
         position: None,
-        capability: Some((protocol.provider, protocol.feature)),
+        capability: Some(protocol.feature),
     };
     let mut reply = context.request(&target.server, query).await?;
     reply.warnings.splice(0..0, prepared.warnings);
@@ -159,16 +153,12 @@ async fn legacy_type_hierarchy(
     (direction, key): (u8, &'static str),
 ) -> Result<String> {
     let params = json!({"resolve": 1, "direction": direction});
-    let request = target.request(
-        "textDocument/typeHierarchy",
-        params,
-        (protocol.provider, protocol.feature),
-    );
+    let request = target.request("textDocument/typeHierarchy", params, protocol.feature);
     let reply = context.request(&target.server, request).await?;
     if reply.result.is_null() {
         return Ok(format!(
             "no {} item at {}",
-            protocol.feature,
+            protocol.feature.name(),
             target.describe()
         ));
     }

@@ -6,6 +6,7 @@ use super::address::{self, Position, Resolved, Target};
 use super::context::Context;
 use super::render::{self, Sources, Spot};
 use crate::error::Result;
+use crate::lsp::protocol::Feature;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -18,29 +19,24 @@ const REFERENCES_WITH_SOURCE_BYTES: usize = 8 * 1024;
 #[derive(Debug, Clone, Copy)]
 pub struct Goto {
     pub method: &'static str,
-    pub provider: &'static str,
-    pub feature: &'static str,
+    pub feature: Feature,
 }
 
 pub const DEFINITION: Goto = Goto {
     method: "textDocument/definition",
-    provider: "definitionProvider",
-    feature: "definition",
+    feature: Feature::Definition,
 };
 pub const DECLARATION: Goto = Goto {
     method: "textDocument/declaration",
-    provider: "declarationProvider",
-    feature: "declaration",
+    feature: Feature::Declaration,
 };
 pub const TYPE_DEFINITION: Goto = Goto {
     method: "textDocument/typeDefinition",
-    provider: "typeDefinitionProvider",
-    feature: "type definition",
+    feature: Feature::TypeDefinition,
 };
 pub const IMPLEMENTATION: Goto = Goto {
     method: "textDocument/implementation",
-    provider: "implementationProvider",
-    feature: "implementation",
+    feature: Feature::Implementation,
 };
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -78,7 +74,7 @@ pub async fn hover(context: &Context, position: &Position) -> Result<String> {
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let request = target.request("textDocument/hover", json!({}), ("hoverProvider", "hover"));
+    let request = target.request("textDocument/hover", json!({}), Feature::Hover);
     let reply = context.request(&target.server, request).await?;
     let text = render::hover_text(&reply.result);
     let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
@@ -94,7 +90,7 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let request = target.request(goto.method, json!({}), (goto.provider, goto.feature));
+    let request = target.request(goto.method, json!({}), goto.feature);
     let reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &reply.result, reply.encoding);
     let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
@@ -105,7 +101,7 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
             .unwrap_or_default();
         lines.push(format!(
             "no {} found for {what}{}",
-            goto.feature,
+            goto.feature.name(),
             target.describe()
         ));
     }
@@ -121,11 +117,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     };
     let include = args.include_declaration.unwrap_or(true);
     let params = json!({"context": {"includeDeclaration": include}});
-    let request = target.request(
-        "textDocument/references",
-        params,
-        ("referencesProvider", "references"),
-    );
+    let request = target.request("textDocument/references", params, Feature::References);
     let reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &reply.result, reply.encoding);
     let mut head = render::notes(&target.roots, &target.server.label(), &reply);

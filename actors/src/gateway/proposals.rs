@@ -8,6 +8,7 @@ use super::render::{self, Sources};
 use super::workspace_edit::workspace_edit_lines;
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
+use crate::lsp::protocol::Feature;
 use crate::messages::language_server::ServerRequest;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -65,7 +66,7 @@ pub async fn code_actions(context: &Context, args: &CodeActionsArgs) -> Result<S
         }),
         document: Some(document),
         position: None,
-        capability: Some(("codeActionProvider", "code actions")),
+        capability: Some(Feature::CodeActions),
     };
     let reply = context.request(&server, request).await?;
     let actions = reply.result.as_array().cloned().unwrap_or_default();
@@ -132,7 +133,7 @@ async fn resolved(
         params: action.clone(),
         document: None,
         position: None,
-        capability: Some(("codeActionProvider.resolveProvider", "code action resolve")),
+        capability: Some(Feature::CodeActionResolve),
     };
     match context.request(server, request).await {
         Ok(reply) if reply.result.is_object() => reply.result,
@@ -184,7 +185,7 @@ pub async fn rename(context: &Context, args: &RenameArgs) -> Result<String> {
     let request = target.request(
         "textDocument/rename",
         json!({"newName": args.new_name}),
-        ("renameProvider", "rename"),
+        Feature::Rename,
     );
     let reply = context.request(&target.server, request).await?;
     let mut lines = render::notes(&target.roots, &target.server.label(), &reply);

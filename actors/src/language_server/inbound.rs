@@ -3,17 +3,17 @@
 //! and the end of its output when it exits.
 
 use super::progress::Change;
-use super::workspace::FOLDER_CHANGES;
 use super::{Pending, Phase, State};
 use crate::error::Error;
 use crate::lsp::message::{self, Incoming, ResponseError};
-use crate::lsp::protocol::{self, Capabilities};
+use crate::lsp::protocol::{self, Capabilities, Feature};
 use crate::messages::language_server::{Call, LanguageServerMsg, Reply, Work};
 use crate::messages::recorder::server_event;
 use crate::messages::supervisor::{Ending, ServerExit, SupervisorMsg};
 use crate::vocabulary::events::EventKind;
 use ractor::ActorRef;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Instant;
 
 impl State {
@@ -77,7 +77,7 @@ impl State {
         tracing::info!(server = %self.spec.name, encoding = capabilities.encoding.lsp_name(), "language server initialized");
         let _stopped = self.supervisor.send_message(SupervisorMsg::Initialized {
             server: self.id,
-            folder_changes: capabilities.supports(FOLDER_CHANGES),
+            folder_changes: capabilities.supports(Feature::FolderChanges),
         });
         let mut opening = std::mem::take(&mut self.reopen);
         if opening.is_empty() {
@@ -86,7 +86,7 @@ impl State {
         for document in opening {
             self.sync_document(document, &capabilities);
         }
-        let queued = match std::mem::replace(&mut self.phase, Phase::Ready(capabilities)) {
+        let queued = match std::mem::replace(&mut self.phase, Phase::Ready(Arc::new(capabilities))) {
             Phase::Initializing(queued) => queued,
             Phase::Ready(_) => Vec::new(),
         };

@@ -93,7 +93,7 @@ pub struct Arguments {
 }
 
 enum Admission {
-    Ready(Capabilities),
+    Ready(Arc<Capabilities>),
     Queue,
     Dead,
 }
@@ -101,7 +101,8 @@ enum Admission {
 enum Phase {
     /// `initialize` is in flight; work waits here in arrival order.
     Initializing(Vec<Work>),
-    Ready(Capabilities),
+    /// Shared with each request admitted, which checks what it needs.
+    Ready(Arc<Capabilities>),
 }
 
 enum Pending {

@@ -50,12 +50,12 @@ impl State {
         if call.reply.is_closed() {
             return;
         }
-        if let Some((provider, feature)) = call.request.capability
-            && !capabilities.supports(provider)
+        if let Some(feature) = call.request.capability
+            && !capabilities.supports(feature)
         {
             let refusal = Error::Unsupported {
                 server: self.spec.label(),
-                feature: feature.into(),
+                feature: feature.name().into(),
             };
             let _gone = call.reply.send(Err(refusal));
             return;

@@ -17,7 +17,7 @@
 
 use super::{Phase, State};
 use crate::language;
-use crate::lsp::protocol::WorkspaceFolder;
+use crate::lsp::protocol::{Feature, WorkspaceFolder};
 use crate::messages::language_server::{FolderChange, LanguageServerMsg};
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
@@ -28,9 +28,6 @@ use std::time::Instant;
 
 /// Changes kept for a server that has not registered for any yet.
 const EARLY_CHANGES_KEPT: usize = 10_000;
-
-/// The capability of a server that takes new workspace folders.
-pub(super) const FOLDER_CHANGES: &str = "workspace.workspaceFolders.changeNotifications";
 
 impl State {
     pub(super) fn folders_changed(
@@ -63,7 +60,7 @@ impl State {
         before: &[WorkspaceFolder],
     ) {
         let takes_changes = match &self.phase {
-            Phase::Ready(capabilities) => capabilities.supports(FOLDER_CHANGES),
+            Phase::Ready(capabilities) => capabilities.supports(Feature::FolderChanges),
             Phase::Initializing(_) => false,
         };
         let as_json = |folder: &WorkspaceFolder| json!({"uri": folder.uri, "name": folder.name});

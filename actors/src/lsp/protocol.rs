@@ -3,6 +3,12 @@
 //! send to their client. Pure functions over JSON.
 
 use crate::lsp::position::PositionEncoding;
+use lsp_types::{
+    CallHierarchyServerCapability, CodeActionProviderCapability, DeclarationCapability,
+    HoverProviderCapability, ImplementationProviderCapability, OneOf, ServerCapabilities,
+    TypeDefinitionProviderCapability,
+};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// A workspace folder as announced to servers.
@@ -73,9 +79,81 @@ pub enum SyncKind {
     Incremental,
 }
 
+/// What a tool asks a server for, checked against what the server
+/// announced before the request is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Feature {
+    Hover,
+    Definition,
+    Declaration,
+    TypeDefinition,
+    Implementation,
+    References,
+    DocumentSymbols,
+    WorkspaceSymbols,
+    CodeActions,
+    CodeActionResolve,
+    Rename,
+    Completion,
+    SignatureHelp,
+    CallHierarchy,
+    TypeHierarchy,
+    FolderChanges,
+}
+
+impl Feature {
+    /// As answers and refusals name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Hover => "hover",
+            Self::Definition => "definition",
+            Self::Declaration => "declaration",
+            Self::TypeDefinition => "type definition",
+            Self::Implementation => "implementation",
+            Self::References => "references",
+            Self::DocumentSymbols => "document symbols",
+            Self::WorkspaceSymbols => "workspace symbols",
+            Self::CodeActions => "code actions",
+            Self::CodeActionResolve => "code action resolve",
+            Self::Rename => "rename",
+            Self::Completion => "completion",
+            Self::SignatureHelp => "signature help",
+            Self::CallHierarchy => "call hierarchy",
+            Self::TypeHierarchy => "type hierarchy",
+            Self::FolderChanges => "workspace folder changes",
+        }
+    }
+
+    /// Where the `initialize` result announces it: a dotted path looks
+    /// inside an options object.
+    fn key(self) -> &'static str {
+        match self {
+            Self::Hover => "hoverProvider",
+            Self::Definition => "definitionProvider",
+            Self::Declaration => "declarationProvider",
+            Self::TypeDefinition => "typeDefinitionProvider",
+            Self::Implementation => "implementationProvider",
+            Self::References => "referencesProvider",
+            Self::DocumentSymbols => "documentSymbolProvider",
+            Self::WorkspaceSymbols => "workspaceSymbolProvider",
+            Self::CodeActions => "codeActionProvider",
+            Self::CodeActionResolve => "codeActionProvider.resolveProvider",
+            Self::Rename => "renameProvider",
+            Self::Completion => "completionProvider",
+            Self::SignatureHelp => "signatureHelpProvider",
+            Self::CallHierarchy => "callHierarchyProvider",
+            Self::TypeHierarchy => "typeHierarchyProvider",
+            Self::FolderChanges => "workspace.workspaceFolders.changeNotifications",
+        }
+    }
+}
+
 /// What Windlass keeps from a server's `initialize` result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Capabilities {
+    /// `None` for a server whose capabilities `lsp-types` cannot read
+    /// (a field of the wrong type): `raw` answers for it.
+    typed: Option<ServerCapabilities>,
     raw: Value,
     pub encoding: PositionEncoding,
     pub sync: SyncKind,
@@ -86,6 +164,13 @@ pub struct Capabilities {
 impl Capabilities {
     pub fn from_initialize_result(result: &Value) -> Self {
         let raw = result.get("capabilities").cloned().unwrap_or(Value::Null);
+        let typed = match ServerCapabilities::deserialize(&raw) {
+            Ok(typed) => Some(typed),
+            Err(error) => {
+                tracing::info!("server capabilities read without their types: {error}");
+                None
+            }
+        };
         let encoding = raw
             .get("positionEncoding")
             .or_else(|| result.get("offsetEncoding"))
@@ -109,6 +194,7 @@ impl Capabilities {
             _ => None,
         };
         Self {
+            typed,
             raw,
             encoding,
             sync,
@@ -116,14 +202,73 @@ impl Capabilities {
         }
     }
 
-    /// Whether a capability is present and not `false`; a dotted path
-    /// (`codeActionProvider.resolveProvider`) looks inside an options object.
-    pub fn supports(&self, provider: &str) -> bool {
-        let found = provider
+    /// Whether the server announced `feature` (present and not `false`).
+    pub fn supports(&self, feature: Feature) -> bool {
+        let Some(typed) = &self.typed else {
+            return self.announces(feature.key());
+        };
+        match feature {
+            Feature::Hover => !matches!(
+                typed.hover_provider,
+                None | Some(HoverProviderCapability::Simple(false))
+            ),
+            Feature::Definition => enabled(typed.definition_provider.as_ref()),
+            Feature::Declaration => !matches!(
+                typed.declaration_provider,
+                None | Some(DeclarationCapability::Simple(false))
+            ),
+            Feature::TypeDefinition => !matches!(
+                typed.type_definition_provider,
+                None | Some(TypeDefinitionProviderCapability::Simple(false))
+            ),
+            Feature::Implementation => !matches!(
+                typed.implementation_provider,
+                None | Some(ImplementationProviderCapability::Simple(false))
+            ),
+            Feature::References => enabled(typed.references_provider.as_ref()),
+            Feature::DocumentSymbols => enabled(typed.document_symbol_provider.as_ref()),
+            Feature::WorkspaceSymbols => enabled(typed.workspace_symbol_provider.as_ref()),
+            Feature::CodeActions => !matches!(
+                typed.code_action_provider,
+                None | Some(CodeActionProviderCapability::Simple(false))
+            ),
+            Feature::CodeActionResolve => matches!(
+                &typed.code_action_provider,
+                Some(CodeActionProviderCapability::Options(options))
+                    if options.resolve_provider == Some(true)
+            ),
+            Feature::Rename => enabled(typed.rename_provider.as_ref()),
+            Feature::Completion => typed.completion_provider.is_some(),
+            Feature::SignatureHelp => typed.signature_help_provider.is_some(),
+            Feature::CallHierarchy => !matches!(
+                typed.call_hierarchy_provider,
+                None | Some(CallHierarchyServerCapability::Simple(false))
+            ),
+            // lsp-types has no field for the standard type hierarchy.
+            Feature::TypeHierarchy => self.announces(feature.key()),
+            Feature::FolderChanges => matches!(
+                typed
+                    .workspace
+                    .as_ref()
+                    .and_then(|workspace| workspace.workspace_folders.as_ref())
+                    .and_then(|folders| folders.change_notifications.as_ref()),
+                Some(OneOf::Left(true) | OneOf::Right(_))
+            ),
+        }
+    }
+
+    /// Whether the raw result holds `key` (a dotted path), not `false`.
+    fn announces(&self, key: &str) -> bool {
+        let found = key
             .split('.')
             .try_fold(&self.raw, |value, key| value.get(key));
         !matches!(found, None | Some(Value::Null) | Some(Value::Bool(false)))
     }
+}
+
+/// A `bool`-or-options capability that is on.
+fn enabled<T>(capability: Option<&OneOf<bool, T>>) -> bool {
+    !matches!(capability, None | Some(OneOf::Left(false)))
 }
 
 /// The answer to a request a server sent to its client.
@@ -194,11 +339,37 @@ mod tests {
         assert_eq!(capabilities.encoding, PositionEncoding::Utf8);
         assert_eq!(capabilities.sync, SyncKind::Incremental);
         assert_eq!(capabilities.save, Some(true));
-        assert!(capabilities.supports("hoverProvider"));
-        assert!(!capabilities.supports("callHierarchyProvider"));
-        assert!(!capabilities.supports("renameProvider"));
-        assert!(!capabilities.supports("hoverProvider.resolveProvider"));
-        assert!(capabilities.supports("codeActionProvider.resolveProvider"));
+        assert!(capabilities.supports(Feature::Hover));
+        assert!(!capabilities.supports(Feature::CallHierarchy));
+        assert!(!capabilities.supports(Feature::Rename));
+        assert!(capabilities.supports(Feature::CodeActions));
+        assert!(capabilities.supports(Feature::CodeActionResolve));
+        assert!(!capabilities.supports(Feature::FolderChanges));
+    }
+
+    #[test]
+    fn the_type_hierarchy_lsp_types_lacks_is_read_from_the_raw_result() {
+        let capabilities = Capabilities::from_initialize_result(&json!({
+            "capabilities": {"typeHierarchyProvider": true, "workspace": {
+                "workspaceFolders": {"supported": true, "changeNotifications": "folders"}
+            }}
+        }));
+        assert!(capabilities.typed.is_some());
+        assert!(capabilities.supports(Feature::TypeHierarchy));
+        assert!(capabilities.supports(Feature::FolderChanges));
+        assert!(!capabilities.supports(Feature::Hover));
+    }
+
+    #[test]
+    fn capabilities_lsp_types_cannot_read_are_read_by_key() {
+        // A boolean where the protocol has an options object.
+        let capabilities = Capabilities::from_initialize_result(&json!({
+            "capabilities": {"completionProvider": true, "hoverProvider": true, "renameProvider": false}
+        }));
+        assert!(capabilities.typed.is_none());
+        assert!(capabilities.supports(Feature::Completion));
+        assert!(capabilities.supports(Feature::Hover));
+        assert!(!capabilities.supports(Feature::Rename));
     }
 
     #[test]

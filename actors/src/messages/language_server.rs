@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::lsp::message::Incoming;
 use crate::lsp::position::PositionEncoding;
-use crate::lsp::protocol::WorkspaceFolder;
+use crate::lsp::protocol::{Feature, WorkspaceFolder};
 use crate::messages::monitor::ProcessSample;
 use crate::vocabulary::documents::{DocumentSnapshot, TextPosition};
 use crate::vocabulary::file_changes::FileChange;
@@ -26,9 +26,8 @@ pub struct ServerRequest {
     /// The file the request is about, synced before the request is sent.
     pub document: Option<DocumentSnapshot>,
     pub position: Option<TextPosition>,
-    /// The capability the server must have announced, and the feature name
-    /// used in the refusal when it has not.
-    pub capability: Option<(&'static str, &'static str)>,
+    /// What the server must have announced; refused, naming it, if not.
+    pub capability: Option<Feature>,
 }
 
 /// One caller's request: what is asked, by which session, and where the
