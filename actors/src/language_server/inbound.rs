@@ -86,7 +86,8 @@ impl State {
         for document in opening {
             self.sync_document(document, &capabilities);
         }
-        let queued = match std::mem::replace(&mut self.phase, Phase::Ready(Arc::new(capabilities))) {
+        let queued = match std::mem::replace(&mut self.phase, Phase::Ready(Arc::new(capabilities)))
+        {
             Phase::Initializing(queued) => queued,
             Phase::Ready(_) => Vec::new(),
         };
