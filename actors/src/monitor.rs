@@ -1,10 +1,9 @@
 //! The Monitor actor: how busy each language server process is.
 //!
-//! Owns the last CPU sample of every watched server process. Takes
-//! [`MonitorMsg`]: `Watch`/`Unwatch` from LanguageServer actors as their
-//! processes start and stop, `Urgent` while one of them waits on its
-//! server's diagnostics, and its own `Tick`. Sends each watched server a
-//! [`ProcessSample`] per tick: every 20 ms for servers someone waits on,
+//! Owns the last CPU sample of every watched server process. Its inbox is
+//! `messages::monitor`: LanguageServer actors have their processes watched
+//! as they start and stop, and sampled urgently while someone waits on
+//! their diagnostics. Sends each watched server a sample per tick: every 20 ms for servers someone waits on,
 //! every second otherwise (for `status`). CPU time is read from procfs on
 //! Linux and libproc on macOS; elsewhere no samples are sent and the
 //! diagnostics wait relies on publications alone.

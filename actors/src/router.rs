@@ -3,12 +3,10 @@
 //!
 //! Owns each session's server table (language id → the server its
 //! configuration names), which pooled server each session is bound to for
-//! each configuration, and the running servers. Takes [`RouterMsg`]:
-//! `Route` from a session's gateway; `Servers`, `Bound` and `SessionEnded`
-//! from the Supervisor as sessions come, are reconfigured and go;
-//! `ServerUp`/`ServerDown` from the Supervisor; and `FilesChanged` from
-//! the Watcher, which it hands to every running server.
-//! A route to a server that is not running is forwarded, reply port and
+//! each configuration, and the running servers. Its inbox is
+//! `messages::router`: routes asked by the Gateways, the tables and
+//! running servers the Supervisor tells it of, and the Watcher's changes,
+//! which it hands to every running server. A route to a server that is not running is forwarded, reply port and
 //! all, to the Supervisor, which answers the caller once the server is
 //! started; the Router never waits.
 

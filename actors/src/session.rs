@@ -2,14 +2,12 @@
 //!
 //! Owns what belongs to one agent: its settings (its servers, timeouts,
 //! output cap, configuration warnings), its Roots actor and its Gateway.
-//! Takes [`SessionMsg`]: `RootsChanged` from its Roots actor, handed on to
-//! the Supervisor, which keeps the servers' folders the union of their
-//! sessions' roots; `ConfigChanged` (its `.windlass.toml` changed) and its
-//! own `ConfigReloaded`; `Warnings` for `status`; `Status` and
-//! `Diagnostics` from the Supervisor (asked over the daemon's socket),
-//! handed to its Gateway. It stops when its Gateway
-//! does (the client went away), and the Supervisor then lets go of what
-//! the session used.
+//! Its inbox is `messages::session`. It hands its roots' changes on to the
+//! Supervisor, which keeps the servers' folders the union of their
+//! sessions' roots; reloads its configuration when a `.windlass.toml` of
+//! it changes; and passes the daemon socket's questions about the session
+//! to its Gateway. It stops when its Gateway does (the client went away),
+//! and the Supervisor then lets go of what the session used.
 //!
 //! Servers are not the session's: the Supervisor pools them, and sessions
 //! whose configuration resolves to the same server share one process.

@@ -6,9 +6,10 @@
 //! to the shared Router, Watcher, Supervisor and LanguageServer actors,
 //! and awaits their replies in the call's own task, never in an actor
 //! handler, so a server that hangs delays only the calls waiting on it.
-//! Takes [`GatewayMsg::ClientClosed`] from its service task and then
-//! stops, which tells its Session the client is gone; `Status` and
-//! `Diagnostics` from its Session, asked over the daemon's socket.
+//! Its inbox is `messages::gateway`: its service task says when the client
+//! closed, and it stops, which tells its Session the client is gone; its
+//! Session passes on the daemon socket's questions (status, diagnostics),
+//! answered as data in tasks of their own.
 
 mod address;
 mod assist;

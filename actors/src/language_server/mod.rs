@@ -8,15 +8,11 @@
 //! be told about, what it is known not to see, and the diagnostics cache
 //! with its generation counters and the callers waiting on it.
 //!
-//! Takes [`LanguageServerMsg`]: `Request`, `Diagnostics` and `Status` from
-//! the gateway (through the router's handle); `FilesChanged` from the
-//! Watcher (through the Router); `Incoming` from its reader task;
-//! `Activity` from the Monitor; `Configure` and `Retire` from the
-//! Supervisor after a configuration reload, `Folders` when the roots
-//! change; `Gaps` from its own search for project files;
-//! `DeadlinesDue`, `CheckDiagnostics`, `ReleaseHeld` and `CloseIdle` from
-//! its own timers.
-//! Tells the Supervisor when its process exits, handing back the requests
+//! Its inbox is `messages::language_server`: requests and diagnostics
+//! waits from the Gateways (through the Router's handle), changes on disk
+//! from the Watcher, what the server sends from its reader task, CPU
+//! samples from the Monitor, configuration, retirement and folders from
+//! the Supervisor, and its own timers. Tells the Supervisor when its process exits, handing back the requests
 //! the process never received, and the Monitor which process to sample.
 //!
 //! Invariant: no handler awaits a server reply. A request is written, its

@@ -1,10 +1,10 @@
 //! The Recorder actor: what happens in this serving process, kept.
 //!
 //! Owns the writer thread (`writer.rs`), the only writer of the store in
-//! this process. Takes [`RecorderMsg`]: events from the Gateways (tool
-//! calls), Sessions (start, client, roots, end), the Supervisor and the
-//! LanguageServers (server states, diagnostics); `Subscribe` from the
-//! daemon's control socket; `Problem` from `status`. Sending to it never
+//! this process. Its inbox is `messages::recorder`: events from the
+//! Gateways (tool calls), Sessions (start, client, roots, end), the
+//! Supervisor and the LanguageServers (server states, diagnostics), and
+//! live subscriptions from the daemon's control socket. Sending to it never
 //! waits: a tool call pays one message, and the disk is the writer
 //! thread's business. Live subscribers (`subscribers.rs`) get each event
 //! as it comes, as far as they keep up. When the store cannot be opened

@@ -2,11 +2,11 @@
 //!
 //! Owns the roots every source asked for (`-r`, the current directory,
 //! the MCP client's `roots/list`, hooks) and the root set that follows from
-//! them, which every tool validates paths against. Takes [`RootsMsg`]:
-//! `Get` (a snapshot, validated against without another message),
-//! `Listing` (for `status`), `Client` (the client's roots as URIs, from the
-//! Gateway) and `Change` (add, remove or set one source's roots: the actor
-//! API of the control socket and the `sync-roots` hook). When the set
+//! them, which every tool validates paths against. Its inbox is
+//! `messages::roots`: the Gateway asks for the set (a snapshot, validated
+//! against without another message) and hands over the client's roots;
+//! the control socket and the `sync-roots` hook add, remove or set one
+//! source's roots through its Session. When the set
 //! changes it tells its Session what was added and removed; the Session
 //! tells the Supervisor, which tells the Watcher and the servers.
 //!

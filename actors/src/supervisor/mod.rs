@@ -9,16 +9,12 @@
 //! options and settings) share one server, unless it cannot take new
 //! workspace folders and their roots differ (`pool.rs`, `sessions.rs`).
 //!
-//! Takes [`SupervisorMsg`]: `Attach` (a new connection), `Ensure`
-//! (forwarded by the Router when a session needs a server that is not
-//! running), `Start` (what detection found a session's roots need),
-//! `Checked` (a zero-config binary ran, or did not), `Initialized` and
-//! `ServerExited` (from a LanguageServer: what it can do; its process
-//! stopped, with the requests it had not sent), `Restart` (its own backoff
-//! timer), `SessionRoots` and
-//! `SessionServers` (a session's roots or configuration changed),
-//! `ConfigChanged` (from the Watcher), `Servers` and `WorkspaceServers`.
-//! Tells the Router which servers run, which tables sessions use and which
+//! Its inbox is `messages::supervisor`: new connections; servers the
+//! Router needs started; what detection found a session's roots need;
+//! LanguageServers saying what they can do and that their process
+//! stopped (with the requests it never received); sessions' roots and
+//! configurations changing; the Watcher's configuration changes; and the
+//! daemon socket's questions about sessions. Tells the Router which servers run, which tables sessions use and which
 //! server each session is bound to.
 //!
 //! ractor has no restart policy of its own and stops a parent when a child

@@ -3,12 +3,10 @@
 //! Owns the `notify` watcher over every directory of every session's roots
 //! that git does not ignore (one non-recursive watch each, so ignored trees
 //! such as `node_modules/` or `target/` cost no watches), the `.gitignore`
-//! matchers, and the changes not yet sent. Takes [`WatcherMsg`]: `Event`
-//! from notify's thread, `Ready` when the first walk has set up its
-//! watches, `Roots` and `ConfigDirectories` from the Supervisor as
-//! sessions and their roots come and go, `Flush` from a tool call about to
-//! be answered, its own `FlushDue` and `BarrierOverdue`, and `Status`.
-//! Sends each batch of changes to the Router, which hands it to every
+//! matchers, and the changes not yet sent. Its inbox is
+//! `messages::watcher`: notify's events, the roots and configuration
+//! directories the Supervisor tells it of as sessions come and go, and a
+//! flush from each tool call about to be answered. Sends each batch of changes to the Router, which hands it to every
 //! running LanguageServer, and tells the Supervisor which `.windlass.toml`
 //! changed.
 //!
