@@ -5,8 +5,9 @@
 use super::address::{self, Position, Resolved, Target};
 use super::context::Context;
 use super::render::{self, Sources, Spot};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::lsp::protocol::Feature;
+use lsp_types::Hover;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -76,7 +77,11 @@ pub async fn hover(context: &Context, position: &Position) -> Result<String> {
     };
     let request = target.request("textDocument/hover", json!({}), Feature::Hover);
     let reply = context.request(&target.server, request).await?;
-    let text = render::hover_text(&reply.result);
+    let hover = Option::<Hover>::deserialize(&reply.result).map_err(|error| Error::Malformed {
+        server: target.server.label(),
+        detail: format!("its hover does not follow LSP: {error}"),
+    })?;
+    let text = hover.as_ref().map(render::hover_text).unwrap_or_default();
     let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
     match text.is_empty() {
         true => lines.push(format!("no hover information at {}", target.describe())),

@@ -8,6 +8,7 @@ use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::{Problem, Reply};
 use crate::vocabulary::root_set::RootSet;
+use lsp_types::{Hover, HoverContents, MarkedString};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -293,11 +294,11 @@ fn by_file(spots: &[Spot]) -> Vec<(&str, Vec<&Spot>)> {
 
 /// Hover contents as plain text: markdown code fences and horizontal rules
 /// removed, MarkedStrings joined.
-pub fn hover_text(result: &Value) -> String {
-    let contents = result.get("contents").unwrap_or(&Value::Null);
-    let parts: Vec<String> = match contents {
-        Value::Array(items) => items.iter().map(marked_text).collect(),
-        other => vec![marked_text(other)],
+pub fn hover_text(hover: &Hover) -> String {
+    let parts: Vec<&str> = match &hover.contents {
+        HoverContents::Scalar(marked) => vec![marked_text(marked)],
+        HoverContents::Array(items) => items.iter().map(marked_text).collect(),
+        HoverContents::Markup(markup) => vec![markup.value.as_str()],
     };
     let text = parts.join("\n");
     let kept: Vec<&str> = text
@@ -307,15 +308,10 @@ pub fn hover_text(result: &Value) -> String {
     kept.join("\n").trim().to_owned()
 }
 
-fn marked_text(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        Value::Object(object) => object
-            .get("value")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned(),
-        _ => String::new(),
+fn marked_text(marked: &MarkedString) -> &str {
+    match marked {
+        MarkedString::String(text) => text,
+        MarkedString::LanguageString(code) => &code.value,
     }
 }
 
@@ -436,6 +432,7 @@ fn joined(lines: &[String], max_bytes: usize, marker: impl Fn(usize) -> String) 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
     use serde_json::json;
 
     #[test]
@@ -455,10 +452,14 @@ mod tests {
 
     #[test]
     fn strips_markdown_fences_from_hover() {
+        let read = |result: Value| Hover::deserialize(&result).map(|hover| hover_text(&hover));
         let result = json!({"contents": {"kind": "markdown", "value": "```python\ndef f(x: int) -> str\n```\n---\nDocs here"}});
-        assert_eq!(hover_text(&result), "def f(x: int) -> str\nDocs here");
+        assert_eq!(
+            read(result).ok().as_deref(),
+            Some("def f(x: int) -> str\nDocs here")
+        );
         let marked = json!({"contents": [{"language": "c", "value": "int x"}, "plain"]});
-        assert_eq!(hover_text(&marked), "int x\nplain");
+        assert_eq!(read(marked).ok().as_deref(), Some("int x\nplain"));
     }
 
     #[test]
