@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
 use crate::messages::language_server::DiagnosticsReply;
 use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
+use lsp_types::{Diagnostic as LspDiagnostic, DiagnosticSeverity, NumberOrString};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -64,64 +65,74 @@ pub async fn file_diagnostics(context: &Context, file: &str) -> Result<FileDiagn
     let server = context.route(&path).await?;
     let text = document.text.clone();
     let reply = context.diagnostics(&server, document).await?;
-    let notes = reply
+    let mut notes: Vec<String> = reply
         .file_problem
         .iter()
         .map(|problem| render::problem_line(&roots, &server.label(), problem))
         .collect();
+    let diagnostics = reply.items.as_ref().map(|items| {
+        let (found, unreadable) = read(items, &text, &reply);
+        if unreadable > 0 {
+            notes.push(format!(
+                "warning: [{}] sent {unreadable} diagnostics that do not follow LSP; they are not shown",
+                server.label()
+            ));
+        }
+        found
+    });
     Ok(FileDiagnostics {
         file: roots.display(&path),
         server: server.label(),
-        diagnostics: reply.items.as_ref().map(|items| read(items, &text, &reply)),
+        diagnostics,
         notes,
     })
 }
 
-/// The server's items as problems, in line order.
-fn read(items: &[Value], text: &str, reply: &DiagnosticsReply) -> Vec<Diagnostic> {
-    let mut found: Vec<Diagnostic> = items
-        .iter()
-        .map(|item| diagnostic(item, text, reply))
-        .collect();
+/// The server's items as problems, in line order, and how many did not
+/// follow LSP (left out, and said so).
+fn read(items: &[Value], text: &str, reply: &DiagnosticsReply) -> (Vec<Diagnostic>, usize) {
+    let mut unreadable = 0;
+    let mut found: Vec<Diagnostic> = Vec::with_capacity(items.len());
+    for item in items {
+        match LspDiagnostic::deserialize(item) {
+            Ok(item) => found.push(diagnostic(&item, text, reply)),
+            Err(_) => unreadable += 1,
+        }
+    }
     found.sort_by_key(|diagnostic| (diagnostic.line, diagnostic.column));
-    found
+    (found, unreadable)
 }
 
 /// One LSP diagnostic, its position 1-based in code points.
-fn diagnostic(item: &Value, text: &str, reply: &DiagnosticsReply) -> Diagnostic {
-    let start = item.pointer("/range/start");
-    let line = start
-        .and_then(|s| s.get("line"))
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    let character = start
-        .and_then(|s| s.get("character"))
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    let line_text = line_at(text, usize::try_from(line).unwrap_or(usize::MAX)).unwrap_or("");
-    let column = reply
-        .encoding
-        .decode_column(line_text, u32::try_from(character).unwrap_or(u32::MAX))
-        as u64;
-    let code = match item.get("code") {
-        Some(Value::String(code)) => Some(code.clone()),
-        Some(Value::Number(code)) => Some(code.to_string()),
-        _ => None,
-    };
-    let message = item
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+fn diagnostic(item: &LspDiagnostic, text: &str, reply: &DiagnosticsReply) -> Diagnostic {
+    let start = item.range.start;
+    let line_text = line_at(text, start.line as usize).unwrap_or("");
+    let column = reply.encoding.decode_column(line_text, start.character) as u64;
+    let code = item.code.as_ref().map(|code| match code {
+        NumberOrString::Number(code) => code.to_string(),
+        NumberOrString::String(code) => code.clone(),
+    });
     Diagnostic {
-        line: line + 1,
+        line: u64::from(start.line) + 1,
         column: column + 1,
-        severity: Severity::from_lsp(item.get("severity").and_then(Value::as_u64)),
-        source: item
-            .get("source")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        severity: severity(item.severity),
+        source: item.source.clone(),
         code,
-        message: message.split_whitespace().collect::<Vec<_>>().join(" "),
+        message: item
+            .message
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// An unknown or missing severity counts as an error.
+fn severity(severity: Option<DiagnosticSeverity>) -> Severity {
+    match severity {
+        Some(DiagnosticSeverity::WARNING) => Severity::Warning,
+        Some(DiagnosticSeverity::INFORMATION) => Severity::Info,
+        Some(DiagnosticSeverity::HINT) => Severity::Hint,
+        _ => Severity::Error,
     }
 }
 
@@ -142,16 +153,24 @@ mod tests {
     #[test]
     fn reads_diagnostics_sorted_with_code_point_columns() {
         let items = vec![
-            json!({"range": {"start": {"line": 1, "character": 3}}, "severity": 2, "message": "unused\n  variable", "source": "lint"}),
-            json!({"range": {"start": {"line": 0, "character": 4}}, "severity": 1, "message": "bad", "source": "x", "code": 12}),
+            json!({"range": {"start": {"line": 1, "character": 3}, "end": {"line": 1, "character": 4}}, "severity": 2, "message": "unused\n  variable", "source": "lint"}),
+            json!({"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}}, "severity": 1, "message": "bad", "source": "x", "code": 12}),
+            json!({"message": "no range: not a diagnostic LSP knows"}),
         ];
-        let shown: Vec<String> = read(&items, "😀😀x\nabcd\n", &reply())
-            .iter()
-            .map(Diagnostic::shown)
-            .collect();
+        let (found, unreadable) = read(&items, "😀😀x\nabcd\n", &reply());
+        assert_eq!(unreadable, 1);
+        let shown: Vec<String> = found.iter().map(Diagnostic::shown).collect();
         assert_eq!(
             shown,
             vec!["1:3 error [x 12] bad", "2:4 warning [lint] unused variable"]
         );
+    }
+
+    #[test]
+    fn a_missing_or_unknown_severity_is_an_error() {
+        assert_eq!(severity(None), Severity::Error);
+        assert_eq!(severity(Some(DiagnosticSeverity::HINT)), Severity::Hint);
+        let unknown = DiagnosticSeverity::deserialize(&json!(9)).ok();
+        assert_eq!(severity(unknown), Severity::Error);
     }
 }

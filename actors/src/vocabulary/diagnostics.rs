@@ -4,8 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How bad a problem is, as the server says (an unknown severity counts
-/// as an error).
+/// How bad a problem is, as the server says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -16,16 +15,6 @@ pub enum Severity {
 }
 
 impl Severity {
-    /// From LSP's `DiagnosticSeverity` number.
-    pub fn from_lsp(severity: Option<u64>) -> Self {
-        match severity {
-            Some(2) => Self::Warning,
-            Some(3) => Self::Info,
-            Some(4) => Self::Hint,
-            _ => Self::Error,
-        }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Self::Error => "error",
@@ -188,10 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn severities_follow_lsp_numbers_and_travel_as_words() {
-        assert_eq!(Severity::from_lsp(Some(2)), Severity::Warning);
-        assert_eq!(Severity::from_lsp(None), Severity::Error);
-        assert_eq!(Severity::from_lsp(Some(9)), Severity::Error);
+    fn severities_travel_as_words() {
         let json = serde_json::to_string(&Severity::Hint).unwrap_or_default();
         assert_eq!(json, "\"hint\"");
     }
