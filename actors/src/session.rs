@@ -15,18 +15,13 @@
 use crate::gateway::{self, Gateway};
 use crate::messages::gateway::{Connection, GatewayMsg};
 use crate::messages::recorder::RecorderMsg;
-use crate::messages::roots::{RootsMsg, Source};
 use crate::messages::session::{SessionMsg, Shared};
 use crate::messages::supervisor::SupervisorMsg;
 use crate::roots::Roots;
 use crate::settings::Settings;
 use crate::store::sessions::SessionRow;
 use crate::vocabulary::ids::SessionId;
-use ractor::rpc::CallResult;
 use ractor::{Actor, ActorProcessingErr, ActorRef, SupervisionEvent};
-
-/// How long a session's Roots actor may take to apply a change.
-const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 pub struct Arguments {
     pub id: SessionId,
@@ -42,7 +37,6 @@ pub struct State {
     id: SessionId,
     settings: Settings,
     shared: Shared,
-    roots: ActorRef<RootsMsg>,
     gateway: ActorRef<GatewayMsg>,
 }
 
@@ -97,7 +91,6 @@ impl Actor for Session {
             id: args.id,
             settings: args.settings,
             shared: args.shared,
-            roots,
             gateway,
         })
     }
@@ -132,34 +125,8 @@ impl Actor for Session {
             SessionMsg::Warnings(reply) => {
                 let _gone = reply.send(state.settings.warnings.clone());
             }
-            SessionMsg::Status(reply) => {
-                let _stopped = state.gateway.send_message(GatewayMsg::Status(reply));
-            }
-            // In a task: the Roots actor answers after telling this actor.
-            SessionMsg::ChangeRoots { change, reply } => {
-                let roots = state.roots.clone();
-                tokio::spawn(async move {
-                    let answer = roots
-                        .call(
-                            |reply| RootsMsg::Change {
-                                source: Source::Hook,
-                                change,
-                                reply,
-                            },
-                            Some(ROOTS_TIMEOUT),
-                        )
-                        .await;
-                    let answer = match answer {
-                        Ok(CallResult::Success(answer)) => Ok(answer),
-                        _ => Err("the session's roots did not answer".to_owned()),
-                    };
-                    let _gone = reply.send(answer);
-                });
-            }
-            SessionMsg::Diagnostics { file, reply } => {
-                let _stopped = state
-                    .gateway
-                    .send_message(GatewayMsg::Diagnostics { file, reply });
+            SessionMsg::Ask(question) => {
+                let _stopped = state.gateway.send_message(GatewayMsg::Ask(question));
             }
         }
         Ok(())

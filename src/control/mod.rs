@@ -24,6 +24,7 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 use windlass_actors::messages::gateway::Connection;
 use windlass_actors::messages::recorder::{Filter, RecorderMsg};
+use windlass_actors::messages::session::{Addressee, SessionQuestion};
 use windlass_actors::messages::supervisor::SupervisorMsg;
 
 /// How long a connection may take to send its request.
@@ -162,14 +163,20 @@ fn not_a_daemon(why: &str) -> String {
 async fn ask_about(question: Request, supervisor: &ActorRef<SupervisorMsg>) -> Answer {
     match question {
         Request::Status { session } => {
-            let message = |reply| SupervisorMsg::SessionStatus { session, reply };
+            let message = |reply| SupervisorMsg::AskSession {
+                to: Addressee::Named(session),
+                question: SessionQuestion::Status(reply),
+            };
             ask(supervisor, message, ACTOR_TIMEOUT, Answer::Status).await
         }
         Request::Diagnostics { file, session } => {
-            let message = |reply| SupervisorMsg::SessionDiagnostics {
-                session,
-                file,
-                reply,
+            let to = match session {
+                Some(session) => Addressee::Named(session),
+                None => Addressee::Holding(file.clone()),
+            };
+            let message = |reply| SupervisorMsg::AskSession {
+                to,
+                question: SessionQuestion::Diagnostics { file, reply },
             };
             ask(
                 supervisor,
@@ -180,10 +187,12 @@ async fn ask_about(question: Request, supervisor: &ActorRef<SupervisorMsg>) -> A
             .await
         }
         Request::Roots { session, change } => {
-            let message = |reply| SupervisorMsg::ChangeSessionRoots {
-                session,
-                change: change.into(),
-                reply,
+            let message = |reply| SupervisorMsg::AskSession {
+                to: Addressee::Named(session),
+                question: SessionQuestion::ChangeRoots {
+                    change: change.into(),
+                    reply,
+                },
             };
             ask(supervisor, message, ACTOR_TIMEOUT, |answer| Answer::Roots {
                 roots: answer

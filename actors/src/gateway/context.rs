@@ -7,7 +7,7 @@ use crate::messages::language_server::{
     Call, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
 };
 use crate::messages::recorder::RecorderMsg;
-use crate::messages::roots::{RootListing, RootsMsg};
+use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsMsg, Source};
 use crate::messages::router::{RouterMsg, ServerHandle};
 use crate::messages::session::{SessionMsg, Shared};
 use crate::messages::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
@@ -48,6 +48,19 @@ impl Context {
     /// after its editor wrote a file.
     async fn take_in_changes(&self) -> Result<()> {
         ask(&self.shared.watcher, WatcherMsg::Flush, ACTOR_REPLY_TIMEOUT).await
+    }
+
+    /// Roots added, removed or set by a host's hook, with the roots in
+    /// effect after it and those refused.
+    pub async fn change_roots(&self, change: Change) -> std::result::Result<ChangeAnswer, String> {
+        let message = |reply| RootsMsg::Change {
+            source: Source::Hook,
+            change,
+            reply,
+        };
+        ask(&self.roots, message, ACTOR_REPLY_TIMEOUT)
+            .await
+            .map_err(|_| "the session's roots did not answer".to_owned())
     }
 
     /// Every root with where it came from, for `status`.

@@ -8,8 +8,8 @@
 //! handler, so a server that hangs delays only the calls waiting on it.
 //! Its inbox is `messages::gateway`: its service task says when the client
 //! closed, and it stops, which tells its Session the client is gone; its
-//! Session passes on the daemon socket's questions (status, diagnostics),
-//! answered as data in tasks of their own.
+//! Session passes on the daemon socket's questions (status, diagnostics,
+//! roots changes), answered as data in tasks of their own.
 
 mod address;
 mod assist;
@@ -32,7 +32,7 @@ mod workspace_edit;
 
 use crate::messages::gateway::{Connection, GatewayMsg};
 use crate::messages::roots::RootsMsg;
-use crate::messages::session::{SessionMsg, Shared};
+use crate::messages::session::{SessionMsg, SessionQuestion, Shared};
 use crate::settings::Settings;
 use crate::vocabulary::ids::SessionId;
 use context::Context;
@@ -99,20 +99,11 @@ impl Actor for Gateway {
             GatewayMsg::ClientClosed => {
                 myself.stop(Some("MCP client closed the connection".into()))
             }
-            // In tasks: both ask the Session, which may be asking us.
-            GatewayMsg::Status(reply) => {
+            // In a task: answering asks the Session and the Roots actor,
+            // which may be telling the Session of a change meanwhile.
+            GatewayMsg::Ask(question) => {
                 let context = state.context.clone();
-                tokio::spawn(async move {
-                    let status = status::session_status(&context).await;
-                    let _gone = reply.send(status.map_err(|error| error.to_string()));
-                });
-            }
-            GatewayMsg::Diagnostics { file, reply } => {
-                let context = state.context.clone();
-                tokio::spawn(async move {
-                    let answer = diagnostics::file_diagnostics(&context, &file).await;
-                    let _gone = reply.send(answer.map_err(|error| error.to_string()));
-                });
+                tokio::spawn(answer(context, question));
             }
         }
         Ok(())
@@ -133,4 +124,22 @@ async fn serve(tools: tools::Tools, connection: Connection, gateway: ActorRef<Ga
         Err(error) => tracing::error!("MCP handshake failed: {error}"),
     }
     let _stopped = gateway.send_message(GatewayMsg::ClientClosed);
+}
+
+/// Answers a question of the daemon's socket from the tools' own code.
+async fn answer(context: Context, question: SessionQuestion) {
+    match question {
+        SessionQuestion::Status(reply) => {
+            let status = status::session_status(&context).await;
+            let _gone = reply.send(status.map_err(|error| error.to_string()));
+        }
+        SessionQuestion::Diagnostics { file, reply } => {
+            let file = file.display().to_string();
+            let answer = diagnostics::file_diagnostics(&context, &file).await;
+            let _gone = reply.send(answer.map_err(|error| error.to_string()));
+        }
+        SessionQuestion::ChangeRoots { change, reply } => {
+            let _gone = reply.send(context.change_roots(change).await);
+        }
+    }
 }

@@ -1,18 +1,12 @@
 //! A session's Gateway inbox, and the byte stream it serves MCP on.
-use crate::vocabulary::diagnostics::FileDiagnostics;
-use crate::vocabulary::status::SessionStatus;
-use ractor::RpcReplyPort;
+use crate::messages::session::SessionQuestion;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub enum GatewayMsg {
     ClientClosed,
-    /// The session's `status`, for `windlass status SESSION`.
-    Status(RpcReplyPort<Result<SessionStatus, String>>),
-    /// Fresh diagnostics of a file, as data, for hooks.
-    Diagnostics {
-        file: String,
-        reply: RpcReplyPort<Result<FileDiagnostics, String>>,
-    },
+    /// A question of the daemon's socket about this session, answered
+    /// as data.
+    Ask(SessionQuestion),
 }
 
 /// Where a session's MCP messages come from and go to.

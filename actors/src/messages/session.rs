@@ -9,6 +9,7 @@ use crate::settings::Settings;
 use crate::vocabulary::diagnostics::FileDiagnostics;
 use crate::vocabulary::status::SessionStatus;
 use ractor::{ActorRef, RpcReplyPort};
+use std::path::PathBuf;
 
 pub enum SessionMsg {
     /// The session's roots changed (from its Roots actor).
@@ -17,19 +18,61 @@ pub enum SessionMsg {
     ConfigChanged,
     ConfigReloaded(Result<Box<Settings>, String>),
     Warnings(RpcReplyPort<Vec<String>>),
-    /// The session's `status`, asked from outside its connection.
+    /// A question from outside its connection (the daemon's socket).
+    Ask(SessionQuestion),
+}
+
+/// What the daemon's socket asks one session, each with where its answer
+/// goes. The Supervisor finds the session and hands the question over
+/// unread; the session answers roots changes itself and passes the rest
+/// to its Gateway. A new question is a variant here and its answer there.
+pub enum SessionQuestion {
+    /// The session's `status`.
     Status(RpcReplyPort<Result<SessionStatus, String>>),
-    /// Fresh diagnostics of a file, asked from outside its connection.
+    /// Fresh diagnostics of a file.
     Diagnostics {
-        file: String,
+        file: PathBuf,
         reply: RpcReplyPort<Result<FileDiagnostics, String>>,
     },
-    /// Roots added, removed or set from outside its connection (a host's
-    /// hook); answered with the roots in effect and those refused.
+    /// Roots added, removed or set (a host's hook); answered with the
+    /// roots in effect and those refused.
     ChangeRoots {
         change: Change,
         reply: RpcReplyPort<Result<ChangeAnswer, String>>,
     },
+}
+
+/// Which session a question is for.
+#[derive(Debug, Clone)]
+pub enum Addressee {
+    /// The session shown as this id.
+    Named(String),
+    /// The most recently attached session whose roots hold this file.
+    Holding(PathBuf),
+}
+
+impl SessionQuestion {
+    /// Answers that no session is `to`, in the question's own terms.
+    pub fn unanswered(self, to: &Addressee) {
+        let why = match (&self, to) {
+            (Self::Diagnostics { file, .. }, _) => format!(
+                "no session attached to this daemon has {} in its roots",
+                file.display()
+            ),
+            (_, Addressee::Named(session)) => {
+                format!("session {session} is not attached to this daemon")
+            }
+            (_, Addressee::Holding(file)) => format!(
+                "no session attached to this daemon has {} in its roots",
+                file.display()
+            ),
+        };
+        match self {
+            Self::Status(reply) => drop(reply.send(Err(why))),
+            Self::Diagnostics { reply, .. } => drop(reply.send(Err(why))),
+            Self::ChangeRoots { reply, .. } => drop(reply.send(Err(why))),
+        }
+    }
 }
 
 /// The daemon-level actors a session talks to.

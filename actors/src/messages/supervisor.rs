@@ -5,14 +5,13 @@ use crate::error::Error;
 use crate::language::ServerSpec;
 use crate::messages::gateway::Connection;
 use crate::messages::language_server::{LanguageServerMsg, Work};
-use crate::messages::roots::{Change, ChangeAnswer, Detection, RootsChanged};
+use crate::messages::roots::{Detection, RootsChanged};
 use crate::messages::router::ServerHandle;
+use crate::messages::session::{Addressee, SessionQuestion};
 use crate::settings::{Settings, Timeouts};
-use crate::vocabulary::diagnostics::FileDiagnostics;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::server_states::Phase;
-use crate::vocabulary::status::SessionStatus;
 use ractor::{ActorRef, RpcReplyPort};
 use std::path::PathBuf;
 
@@ -42,24 +41,11 @@ pub struct Overview {
 }
 
 pub enum SupervisorMsg {
-    /// The `status` of the session shown as `session` (its id), for
-    /// `windlass status SESSION`.
-    SessionStatus {
-        session: String,
-        reply: RpcReplyPort<Result<SessionStatus, String>>,
-    },
-    /// Fresh diagnostics of `file` through the session named (its id), or
-    /// else the most recently attached session whose roots hold the file.
-    SessionDiagnostics {
-        session: Option<String>,
-        file: PathBuf,
-        reply: RpcReplyPort<Result<FileDiagnostics, String>>,
-    },
-    /// Roots added, removed or set for the session named (its id).
-    ChangeSessionRoots {
-        session: String,
-        change: Change,
-        reply: RpcReplyPort<Result<ChangeAnswer, String>>,
+    /// A question of the daemon's socket for one session, handed to it
+    /// unread, or answered that no such session is attached.
+    AskSession {
+        to: Addressee,
+        question: SessionQuestion,
     },
     /// Every attached session, most recently attached first. Answered,
     /// as every question of the daemon's socket is, with a `Result`.

@@ -35,7 +35,7 @@ use crate::messages::gateway::Connection;
 use crate::messages::monitor::MonitorMsg;
 use crate::messages::recorder::{RecorderMsg, server_event};
 use crate::messages::router::RouterMsg;
-use crate::messages::session::SessionMsg;
+use crate::messages::session::{Addressee, SessionMsg};
 use crate::messages::supervisor::{
     Ending, Overview, ServerExit, ServerRecord, SupervisorMsg, WorkspaceServers,
 };
@@ -222,59 +222,18 @@ impl Actor for Supervisor {
                 state.checked(&myself, server, outcome).await;
                 state.answer_workspace_queries();
             }
-            SupervisorMsg::SessionStatus { session, reply } => {
-                match state
-                    .sessions
-                    .iter()
-                    .find(|(id, _)| id.to_string() == session)
-                {
-                    Some((_, entry)) => {
-                        let _stopped = entry.actor.send_message(SessionMsg::Status(reply));
+            SupervisorMsg::AskSession { to, question } => {
+                let entry = match &to {
+                    Addressee::Named(session) => state.session_named(session),
+                    Addressee::Holding(file) => state.session_holding(file),
+                };
+                match entry {
+                    Some(entry) => {
+                        let _stopped = entry.actor.send_message(SessionMsg::Ask(question));
                     }
-                    None => {
-                        let _gone = reply.send(Err(format!(
-                            "session {session} is not attached to this daemon"
-                        )));
-                    }
+                    None => question.unanswered(&to),
                 }
             }
-            SupervisorMsg::SessionDiagnostics {
-                session,
-                file,
-                reply,
-            } => match session.as_deref().map_or_else(
-                || state.session_holding(&file),
-                |id| state.session_named(id),
-            ) {
-                Some(entry) => {
-                    let file = file.display().to_string();
-                    let _stopped = entry
-                        .actor
-                        .send_message(SessionMsg::Diagnostics { file, reply });
-                }
-                None => {
-                    let _gone = reply.send(Err(format!(
-                        "no session attached to this daemon has {} in its roots",
-                        file.display()
-                    )));
-                }
-            },
-            SupervisorMsg::ChangeSessionRoots {
-                session,
-                change,
-                reply,
-            } => match state.session_named(&session) {
-                Some(entry) => {
-                    let _stopped = entry
-                        .actor
-                        .send_message(SessionMsg::ChangeRoots { change, reply });
-                }
-                None => {
-                    let _gone = reply.send(Err(format!(
-                        "session {session} is not attached to this daemon"
-                    )));
-                }
-            },
             SupervisorMsg::Sessions(reply) => {
                 let _gone = reply.send(Ok(state.attached_sessions()));
             }
