@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use windlass_actors::language::{self, ServerSpec};
+use windlass_actors::language::{self, BuiltIn, ServerSpec};
 
 /// A Windlass configuration file (`config.toml`, `.windlass.toml`); every
 /// field is optional and later layers win.
@@ -293,8 +293,9 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
 }
 
 /// Known servers left out of `specs` because their command is not on
-/// PATH: (name, command, languages), for `doctor` to show as missing.
-pub fn missing_built_ins(specs: &[ServerSpec]) -> Vec<(&'static str, &'static str, Vec<String>)> {
+/// PATH, with the languages they would serve, for `doctor` to show as
+/// missing with how to install them.
+pub fn missing_built_ins(specs: &[ServerSpec]) -> Vec<(&'static BuiltIn, Vec<String>)> {
     language::built_in_servers()
         .into_iter()
         .filter(|(_, languages)| {
@@ -302,7 +303,7 @@ pub fn missing_built_ins(specs: &[ServerSpec]) -> Vec<(&'static str, &'static st
                 .iter()
                 .all(|language| specs.iter().any(|spec| spec.serves(language)))
         })
-        .map(|(built_in, languages)| (built_in.name, built_in.command, strings(&languages)))
+        .map(|(built_in, languages)| (built_in, strings(&languages)))
         .collect()
 }
 

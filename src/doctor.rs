@@ -231,13 +231,16 @@ async fn servers(root: &Path) -> Vec<Check> {
             checks.push(check);
         }
     }
-    for (name, command, languages) in crate::config::missing_built_ins(&settings.servers) {
+    for (built_in, languages) in crate::config::missing_built_ins(&settings.servers) {
         checks.push(
             Check::new(
-                format!("{name} ({})", languages.join(",")),
+                format!("{} ({})", built_in.name, languages.join(",")),
                 "command not found",
                 false,
-                format!("`{command}` is not on PATH"),
+                format!(
+                    "`{}` is not on PATH; install it with `{}`",
+                    built_in.command, built_in.install
+                ),
             )
             .missing(),
         );

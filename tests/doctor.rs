@@ -149,6 +149,11 @@ fn doctor_shows_each_server_and_hook_state_in_json_and_text() {
     let typescript = check(&report, "language servers", "typescript");
     assert_eq!(typescript["state"], "command not found");
     assert_eq!(typescript["broken"], false);
+    let detail = typescript["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("npm install -g typescript typescript-language-server"),
+        "{typescript}"
+    );
     assert_eq!(check(&report, "language servers", "gone")["broken"], true);
     assert_eq!(state("daemon", "daemon"), "not running");
     assert_eq!(state("hooks", "windlass on PATH"), "this binary");

@@ -33,7 +33,8 @@ fn render() -> String {
         "# Languages\n\n\
          What Windlass knows of each language without configuration: the\n\
          files it recognises as the language, and the servers it starts for\n\
-         them when one is on PATH, the first that is found. A file with no\n\
+         them when one is on PATH, the first that is found (each with its\n\
+         configuration key and how to install it). A file with no\n\
          extension is recognised by the program its `#!` line names. A\n\
          configured server (`[server.NAME]` with `languages`) serves any\n\
          language id, listed here or not. A `.h` header is C++, and C when\n\
@@ -86,7 +87,11 @@ fn servers(language: &Language) -> String {
                     .chain(server.args.iter().copied())
                     .collect::<Vec<_>>()
                     .join(" ");
-                format!("`{command}` (`[server.{}]`)", toml_key(server.name))
+                format!(
+                    "`{command}` (`[server.{}]`; `{}`)",
+                    toml_key(server.name),
+                    server.install
+                )
             })
             .collect::<Vec<_>>()
             .join(", then "),

@@ -24,6 +24,8 @@ pub struct BuiltIn {
     /// used: a binary on PATH may be only a shim (a rustup proxy without
     /// its component). `None` where the server has no such option.
     pub check: Option<&'static [&'static str]>,
+    /// How a user installs it, for `doctor` and docs/languages.md.
+    pub install: &'static str,
 }
 
 /// Files a server needs to see a whole project; without one, what it says
@@ -71,42 +73,49 @@ const RUST_ANALYZER: BuiltIn = BuiltIn {
     command: "rust-analyzer",
     args: &[],
     check: Some(&["--version"]),
+    install: "rustup component add rust-analyzer",
 };
 const PYRIGHT: BuiltIn = BuiltIn {
     name: "python",
     command: "pyright-langserver",
     args: &["--stdio"],
     check: None,
+    install: "npm install -g pyright",
 };
 const PYLSP: BuiltIn = BuiltIn {
     name: "pylsp",
     command: "pylsp",
     args: &[],
     check: Some(&["--version"]),
+    install: "pip install python-lsp-server",
 };
 const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = BuiltIn {
     name: "typescript",
     command: "typescript-language-server",
     args: &["--stdio"],
     check: Some(&["--version"]),
+    install: "npm install -g typescript typescript-language-server",
 };
 const GOPLS: BuiltIn = BuiltIn {
     name: "go",
     command: "gopls",
     args: &[],
     check: Some(&["version"]),
+    install: "go install golang.org/x/tools/gopls@latest",
 };
 const CLANGD: BuiltIn = BuiltIn {
     name: "c,cpp",
     command: "clangd",
     args: &[],
     check: Some(&["--version"]),
+    install: "apt install clangd",
 };
 const BASH_LANGUAGE_SERVER: BuiltIn = BuiltIn {
     name: "shell",
     command: "bash-language-server",
     args: &["start"],
     check: Some(&["--version"]),
+    install: "npm install -g bash-language-server",
 };
 
 const COMPILATION_DATABASE: ProjectFiles = ProjectFiles {
