@@ -17,11 +17,7 @@ use windlass_actors::supervisor::{self, Mode, RestartPolicy};
 
 /// Serves MCP on this process's stdio until the client goes away.
 pub fn run(settings: Settings) -> Result<()> {
-    // One agent, one thread: every hop of a tool call (gateway, roots,
-    // watcher, router, server actor, pipes) is a task switch on this
-    // thread instead of a wake-up across threads. Blocking work (walks,
-    // searches) runs on tokio's blocking pool as it does in a daemon.
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(serve(settings))?;

@@ -55,17 +55,13 @@ impl SessionQuestion {
     /// Answers that no session is `to`, in the question's own terms.
     pub fn unanswered(self, to: &Addressee) {
         let why = match (&self, to) {
-            (Self::Diagnostics { file, .. }, _) => format!(
+            (Self::Diagnostics { file, .. }, _) | (_, Addressee::Holding(file)) => format!(
                 "no session attached to this daemon has {} in its roots",
                 file.display()
             ),
             (_, Addressee::Named(session)) => {
                 format!("session {session} is not attached to this daemon")
             }
-            (_, Addressee::Holding(file)) => format!(
-                "no session attached to this daemon has {} in its roots",
-                file.display()
-            ),
         };
         match self {
             Self::Status(reply) => drop(reply.send(Err(why))),

@@ -100,8 +100,9 @@ impl FromStr for EventKind {
     fn from_str(name: &str) -> Result<Self, String> {
         match Self::named(name) {
             Self::Unknown => {
-                let known: Vec<&str> = Self::ALL[..Self::ALL.len() - 1]
+                let known: Vec<&str> = Self::ALL
                     .iter()
+                    .filter(|kind| **kind != Self::Unknown)
                     .map(|kind| kind.name())
                     .collect();
                 Err(format!(
