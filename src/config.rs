@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use windlass_actors::language::{self, BuiltIn, ServerSpec};
+use windlass_actors::language::{self, BuiltIn, Role, ServerSpec};
 
 /// A Windlass configuration file (`config.toml`, `.windlass.toml`); every
 /// field is optional and later layers win.
@@ -261,6 +261,9 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
         }
     }
     for (built_in, languages) in language::built_in_servers() {
+        if built_in.role == Role::Linter {
+            continue;
+        }
         let uncovered: Vec<String> = languages
             .iter()
             .filter(|language| !specs.iter().any(|spec| spec.serves(language)))
@@ -292,19 +295,41 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
     Ok(specs)
 }
 
-/// Known servers left out of `specs` because their command is not on
-/// PATH, with the languages they would serve, for `doctor` to show as
-/// missing with how to install them.
-pub fn missing_built_ins(specs: &[ServerSpec]) -> Vec<(&'static BuiltIn, Vec<String>)> {
-    language::built_in_servers()
-        .into_iter()
-        .filter(|(_, languages)| {
-            !languages
-                .iter()
-                .all(|language| specs.iter().any(|spec| spec.serves(language)))
-        })
-        .map(|(built_in, languages)| (built_in, strings(&languages)))
-        .collect()
+/// A built-in server that would serve languages nobody serves now, had
+/// it been on PATH: the languages, and the other built-ins that would do
+/// as well.
+pub struct Missing {
+    pub built_in: &'static BuiltIn,
+    pub languages: Vec<String>,
+    pub alternatives: Vec<&'static BuiltIn>,
+}
+
+/// For the languages no server in `specs` serves, the preferred built-in
+/// of each, once, for `doctor` to show as missing with how to install it.
+pub fn missing_built_ins(specs: &[ServerSpec]) -> Vec<Missing> {
+    let mut missing: Vec<Missing> = Vec::new();
+    let unserved = language::LANGUAGES
+        .iter()
+        .filter(|known| !specs.iter().any(|spec| spec.serves(known.id)));
+    for known in unserved {
+        let mut servers = known
+            .servers
+            .iter()
+            .copied()
+            .filter(|server| server.role == Role::Language);
+        let Some(preferred) = servers.next() else {
+            continue;
+        };
+        match missing.iter_mut().find(|entry| entry.built_in == preferred) {
+            Some(entry) => entry.languages.push(known.id.to_owned()),
+            None => missing.push(Missing {
+                built_in: preferred,
+                languages: vec![known.id.to_owned()],
+                alternatives: servers.collect(),
+            }),
+        }
+    }
+    missing
 }
 
 /// The spec of one configured `[server.NAME]`, completed from the built-in
@@ -393,6 +418,33 @@ fn is_executable(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_language_without_a_server_names_its_preferred_one_once() {
+        let missing = missing_built_ins(&[]);
+        let python = missing
+            .iter()
+            .find(|entry| entry.languages.contains(&"python".to_owned()))
+            .unwrap();
+        assert_eq!(python.built_in.command, "pyright-langserver");
+        let alternatives: Vec<&str> = python.alternatives.iter().map(|b| b.command).collect();
+        assert!(alternatives.contains(&"pylsp"), "{alternatives:?}");
+        assert!(
+            !alternatives.contains(&"ruff"),
+            "a linter is no alternative"
+        );
+        let typescript: Vec<&Missing> = missing
+            .iter()
+            .filter(|entry| entry.built_in.command == "typescript-language-server")
+            .collect();
+        assert_eq!(typescript.len(), 1);
+        assert_eq!(typescript[0].languages.len(), 4);
+        assert!(
+            missing
+                .iter()
+                .all(|entry| entry.built_in.role == Role::Language)
+        );
+    }
 
     #[test]
     fn sizes_read_as_people_write_them() {

@@ -231,21 +231,35 @@ async fn servers(root: &Path) -> Vec<Check> {
             checks.push(check);
         }
     }
-    for (built_in, languages) in crate::config::missing_built_ins(&settings.servers) {
-        checks.push(
-            Check::new(
-                format!("{} ({})", built_in.name, languages.join(",")),
-                "command not found",
-                false,
-                format!(
-                    "`{}` is not on PATH; install it with `{}`",
-                    built_in.command, built_in.install
-                ),
-            )
-            .missing(),
-        );
+    for missing in crate::config::missing_built_ins(&settings.servers) {
+        checks.push(missing_server(&missing));
     }
     checks
+}
+
+/// A language nobody serves: the server to install for it, and the
+/// others that would do.
+fn missing_server(missing: &crate::config::Missing) -> Check {
+    let built_in = missing.built_in;
+    let mut detail = format!(
+        "`{}` is not on PATH; install it with `{}`",
+        built_in.command, built_in.install
+    );
+    if !missing.alternatives.is_empty() {
+        let others: Vec<String> = missing
+            .alternatives
+            .iter()
+            .map(|other| format!("`{}`", other.command))
+            .collect();
+        detail.push_str(&format!(" (or {})", others.join(", ")));
+    }
+    Check::new(
+        format!("{} ({})", built_in.name, missing.languages.join(",")),
+        "command not found",
+        false,
+        detail,
+    )
+    .missing()
 }
 
 /// Starts one server and asks it to `initialize` for `root`.

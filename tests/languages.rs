@@ -10,7 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
-use windlass_actors::language::{LANGUAGES, Language};
+use windlass_actors::language::{LANGUAGES, Language, Role, built_in_servers};
 
 #[test]
 fn the_languages_page_is_the_table() {
@@ -33,15 +33,25 @@ fn render() -> String {
         "# Languages\n\n\
          What Windlass knows of each language without configuration: the\n\
          files it recognises as the language, and the servers it starts for\n\
-         them when one is on PATH, the first that is found (each with its\n\
-         configuration key and how to install it). A file with no\n\
-         extension is recognised by the program its `#!` line names. A\n\
-         configured server (`[server.NAME]` with `languages`) serves any\n\
-         language id, listed here or not. A `.h` header is C++, and C when\n\
-         only C has a server.\n\n\
+         them. A file with no extension is recognised by the program its\n\
+         `#!` line names. A `.h` header is C++, and C when only C has a\n\
+         server. A configured server (`[server.NAME]` with `languages`)\n\
+         serves any language id, listed here or not, and comes before the\n\
+         built-in ones.\n\n\
+         Of a language's servers, the first found on PATH (and, where it\n\
+         has a version option, running it) serves the language; the others\n\
+         are alternatives a user picks by configuring them. A linter adds\n\
+         diagnostics and answers nothing else, so it is never started\n\
+         without configuration: a language has one server at a time for\n\
+         now, and a linter configured for it takes the place of its\n\
+         language server. `windlass doctor` names, for each language with\n\
+         no server, the one to install and how.\n\n\
          This page is written from the table in `actors/src/language.rs` by\n\
-         `tests/languages.rs`, which fails when the two differ.\n\n\
-         | language id | files | built-in servers, in order | needs to see the whole project |\n\
+         `tests/languages.rs`, which fails when the two differ, and which\n\
+         holds every server marked verified here to a real-server test\n\
+         (`tests/real_*.rs`) that runs it on real code in CI.\n\n\
+         ## Languages\n\n\
+         | language id | files | servers, in order | needs to see the whole project |\n\
          |---|---|---|---|\n",
     );
     for language in LANGUAGES {
@@ -56,7 +66,55 @@ fn render() -> String {
                 .unwrap_or_else(|| "–".into())
         ));
     }
+    page.push_str(
+        "\n## Servers\n\n\
+         | server (configuration key) | command | role | languages | how to install | verified here |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for (server, languages) in built_in_servers() {
+        let command = std::iter::once(server.command)
+            .chain(server.args.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ");
+        page.push_str(&format!(
+            "| `{}` | `{command}` | {} | {} | `{}` | {} |\n",
+            toml_key(server.name),
+            match server.role {
+                Role::Language => "language server",
+                Role::Linter => "linter",
+            },
+            languages.join(", "),
+            server.install,
+            if server.verified {
+                "yes"
+            } else {
+                "not verified here"
+            },
+        ));
+    }
     page
+}
+
+/// A server claimed verified is run by a real-server test: its command
+/// appears in one of `tests/real_*.rs`.
+#[test]
+fn each_server_verified_here_has_a_real_server_test() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let real: String = std::fs::read_dir(&tests)
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("real_"))
+        .map(|entry| std::fs::read_to_string(entry.path()).unwrap())
+        .collect();
+    for (server, _) in built_in_servers() {
+        if server.verified {
+            assert!(
+                real.contains(server.command),
+                "`{}` is marked verified but no tests/real_*.rs runs it",
+                server.command
+            );
+        }
+    }
 }
 
 /// `*.py`, `Dockerfile`, `#!python3`, …
@@ -77,25 +135,18 @@ fn files(language: &Language) -> String {
 }
 
 fn servers(language: &Language) -> String {
-    match language.servers.is_empty() {
-        true => "none yet (configure one)".into(),
-        false => language
-            .servers
-            .iter()
-            .map(|server| {
-                let command = std::iter::once(server.command)
-                    .chain(server.args.iter().copied())
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                format!(
-                    "`{command}` (`[server.{}]`; `{}`)",
-                    toml_key(server.name),
-                    server.install
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", then "),
+    if language.servers.is_empty() {
+        return "none yet (configure one)".into();
     }
+    language
+        .servers
+        .iter()
+        .map(|server| match server.role {
+            Role::Language => format!("`{}`", server.command),
+            Role::Linter => format!("`{}` (linter)", server.command),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn code_list(items: &[&str], separator: &str) -> String {

@@ -26,6 +26,65 @@ pub struct BuiltIn {
     pub check: Option<&'static [&'static str]>,
     /// How a user installs it, for `doctor` and docs/languages.md.
     pub install: &'static str,
+    pub role: Role,
+    /// Whether a real-server test of this repository (`tests/real_*.rs`)
+    /// drives it on real code; docs/languages.md says "not verified here"
+    /// of the others, and `tests/languages.rs` holds the claim to the
+    /// tests.
+    pub verified: bool,
+}
+
+/// What a built-in server is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Answers every question about its languages: the first one found
+    /// on PATH serves a language nobody configured.
+    Language,
+    /// Adds diagnostics to a language's server and answers nothing else.
+    /// Never started without configuration: a language has one server at
+    /// a time, which a linter cannot be.
+    Linter,
+}
+
+/// A language server, found on PATH, verified with `check`.
+const fn server(
+    name: &'static str,
+    command: &'static str,
+    args: &'static [&'static str],
+    install: &'static str,
+) -> BuiltIn {
+    BuiltIn {
+        name,
+        command,
+        args,
+        check: None,
+        install,
+        role: Role::Language,
+        verified: false,
+    }
+}
+
+impl BuiltIn {
+    const fn checked_with(self, check: &'static [&'static str]) -> Self {
+        Self {
+            check: Some(check),
+            ..self
+        }
+    }
+
+    const fn linter(self) -> Self {
+        Self {
+            role: Role::Linter,
+            ..self
+        }
+    }
+
+    const fn verified(self) -> Self {
+        Self {
+            verified: true,
+            ..self
+        }
+    }
 }
 
 /// Files a server needs to see a whole project; without one, what it says
@@ -68,55 +127,234 @@ impl Language {
     }
 }
 
-const RUST_ANALYZER: BuiltIn = BuiltIn {
-    name: "rust",
-    command: "rust-analyzer",
-    args: &[],
-    check: Some(&["--version"]),
-    install: "rustup component add rust-analyzer",
-};
-const PYRIGHT: BuiltIn = BuiltIn {
-    name: "python",
-    command: "pyright-langserver",
-    args: &["--stdio"],
-    check: None,
-    install: "npm install -g pyright",
-};
-const PYLSP: BuiltIn = BuiltIn {
-    name: "pylsp",
-    command: "pylsp",
-    args: &[],
-    check: Some(&["--version"]),
-    install: "pip install python-lsp-server",
-};
-const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = BuiltIn {
-    name: "typescript",
-    command: "typescript-language-server",
-    args: &["--stdio"],
-    check: Some(&["--version"]),
-    install: "npm install -g typescript typescript-language-server",
-};
-const GOPLS: BuiltIn = BuiltIn {
-    name: "go",
-    command: "gopls",
-    args: &[],
-    check: Some(&["version"]),
-    install: "go install golang.org/x/tools/gopls@latest",
-};
-const CLANGD: BuiltIn = BuiltIn {
-    name: "c,cpp",
-    command: "clangd",
-    args: &[],
-    check: Some(&["--version"]),
-    install: "apt install clangd",
-};
-const BASH_LANGUAGE_SERVER: BuiltIn = BuiltIn {
-    name: "shell",
-    command: "bash-language-server",
-    args: &["start"],
-    check: Some(&["--version"]),
-    install: "npm install -g bash-language-server",
-};
+const VERSION: &[&str] = &["--version"];
+
+const RUST_ANALYZER: BuiltIn = server(
+    "rust",
+    "rust-analyzer",
+    &[],
+    "rustup component add rust-analyzer",
+)
+.checked_with(VERSION);
+
+const PYRIGHT: BuiltIn = server(
+    "python",
+    "pyright-langserver",
+    &["--stdio"],
+    "npm install -g pyright",
+)
+.verified();
+const BASEDPYRIGHT: BuiltIn = server(
+    "basedpyright",
+    "basedpyright-langserver",
+    &["--stdio"],
+    "pip install basedpyright",
+);
+const PYLSP: BuiltIn =
+    server("pylsp", "pylsp", &[], "pip install python-lsp-server").checked_with(VERSION);
+const JEDI: BuiltIn = server(
+    "jedi",
+    "jedi-language-server",
+    &[],
+    "pip install jedi-language-server",
+)
+.checked_with(VERSION);
+const PYREFLY: BuiltIn =
+    server("pyrefly", "pyrefly", &["lsp"], "pip install pyrefly").checked_with(VERSION);
+const TY: BuiltIn = server("ty", "ty", &["server"], "pip install ty").checked_with(VERSION);
+const RUFF: BuiltIn = server("ruff", "ruff", &["server"], "pip install ruff")
+    .checked_with(VERSION)
+    .linter();
+
+const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = server(
+    "typescript",
+    "typescript-language-server",
+    &["--stdio"],
+    "npm install -g typescript typescript-language-server",
+)
+.checked_with(VERSION)
+.verified();
+const TSGO: BuiltIn = server(
+    "tsgo",
+    "tsgo",
+    &["--lsp", "--stdio"],
+    "npm install -g @typescript/native-preview",
+)
+.checked_with(VERSION);
+const ESLINT: BuiltIn = server(
+    "eslint",
+    "vscode-eslint-language-server",
+    &["--stdio"],
+    "npm install -g vscode-langservers-extracted",
+)
+.linter();
+const BIOME: BuiltIn = server(
+    "biome",
+    "biome",
+    &["lsp-proxy"],
+    "npm install -g @biomejs/biome",
+)
+.checked_with(VERSION)
+.linter();
+
+const GOPLS: BuiltIn = server(
+    "go",
+    "gopls",
+    &[],
+    "go install golang.org/x/tools/gopls@latest",
+)
+.checked_with(&["version"]);
+const CLANGD: BuiltIn = server("c,cpp", "clangd", &[], "apt install clangd")
+    .checked_with(VERSION)
+    .verified();
+const BASH_LANGUAGE_SERVER: BuiltIn = server(
+    "shell",
+    "bash-language-server",
+    &["start"],
+    "npm install -g bash-language-server",
+)
+.checked_with(VERSION)
+.verified();
+
+const YAML_LANGUAGE_SERVER: BuiltIn = server(
+    "yaml",
+    "yaml-language-server",
+    &["--stdio"],
+    "npm install -g yaml-language-server",
+)
+.checked_with(VERSION);
+const JSON_LANGUAGE_SERVER: BuiltIn = server(
+    "json",
+    "vscode-json-language-server",
+    &["--stdio"],
+    "npm install -g vscode-langservers-extracted",
+);
+const CSS_LANGUAGE_SERVER: BuiltIn = server(
+    "css",
+    "vscode-css-language-server",
+    &["--stdio"],
+    "npm install -g vscode-langservers-extracted",
+);
+const HTML_LANGUAGE_SERVER: BuiltIn = server(
+    "html",
+    "vscode-html-language-server",
+    &["--stdio"],
+    "npm install -g vscode-langservers-extracted",
+);
+const DOCKERFILE_LANGUAGE_SERVER: BuiltIn = server(
+    "dockerfile",
+    "docker-langserver",
+    &["--stdio"],
+    "npm install -g dockerfile-language-server-nodejs",
+);
+const TAPLO: BuiltIn = server(
+    "toml",
+    "taplo",
+    &["lsp", "stdio"],
+    "npm install -g @taplo/cli",
+);
+const INTELEPHENSE: BuiltIn = server(
+    "php",
+    "intelephense",
+    &["--stdio"],
+    "npm install -g intelephense",
+);
+const VUE_LANGUAGE_SERVER: BuiltIn = server(
+    "vue",
+    "vue-language-server",
+    &["--stdio"],
+    "npm install -g @vue/language-server",
+)
+.checked_with(VERSION);
+const SVELTE_LANGUAGE_SERVER: BuiltIn = server(
+    "svelte",
+    "svelteserver",
+    &["--stdio"],
+    "npm install -g svelte-language-server",
+);
+const SQL_LANGUAGE_SERVER: BuiltIn = server(
+    "sql",
+    "sql-language-server",
+    &["up", "--method", "stdio"],
+    "npm install -g sql-language-server",
+);
+const GRAPHQL_LSP: BuiltIn = server(
+    "graphql",
+    "graphql-lsp",
+    &["server", "-m", "stream"],
+    "npm install -g graphql-language-service-cli",
+)
+.checked_with(VERSION);
+const MARKSMAN: BuiltIn = server(
+    "markdown",
+    "marksman",
+    &["server"],
+    "a release binary from github.com/artempyanykh/marksman",
+);
+const JDTLS: BuiltIn = server(
+    "java",
+    "jdtls",
+    &[],
+    "Eclipse JDT LS from download.eclipse.org/jdtls (its `jdtls` launcher on PATH)",
+);
+const KOTLIN_LANGUAGE_SERVER: BuiltIn = server(
+    "kotlin",
+    "kotlin-language-server",
+    &[],
+    "a release from github.com/fwcd/kotlin-language-server",
+);
+const CSHARP_LS: BuiltIn = server(
+    "csharp",
+    "csharp-ls",
+    &[],
+    "dotnet tool install --global csharp-ls",
+)
+.checked_with(VERSION);
+const RUBY_LSP: BuiltIn = server("ruby", "ruby-lsp", &[], "gem install ruby-lsp");
+const SOLARGRAPH: BuiltIn = server(
+    "solargraph",
+    "solargraph",
+    &["stdio"],
+    "gem install solargraph",
+)
+.checked_with(VERSION);
+const LUA_LANGUAGE_SERVER: BuiltIn = server(
+    "lua",
+    "lua-language-server",
+    &[],
+    "a release from github.com/LuaLS/lua-language-server",
+)
+.checked_with(VERSION);
+const ZLS: BuiltIn =
+    server("zig", "zls", &[], "a release from github.com/zigtools/zls").checked_with(VERSION);
+const SOURCEKIT_LSP: BuiltIn = server(
+    "swift",
+    "sourcekit-lsp",
+    &[],
+    "the Swift toolchain from swift.org (it ships sourcekit-lsp)",
+);
+const ELIXIR_LS: BuiltIn = server(
+    "elixir",
+    "elixir-ls",
+    &[],
+    "a release from github.com/elixir-lsp/elixir-ls (its launcher on PATH as elixir-ls)",
+);
+const HASKELL_LANGUAGE_SERVER: BuiltIn = server(
+    "haskell",
+    "haskell-language-server-wrapper",
+    &["--lsp"],
+    "ghcup install hls",
+)
+.checked_with(VERSION);
+const OCAMLLSP: BuiltIn =
+    server("ocaml", "ocamllsp", &[], "opam install ocaml-lsp-server").checked_with(VERSION);
+const TERRAFORM_LS: BuiltIn = server(
+    "terraform",
+    "terraform-ls",
+    &["serve"],
+    "a release from releases.hashicorp.com/terraform-ls",
+)
+.checked_with(&["version"]);
 
 const COMPILATION_DATABASE: ProjectFiles = ProjectFiles {
     names: &["compile_commands.json"],
@@ -131,6 +369,9 @@ const TSCONFIG: ProjectFiles = ProjectFiles {
           import; references, renames and symbols may be incomplete",
 };
 
+const PYTHON_SERVERS: &[&BuiltIn] = &[&PYRIGHT, &BASEDPYRIGHT, &PYLSP, &JEDI, &PYREFLY, &TY, &RUFF];
+const SCRIPT_SERVERS: &[&BuiltIn] = &[&TYPESCRIPT_LANGUAGE_SERVER, &TSGO, &ESLINT, &BIOME];
+
 /// Every language Windlass knows, in the order their built-in servers are
 /// preferred when several could start.
 pub const LANGUAGES: &[Language] = &[
@@ -140,34 +381,34 @@ pub const LANGUAGES: &[Language] = &[
         ..Language::new("rust")
     },
     Language {
-        extensions: &["py", "pyi"],
-        interpreters: &["python", "python3"],
-        servers: &[&PYRIGHT, &PYLSP],
+        extensions: &["py", "pyi", "pyw"],
+        interpreters: &["python", "python2", "python3", "pypy", "pypy3"],
+        servers: PYTHON_SERVERS,
         ..Language::new("python")
     },
     Language {
         extensions: &["ts", "mts", "cts"],
-        interpreters: &["ts-node", "tsx", "deno"],
-        servers: &[&TYPESCRIPT_LANGUAGE_SERVER],
+        interpreters: &["ts-node", "tsx", "deno", "bun"],
+        servers: SCRIPT_SERVERS,
         project: Some(&TSCONFIG),
         ..Language::new("typescript")
     },
     Language {
         extensions: &["tsx"],
-        servers: &[&TYPESCRIPT_LANGUAGE_SERVER],
+        servers: SCRIPT_SERVERS,
         project: Some(&TSCONFIG),
         ..Language::new("typescriptreact")
     },
     Language {
         extensions: &["js", "mjs", "cjs"],
-        interpreters: &["node"],
-        servers: &[&TYPESCRIPT_LANGUAGE_SERVER],
+        interpreters: &["node", "nodejs"],
+        servers: SCRIPT_SERVERS,
         project: Some(&TSCONFIG),
         ..Language::new("javascript")
     },
     Language {
         extensions: &["jsx"],
-        servers: &[&TYPESCRIPT_LANGUAGE_SERVER],
+        servers: SCRIPT_SERVERS,
         project: Some(&TSCONFIG),
         ..Language::new("javascriptreact")
     },
@@ -184,54 +425,165 @@ pub const LANGUAGES: &[Language] = &[
     },
     Language {
         // `.h` is C++ here and falls back to C (`candidate_languages`).
-        extensions: &["h", "cpp", "cc", "cxx", "hpp", "hh", "hxx"],
+        extensions: &[
+            "h", "cpp", "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp", "inl",
+        ],
         servers: &[&CLANGD],
         project: Some(&COMPILATION_DATABASE),
         ..Language::new("cpp")
     },
     Language {
-        extensions: &["sh", "bash"],
+        extensions: &["sh", "bash", "zsh", "ksh"],
+        file_names: &[".bashrc", ".bash_profile", ".profile", ".zshrc"],
         interpreters: &["sh", "bash", "dash", "zsh", "ksh"],
         servers: &[&BASH_LANGUAGE_SERVER],
         ..Language::new("shellscript")
     },
     Language {
+        extensions: &["yaml", "yml"],
+        servers: &[&YAML_LANGUAGE_SERVER],
+        ..Language::new("yaml")
+    },
+    Language {
+        extensions: &["json", "webmanifest"],
+        file_names: &[".babelrc"],
+        servers: &[&JSON_LANGUAGE_SERVER, &BIOME],
+        ..Language::new("json")
+    },
+    Language {
+        extensions: &["jsonc", "json5"],
+        file_names: &[
+            "tsconfig.json",
+            "jsconfig.json",
+            ".eslintrc.json",
+            "devcontainer.json",
+        ],
+        servers: &[&JSON_LANGUAGE_SERVER, &BIOME],
+        ..Language::new("jsonc")
+    },
+    Language {
+        extensions: &["css"],
+        servers: &[&CSS_LANGUAGE_SERVER, &BIOME],
+        ..Language::new("css")
+    },
+    Language {
+        extensions: &["scss"],
+        servers: &[&CSS_LANGUAGE_SERVER],
+        ..Language::new("scss")
+    },
+    Language {
+        extensions: &["less"],
+        servers: &[&CSS_LANGUAGE_SERVER],
+        ..Language::new("less")
+    },
+    Language {
+        extensions: &["html", "htm", "xhtml"],
+        servers: &[&HTML_LANGUAGE_SERVER],
+        ..Language::new("html")
+    },
+    Language {
+        extensions: &["dockerfile", "containerfile"],
+        file_names: &["Dockerfile", "Containerfile"],
+        servers: &[&DOCKERFILE_LANGUAGE_SERVER],
+        ..Language::new("dockerfile")
+    },
+    Language {
+        extensions: &["toml"],
+        file_names: &["Pipfile"],
+        servers: &[&TAPLO],
+        ..Language::new("toml")
+    },
+    Language {
+        extensions: &["php", "phtml", "php8"],
+        interpreters: &["php"],
+        servers: &[&INTELEPHENSE],
+        ..Language::new("php")
+    },
+    Language {
+        extensions: &["vue"],
+        servers: &[&VUE_LANGUAGE_SERVER],
+        ..Language::new("vue")
+    },
+    Language {
+        extensions: &["svelte"],
+        servers: &[&SVELTE_LANGUAGE_SERVER],
+        ..Language::new("svelte")
+    },
+    Language {
+        extensions: &["sql"],
+        servers: &[&SQL_LANGUAGE_SERVER],
+        ..Language::new("sql")
+    },
+    Language {
+        extensions: &["graphql", "graphqls", "gql"],
+        servers: &[&GRAPHQL_LSP],
+        ..Language::new("graphql")
+    },
+    Language {
+        extensions: &["md", "markdown", "mdown", "mkd"],
+        servers: &[&MARKSMAN],
+        ..Language::new("markdown")
+    },
+    Language {
         extensions: &["java"],
+        servers: &[&JDTLS],
         ..Language::new("java")
     },
     Language {
-        extensions: &["rb"],
-        interpreters: &["ruby"],
+        extensions: &["kt", "kts"],
+        servers: &[&KOTLIN_LANGUAGE_SERVER],
+        ..Language::new("kotlin")
+    },
+    Language {
+        extensions: &["cs", "csx"],
+        servers: &[&CSHARP_LS],
+        ..Language::new("csharp")
+    },
+    Language {
+        extensions: &["rb", "rake", "gemspec", "ru", "erb"],
+        file_names: &["Gemfile", "Rakefile", "Guardfile", "Podfile", "Vagrantfile"],
+        interpreters: &["ruby", "jruby"],
+        servers: &[&RUBY_LSP, &SOLARGRAPH],
         ..Language::new("ruby")
     },
     Language {
         extensions: &["lua"],
-        interpreters: &["lua"],
+        interpreters: &["lua", "luajit"],
+        servers: &[&LUA_LANGUAGE_SERVER],
         ..Language::new("lua")
     },
     Language {
-        extensions: &["zig"],
+        extensions: &["zig", "zon"],
+        servers: &[&ZLS],
         ..Language::new("zig")
     },
     Language {
-        extensions: &["json"],
-        ..Language::new("json")
+        extensions: &["swift"],
+        servers: &[&SOURCEKIT_LSP],
+        ..Language::new("swift")
     },
     Language {
-        extensions: &["toml"],
-        ..Language::new("toml")
+        extensions: &["ex", "exs", "heex"],
+        interpreters: &["elixir"],
+        servers: &[&ELIXIR_LS],
+        ..Language::new("elixir")
     },
     Language {
-        extensions: &["yaml", "yml"],
-        ..Language::new("yaml")
+        extensions: &["hs", "lhs"],
+        interpreters: &["runghc", "runhaskell"],
+        servers: &[&HASKELL_LANGUAGE_SERVER],
+        ..Language::new("haskell")
     },
     Language {
-        extensions: &["md"],
-        ..Language::new("markdown")
+        extensions: &["ml", "mli"],
+        interpreters: &["ocaml"],
+        servers: &[&OCAMLLSP],
+        ..Language::new("ocaml")
     },
     Language {
-        file_names: &["Dockerfile"],
-        ..Language::new("dockerfile")
+        extensions: &["tf", "tfvars"],
+        servers: &[&TERRAFORM_LS],
+        ..Language::new("terraform")
     },
     Language {
         extensions: &["mk"],
@@ -241,6 +593,7 @@ pub const LANGUAGES: &[Language] = &[
     },
     Language {
         file_names: &["CMakeLists.txt"],
+        extensions: &["cmake"],
         ..Language::new("cmake")
     },
     Language {
@@ -425,6 +778,13 @@ mod tests {
             ("run.sh", Some("shellscript")),
             ("docker/Dockerfile", Some("dockerfile")),
             ("Makefile", Some("makefile")),
+            ("ops/Containerfile", Some("dockerfile")),
+            ("web/App.vue", Some("vue")),
+            ("Gemfile", Some("ruby")),
+            ("tsconfig.json", Some("jsonc")),
+            ("package.json", Some("json")),
+            ("styles/site.SCSS", Some("scss")),
+            ("infra/main.tf", Some("terraform")),
             ("README", None),
             ("archive.xyz", None),
         ];
@@ -501,24 +861,40 @@ mod tests {
             .into_iter()
             .map(|(server, languages)| (server.name, languages))
             .collect();
-        let typescript = vec![
+        let scripts = vec![
             "typescript",
             "typescriptreact",
             "javascript",
             "javascriptreact",
         ];
+        let served = |name: &str| {
+            servers
+                .iter()
+                .find(|(known, _)| *known == name)
+                .map(|(_, languages)| languages.clone())
+                .unwrap_or_default()
+        };
+        let names: Vec<&str> = servers.iter().map(|(name, _)| *name).collect();
         assert_eq!(
-            servers,
-            vec![
-                ("rust", vec!["rust"]),
-                ("python", vec!["python"]),
-                ("pylsp", vec!["python"]),
-                ("typescript", typescript),
-                ("go", vec!["go"]),
-                ("c,cpp", vec!["c", "cpp"]),
-                ("shell", vec!["shellscript"]),
+            names[..8],
+            [
+                "rust",
+                "python",
+                "basedpyright",
+                "pylsp",
+                "jedi",
+                "pyrefly",
+                "ty",
+                "ruff"
             ]
         );
+        assert_eq!(served("typescript"), scripts);
+        assert_eq!(served("c,cpp"), ["c", "cpp"]);
+        assert_eq!(served("css"), ["css", "scss", "less"]);
+        assert_eq!(served("json"), ["json", "jsonc"]);
+        let mut biome = scripts.clone();
+        biome.extend(["json", "jsonc", "css"]);
+        assert_eq!(served("biome"), biome);
         let commands: Vec<&str> = built_in_servers()
             .iter()
             .map(|(server, _)| server.command)
@@ -536,6 +912,8 @@ mod tests {
             ("deploy", "#!/bin/bash\nset -e\n", Some("shellscript")),
             ("tool", "#!/usr/bin/env -S python3.12 -u\n", Some("python")),
             ("serve", "#! /usr/bin/env node\n", Some("javascript")),
+            ("release", "#!/usr/bin/env ruby\n", Some("ruby")),
+            ("index", "#!/usr/bin/php -q\n", Some("php")),
             ("notes", "plain text\n", None),
             ("empty", "", None),
         ];
