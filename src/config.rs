@@ -288,7 +288,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             args: strings(built_in.args),
             languages: strings(&languages),
             initialization_options: None,
-            settings: Value::Object(Default::default()),
+            settings: built_in.default_settings(),
             check: built_in.check.map(strings),
         });
     }
@@ -368,7 +368,12 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
             .clone()
             .map(to_json)
             .transpose()?
-            .unwrap_or(Value::Object(Default::default())),
+            .unwrap_or_else(|| {
+                built_in.as_ref().map_or_else(
+                    || Value::Object(Default::default()),
+                    |(known, _)| known.default_settings(),
+                )
+            }),
         command,
         check: None,
     }))

@@ -27,6 +27,10 @@ pub struct BuiltIn {
     /// How a user installs it, for `doctor` and docs/languages.md.
     pub install: &'static str,
     pub role: Role,
+    /// Settings answered to its `workspace/configuration` when the user
+    /// gives none, as JSON: what the editor it was written for would
+    /// answer, where the server breaks on the protocol's `null`.
+    pub settings: &'static str,
     /// Whether a real-server test of this repository (`tests/real_*.rs`)
     /// drives it on real code; docs/languages.md says "not verified here"
     /// of the others, and `tests/languages.rs` holds the claim to the
@@ -60,6 +64,7 @@ const fn server(
         check: None,
         install,
         role: Role::Language,
+        settings: "{}",
         verified: false,
     }
 }
@@ -69,6 +74,18 @@ impl BuiltIn {
         Self {
             check: Some(check),
             ..self
+        }
+    }
+
+    const fn settings(self, settings: &'static str) -> Self {
+        Self { settings, ..self }
+    }
+
+    /// Its default settings as JSON; an object in every case.
+    pub fn default_settings(&self) -> Value {
+        match serde_json::from_str(self.settings) {
+            Ok(Value::Object(settings)) => Value::Object(settings),
+            _ => Value::Object(Default::default()),
         }
     }
 
@@ -228,13 +245,21 @@ const JSON_LANGUAGE_SERVER: BuiltIn = server(
     "vscode-json-language-server",
     &["--stdio"],
     "npm install -g vscode-langservers-extracted",
-);
+)
+.verified();
+// It reads its lint rules from the section of each language and fails
+// every validation when the section is `null`.
 const CSS_LANGUAGE_SERVER: BuiltIn = server(
     "css",
     "vscode-css-language-server",
     &["--stdio"],
     "npm install -g vscode-langservers-extracted",
-);
+)
+.settings(
+    r#"{"css": {"validate": true, "lint": {}}, "scss": {"validate": true, "lint": {}},
+        "less": {"validate": true, "lint": {}}}"#,
+)
+.verified();
 const HTML_LANGUAGE_SERVER: BuiltIn = server(
     "html",
     "vscode-html-language-server",
@@ -251,7 +276,7 @@ const TAPLO: BuiltIn = server(
     "toml",
     "taplo",
     &["lsp", "stdio"],
-    "npm install -g @taplo/cli",
+    "cargo install --locked taplo-cli --features lsp (the npm and PyPI builds have no language server)",
 );
 const INTELEPHENSE: BuiltIn = server(
     "php",
@@ -925,6 +950,14 @@ mod tests {
         let script = directory.path().join("run.txt");
         std::fs::write(&script, "#!/bin/sh\n").unwrap();
         assert_eq!(language_id(&script), Some("plaintext"), "an extension wins");
+    }
+
+    #[test]
+    fn every_built_in_settings_text_is_a_json_object() {
+        for (server, _) in built_in_servers() {
+            let parsed: Value = serde_json::from_str(server.settings).unwrap();
+            assert!(parsed.is_object(), "{}", server.name);
+        }
     }
 
     #[test]

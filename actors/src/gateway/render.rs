@@ -301,11 +301,31 @@ pub fn hover_text(hover: &Hover) -> String {
         HoverContents::Markup(markup) => vec![markup.value.as_str()],
     };
     let text = parts.join("\n");
-    let kept: Vec<&str> = text
+    let kept: Vec<String> = text
         .lines()
         .filter(|line| !line.trim_start().starts_with("```") && line.trim() != "---")
+        .map(without_images)
         .collect();
     kept.join("\n").trim().to_owned()
+}
+
+/// A line without its markdown images: a model cannot see them, and a
+/// server may inline one as kilobytes of base64 (the CSS server's browser
+/// support badge).
+fn without_images(line: &str) -> String {
+    let mut kept = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(start) = rest.find("![") {
+        let image = &rest[start..];
+        let end = image
+            .find("](")
+            .and_then(|target| image[target..].find(')').map(|close| target + close + 1));
+        let Some(end) = end else { break };
+        kept.push_str(&rest[..start]);
+        rest = image[end..].trim_start();
+    }
+    kept.push_str(rest);
+    kept
 }
 
 fn marked_text(marked: &MarkedString) -> &str {
@@ -448,6 +468,14 @@ mod tests {
             locations(&json!({"uri": "file:///c", "range": {}})).len(),
             1
         );
+    }
+
+    #[test]
+    fn leaves_images_out_of_hover() {
+        let hover = Hover::deserialize(&json!({"contents": {"kind": "markdown", "value":
+            "Sets the box.\n\n![Baseline icon](data:image/svg+xml;base64,PHN2Zz4=) _Widely available_\n![only](x.png)"}}))
+        .unwrap();
+        assert_eq!(hover_text(&hover), "Sets the box.\n\n_Widely available_");
     }
 
     #[test]

@@ -1,0 +1,135 @@
+//! The built-in servers of languages beyond the first four, each on a
+//! published package's own sources with zero configuration: Windlass
+//! finds the server on PATH and the package's files tell it which to
+//! start. `.ci/run` installs the servers and unpacks the packages into
+//! `target/real-projects` (or `WINDLASS_REAL_PROJECTS`); each test skips,
+//! saying why, when either is missing, and fails instead in CI.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// A fresh copy of an unpacked package, so that edits stay in the test.
+fn real_project(name: &str) -> Option<tempfile::TempDir> {
+    let kept = std::env::var_os("WINDLASS_REAL_PROJECTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/real-projects"))
+        .join(name);
+    if !kept.is_dir() {
+        return None;
+    }
+    let copy = tempfile::tempdir().unwrap();
+    copy_tree(&kept, copy.path());
+    Some(copy)
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Bootstrap's SCSS and its package.json: vscode-css-language-server
+/// (which needs its settings sections to be objects, not the protocol's
+/// `null`) and vscode-json-language-server.
+#[test]
+fn css_and_json_servers_answer_on_bootstrap() {
+    for server in ["vscode-css-language-server", "vscode-json-language-server"] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_project("bootstrap-5.3.8") else {
+        return skip("target/real-projects/bootstrap-5.3.8 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let buttons = "scss/_buttons.scss";
+
+    let outline = session.ok("document_symbols", json!({"file": buttons}));
+    assert!(
+        outline.starts_with("class .btn 5-123\n  class &:hover 43-48"),
+        "{outline}"
+    );
+    assert!(
+        outline.ends_with("class .btn-lg 210-212\nclass .btn-sm 214-216"),
+        "{outline}"
+    );
+
+    let hover = session.ok(
+        "hover",
+        json!({"file": buttons, "line": 24, "symbol": "display"}),
+    );
+    assert!(hover.contains("determines the type of box"), "{hover}");
+    assert!(
+        !hover.contains("data:image"),
+        "no pictures for a model: {hover}"
+    );
+
+    let variables = "scss/_variables.scss";
+    let definition = session.ok(
+        "definition",
+        json!({"file": variables, "line": 819, "symbol": "$input-btn-padding-y"}),
+    );
+    assert_eq!(
+        definition,
+        "scss/_variables.scss:789:1  $input-btn-padding-y:         .375rem !default;"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": variables, "line": 789, "symbol": "$input-btn-padding-y"}),
+    );
+    assert!(
+        references.starts_with("3 references in 1 files"),
+        "{references}"
+    );
+    assert!(
+        references.contains("\n  819:31  $btn-padding-y:"),
+        "{references}"
+    );
+    assert!(
+        references.contains("\n  885:41  $input-padding-y:"),
+        "{references}"
+    );
+
+    let original = std::fs::read_to_string(dir.path().join(buttons)).unwrap();
+    let broken = format!("{original}\n.broken {{ color: ; }}\n");
+    std::fs::write(dir.path().join(buttons), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": buttons}));
+    assert_eq!(
+        diagnostics,
+        "scss/_buttons.scss: 1 error\n  218:18 error [scss css-propertyvalueexpected] property value expected"
+    );
+    std::fs::write(dir.path().join(buttons), &original).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": buttons}));
+    assert_eq!(diagnostics, "scss/_buttons.scss: no problems");
+
+    let manifest = std::fs::read_to_string(dir.path().join("package.json")).unwrap();
+    let outline = session.ok("document_symbols", json!({"file": "package.json"}));
+    assert!(
+        outline.starts_with("string name 2\nstring description 3"),
+        "{outline}"
+    );
+    assert!(outline.contains("\nmodule scripts 41-106\n"), "{outline}");
+    let comma = "\"version\": \"5.3.8\",";
+    let broken = manifest.replacen(comma, "\"version\": \"5.3.8\"", 1);
+    std::fs::write(dir.path().join("package.json"), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": "package.json"}));
+    assert_eq!(
+        diagnostics,
+        "package.json: 1 error\n  5:3 error [json 514] Expected comma"
+    );
+    std::fs::write(dir.path().join("package.json"), &manifest).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": "package.json"}));
+    assert_eq!(diagnostics, "package.json: no problems");
+}
