@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use windlass_actors::language::{self, BuiltIn, Role, ServerSpec};
+use windlass_actors::language::{self, BuiltIn, Duties, Role, ServerSpec};
+use windlass_actors::vocabulary::diagnostics::Severity;
 
 /// A Windlass configuration file (`config.toml`, `.windlass.toml`); every
 /// field is optional and later layers win.
@@ -59,6 +60,14 @@ pub struct ServerEntry {
     /// Answered to `workspace/configuration`, looked up by section.
     #[schemars(with = "Option<serde_json::Value>")]
     pub settings: Option<toml::Value>,
+    /// `false` leaves its diagnostics out of the `diagnostics` answer.
+    pub diagnostics: Option<bool>,
+    /// Its diagnostics less severe than this are left out: `error`,
+    /// `warning`, `info` or `hint`.
+    pub min_severity: Option<Severity>,
+    /// Globs the end of a file's path must match for this server to serve
+    /// it (`*.pyi`, `src/**`); by default every file of its languages.
+    pub file_patterns: Option<Vec<String>>,
 }
 
 impl ServerEntry {
@@ -70,6 +79,9 @@ impl ServerEntry {
             .initialization_options
             .or(self.initialization_options.take());
         self.settings = later.settings.or(self.settings.take());
+        self.diagnostics = later.diagnostics.or(self.diagnostics.take());
+        self.min_severity = later.min_severity.or(self.min_severity.take());
+        self.file_patterns = later.file_patterns.or(self.file_patterns.take());
     }
 }
 
@@ -250,9 +262,12 @@ pub fn parse_lsp_flag(flag: &str) -> Result<(String, ServerEntry)> {
 }
 
 /// Turns the merged entries into server specs: configured servers first,
-/// then built-ins whose binary is on PATH for languages nobody configured.
-/// A configured server that runs a built-in's command also takes that
-/// built-in's other languages, so one command never runs as two processes.
+/// then built-ins whose binary is on PATH: a language server for each
+/// language no configured language server serves, and every linter. A
+/// configured server that runs a built-in's command also takes that
+/// built-in's other languages, so one command never runs as two
+/// processes. Language servers come before linters, which answer only
+/// what the language servers cannot.
 pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<ServerSpec>> {
     let mut specs = Vec::new();
     for (name, entry) in entries {
@@ -261,22 +276,31 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
         }
     }
     for (built_in, languages) in language::built_in_servers() {
-        if built_in.role == Role::Linter {
+        if entries.contains_key(built_in.name) {
             continue;
         }
-        let uncovered: Vec<String> = languages
+        let wanted: Vec<String> = languages
             .iter()
-            .filter(|language| !specs.iter().any(|spec| spec.serves(language)))
+            .filter(|language| {
+                built_in.role == Role::Linter
+                    || !specs
+                        .iter()
+                        .any(|spec| spec.duties.role == Role::Language && spec.serves(language))
+            })
             .map(|language| (*language).to_owned())
             .collect();
-        if uncovered.is_empty() || entries.contains_key(built_in.name) {
+        if wanted.is_empty() {
             continue;
         }
         if let Some(same) = specs
             .iter_mut()
             .find(|spec| runs_same_program(&spec.command, built_in.command))
         {
-            same.languages.extend(uncovered);
+            for language in wanted {
+                if !same.serves(&language) {
+                    same.languages.push(language);
+                }
+            }
             continue;
         }
         if !on_path(built_in.command) {
@@ -290,8 +314,10 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             initialization_options: None,
             settings: built_in.default_settings(),
             check: built_in.check.map(strings),
+            duties: Duties::of(built_in.role),
         });
     }
+    specs.sort_by_key(|spec| spec.duties.role == Role::Linter);
     Ok(specs)
 }
 
@@ -346,6 +372,15 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         tracing::warn!(server = %name, "server has no command; ignored");
         return Ok(None);
     };
+    let duties = Duties {
+        role: known_role(name, &command),
+        diagnostics: entry.diagnostics.unwrap_or(true),
+        min_severity: entry.min_severity,
+        file_patterns: entry.file_patterns.clone().unwrap_or_default(),
+    };
+    if let Err(error) = duties.file_matcher() {
+        bail!("[server.{name}] file_patterns: {error}");
+    }
     Ok(Some(ServerSpec {
         name: name.to_owned(),
         args: entry
@@ -374,9 +409,20 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
                     |(known, _)| known.default_settings(),
                 )
             }),
+        duties,
         command,
         check: None,
     }))
+}
+
+/// A configured server's role: a linter if it is, or runs, a built-in
+/// linter.
+fn known_role(name: &str, command: &str) -> Role {
+    let linter = language::built_in_servers().into_iter().any(|(known, _)| {
+        known.role == Role::Linter
+            && (known.name == name || runs_same_program(command, known.command))
+    });
+    if linter { Role::Linter } else { Role::Language }
 }
 
 /// Whether a configured command runs a known server's program: the same

@@ -9,6 +9,8 @@
 //! gaps servers are warned of all read this one table, so they cannot
 //! disagree, and a language is added with one entry.
 
+use crate::vocabulary::diagnostics::Severity;
+use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
@@ -737,6 +739,56 @@ pub struct ServerSpec {
     /// For a server found on PATH rather than configured: arguments with
     /// which the command must run and exit 0 before it is used.
     pub check: Option<Vec<String>>,
+    /// How the session uses it; not part of what makes it one process.
+    pub duties: Duties,
+}
+
+/// How a session uses one of its servers among the others of its
+/// languages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Duties {
+    pub role: Role,
+    /// Whether its diagnostics are part of the `diagnostics` answer.
+    pub diagnostics: bool,
+    /// Its diagnostics less severe than this are left out.
+    pub min_severity: Option<Severity>,
+    /// Globs the end of a file's path must match for it to serve the
+    /// file; none: every file of its languages.
+    pub file_patterns: Vec<String>,
+}
+
+impl Duties {
+    pub fn of(role: Role) -> Self {
+        Self {
+            role,
+            diagnostics: true,
+            min_severity: None,
+            file_patterns: Vec::new(),
+        }
+    }
+
+    /// `file_patterns` as one matcher of whole paths, each pattern
+    /// matching the end of a path (`src/**` matches `/work/app/src/a.py`);
+    /// `None` when there are none.
+    pub fn file_matcher(&self) -> Result<Option<GlobSet>, globset::Error> {
+        if self.file_patterns.is_empty() {
+            return Ok(None);
+        }
+        let mut set = GlobSetBuilder::new();
+        for pattern in &self.file_patterns {
+            let anchored = match pattern.starts_with('/') {
+                true => pattern.clone(),
+                false => format!("**/{pattern}"),
+            };
+            set.add(Glob::new(&anchored)?);
+        }
+        set.build().map(Some)
+    }
+
+    /// Whether a diagnostic of `severity` from this server is shown.
+    pub fn shows(&self, severity: Severity) -> bool {
+        self.min_severity.is_none_or(|least| severity <= least)
+    }
 }
 
 /// What makes two sessions' servers one process: the resolved command,
@@ -828,6 +880,7 @@ mod tests {
             initialization_options: None,
             settings: serde_json::json!({}),
             check: None,
+            duties: Duties::of(Role::Language),
         };
         let renamed = ServerSpec {
             name: "py".into(),
@@ -958,6 +1011,35 @@ mod tests {
             let parsed: Value = serde_json::from_str(server.settings).unwrap();
             assert!(parsed.is_object(), "{}", server.name);
         }
+    }
+
+    #[test]
+    fn file_patterns_match_the_end_of_a_path() {
+        let duties = Duties {
+            file_patterns: vec!["*.pyi".into(), "src/**".into()],
+            ..Duties::of(Role::Language)
+        };
+        let matcher = duties.file_matcher().unwrap().unwrap();
+        assert!(matcher.is_match("/work/app/stubs/io.pyi"));
+        assert!(matcher.is_match("/work/app/src/deep/main.py"));
+        assert!(!matcher.is_match("/work/app/tests/test_main.py"));
+        assert!(Duties::of(Role::Linter).file_matcher().unwrap().is_none());
+        let broken = Duties {
+            file_patterns: vec!["src/[".into()],
+            ..Duties::of(Role::Language)
+        };
+        assert!(broken.file_matcher().is_err());
+    }
+
+    #[test]
+    fn a_minimum_severity_keeps_the_worse_ones() {
+        let duties = Duties {
+            min_severity: Some(Severity::Warning),
+            ..Duties::of(Role::Linter)
+        };
+        assert!(duties.shows(Severity::Error) && duties.shows(Severity::Warning));
+        assert!(!duties.shows(Severity::Info) && !duties.shows(Severity::Hint));
+        assert!(Duties::of(Role::Linter).shows(Severity::Hint));
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::messages::language_server::LanguageServerMsg;
 use crate::messages::router::{RouterMsg, ServerHandle};
 use crate::messages::supervisor::SupervisorMsg;
 use crate::vocabulary::ids::{ServerId, SessionId};
+use globset::GlobSet;
 use ractor::{Actor, ActorProcessingErr, ActorRef, ActorStatus, RpcReplyPort};
 use std::collections::HashMap;
 use std::path::Path;
@@ -28,10 +29,28 @@ pub struct Arguments {
 /// The actor type; its state lives in [`State`].
 pub struct Router;
 
-/// A server a session's configuration names, with its key computed once.
+/// A server a session's configuration names, with its key and the files
+/// it is limited to computed once.
 struct Entry {
     spec: Arc<ServerSpec>,
     key: ServerKey,
+    files: Option<GlobSet>,
+}
+
+impl Entry {
+    fn new(spec: ServerSpec) -> Self {
+        // The configuration refused patterns that do not compile.
+        let files = spec.duties.file_matcher().ok().flatten();
+        Self {
+            key: spec.key(),
+            spec: Arc::new(spec),
+            files,
+        }
+    }
+
+    fn takes(&self, path: &Path) -> bool {
+        self.files.as_ref().is_none_or(|files| files.is_match(path))
+    }
 }
 
 pub struct State {
@@ -69,16 +88,21 @@ impl Actor for Router {
             RouterMsg::Route {
                 path,
                 session,
+                rank,
                 reply,
-            } => state.route(&path, session, reply),
+            } => state.route(&path, session, rank, reply),
+            RouterMsg::Serving {
+                path,
+                session,
+                reply,
+            } => {
+                let serving = state
+                    .serving(&path, session)
+                    .map(|entries| entries.iter().map(|entry| entry.spec.clone()).collect());
+                let _gone = reply.send(serving);
+            }
             RouterMsg::Servers { session, specs } => {
-                let table = specs
-                    .into_iter()
-                    .map(|spec| Entry {
-                        key: spec.key(),
-                        spec: Arc::new(spec),
-                    })
-                    .collect();
+                let table = specs.into_iter().map(Entry::new).collect();
                 state.tables.insert(session, table);
             }
             RouterMsg::Bound {
@@ -116,9 +140,24 @@ impl Actor for Router {
 }
 
 impl State {
-    fn route(&self, path: &Path, session: SessionId, reply: RpcReplyPort<Result<ServerHandle>>) {
-        let entry = match self.server_for(path, session) {
-            Ok(entry) => entry,
+    fn route(
+        &self,
+        path: &Path,
+        session: SessionId,
+        rank: usize,
+        reply: RpcReplyPort<Result<ServerHandle>>,
+    ) {
+        let entry = match self.serving(path, session) {
+            Ok(entries) => match entries.get(rank) {
+                Some(entry) => *entry,
+                None => {
+                    let _gone = reply.send(Err(Error::NoServer(format!(
+                        "a server after the first {rank} for {}",
+                        file_name(path)
+                    ))));
+                    return;
+                }
+            },
             Err(error) => {
                 let _gone = reply.send(Err(error));
                 return;
@@ -152,7 +191,11 @@ impl State {
         }
     }
 
-    fn server_for(&self, path: &Path, session: SessionId) -> Result<&Entry> {
+    /// The session's servers of a file, in order: those of its own
+    /// language before those of a fallback (a header's C), each language's
+    /// in the table's order, leaving out those whose file patterns it does
+    /// not match.
+    fn serving(&self, path: &Path, session: SessionId) -> Result<Vec<&Entry>> {
         let specs = self
             .tables
             .get(&session)
@@ -160,17 +203,33 @@ impl State {
             .unwrap_or_default();
         let candidates = language::candidate_languages(path);
         let Some(own) = candidates.first() else {
-            let name = path
-                .file_name()
-                .map(|name| name.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            return Err(Error::NoServer(format!("{name} (unknown language)")));
+            return Err(Error::NoServer(format!(
+                "{} (unknown language)",
+                file_name(path)
+            )));
         };
-        candidates
-            .iter()
-            .find_map(|language| specs.iter().find(|entry| entry.spec.serves(language)))
-            .ok_or_else(|| Error::NoServer(format!("language `{own}`")))
+        let mut serving: Vec<&Entry> = Vec::new();
+        for language in &candidates {
+            for entry in specs {
+                let new = !serving
+                    .iter()
+                    .any(|known| Arc::ptr_eq(&known.spec, &entry.spec));
+                if new && entry.spec.serves(language) && entry.takes(path) {
+                    serving.push(entry);
+                }
+            }
+        }
+        if serving.is_empty() {
+            return Err(Error::NoServer(format!("language `{own}`")));
+        }
+        Ok(serving)
     }
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Whether an actor still takes requests. One that is stopping has

@@ -17,6 +17,9 @@ pub struct Flags {
     /// Wait this long before publishing diagnostics.
     pub diagnostics_delay_ms: u64,
     pub no_diagnostics: bool,
+    /// The `source` its diagnostics name (`mockls` by default), so that
+    /// two of them serving one language can be told apart.
+    pub source: Option<String>,
     /// Publish diagnostics only when a document is saved (and opened).
     pub diagnostics_on_save: bool,
     /// Echo the document version in `publishDiagnostics`.
@@ -115,6 +118,7 @@ impl Flags {
                 "--response-delay" => flags.response_delay_ms = number(&value()?)?,
                 "--diagnostics-delay" => flags.diagnostics_delay_ms = number(&value()?)?,
                 "--no-diagnostics" => flags.no_diagnostics = true,
+                "--source" => flags.source = Some(value()?),
                 "--diagnostics-on-save" => flags.diagnostics_on_save = true,
                 "--publish-version" => flags.publish_version = true,
                 "--progress-on-change" => flags.progress_on_change = true,

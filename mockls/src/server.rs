@@ -237,7 +237,13 @@ impl Mock {
         let job = PublishJob {
             uri: uri.clone(),
             version: state.versions.get(&key).copied(),
-            diagnostics: diagnostics(&state.workspace, self.encoding, &key, &text),
+            diagnostics: diagnostics(
+                &state.workspace,
+                self.encoding,
+                &key,
+                &text,
+                self.flags.source.as_deref().unwrap_or("mockls"),
+            ),
             busy_ms: if change { self.flags.cpu_busy_ms } else { 0 },
             generation,
             state: self.state.clone(),
@@ -522,23 +528,38 @@ fn apply(text: &str, change: TextDocumentContentChangeEvent, encoding: Encoding)
     format!("{}{}{}", &text[..start], change.text, &text[end..])
 }
 
-/// One error per line containing `ERROR`, and one per line `uses FILE`
-/// whose FILE (beside the document, as open or on disk) does.
+/// One error per line containing `ERROR`, one warning per line containing
+/// `WARN`, and one error per line `uses FILE` whose FILE (beside the
+/// document, as open or on disk) has an `ERROR`.
 fn diagnostics(
     workspace: &Workspace,
     encoding: Encoding,
     uri: &str,
     text: &str,
+    source: &str,
 ) -> Vec<Diagnostic> {
-    let error =
-        |line: &str, index: usize, start: usize, length: usize, code: &str, message| Diagnostic {
-            range: encoding.range(line, index, start, start + length),
-            severity: Some(DiagnosticSeverity::ERROR),
-            code: Some(NumberOrString::String(code.into())),
-            source: Some("mockls".into()),
-            message,
-            ..Diagnostic::default()
+    let problem =
+        |line: &str, index: usize, start: usize, length: usize, severity, code: &str, message| {
+            Diagnostic {
+                range: encoding.range(line, index, start, start + length),
+                severity: Some(severity),
+                code: Some(NumberOrString::String(code.into())),
+                source: Some(source.into()),
+                message,
+                ..Diagnostic::default()
+            }
         };
+    let error = |line: &str, index, start, length, code: &str, message| {
+        problem(
+            line,
+            index,
+            start,
+            length,
+            DiagnosticSeverity::ERROR,
+            code,
+            message,
+        )
+    };
     text.lines()
         .enumerate()
         .filter_map(|(index, line)| {
@@ -546,6 +567,12 @@ fn diagnostics(
                 let column = line[..byte].chars().count();
                 let message = format!("mockls: ERROR on line {}", index + 1);
                 return Some(error(line, index, column, 5, "E1", message));
+            }
+            if let Some(byte) = line.find("WARN") {
+                let column = line[..byte].chars().count();
+                let message = format!("mockls: WARN on line {}", index + 1);
+                let severity = DiagnosticSeverity::WARNING;
+                return Some(problem(line, index, column, 4, severity, "W1", message));
             }
             let used = line.trim().strip_prefix("uses ")?.trim();
             let dependency = workspace.text(&sibling_uri(uri, used)?)?;

@@ -2,6 +2,7 @@
 //! calls that turn a tool's arguments into actor messages.
 
 use crate::error::{Error, Result};
+use crate::language::ServerSpec;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::{
     Call, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
@@ -22,6 +23,7 @@ use rmcp::service::{Peer, RoleServer};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::task::JoinSet;
 
 /// How long an actor that never waits on a server may take to answer.
 const ACTOR_REPLY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -101,10 +103,15 @@ impl Context {
         .await
     }
 
-    /// The server for a file; starting it, if needed, is the Supervisor's
-    /// business and bounded by the request timeout.
+    /// The first server for a file; starting it, if needed, is the
+    /// Supervisor's business and bounded by the request timeout.
     pub async fn route(&self, path: &Path) -> Result<ServerHandle> {
         self.take_in_changes().await?;
+        self.route_rank(path, 0).await
+    }
+
+    /// The server of `rank` among a file's servers (0: the first).
+    async fn route_rank(&self, path: &Path, rank: usize) -> Result<ServerHandle> {
         let path = path.to_path_buf();
         let session = self.session;
         let limit = self.settings.request_timeout;
@@ -115,6 +122,7 @@ impl Context {
                 |reply| RouterMsg::Route {
                     path,
                     session,
+                    rank,
                     reply,
                 },
                 Some(limit),
@@ -125,6 +133,50 @@ impl Context {
             Ok(CallResult::Timeout) => Err(Error::NotReady { after: limit }),
             Ok(CallResult::SenderError) | Err(_) => Err(Error::ShuttingDown),
         }
+    }
+
+    /// Every server of a file that contributes diagnostics, in the order
+    /// they serve the file, each started if it is not running, with its
+    /// label: one that cannot be reached is its error, not the others'.
+    pub async fn diagnosing(&self, path: &Path) -> Result<Vec<(String, Result<ServerHandle>)>> {
+        self.take_in_changes().await?;
+        let serving = self.serving(path).await?;
+        let mut routes = JoinSet::new();
+        for (rank, spec) in serving.iter().enumerate() {
+            if !spec.duties.diagnostics {
+                continue;
+            }
+            let context = self.clone();
+            let path = path.to_path_buf();
+            routes.spawn(async move { (rank, context.route_rank(&path, rank).await) });
+        }
+        let mut routed = Vec::new();
+        while let Some(joined) = routes.join_next().await {
+            if let Ok(route) = joined {
+                routed.push(route);
+            }
+        }
+        routed.sort_by_key(|(rank, _)| *rank);
+        Ok(routed
+            .into_iter()
+            .map(|(rank, handle)| (serving[rank].label(), handle))
+            .collect())
+    }
+
+    /// A file's servers in the order they serve it, running or not.
+    async fn serving(&self, path: &Path) -> Result<Vec<Arc<ServerSpec>>> {
+        let path = path.to_path_buf();
+        let session = self.session;
+        ask(
+            &self.shared.router,
+            |reply| RouterMsg::Serving {
+                path,
+                session,
+                reply,
+            },
+            ACTOR_REPLY_TIMEOUT,
+        )
+        .await?
     }
 
     /// The running handle of a server whose actor went away, once the
@@ -197,7 +249,52 @@ impl Context {
     /// Sends one request and waits for its reply. The actor enforces the
     /// request timeout itself; the margin here only covers an actor that
     /// vanished without answering.
+    ///
+    /// A question about a document that its server cannot answer (it
+    /// lacks the capability) goes to the document's other servers in
+    /// turn: a linter before a language server's fallback, say.
     pub async fn request(&self, server: &ServerHandle, request: ServerRequest) -> Result<Reply> {
+        let answer = self.request_of(server, request.clone()).await;
+        let Err(Error::Unsupported { .. }) = &answer else {
+            return answer;
+        };
+        let Some(path) = request
+            .document
+            .as_ref()
+            .map(|document| document.path.clone())
+        else {
+            return answer;
+        };
+        match self.ask_others(server, &request, &path).await {
+            Some(other) => other,
+            None => answer,
+        }
+    }
+
+    /// The answer of the first of a file's other servers able to give it.
+    async fn ask_others(
+        &self,
+        tried: &ServerHandle,
+        request: &ServerRequest,
+        path: &Path,
+    ) -> Option<Result<Reply>> {
+        let serving = self.serving(path).await.ok()?;
+        for (rank, spec) in serving.iter().enumerate() {
+            if Arc::ptr_eq(spec, &tried.spec) {
+                continue;
+            }
+            let Ok(server) = self.route_rank(path, rank).await else {
+                continue;
+            };
+            match self.request_of(&server, request.clone()).await {
+                Err(Error::Unsupported { .. }) => continue,
+                answer => return Some(answer),
+            }
+        }
+        None
+    }
+
+    async fn request_of(&self, server: &ServerHandle, request: ServerRequest) -> Result<Reply> {
         let method = request.method;
         let limit = self.settings.request_timeout * 2 + Duration::from_secs(5);
         let session = self.session;

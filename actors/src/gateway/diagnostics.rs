@@ -6,7 +6,10 @@ use super::render;
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
 use crate::messages::language_server::DiagnosticsReply;
+use crate::messages::router::ServerHandle;
 use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
+use crate::vocabulary::documents::DocumentSnapshot;
+use crate::vocabulary::root_set::RootSet;
 use lsp_types::{Diagnostic as LspDiagnostic, DiagnosticSeverity, NumberOrString};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -58,30 +61,88 @@ pub async fn diagnostics(context: &Context, args: &DiagnosticsArgs) -> Result<St
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
-/// One file's fresh diagnostics from its server, as data.
+/// One file's fresh diagnostics from every server of it that contributes
+/// them, asked at once and merged, as data.
 pub async fn file_diagnostics(context: &Context, file: &str) -> Result<FileDiagnostics> {
     let (roots, path) = context.resolve(file).await?;
     let document = context.snapshot(&path, file)?;
-    let server = context.route(&path).await?;
+    let servers = context.diagnosing(&path).await?;
+    let several = servers.len() > 1;
+    let mut checks = JoinSet::new();
+    for (index, (label, server)) in servers.into_iter().enumerate() {
+        let context = context.clone();
+        let document = document.clone();
+        let roots = roots.clone();
+        checks.spawn(async move {
+            let report = match server {
+                Ok(server) => from_server(&context, &roots, &server, document, several).await,
+                Err(error) => Err(error),
+            };
+            (index, label, report)
+        });
+    }
+    let mut reports = Vec::new();
+    while let Some(joined) = checks.join_next().await {
+        if let Ok(report) = joined {
+            reports.push(report);
+        }
+    }
+    reports.sort_by_key(|(index, _, _)| *index);
+    let mut parts = Vec::new();
+    let mut failures = Vec::new();
+    for (_, label, report) in reports {
+        match report {
+            Ok(part) => parts.push(part),
+            Err(error) => failures.push((label, error)),
+        }
+    }
+    if parts.is_empty() {
+        let first = failures.into_iter().next().map(|(_, error)| error);
+        return Err(first.unwrap_or(Error::NoServer(format!("diagnostics of {file}"))));
+    }
+    let mut merged = FileDiagnostics::merge(parts);
+    for (label, error) in failures {
+        merged.notes.push(format!("warning: [{label}] {error}"));
+    }
+    Ok(merged)
+}
+
+/// One server's fresh diagnostics of a file, those below its minimum
+/// severity left out; among several servers, each problem names its
+/// source.
+async fn from_server(
+    context: &Context,
+    roots: &RootSet,
+    server: &ServerHandle,
+    document: DocumentSnapshot,
+    several: bool,
+) -> Result<FileDiagnostics> {
     let text = document.text.clone();
-    let reply = context.diagnostics(&server, document).await?;
+    let reply = context.diagnostics(server, document.clone()).await?;
     let mut notes: Vec<String> = reply
         .file_problem
         .iter()
-        .map(|problem| render::problem_line(&roots, &server.label(), problem))
+        .map(|problem| render::problem_line(roots, &server.label(), problem))
         .collect();
+    let duties = &server.spec.duties;
     let diagnostics = reply.items.as_ref().map(|items| {
-        let (found, unreadable) = read(items, &text, &reply);
+        let (mut found, unreadable) = read(items, &text, &reply);
         if unreadable > 0 {
             notes.push(format!(
                 "warning: [{}] sent {unreadable} diagnostics that do not follow LSP; they are not shown",
                 server.label()
             ));
         }
+        found.retain(|diagnostic| duties.shows(diagnostic.severity));
+        if several {
+            for diagnostic in &mut found {
+                diagnostic.source.get_or_insert_with(|| server.label());
+            }
+        }
         found
     });
     Ok(FileDiagnostics {
-        file: roots.display(&path),
+        file: roots.display(&document.path),
         server: server.label(),
         diagnostics,
         notes,

@@ -25,10 +25,20 @@ impl ServerHandle {
 }
 
 pub enum RouterMsg {
+    /// The server of `rank` among those serving the file (0: the first),
+    /// started if it is not running.
     Route {
         path: PathBuf,
         session: SessionId,
+        rank: usize,
         reply: RpcReplyPort<Result<ServerHandle>>,
+    },
+    /// The session's servers of a file, in the order they serve it,
+    /// running or not.
+    Serving {
+        path: PathBuf,
+        session: SessionId,
+        reply: RpcReplyPort<Result<Vec<Arc<ServerSpec>>>>,
     },
     /// A session's server table, on attach and after a reload.
     Servers {

@@ -2,10 +2,13 @@
 //! renders for a model, and what the control socket gives the hosts'
 //! `release` hook, which reads these fields rather than the tool's text.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How bad a problem is, as the server says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
@@ -74,6 +77,44 @@ pub struct FileDiagnostics {
 }
 
 impl FileDiagnostics {
+    /// One answer from the answers of a file's servers, in the order
+    /// they serve it: their problems in line order, their notes, and a
+    /// note for each that has published nothing yet while others have.
+    pub fn merge(mut parts: Vec<FileDiagnostics>) -> FileDiagnostics {
+        if parts.len() == 1 {
+            return parts.remove(0);
+        }
+        let file = parts
+            .first()
+            .map(|part| part.file.clone())
+            .unwrap_or_default();
+        let server = parts
+            .iter()
+            .map(|part| part.server.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let published = parts.iter().any(|part| part.diagnostics.is_some());
+        let mut notes = Vec::new();
+        let mut found: Vec<Diagnostic> = Vec::new();
+        for part in parts {
+            notes.extend(part.notes);
+            match part.diagnostics {
+                Some(diagnostics) => found.extend(diagnostics),
+                None if published => {
+                    notes.push(format!("note: no diagnostics from [{}] yet", part.server));
+                }
+                None => {}
+            }
+        }
+        found.sort_by_key(|diagnostic| (diagnostic.line, diagnostic.column));
+        FileDiagnostics {
+            file,
+            server,
+            diagnostics: published.then_some(found),
+            notes,
+        }
+    }
+
     /// How many problems of `severity`.
     pub fn count(&self, severity: Severity) -> usize {
         self.diagnostics
@@ -138,6 +179,47 @@ mod tests {
             code: code.map(str::to_owned),
             message: "unused variable".into(),
         }
+    }
+
+    #[test]
+    fn merging_keeps_line_order_and_says_who_has_not_published() {
+        let part = |server: &str, diagnostics: Option<Vec<Diagnostic>>| FileDiagnostics {
+            file: "a.py".into(),
+            server: server.into(),
+            diagnostics,
+            notes: vec![format!("from {server}")],
+        };
+        let merged = FileDiagnostics::merge(vec![
+            part("python", Some(vec![diagnostic(9, Severity::Error, None)])),
+            part(
+                "ruff",
+                Some(vec![diagnostic(2, Severity::Warning, Some("F401"))]),
+            ),
+            part("slow", None),
+        ]);
+        assert_eq!(merged.server, "python, ruff, slow");
+        let lines: Vec<u64> = merged
+            .diagnostics
+            .iter()
+            .flatten()
+            .map(|d| d.line)
+            .collect();
+        assert_eq!(lines, vec![2, 9]);
+        assert_eq!(
+            merged.notes,
+            vec![
+                "from python",
+                "from ruff",
+                "from slow",
+                "note: no diagnostics from [slow] yet"
+            ]
+        );
+        let silent = FileDiagnostics::merge(vec![part("python", None), part("ruff", None)]);
+        assert_eq!(silent.diagnostics, None);
+        assert_eq!(
+            silent.lines().last().unwrap(),
+            "a.py: no diagnostics from [python, ruff]"
+        );
     }
 
     #[test]
