@@ -40,12 +40,12 @@ fn render() -> String {
          built-in ones.\n\n\
          Of a language's servers, the first found on PATH (and, where it\n\
          has a version option, running it) serves the language; the others\n\
-         are alternatives a user picks by configuring them. A linter adds\n\
-         diagnostics and answers nothing else, so it is never started\n\
-         without configuration: a language has one server at a time for\n\
-         now, and a linter configured for it takes the place of its\n\
-         language server. `windlass doctor` names, for each language with\n\
-         no server, the one to install and how.\n\n\
+         are alternatives a user picks by configuring them. Every linter\n\
+         found on PATH starts too: its diagnostics are merged with the\n\
+         language server's, each named by its source, and it answers what\n\
+         the language server has no capability for. `windlass doctor`\n\
+         names, for each language with no server, the one to install and\n\
+         how.\n\n\
          This page is written from the table in `actors/src/language.rs` by\n\
          `tests/languages.rs`, which fails when the two differ, and which\n\
          holds every server marked verified here to a real-server test\n\

@@ -99,8 +99,13 @@ fn diagnostics_merge_every_contributing_server_with_its_filters() {
          \x20 1:11 error [stubs E1] mockls: ERROR on line 1"
     );
     let status = session.ok("status", json!({}));
-    for name in ["[checker]", "[linter]", "[quiet]", "[stubs]"] {
-        assert!(status.contains(name), "{name} in {status}");
+    for shown in [
+        "[checker] (python) ",
+        " (min severity error) ",
+        " (no diagnostics) ",
+        " (files *.pyi) ",
+    ] {
+        assert!(status.contains(shown), "{shown} in {status}");
     }
 }
 

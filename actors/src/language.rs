@@ -46,9 +46,9 @@ pub enum Role {
     /// Answers every question about its languages: the first one found
     /// on PATH serves a language nobody configured.
     Language,
-    /// Adds diagnostics to a language's server and answers nothing else.
-    /// Never started without configuration: a language has one server at
-    /// a time, which a linter cannot be.
+    /// Adds diagnostics beside a language's server, and answers the
+    /// questions it has the capability for that the language servers
+    /// cannot. Every one found on PATH starts.
     Linter,
 }
 
@@ -783,6 +783,25 @@ impl Duties {
             set.add(Glob::new(&anchored)?);
         }
         set.build().map(Some)
+    }
+
+    /// What sets it apart from a plain language server, for `status`:
+    /// `linter`, `no diagnostics`, `min severity warning`, `files *.pyi`.
+    pub fn described(&self) -> Vec<String> {
+        let mut words = Vec::new();
+        if self.role == Role::Linter {
+            words.push("linter".to_owned());
+        }
+        if !self.diagnostics {
+            words.push("no diagnostics".to_owned());
+        }
+        if let Some(least) = self.min_severity {
+            words.push(format!("min severity {}", least.name()));
+        }
+        if !self.file_patterns.is_empty() {
+            words.push(format!("files {}", self.file_patterns.join(", ")));
+        }
+        words
     }
 
     /// Whether a diagnostic of `severity` from this server is shown.

@@ -106,6 +106,7 @@ fn report(
     ServerReport {
         languages: record.languages,
         command: record.command,
+        duties: record.duties,
         phase: record.phase,
         process: live.map(process_report),
         restarts: record.restarts,

@@ -21,6 +21,8 @@ pub struct ServerRecord {
     pub name: String,
     pub languages: Vec<String>,
     pub command: String,
+    /// How the session uses it, when it is more than a language server.
+    pub duties: Vec<String>,
     pub phase: Phase,
     pub actor: Option<ActorRef<LanguageServerMsg>>,
     pub restarts: u32,

@@ -385,6 +385,7 @@ impl State {
                     name: spec.name.clone(),
                     languages: spec.languages.clone(),
                     command: spec.command.clone(),
+                    duties: spec.duties.described(),
                     phase: slot.map_or(Phase::NotStarted, |slot| slot.phase),
                     actor: slot.and_then(|slot| slot.actor.clone()),
                     restarts: slot.map_or(0, |slot| slot.restarts),

@@ -52,6 +52,10 @@ pub struct ServerReport {
     pub name: String,
     pub languages: Vec<String>,
     pub command: String,
+    /// How the session uses it, when it is more than a language server
+    /// (`linter`, `min severity warning`).
+    #[serde(default)]
+    pub duties: Vec<String>,
     pub phase: Phase,
     /// While a process runs and answers.
     pub process: Option<ProcessReport>,
@@ -128,12 +132,15 @@ impl SessionStatus {
 impl ServerReport {
     fn lines(&self) -> Vec<String> {
         let languages = self.languages.join(",");
+        let command = match self.duties.is_empty() {
+            true => self.command.clone(),
+            false => format!("{} ({})", self.command, self.duties.join("; ")),
+        };
         let mut head = match languages == self.name {
-            true => format!("[{}] {} {}", self.name, self.command, self.phase.name()),
+            true => format!("[{}] {command} {}", self.name, self.phase.name()),
             false => format!(
-                "[{}] ({languages}) {} {}",
+                "[{}] ({languages}) {command} {}",
                 self.name,
-                self.command,
                 self.phase.name()
             ),
         };
@@ -208,6 +215,7 @@ mod tests {
             name: "python".into(),
             languages: vec!["python".into()],
             command: "pyright-langserver --stdio".into(),
+            duties: Vec::new(),
             phase: Phase::Running,
             process: Some(ProcessReport {
                 state: ProcessState::Ready,
@@ -232,6 +240,7 @@ mod tests {
             name: "c,cpp".into(),
             languages: vec!["c".into(), "cpp".into()],
             command: "clangd".into(),
+            duties: vec!["no diagnostics".into(), "files *.c".into()],
             phase: Phase::Failed,
             process: None,
             restarts: 5,
@@ -263,7 +272,7 @@ mod tests {
                 "session a of daemon pid 7 (2 attached)",
                 "root w /w (from client)",
                 "[python] pyright-langserver --stdio running ready pid 12 up 3s docs 2 utf-16 cpu 0.4s rss 80.0MB diagnostics by version in up to 2 rounds 150 ms apart restarts 0 shared by 2 sessions (also b)",
-                "[c,cpp] clangd failed restarts 5",
+                "[c,cpp] clangd (no diagnostics; files *.c) failed restarts 5",
                 "  last error: exited",
                 "  stderr:",
                 "    one",
