@@ -276,7 +276,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
         }
     }
     for (built_in, languages) in language::built_in_servers() {
-        if entries.contains_key(built_in.name) {
+        if entries.contains_key(built_in.name) || !built_in.starts_unconfigured {
             continue;
         }
         let wanted: Vec<String> = languages

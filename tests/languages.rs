@@ -68,8 +68,8 @@ fn render() -> String {
     }
     page.push_str(
         "\n## Servers\n\n\
-         | server (configuration key) | command | role | languages | how to install | verified here |\n\
-         |---|---|---|---|---|---|\n",
+         | server (configuration key) | command | role | languages | how to install | starts unconfigured | verified here |\n\
+         |---|---|---|---|---|---|---|\n",
     );
     for (server, languages) in built_in_servers() {
         let command = std::iter::once(server.command)
@@ -77,7 +77,7 @@ fn render() -> String {
             .collect::<Vec<_>>()
             .join(" ");
         page.push_str(&format!(
-            "| `{}` | `{command}` | {} | {} | `{}` | {} |\n",
+            "| `{}` | `{command}` | {} | {} | `{}` | {} | {} |\n",
             toml_key(server.name),
             match server.role {
                 Role::Language => "language server",
@@ -85,6 +85,11 @@ fn render() -> String {
             },
             languages.join(", "),
             server.install,
+            if server.starts_unconfigured {
+                "yes"
+            } else {
+                "no: configure it"
+            },
             if server.verified {
                 "yes"
             } else {

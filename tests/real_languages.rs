@@ -133,3 +133,57 @@ fn css_and_json_servers_answer_on_bootstrap() {
     let diagnostics = session.ok("diagnostics", json!({"file": "package.json"}));
     assert_eq!(diagnostics, "package.json: no problems");
 }
+
+/// Requests' own sources with pyright and ruff found on PATH: pyright
+/// answers the questions, and a broken edit's diagnostics come from both,
+/// each named, until the edit is undone.
+#[test]
+fn pyright_and_ruff_both_check_requests() {
+    for server in ["pyright-langserver", "ruff"] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        return skip("target/real-projects/requests-2.34.2 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let api = "src/requests/api.py";
+    let hover = session.ok("hover", json!({"file": api, "line": 74, "symbol": "get"}));
+    assert!(hover.starts_with("(function) def get("), "{hover}");
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": api})),
+        "src/requests/api.py: no problems"
+    );
+
+    let original = std::fs::read_to_string(dir.path().join(api)).unwrap();
+    let broken = original
+        .replacen(
+            "from typing import TYPE_CHECKING\n",
+            "from typing import TYPE_CHECKING\nimport os\n",
+            1,
+        )
+        .replacen("url=url, **kwargs)", "url=undefined_url, **kwargs)", 1);
+    std::fs::write(dir.path().join(api), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": api}));
+    for expected in [
+        "  14:8 warning [Ruff F401] `os` imported but unused",
+        "  72:51 error [Pyright reportUndefinedVariable] \"undefined_url\" is not defined",
+        "  72:51 error [Ruff F821] Undefined name `undefined_url`",
+    ] {
+        assert!(
+            diagnostics.contains(expected),
+            "{expected} in {diagnostics}"
+        );
+    }
+    std::fs::write(dir.path().join(api), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": api})),
+        "src/requests/api.py: no problems"
+    );
+    let status = session.ok("status", json!({}));
+    assert!(
+        status.contains("[ruff] (python) ruff (linter) running"),
+        "{status}"
+    );
+}

@@ -29,6 +29,9 @@ pub struct BuiltIn {
     /// How a user installs it, for `doctor` and docs/languages.md.
     pub install: &'static str,
     pub role: Role,
+    /// Whether it starts when found on PATH; one that is of no use
+    /// without the user's own settings starts only when configured.
+    pub starts_unconfigured: bool,
     /// Settings answered to its `workspace/configuration` when the user
     /// gives none, as JSON: what the editor it was written for would
     /// answer, where the server breaks on the protocol's `null`.
@@ -66,6 +69,7 @@ const fn server(
         check: None,
         install,
         role: Role::Language,
+        starts_unconfigured: true,
         settings: "{}",
         verified: false,
     }
@@ -88,6 +92,13 @@ impl BuiltIn {
         match serde_json::from_str(self.settings) {
             Ok(Value::Object(settings)) => Value::Object(settings),
             _ => Value::Object(Default::default()),
+        }
+    }
+
+    const fn only_when_configured(self) -> Self {
+        Self {
+            starts_unconfigured: false,
+            ..self
         }
     }
 
@@ -183,7 +194,8 @@ const PYREFLY: BuiltIn =
 const TY: BuiltIn = server("ty", "ty", &["server"], "pip install ty").checked_with(VERSION);
 const RUFF: BuiltIn = server("ruff", "ruff", &["server"], "pip install ruff")
     .checked_with(VERSION)
-    .linter();
+    .linter()
+    .verified();
 
 const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = server(
     "typescript",
@@ -200,13 +212,17 @@ const TSGO: BuiltIn = server(
     "npm install -g @typescript/native-preview",
 )
 .checked_with(VERSION);
+// It runs the project's own ESLint with the editor's settings for it;
+// started with neither, it publishes nothing, and every diagnostics
+// answer of the language would wait for it.
 const ESLINT: BuiltIn = server(
     "eslint",
     "vscode-eslint-language-server",
     &["--stdio"],
     "npm install -g vscode-langservers-extracted",
 )
-.linter();
+.linter()
+.only_when_configured();
 const BIOME: BuiltIn = server(
     "biome",
     "biome",
