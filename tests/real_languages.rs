@@ -9,36 +9,9 @@
 
 mod common;
 
+use common::projects::real_project;
 use common::*;
 use serde_json::json;
-use std::path::{Path, PathBuf};
-
-/// A fresh copy of an unpacked package, so that edits stay in the test.
-fn real_project(name: &str) -> Option<tempfile::TempDir> {
-    let kept = std::env::var_os("WINDLASS_REAL_PROJECTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/real-projects"))
-        .join(name);
-    if !kept.is_dir() {
-        return None;
-    }
-    let copy = tempfile::tempdir().unwrap();
-    copy_tree(&kept, copy.path());
-    Some(copy)
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// Bootstrap's SCSS and its package.json: vscode-css-language-server
 /// (which needs its settings sections to be objects, not the protocol's

@@ -1,0 +1,171 @@
+//! Each verified server on its real project, run by hand:
+//!
+//! ```sh
+//! .ci/run   # or install the servers and unpack target/real-projects as it does
+//! cargo build --release --workspace && cargo bench --bench languages
+//! ```
+//!
+//! First answer: Windlass is started on a copy of the package and asked
+//! one question at once; the time runs from the process start to the
+//! complete answer. Edit to fresh diagnostics: a file is broken on disk
+//! (each cycle with a name of its own, so a stale answer cannot pass) and
+//! `diagnostics` asked at once, then the edit undone and asked again;
+//! every answer is checked. A server or package that is missing is
+//! skipped with a note.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::print_stdout
+)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+mod percentiles;
+
+use common::projects::real_project;
+use common::*;
+use percentiles::report;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+const CYCLES: usize = 10;
+
+/// One server (or servers) on one package's file.
+struct Case {
+    label: &'static str,
+    servers: &'static [&'static str],
+    project: &'static str,
+    file: &'static str,
+    /// The first question, and a piece its complete answer contains.
+    first: (&'static str, fn() -> Value, &'static str),
+    /// The file broken in cycle `n`, from its text, and what each
+    /// server's problem must say.
+    broken: fn(&str, usize) -> String,
+    expected: fn(usize) -> Vec<String>,
+    clean: &'static str,
+}
+
+fn main() {
+    let cases = [
+        Case {
+            label: "vscode-css-language-server, bootstrap scss",
+            servers: &["vscode-css-language-server"],
+            project: "bootstrap-5.3.8",
+            file: "scss/_buttons.scss",
+            first: (
+                "document_symbols",
+                || json!({"file": "scss/_buttons.scss"}),
+                "class .btn-sm 214-216",
+            ),
+            broken: |text, n| format!("{text}\n.broken-{n} {{ color: ; }}\n"),
+            expected: |_| vec!["[scss css-propertyvalueexpected] property value expected".into()],
+            clean: "scss/_buttons.scss: no problems",
+        },
+        Case {
+            label: "vscode-json-language-server, bootstrap package.json",
+            servers: &["vscode-json-language-server"],
+            project: "bootstrap-5.3.8",
+            file: "package.json",
+            first: (
+                "document_symbols",
+                || json!({"file": "package.json"}),
+                "module scripts 41-106",
+            ),
+            broken: |text, n| {
+                text.replacen(
+                    "\"version\": \"5.3.8\",",
+                    &format!("\"version\": \"5.3.{n}\""),
+                    1,
+                )
+            },
+            expected: |_| vec!["[json 514] Expected comma".into()],
+            clean: "package.json: no problems",
+        },
+        Case {
+            label: "pyright + ruff, requests api.py",
+            servers: &["pyright-langserver", "ruff"],
+            project: "requests-2.34.2",
+            file: "src/requests/api.py",
+            first: (
+                "hover",
+                || json!({"file": "src/requests/api.py", "line": 74, "symbol": "get"}),
+                "def get(",
+            ),
+            broken: |text, n| {
+                text.replacen(
+                    "url=url, **kwargs)",
+                    &format!("url=undefined_{n}, **kwargs)"),
+                    1,
+                )
+            },
+            expected: |n| {
+                vec![
+                    format!("[Pyright reportUndefinedVariable] \"undefined_{n}\" is not defined"),
+                    format!("[Ruff F821] Undefined name `undefined_{n}`"),
+                ]
+            },
+            clean: "src/requests/api.py: no problems",
+        },
+    ];
+    for case in &cases {
+        run(case);
+    }
+}
+
+fn run(case: &Case) {
+    if let Some(missing) = case.servers.iter().find(|server| !have(server)) {
+        println!("{}: skipped, {missing} is not on PATH", case.label);
+        return;
+    }
+    let Some(dir) = real_project(case.project) else {
+        println!(
+            "{}: skipped, target/real-projects/{} is missing",
+            case.label, case.project
+        );
+        return;
+    };
+    let started = Instant::now();
+    let session = Session::start(&root_arg(dir.path()));
+    let (tool, arguments, complete) = &case.first;
+    let answer = session.ok(tool, arguments());
+    let first = started.elapsed();
+    assert!(
+        answer.contains(complete),
+        "{}: first answer {answer}",
+        case.label
+    );
+    report(&format!("{}: first answer", case.label), &[first]);
+
+    let path = dir.path().join(case.file);
+    let original = std::fs::read_to_string(&path).unwrap();
+    let mut broken_times: Vec<Duration> = Vec::new();
+    let mut fixed_times: Vec<Duration> = Vec::new();
+    for cycle in 0..CYCLES {
+        std::fs::write(&path, (case.broken)(&original, cycle)).unwrap();
+        let asked = Instant::now();
+        let answer = session.ok("diagnostics", json!({"file": case.file}));
+        broken_times.push(asked.elapsed());
+        for expected in (case.expected)(cycle) {
+            assert!(
+                answer.contains(&expected),
+                "{}: {expected} in {answer}",
+                case.label
+            );
+        }
+        std::fs::write(&path, &original).unwrap();
+        let asked = Instant::now();
+        let answer = session.ok("diagnostics", json!({"file": case.file}));
+        fixed_times.push(asked.elapsed());
+        assert_eq!(answer, case.clean, "{}", case.label);
+    }
+    report(
+        &format!("{}: edit to fresh diagnostics", case.label),
+        &broken_times,
+    );
+    report(
+        &format!("{}: undo to fresh diagnostics", case.label),
+        &fixed_times,
+    );
+}
