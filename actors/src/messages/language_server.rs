@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::lsp::message::Incoming;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{Feature, WorkspaceFolder};
+use crate::lsp::uri::encode_loose;
 use crate::messages::monitor::ProcessSample;
 use crate::vocabulary::documents::{DocumentSnapshot, TextPosition};
 use crate::vocabulary::file_changes::FileChange;
@@ -115,7 +116,7 @@ impl Reply {
     /// result that does not follow LSP is the server's fault, and the error
     /// names the server and what it was asked.
     pub fn read<T: DeserializeOwned>(&self, server: &str, feature: Feature) -> Result<T> {
-        T::deserialize(&self.result).map_err(|error| Error::Malformed {
+        read_one(&self.result).map_err(|error| Error::Malformed {
             server: server.to_owned(),
             detail: format!("its {} does not follow LSP: {error}", feature.name()),
         })
@@ -156,10 +157,48 @@ impl Reply {
 pub fn read_each<T: DeserializeOwned>(items: &[Value]) -> (Vec<T>, usize) {
     let found: Vec<T> = items
         .iter()
-        .filter_map(|item| T::deserialize(item).ok())
+        .filter_map(|item| read_one(item).ok())
         .collect();
     let unreadable = items.len() - found.len();
     (found, unreadable)
+}
+
+/// `value` read as `T`, again with its URIs repaired if it cannot be as
+/// it came (see [`encode_loose`]).
+fn read_one<T: DeserializeOwned>(value: &Value) -> Result<T, serde_json::Error> {
+    T::deserialize(value)
+        .or_else(|error| T::deserialize(&with_uris_encoded(value)).map_err(|_| error))
+}
+
+/// Where LSP answers keep URIs, besides the keys of `changes`.
+const URI_KEYS: [&str; 5] = ["uri", "targetUri", "oldUri", "newUri", "href"];
+
+/// `value` with every URI it holds passed through [`encode_loose`].
+fn with_uris_encoded(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(with_uris_encoded).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(key, field)| {
+                    let field = match (key.as_str(), field) {
+                        (key, Value::String(uri)) if URI_KEYS.contains(&key) => {
+                            Value::String(encode_loose(uri))
+                        }
+                        ("changes", Value::Object(edits)) => Value::Object(
+                            edits
+                                .iter()
+                                .map(|(uri, edits)| (encode_loose(uri), with_uris_encoded(edits)))
+                                .collect(),
+                        ),
+                        _ => with_uris_encoded(field),
+                    };
+                    (key.clone(), field)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// Fresh diagnostics of one document.
@@ -329,6 +368,29 @@ mod tests {
             object.read_list::<Location>("python", Feature::References),
             Err(Error::Malformed { .. })
         ));
+    }
+
+    #[test]
+    fn uris_written_with_characters_uris_do_not_allow_are_read_repaired() {
+        let at = json!({"line": 0, "character": 0});
+        let range = json!({"start": at, "end": at});
+        let loose = "file:///home/josé/[id]/a.ts";
+        let mut answer = reply(json!([{"uri": loose, "range": range}]));
+        let found: Vec<Location> = answer.read_list("java", Feature::References).unwrap();
+        assert_eq!(
+            found[0].uri.as_str(),
+            "file:///home/jos%C3%A9/%5Bid%5D/a.ts"
+        );
+        assert!(answer.warnings.is_empty());
+        let edit = reply(json!({"changes": {loose: [{"range": range, "newText": "x"}]}}));
+        let edit: lsp_types::WorkspaceEdit = edit.read("java", Feature::Rename).unwrap();
+        let uris: Vec<&str> = edit
+            .changes
+            .iter()
+            .flatten()
+            .map(|(uri, _)| uri.as_str())
+            .collect();
+        assert_eq!(uris, vec!["file:///home/jos%C3%A9/%5Bid%5D/a.ts"]);
     }
 
     #[test]
