@@ -7,17 +7,18 @@ use super::candidates::{self, Candidate, ambiguous, is_definition_kind};
 use super::context::Context;
 use super::definitions;
 use super::render::{self, Sources, Spot, unavailable_warning};
+use super::symbols::{self, Found};
 use crate::error::{Error, Result};
-use crate::lsp::position::line_at;
+use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::Feature;
 use crate::lsp::uri::uri_to_path;
-use crate::messages::language_server::{Problem, ServerRequest};
+use crate::messages::language_server::{Problem, ServerRequest, position_params};
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::documents::{DocumentSnapshot, TextPosition};
 use crate::vocabulary::root_set::RootSet;
+use lsp_types::TextDocumentPositionParams;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use tokio::task::JoinSet;
 
@@ -42,20 +43,21 @@ pub struct Target {
 }
 
 impl Target {
-    /// A request about this position.
+    /// A request about this position, with `params` of the LSP type
+    /// `method` takes.
     pub fn request(
         &self,
         method: &'static str,
-        params: Value,
+        params: &impl Serialize,
         capability: Feature,
-    ) -> ServerRequest {
-        ServerRequest {
-            method,
-            params,
-            document: Some(self.document.clone()),
-            position: Some(self.position),
-            capability: Some(capability),
-        }
+    ) -> Result<ServerRequest> {
+        let request = ServerRequest::new(method, params, capability)?;
+        Ok(request.about(self.document.clone(), Some(self.position)))
+    }
+
+    /// The document and position as LSP params give them.
+    pub fn position_params(&self) -> Result<TextDocumentPositionParams> {
+        position_params(&self.document, self.position)
     }
 
     /// `path:line:column` of the position, for messages.
@@ -173,19 +175,20 @@ pub(super) async fn on_line(
 
 async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved> {
     let opened = Opened::new(context, file).await?;
-    let reply = context
+    let mut reply = context
         .document_symbols(&opened.server, opened.document.clone())
         .await?;
+    let symbols = symbols::document_symbols(&mut reply, &opened.server.label())?;
     let mut sources = Sources::new(&opened.roots);
     let mut found = Vec::new();
     let uri = opened.document.uri.clone();
-    for (name, kind, range) in flatten_symbols(&reply.result) {
-        if name == symbol
-            && let Some(spot) = sources.spot(&uri, &range, reply.encoding)
+    for named in symbols::flatten(&symbols) {
+        if named.name == symbol
+            && let Some(spot) = sources.spot(&uri, named.selection_range, reply.encoding)
         {
             found.push(Candidate {
                 spot,
-                kind: Some(kind),
+                kind: Some(named.kind),
             });
         }
     }
@@ -219,11 +222,17 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     let found_by_text = found_by_text.await.map_err(|_| Error::ShuttingDown)?;
     let mut sources = Sources::new(&roots);
     let mut found = Vec::new();
-    for (name, kind, uri, range, encoding) in symbols.symbols {
+    for (named, encoding) in symbols.symbols {
         // Servers may give the whole declaration's range; the name is
         // pointed at, as in every other answer.
+        let Found {
+            name,
+            kind,
+            location,
+        } = named;
         if name == symbol
-            && let Some(spot) = sources.spot_of_name(&uri, &range, encoding, symbol)
+            && let Some(spot) =
+                sources.spot_of_name(location.uri.as_str(), location.range, encoding, symbol)
         {
             found.push(Candidate {
                 spot,
@@ -319,17 +328,10 @@ fn missed_notes(
     notes
 }
 
-type WorkspaceSymbol = (
-    String,
-    u64,
-    String,
-    Value,
-    crate::lsp::position::PositionEncoding,
-);
-
 /// What every running server answered to one `workspace/symbol`.
 struct WorkspaceAnswer {
-    symbols: Vec<WorkspaceSymbol>,
+    /// Each symbol with the encoding of its server's positions.
+    symbols: Vec<(Found, PositionEncoding)>,
     /// Files each server (by label) said it could not fully read.
     problems: Vec<(String, Problem)>,
     /// Servers the roots need that could not be asked.
@@ -357,25 +359,15 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         warnings: Vec::new(),
     };
     while let Some(joined) = requests.join_next().await {
-        let Ok((label, Ok(reply))) = joined else {
+        let Ok((label, Ok(mut reply))) = joined else {
             continue;
         };
-        for item in reply.result.as_array().into_iter().flatten() {
-            let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
-            let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
-            let location = item.get("location");
-            let uri = location.and_then(|l| l.get("uri")).and_then(Value::as_str);
-            let range = location.and_then(|l| l.get("range"));
-            if let (Some(uri), Some(range)) = (uri, range) {
-                answer.symbols.push((
-                    name.to_owned(),
-                    kind,
-                    uri.to_owned(),
-                    range.clone(),
-                    reply.encoding,
-                ));
-            }
-        }
+        let Ok(found) = symbols::workspace_symbols(&mut reply, &label) else {
+            continue;
+        };
+        answer
+            .symbols
+            .extend(found.into_iter().map(|found| (found, reply.encoding)));
         answer.problems.extend(
             reply
                 .problems
@@ -385,37 +377,6 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         answer.warnings.extend(reply.warnings);
     }
     Ok(answer)
-}
-
-/// Every symbol of a documentSymbol result, nested ones included, as
-/// (name, kind, selection range).
-pub fn flatten_symbols(result: &Value) -> Vec<(String, u64, Value)> {
-    let mut out = Vec::new();
-    let mut stack: Vec<&Value> = result
-        .as_array()
-        .map(|items| items.iter().rev().collect())
-        .unwrap_or_default();
-    while let Some(item) = stack.pop() {
-        let name = item
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
-        let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
-        let range = item
-            .get("selectionRange")
-            .or_else(|| {
-                item.get("location")
-                    .and_then(|location| location.get("range"))
-            })
-            .cloned()
-            .unwrap_or(Value::Null);
-        out.push((name, kind, range));
-        if let Some(children) = item.get("children").and_then(Value::as_array) {
-            stack.extend(children.iter().rev());
-        }
-    }
-    out
 }
 
 fn is_identifier_char(character: char) -> bool {
@@ -467,7 +428,6 @@ pub fn word_at(line: &str, column: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn finds_whole_words_only() {
@@ -484,20 +444,5 @@ mod tests {
         assert_eq!(word_at("    return café_x + 1", 12), Some("café_x".into()));
         assert_eq!(word_at("a + b", 1), None);
         assert_eq!(word_at("ab", 5), None);
-    }
-
-    #[test]
-    fn flattens_nested_symbols_in_order() {
-        let result = json!([
-            {"name": "A", "kind": 5, "selectionRange": {"start": {"line": 0}}, "children": [
-                {"name": "m", "kind": 6, "selectionRange": {"start": {"line": 1}}}
-            ]},
-            {"name": "f", "kind": 12, "location": {"uri": "file:///x", "range": {"start": {"line": 5}}}},
-        ]);
-        let names: Vec<String> = flatten_symbols(&result)
-            .into_iter()
-            .map(|(name, _, _)| name)
-            .collect();
-        assert_eq!(names, vec!["A", "m", "f"]);
     }
 }

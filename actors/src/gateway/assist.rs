@@ -6,40 +6,54 @@ use super::navigation::{offset, target_or_candidates};
 use super::render;
 use crate::error::Result;
 use crate::lsp::protocol::Feature;
+use crate::messages::language_server::read_each;
+use lsp_types::request::{Completion, Request, SignatureHelpRequest};
+use lsp_types::{
+    CompletionContext, CompletionItem, CompletionItemKind, CompletionParams, CompletionTriggerKind,
+    OneOf, ParameterLabel, PartialResultParams, SignatureHelp, SignatureHelpContext,
+    SignatureHelpParams, SignatureHelpTriggerKind, SignatureInformation, WorkDoneProgressParams,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// At most this many completion items are shown.
 const MAX_COMPLETIONS: usize = 50;
 
-const COMPLETION_KINDS: [&str; 25] = [
-    "text",
-    "method",
-    "function",
-    "constructor",
-    "field",
-    "variable",
-    "class",
-    "interface",
-    "module",
-    "property",
-    "unit",
-    "value",
-    "enum",
-    "keyword",
-    "snippet",
-    "color",
-    "file",
-    "reference",
-    "folder",
-    "enum-member",
-    "constant",
-    "struct",
-    "event",
-    "operator",
-    "type-parameter",
+/// Each `CompletionItemKind` by the name answers show.
+const COMPLETION_KINDS: [(CompletionItemKind, &str); 25] = [
+    (CompletionItemKind::TEXT, "text"),
+    (CompletionItemKind::METHOD, "method"),
+    (CompletionItemKind::FUNCTION, "function"),
+    (CompletionItemKind::CONSTRUCTOR, "constructor"),
+    (CompletionItemKind::FIELD, "field"),
+    (CompletionItemKind::VARIABLE, "variable"),
+    (CompletionItemKind::CLASS, "class"),
+    (CompletionItemKind::INTERFACE, "interface"),
+    (CompletionItemKind::MODULE, "module"),
+    (CompletionItemKind::PROPERTY, "property"),
+    (CompletionItemKind::UNIT, "unit"),
+    (CompletionItemKind::VALUE, "value"),
+    (CompletionItemKind::ENUM, "enum"),
+    (CompletionItemKind::KEYWORD, "keyword"),
+    (CompletionItemKind::SNIPPET, "snippet"),
+    (CompletionItemKind::COLOR, "color"),
+    (CompletionItemKind::FILE, "file"),
+    (CompletionItemKind::REFERENCE, "reference"),
+    (CompletionItemKind::FOLDER, "folder"),
+    (CompletionItemKind::ENUM_MEMBER, "enum-member"),
+    (CompletionItemKind::CONSTANT, "constant"),
+    (CompletionItemKind::STRUCT, "struct"),
+    (CompletionItemKind::EVENT, "event"),
+    (CompletionItemKind::OPERATOR, "operator"),
+    (CompletionItemKind::TYPE_PARAMETER, "type-parameter"),
 ];
+
+/// The items of a `CompletionList`, before each is read.
+#[derive(Deserialize)]
+struct Listed {
+    items: Vec<Value>,
+}
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -54,21 +68,27 @@ pub async fn completion(context: &Context, args: &CompletionArgs) -> Result<Stri
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let request = target.request(
-        "textDocument/completion",
-        json!({"context": {"triggerKind": 1}}),
-        Feature::Completion,
-    );
-    let reply = context.request(&target.server, request).await?;
-    let items = match &reply.result {
-        Value::Array(items) => items.clone(),
-        other => other
-            .get("items")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default(),
+    let params = CompletionParams {
+        text_document_position: target.position_params()?,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+        context: Some(CompletionContext {
+            trigger_kind: CompletionTriggerKind::INVOKED,
+            trigger_character: None,
+        }),
     };
-    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
+    let request = target.request(Completion::METHOD, &params, Feature::Completion)?;
+    let mut reply = context.request(&target.server, request).await?;
+    let label = target.server.label();
+    // Items listed bare or in a `CompletionList` are read one by one alike.
+    let listed: Option<OneOf<Vec<Value>, Listed>> = reply.read(&label, Feature::Completion)?;
+    let values = match listed {
+        Some(OneOf::Left(items) | OneOf::Right(Listed { items })) => items,
+        None => Vec::new(),
+    };
+    let (items, unreadable) = read_each::<CompletionItem>(&values);
+    reply.note_unreadable(&label, Feature::Completion, unreadable);
+    let mut lines = render::notes(&target.roots, &label, &reply);
     if items.is_empty() {
         lines.push(format!("no completions at {}", target.describe()));
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));
@@ -78,17 +98,10 @@ pub async fn completion(context: &Context, args: &CompletionArgs) -> Result<Stri
         target.position.line,
         target.position.column,
     );
-    let mut ranked: Vec<&Value> = items.iter().collect();
+    let mut ranked: Vec<&CompletionItem> = items.iter().collect();
     ranked.sort_by_key(|item| {
-        let label = item
-            .get("label")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let sort = item
-            .get("sortText")
-            .and_then(Value::as_str)
-            .unwrap_or(label);
-        (!label.starts_with(prefix.as_str()), sort.to_owned())
+        let sort = item.sort_text.as_deref().unwrap_or(&item.label);
+        (!item.label.starts_with(prefix.as_str()), sort.to_owned())
     });
     let start = offset(args.offset).min(ranked.len());
     lines.extend(
@@ -118,18 +131,18 @@ fn typed_prefix(text: &str, line: usize, column: usize) -> String {
     before[start..].iter().collect()
 }
 
-fn completion_line(item: &Value) -> String {
-    let label = item.get("label").and_then(Value::as_str).unwrap_or("?");
-    let kind = item
-        .get("kind")
-        .and_then(Value::as_u64)
-        .and_then(|kind| usize::try_from(kind).ok()?.checked_sub(1))
-        .and_then(|index| COMPLETION_KINDS.get(index));
+fn completion_line(item: &CompletionItem) -> String {
+    let kind = item.kind.and_then(|kind| {
+        COMPLETION_KINDS
+            .iter()
+            .find(|(known, _)| *known == kind)
+            .map(|(_, name)| name)
+    });
     let detail = item
-        .get("detail")
-        .and_then(Value::as_str)
+        .detail
+        .as_deref()
         .map(|d| d.lines().next().unwrap_or_default());
-    let mut line = label.to_owned();
+    let mut line = item.label.clone();
     if let Some(kind) = kind {
         line.push_str(&format!("  {kind}"));
     }
@@ -144,80 +157,69 @@ pub async fn signature_help(context: &Context, position: &Position) -> Result<St
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
+    let params = SignatureHelpParams {
+        context: Some(SignatureHelpContext {
+            trigger_kind: SignatureHelpTriggerKind::INVOKED,
+            trigger_character: None,
+            is_retrigger: false,
+            active_signature_help: None,
+        }),
+        text_document_position_params: target.position_params()?,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
     let request = target.request(
-        "textDocument/signatureHelp",
-        json!({"context": {"triggerKind": 1, "isRetrigger": false}}),
+        SignatureHelpRequest::METHOD,
+        &params,
         Feature::SignatureHelp,
-    );
+    )?;
     let reply = context.request(&target.server, request).await?;
-    let signatures = reply
-        .result
-        .get("signatures")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    if signatures.is_empty() {
-        let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
+    let help: Option<SignatureHelp> = reply.read(&target.server.label(), Feature::SignatureHelp)?;
+    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
+    let Some(help) = help.filter(|help| !help.signatures.is_empty()) else {
         lines.push(format!("no signature help at {}", target.describe()));
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));
-    }
-    let active_signature = reply
-        .result
-        .get("activeSignature")
-        .and_then(Value::as_u64)
-        .unwrap_or(0) as usize;
-    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
-    lines.extend(signatures.iter().enumerate().map(|(index, signature)| {
-        let active = signature
-            .get("activeParameter")
-            .or_else(|| reply.result.get("activeParameter"))
-            .and_then(Value::as_u64);
-        let marker = if index == active_signature {
-            "> "
-        } else {
-            "  "
-        };
-        format!("{marker}{}", marked_signature(signature, active))
-    }));
+    };
+    let active_signature = help.active_signature.unwrap_or(0) as usize;
+    lines.extend(
+        help.signatures
+            .iter()
+            .enumerate()
+            .map(|(index, signature)| {
+                let active = signature.active_parameter.or(help.active_parameter);
+                let marker = if index == active_signature {
+                    "> "
+                } else {
+                    "  "
+                };
+                format!("{marker}{}", marked_signature(signature, active))
+            }),
+    );
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
 /// The signature's label with the active parameter between « and ».
-fn marked_signature(signature: &Value, active: Option<u64>) -> String {
-    let label = signature
-        .get("label")
-        .and_then(Value::as_str)
-        .unwrap_or("?");
-    let parameter = active
-        .and_then(|active| {
-            signature
-                .get("parameters")?
-                .as_array()?
-                .get(usize::try_from(active).ok()?)
-        })
-        .and_then(|parameter| parameter.get("label"));
-    let span = match parameter {
-        Some(Value::String(text)) => {
+fn marked_signature(signature: &SignatureInformation, active: Option<u32>) -> String {
+    let label = signature.label.as_str();
+    let parameter = active.and_then(|active| {
+        signature
+            .parameters
+            .as_ref()?
+            .get(usize::try_from(active).ok()?)
+    });
+    let span = match parameter.map(|parameter| &parameter.label) {
+        Some(ParameterLabel::Simple(text)) => {
             // Parameters are searched for after the name, which may contain them.
             let from = label.find('(').unwrap_or(0);
             label[from..]
                 .find(text.as_str())
                 .map(|start| (from + start, from + start + text.len()))
         }
-        Some(Value::Array(offsets)) => {
-            // Offsets are UTF-16 code units into the label.
-            let units = |value: &Value| value.as_u64().map(|v| v as usize);
-            match (
-                offsets.first().and_then(units),
-                offsets.get(1).and_then(units),
-            ) {
-                (Some(start), Some(end)) => {
-                    Some((utf16_to_byte(label, start), utf16_to_byte(label, end)))
-                }
-                _ => None,
-            }
-        }
-        _ => None,
+        // Offsets are UTF-16 code units into the label.
+        Some(ParameterLabel::LabelOffsets([start, end])) => Some((
+            utf16_to_byte(label, *start as usize),
+            utf16_to_byte(label, *end as usize),
+        )),
+        None => None,
     };
     match span {
         Some((start, end)) if start <= end && end <= label.len() => {
@@ -246,13 +248,18 @@ fn utf16_to_byte(text: &str, units: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn marks_the_active_parameter_by_text_or_offsets() {
-        let by_text = json!({"label": "add(a, b)", "parameters": [{"label": "a"}, {"label": "b"}]});
+        let read = |signature| SignatureInformation::deserialize(signature).unwrap();
+        let by_text =
+            read(json!({"label": "add(a, b)", "parameters": [{"label": "a"}, {"label": "b"}]}));
         assert_eq!(marked_signature(&by_text, Some(1)), "add(a, «b»)");
         assert_eq!(marked_signature(&by_text, Some(0)), "add(«a», b)");
-        let by_offsets = json!({"label": "f(é: int, x: str)", "parameters": [{"label": [2, 8]}, {"label": [10, 16]}]});
+        let by_offsets = read(
+            json!({"label": "f(é: int, x: str)", "parameters": [{"label": [2, 8]}, {"label": [10, 16]}]}),
+        );
         assert_eq!(
             marked_signature(&by_offsets, Some(1)),
             "f(é: int, «x: str»)"

@@ -14,7 +14,7 @@ use super::address::{self, Resolved};
 use super::context::Context;
 use super::navigation::DEFINITION;
 use super::render::{self, Sources, Spot, symbol_kind};
-use serde_json::json;
+use lsp_types::SymbolKind;
 use tokio::task::JoinSet;
 
 /// How many candidates an ambiguous symbol lists.
@@ -24,7 +24,7 @@ const MAX_CANDIDATES: usize = 10;
 pub struct Candidate {
     pub spot: Spot,
     /// Its LSP symbol kind; `None` for a definition found only by text.
-    pub kind: Option<u64>,
+    pub kind: Option<SymbolKind>,
 }
 
 /// A place in the project: a displayed path and a 1-based line.
@@ -52,7 +52,7 @@ pub async fn merge(context: &Context, symbol: &str, found: Vec<Candidate>) -> Ve
         .iter()
         .map(|found| (found.spot.path.clone(), found.spot.line))
         .collect();
-    let kinds: Vec<Option<u64>> = found.iter().map(|found| found.kind).collect();
+    let kinds: Vec<Option<SymbolKind>> = found.iter().map(|found| found.kind).collect();
     let mut merged: Vec<Option<Candidate>> = found.into_iter().map(Some).collect();
     groups(&places, &links)
         .into_iter()
@@ -94,8 +94,21 @@ pub fn ambiguous(symbol: &str, found: Vec<Candidate>, notes: Vec<String>) -> Res
 }
 
 /// Classes, functions and the like come before variables that share a name.
-pub fn is_definition_kind(kind: u64) -> bool {
-    matches!(kind, 2..=6 | 9..=12 | 23 | 26)
+pub fn is_definition_kind(kind: SymbolKind) -> bool {
+    matches!(
+        kind,
+        SymbolKind::MODULE
+            | SymbolKind::NAMESPACE
+            | SymbolKind::PACKAGE
+            | SymbolKind::CLASS
+            | SymbolKind::METHOD
+            | SymbolKind::CONSTRUCTOR
+            | SymbolKind::ENUM
+            | SymbolKind::INTERFACE
+            | SymbolKind::FUNCTION
+            | SymbolKind::STRUCT
+            | SymbolKind::TYPE_PARAMETER
+    )
 }
 
 /// Where the server says the symbol at `place` is defined; nothing when
@@ -106,14 +119,20 @@ async fn definitions_of(context: &Context, symbol: &str, place: &Place) -> Vec<P
     else {
         return Vec::new();
     };
-    let request = target.request(DEFINITION.method, json!({}), DEFINITION.feature);
-    let Ok(reply) = context.request(&target.server, request).await else {
+    let Ok(request) = DEFINITION.request(&target) else {
+        return Vec::new();
+    };
+    let Ok(mut reply) = context.request(&target.server, request).await else {
+        return Vec::new();
+    };
+    let label = target.server.label();
+    let Ok(locations) = render::locations(&mut reply, &label, DEFINITION.feature) else {
         return Vec::new();
     };
     let mut sources = Sources::new(&target.roots);
-    render::locations(&reply.result)
+    locations
         .into_iter()
-        .filter_map(|(uri, range)| sources.spot(uri, range, reply.encoding))
+        .filter_map(|location| sources.spot(location.uri.as_str(), location.range, reply.encoding))
         .map(|spot| (spot.path, spot.line))
         .collect()
 }

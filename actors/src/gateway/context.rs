@@ -349,25 +349,36 @@ impl Context {
         server: &ServerHandle,
         document: DocumentSnapshot,
     ) -> Result<Reply> {
-        let request = ServerRequest {
-            method: "textDocument/documentSymbol",
-            params: serde_json::json!({}),
-            document: Some(document),
-            position: None,
-            capability: Some(Feature::DocumentSymbols),
+        use crate::messages::language_server::document_identifier;
+        use lsp_types::request::{DocumentSymbolRequest, Request};
+        use lsp_types::{DocumentSymbolParams, PartialResultParams, WorkDoneProgressParams};
+        let params = DocumentSymbolParams {
+            text_document: document_identifier(&document)?,
+            work_done_progress_params: WorkDoneProgressParams::default(),
+            partial_result_params: PartialResultParams::default(),
         };
-        self.request(server, request).await
+        let request = ServerRequest::new(
+            DocumentSymbolRequest::METHOD,
+            &params,
+            Feature::DocumentSymbols,
+        )?;
+        self.request(server, request.about(document, None)).await
     }
 
     /// One server's symbols matching `query` across the workspace.
     pub async fn workspace_symbols(&self, server: &ServerHandle, query: &str) -> Result<Reply> {
-        let request = ServerRequest {
-            method: "workspace/symbol",
-            params: serde_json::json!({"query": query}),
-            document: None,
-            position: None,
-            capability: Some(Feature::WorkspaceSymbols),
+        use lsp_types::request::{Request, WorkspaceSymbolRequest};
+        use lsp_types::{PartialResultParams, WorkDoneProgressParams, WorkspaceSymbolParams};
+        let params = WorkspaceSymbolParams {
+            query: query.to_owned(),
+            work_done_progress_params: WorkDoneProgressParams::default(),
+            partial_result_params: PartialResultParams::default(),
         };
+        let request = ServerRequest::new(
+            WorkspaceSymbolRequest::METHOD,
+            &params,
+            Feature::WorkspaceSymbols,
+        )?;
         self.request(server, request).await
     }
 

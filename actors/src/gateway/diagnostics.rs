@@ -5,7 +5,7 @@ use super::context::Context;
 use super::render;
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
-use crate::messages::language_server::DiagnosticsReply;
+use crate::messages::language_server::{DiagnosticsReply, read_each};
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
 use crate::vocabulary::documents::DocumentSnapshot;
@@ -152,14 +152,11 @@ async fn from_server(
 /// The server's items as problems, in line order, and how many did not
 /// follow LSP (left out, and said so).
 fn read(items: &[Value], text: &str, reply: &DiagnosticsReply) -> (Vec<Diagnostic>, usize) {
-    let mut unreadable = 0;
-    let mut found: Vec<Diagnostic> = Vec::with_capacity(items.len());
-    for item in items {
-        match LspDiagnostic::deserialize(item) {
-            Ok(item) => found.push(diagnostic(&item, text, reply)),
-            Err(_) => unreadable += 1,
-        }
-    }
+    let (items, unreadable) = read_each::<LspDiagnostic>(items);
+    let mut found: Vec<Diagnostic> = items
+        .iter()
+        .map(|item| diagnostic(item, text, reply))
+        .collect();
     found.sort_by_key(|diagnostic| (diagnostic.line, diagnostic.column));
     (found, unreadable)
 }

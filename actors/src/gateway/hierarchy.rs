@@ -10,10 +10,20 @@ use crate::error::{Error, Result};
 use crate::lsp::message::METHOD_NOT_FOUND;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::Feature;
-use crate::messages::language_server::{Reply, ServerRequest};
+use crate::lsp::uri::uri_to_path;
+use crate::messages::language_server::{Reply, ServerRequest, read_each};
+use lsp_types::request::{
+    CallHierarchyIncomingCalls, CallHierarchyOutgoingCalls, CallHierarchyPrepare, Request,
+    TypeHierarchyPrepare, TypeHierarchySubtypes, TypeHierarchySupertypes,
+};
+use lsp_types::{
+    CallHierarchyIncomingCall, CallHierarchyIncomingCallsParams, CallHierarchyItem,
+    CallHierarchyOutgoingCall, CallHierarchyOutgoingCallsParams, Location, PartialResultParams,
+    TextDocumentPositionParams, WorkDoneProgressParams,
+};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -46,34 +56,164 @@ pub struct TypeHierarchyArgs {
     pub direction: TypeDirection,
 }
 
-/// The two protocols differ only in names; this says which to use.
+/// An item of either hierarchy. Type hierarchy items are read as call
+/// hierarchy items, which have the same fields: lsp-types 0.97's
+/// `TypeHierarchyItem` takes one tag where the protocol has a list
+/// (`"tags": [1]` for a deprecated type), and would refuse such an item.
+type Item = CallHierarchyItem;
+
+/// The two protocols differ only in names and in where each result keeps
+/// its item; this says which to use.
 struct Protocol {
     prepare: &'static str,
     feature: Feature,
-    query: &'static str,
-    /// Where each result keeps its item (`from`/`to`), if not the result itself.
-    item_key: Option<&'static str>,
-    /// Whether `fromRanges` lie in each result's item (incoming calls) or
-    /// in the prepared item (outgoing calls).
-    ranges_in_result: bool,
-    /// The pre-standard type hierarchy (clangd before 16): one request with
-    /// a direction number, answered with the item and its `parents` or
+    query: Query,
+    /// The pre-standard type hierarchy (clangd before 16): one request
+    /// with a direction, answered with the item and its `parents` or
     /// `children`. Used when the server does not know the prepare method.
-    legacy: Option<(u8, &'static str)>,
+    legacy: Option<Legacy>,
     label: &'static str,
 }
 
+/// What is asked about the prepared item.
+#[derive(Debug, Clone, Copy)]
+enum Query {
+    Incoming,
+    Outgoing,
+    Supertypes,
+    Subtypes,
+}
+
+/// Which relatives the pre-standard type hierarchy is asked for.
+#[derive(Debug, Clone, Copy)]
+enum Legacy {
+    Parents,
+    Children,
+}
+
+/// One caller, callee or type found, with where its calls are.
+struct Found {
+    item: Item,
+    calls: Vec<Location>,
+}
+
+/// The params of a supertypes or subtypes query. lsp-types' own hold a
+/// `TypeHierarchyItem`, which a tag list does not fit (see [`Item`]).
+#[derive(Serialize)]
+struct TypeQuery<'a> {
+    item: &'a Item,
+}
+
+/// clangd's pre-standard `textDocument/typeHierarchy` params, which
+/// lsp-types does not have.
+#[derive(Serialize)]
+struct LegacyParams {
+    #[serde(flatten)]
+    at: TextDocumentPositionParams,
+    /// How many levels to resolve.
+    resolve: u8,
+    /// 1 for parents, 0 for children.
+    direction: u8,
+}
+
+/// clangd's pre-standard type hierarchy answer: the item at the position
+/// with the relatives asked for, read one by one.
+#[derive(Deserialize)]
+struct LegacyAnswer {
+    #[serde(flatten)]
+    item: Item,
+    #[serde(default)]
+    parents: Vec<Value>,
+    #[serde(default)]
+    children: Vec<Value>,
+}
+
+impl Query {
+    fn method(self) -> &'static str {
+        match self {
+            Self::Incoming => CallHierarchyIncomingCalls::METHOD,
+            Self::Outgoing => CallHierarchyOutgoingCalls::METHOD,
+            Self::Supertypes => TypeHierarchySupertypes::METHOD,
+            Self::Subtypes => TypeHierarchySubtypes::METHOD,
+        }
+    }
+
+    /// The query about `item`.
+    fn request(self, item: &Item, feature: Feature) -> Result<ServerRequest> {
+        let work_done_progress_params = WorkDoneProgressParams::default();
+        let partial_result_params = PartialResultParams::default();
+        match self {
+            Self::Incoming => {
+                let params = CallHierarchyIncomingCallsParams {
+                    item: item.clone(),
+                    work_done_progress_params,
+                    partial_result_params,
+                };
+                ServerRequest::new(self.method(), &params, feature)
+            }
+            Self::Outgoing => {
+                let params = CallHierarchyOutgoingCallsParams {
+                    item: item.clone(),
+                    work_done_progress_params,
+                    partial_result_params,
+                };
+                ServerRequest::new(self.method(), &params, feature)
+            }
+            Self::Supertypes | Self::Subtypes => {
+                ServerRequest::new(self.method(), &TypeQuery { item }, feature)
+            }
+        }
+    }
+
+    /// The answer about `item`: callers with the calls in their own
+    /// files, callees with the calls in `item`'s file, or types.
+    fn read(self, reply: &mut Reply, server: &str, item: &Item) -> Result<Vec<Found>> {
+        let feature = match self {
+            Self::Incoming | Self::Outgoing => Feature::CallHierarchy,
+            Self::Supertypes | Self::Subtypes => Feature::TypeHierarchy,
+        };
+        let calls_in = |uri: &lsp_types::Uri, ranges: Vec<lsp_types::Range>| {
+            let located = |range| Location::new(uri.clone(), range);
+            ranges.into_iter().map(located).collect()
+        };
+        Ok(match self {
+            Self::Incoming => reply
+                .read_list::<CallHierarchyIncomingCall>(server, feature)?
+                .into_iter()
+                .map(|call| Found {
+                    calls: calls_in(&call.from.uri, call.from_ranges),
+                    item: call.from,
+                })
+                .collect(),
+            Self::Outgoing => reply
+                .read_list::<CallHierarchyOutgoingCall>(server, feature)?
+                .into_iter()
+                .map(|call| Found {
+                    calls: calls_in(&item.uri, call.from_ranges),
+                    item: call.to,
+                })
+                .collect(),
+            Self::Supertypes | Self::Subtypes => reply
+                .read_list::<Item>(server, feature)?
+                .into_iter()
+                .map(|item| Found {
+                    item,
+                    calls: Vec::new(),
+                })
+                .collect(),
+        })
+    }
+}
+
 pub async fn call_hierarchy(context: &Context, args: &CallHierarchyArgs) -> Result<String> {
-    let (query, item_key, label) = match args.direction {
-        CallDirection::Incoming => ("callHierarchy/incomingCalls", "from", "callers"),
-        CallDirection::Outgoing => ("callHierarchy/outgoingCalls", "to", "callees"),
+    let (query, label) = match args.direction {
+        CallDirection::Incoming => (Query::Incoming, "callers"),
+        CallDirection::Outgoing => (Query::Outgoing, "callees"),
     };
     let protocol = Protocol {
-        prepare: "textDocument/prepareCallHierarchy",
+        prepare: CallHierarchyPrepare::METHOD,
         feature: Feature::CallHierarchy,
         query,
-        item_key: Some(item_key),
-        ranges_in_result: matches!(args.direction, CallDirection::Incoming),
         legacy: None,
         label,
     };
@@ -82,15 +222,13 @@ pub async fn call_hierarchy(context: &Context, args: &CallHierarchyArgs) -> Resu
 
 pub async fn type_hierarchy(context: &Context, args: &TypeHierarchyArgs) -> Result<String> {
     let (query, label, legacy) = match args.direction {
-        TypeDirection::Supertypes => ("typeHierarchy/supertypes", "supertypes", (1, "parents")),
-        TypeDirection::Subtypes => ("typeHierarchy/subtypes", "subtypes", (0, "children")),
+        TypeDirection::Supertypes => (Query::Supertypes, "supertypes", Legacy::Parents),
+        TypeDirection::Subtypes => (Query::Subtypes, "subtypes", Legacy::Children),
     };
     let protocol = Protocol {
-        prepare: "textDocument/prepareTypeHierarchy",
+        prepare: TypeHierarchyPrepare::METHOD,
         feature: Feature::TypeHierarchy,
         query,
-        item_key: None,
-        ranges_in_result: true,
         legacy: Some(legacy),
         label,
     };
@@ -102,7 +240,12 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let prepare = target.request(protocol.prepare, json!({}), protocol.feature);
+    // Both prepare requests take the position alone.
+    let prepare = target.request(
+        protocol.prepare,
+        &target.position_params()?,
+        protocol.feature,
+    )?;
     let prepared = match (
         context.request(&target.server, prepare).await,
         protocol.legacy,
@@ -118,31 +261,23 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
         }
         (prepared, _) => prepared?,
     };
-    let Some(item) = prepared
-        .result
-        .as_array()
-        .and_then(|items| items.first())
-        .cloned()
-    else {
+    let mut prepared = prepared;
+    let label = target.server.label();
+    let items: Vec<Item> = prepared.read_list(&label, protocol.feature)?;
+    let Some(item) = items.into_iter().next() else {
         return Ok(format!(
             "no {} item at {}",
             protocol.feature.name(),
             target.describe()
         ));
     };
-    let query = ServerRequest {
-        method: protocol.query,
-        params: json!({"item": item}),
-        document: None,
-        position: None,
-        capability: Some(protocol.feature),
-    };
+    let query = protocol.query.request(&item, protocol.feature)?;
     let mut reply = context.request(&target.server, query).await?;
+    let found = protocol.query.read(&mut reply, &label, &item)?;
     reply.warnings.splice(0..0, prepared.warnings);
     reply.file_problem = prepared.file_problem;
-    let results = reply.result.as_array().cloned().unwrap_or_default();
     Ok(render_results(
-        context, &target, protocol, &item, &results, &reply,
+        context, &target, protocol, &item, found, &reply,
     ))
 }
 
@@ -150,30 +285,45 @@ async fn legacy_type_hierarchy(
     context: &Context,
     target: &Target,
     protocol: &Protocol,
-    (direction, key): (u8, &'static str),
+    legacy: Legacy,
 ) -> Result<String> {
-    let params = json!({"resolve": 1, "direction": direction});
-    let request = target.request("textDocument/typeHierarchy", params, protocol.feature);
-    let reply = context.request(&target.server, request).await?;
-    if reply.result.is_null() {
+    let params = LegacyParams {
+        at: target.position_params()?,
+        resolve: 1,
+        direction: match legacy {
+            Legacy::Parents => 1,
+            Legacy::Children => 0,
+        },
+    };
+    let request = target.request("textDocument/typeHierarchy", &params, protocol.feature)?;
+    let mut reply = context.request(&target.server, request).await?;
+    let label = target.server.label();
+    let Some(answer) = reply.read::<Option<LegacyAnswer>>(&label, protocol.feature)? else {
         return Ok(format!(
             "no {} item at {}",
             protocol.feature.name(),
             target.describe()
         ));
-    }
-    let results = reply
-        .result
-        .get(key)
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    };
+    let relatives = match legacy {
+        Legacy::Parents => answer.parents,
+        Legacy::Children => answer.children,
+    };
+    let (items, unreadable) = read_each::<Item>(&relatives);
+    reply.note_unreadable(&label, protocol.feature, unreadable);
+    let found = items
+        .into_iter()
+        .map(|item| Found {
+            item,
+            calls: Vec::new(),
+        })
+        .collect();
     Ok(render_results(
         context,
         target,
         protocol,
-        &reply.result,
-        &results,
+        &answer.item,
+        found,
         &reply,
     ))
 }
@@ -182,43 +332,21 @@ fn render_results(
     context: &Context,
     target: &Target,
     protocol: &Protocol,
-    item: &Value,
-    results: &[Value],
+    item: &Item,
+    found: Vec<Found>,
     reply: &Reply,
 ) -> String {
-    let encoding = reply.encoding;
-    let name = item.get("name").and_then(Value::as_str).unwrap_or("?");
+    let name = &item.name;
     let mut lines = render::notes(&target.roots, &target.server.label(), reply);
-    if results.is_empty() {
+    if found.is_empty() {
         lines.push(format!("no {} of {name}", protocol.label));
         return render::bounded(&lines, context.settings.max_output_bytes);
     }
     let mut sources = Sources::new(&target.roots);
-    let mut entries = Vec::new();
-    for result in results {
-        let found = protocol
-            .item_key
-            .and_then(|key| result.get(key))
-            .unwrap_or(result);
-        let ranges_item = if protocol.ranges_in_result {
-            found
-        } else {
-            item
-        };
-        let ranges_uri = ranges_item
-            .get("uri")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if let Some(entry) = entry(
-            &mut sources,
-            found,
-            result.get("fromRanges"),
-            ranges_uri,
-            encoding,
-        ) {
-            entries.push(entry);
-        }
-    }
+    let entries: Vec<Entry> = found
+        .iter()
+        .filter_map(|found| entry(&mut sources, found, reply.encoding))
+        .collect();
     lines.push(format!("{} of {name} ({})", protocol.label, entries.len()));
     lines.extend(grouped(entries));
     lines.extend(sources.outside_note());
@@ -232,26 +360,17 @@ struct Entry {
     text: String,
 }
 
-fn entry(
-    sources: &mut Sources,
-    item: &Value,
-    from_ranges: Option<&Value>,
-    ranges_uri: &str,
-    encoding: PositionEncoding,
-) -> Option<Entry> {
-    let uri = item.get("uri")?.as_str()?;
-    let range = item.get("selectionRange").or_else(|| item.get("range"))?;
-    let spot = sources.spot(uri, range, encoding)?;
-    let kind = render::symbol_kind(item.get("kind").and_then(Value::as_u64).unwrap_or(0));
-    let name = item.get("name").and_then(Value::as_str).unwrap_or("?");
-    let mut text = format!("{kind} {name} {}:{}", spot.line, spot.column);
-    let calls: Vec<String> = from_ranges
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|range| {
-            let path = crate::lsp::uri::uri_to_path(ranges_uri)?;
-            let (line, column) = sources.point(&path, range.get("start")?, encoding)?;
+fn entry(sources: &mut Sources, found: &Found, encoding: PositionEncoding) -> Option<Entry> {
+    let item = &found.item;
+    let spot = sources.spot(item.uri.as_str(), item.selection_range, encoding)?;
+    let kind = render::symbol_kind(item.kind);
+    let mut text = format!("{kind} {} {}:{}", item.name, spot.line, spot.column);
+    let calls: Vec<String> = found
+        .calls
+        .iter()
+        .filter_map(|call| {
+            let path = uri_to_path(call.uri.as_str())?;
+            let (line, column) = sources.point(&path, call.range.start, encoding);
             Some(format!("{}:{}", line + 1, column + 1))
         })
         .collect();
@@ -274,4 +393,61 @@ fn grouped(entries: Vec<Entry>) -> Vec<String> {
         lines.push(format!("  {}", entry.text));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lsp_types::{Position, SymbolTag, TextDocumentIdentifier, TypeHierarchyItem};
+    use serde_json::json;
+
+    fn item(name: &str) -> Value {
+        let range =
+            json!({"start": {"line": 0, "character": 7}, "end": {"line": 0, "character": 10}});
+        json!({"name": name, "kind": 5, "uri": "file:///w/a.cpp", "range": range, "selectionRange": range})
+    }
+
+    #[test]
+    fn type_hierarchy_items_with_a_tag_list_are_read_and_sent_back_as_they_came() {
+        let mut deprecated = item("Old");
+        deprecated["tags"] = json!([1]);
+        deprecated["data"] = json!({"id": 7});
+        assert!(
+            TypeHierarchyItem::deserialize(&deprecated).is_err(),
+            "lsp-types' TypeHierarchyItem still takes one tag, not a list"
+        );
+        let read = Item::deserialize(&deprecated).unwrap();
+        assert_eq!(read.tags, Some(vec![SymbolTag::DEPRECATED]));
+        assert_eq!(
+            serde_json::to_value(TypeQuery { item: &read }).unwrap(),
+            json!({"item": deprecated})
+        );
+    }
+
+    #[test]
+    fn the_legacy_type_hierarchy_is_asked_and_read_as_clangd_speaks_it() {
+        let params = LegacyParams {
+            at: TextDocumentPositionParams {
+                text_document: TextDocumentIdentifier {
+                    uri: "file:///w/a.cpp".parse().unwrap(),
+                },
+                position: Position::new(1, 7),
+            },
+            resolve: 1,
+            direction: 0,
+        };
+        assert_eq!(
+            serde_json::to_value(params).unwrap(),
+            json!({"textDocument": {"uri": "file:///w/a.cpp"}, "position": {"line": 1, "character": 7}, "resolve": 1, "direction": 0})
+        );
+        let mut answer = item("Mid");
+        answer["deprecated"] = json!(false);
+        answer["children"] = json!([item("Leaf"), {"name": "no range"}]);
+        let read = LegacyAnswer::deserialize(&answer).unwrap();
+        assert_eq!(read.item.name, "Mid");
+        assert!(read.parents.is_empty());
+        let (children, unreadable) = read_each::<Item>(&read.children);
+        assert_eq!((children.len(), unreadable), (1, 1));
+        assert_eq!(children[0].name, "Leaf");
+    }
 }

@@ -5,12 +5,14 @@
 use super::context::Context;
 use super::navigation::offset;
 use super::render;
+use super::symbols::{DocumentItem, Symbol};
 use crate::error::{Error, Result};
 use crate::language;
+use crate::lsp::protocol::Feature;
 use crate::vocabulary::root_set::RootSet;
+use lsp_types::OneOf;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tokio::task::JoinSet;
 
@@ -141,25 +143,23 @@ async fn file_symbols(context: &Context, path: &Path) -> Result<Vec<String>> {
     let display = path.display().to_string();
     let document = context.snapshot(path, &display)?;
     let server = context.route(path).await?;
-    let reply = context.document_symbols(&server, document).await?;
-    Ok(reply
-        .result
-        .as_array()
+    let mut reply = context.document_symbols(&server, document).await?;
+    let items: Vec<DocumentItem> = reply.read_list(&server.label(), Feature::DocumentSymbols)?;
+    Ok(items
         .into_iter()
-        .flatten()
-        .filter(|symbol| {
-            symbol
-                .get("containerName")
-                .is_none_or(|c| c.as_str().is_none_or(str::is_empty))
-        })
-        .map(|symbol| {
-            let kind = render::symbol_kind(symbol.get("kind").and_then(Value::as_u64).unwrap_or(0));
-            format!(
-                "{kind} {}",
-                symbol.get("name").and_then(Value::as_str).unwrap_or("?")
-            )
-        })
+        .filter(is_top_level)
+        .map(Symbol::from)
+        .map(|symbol| format!("{} {}", render::symbol_kind(symbol.kind), symbol.name))
         .collect())
+}
+
+/// Whether a symbol is not inside another: a flat symbol says so by
+/// naming no container.
+fn is_top_level(item: &DocumentItem) -> bool {
+    match item {
+        OneOf::Left(_) => true,
+        OneOf::Right(flat) => flat.container_name.as_deref().is_none_or(str::is_empty),
+    }
 }
 
 fn tree_lines(nodes: &[Node], symbols: &[(PathBuf, Vec<String>)]) -> Vec<String> {

@@ -27,6 +27,7 @@ mod render;
 mod schema;
 mod search;
 mod status;
+mod symbols;
 mod tools;
 mod workspace_edit;
 

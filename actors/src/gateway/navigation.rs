@@ -5,12 +5,20 @@
 use super::address::{self, Position, Resolved, Target};
 use super::context::Context;
 use super::render::{self, Sources, Spot};
-use crate::error::{Error, Result};
+use super::symbols::{self, Symbol};
+use crate::error::Result;
 use crate::lsp::protocol::Feature;
-use lsp_types::Hover;
+use crate::messages::language_server::{Reply, ServerRequest};
+use lsp_types::request::{
+    GotoDeclaration, GotoDefinition, GotoImplementation, GotoTypeDefinition, HoverRequest,
+    References, Request,
+};
+use lsp_types::{
+    GotoDefinitionParams, Hover, HoverParams, PartialResultParams, ReferenceContext,
+    ReferenceParams, WorkDoneProgressParams,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 /// Above this size, references are listed as bare positions, so that a
 /// heavily used symbol is still listed completely.
@@ -24,21 +32,34 @@ pub struct Goto {
 }
 
 pub const DEFINITION: Goto = Goto {
-    method: "textDocument/definition",
+    method: GotoDefinition::METHOD,
     feature: Feature::Definition,
 };
 pub const DECLARATION: Goto = Goto {
-    method: "textDocument/declaration",
+    method: GotoDeclaration::METHOD,
     feature: Feature::Declaration,
 };
 pub const TYPE_DEFINITION: Goto = Goto {
-    method: "textDocument/typeDefinition",
+    method: GotoTypeDefinition::METHOD,
     feature: Feature::TypeDefinition,
 };
 pub const IMPLEMENTATION: Goto = Goto {
-    method: "textDocument/implementation",
+    method: GotoImplementation::METHOD,
     feature: Feature::Implementation,
 };
+
+impl Goto {
+    /// The request at `target`: the go-to requests all take the same
+    /// params.
+    pub fn request(self, target: &Target) -> Result<ServerRequest> {
+        let params = GotoDefinitionParams {
+            text_document_position_params: target.position_params()?,
+            work_done_progress_params: WorkDoneProgressParams::default(),
+            partial_result_params: PartialResultParams::default(),
+        };
+        target.request(self.method, &params, self.feature)
+    }
+}
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -75,12 +96,13 @@ pub async fn hover(context: &Context, position: &Position) -> Result<String> {
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let request = target.request("textDocument/hover", json!({}), Feature::Hover);
+    let params = HoverParams {
+        text_document_position_params: target.position_params()?,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let request = target.request(HoverRequest::METHOD, &params, Feature::Hover)?;
     let reply = context.request(&target.server, request).await?;
-    let hover = Option::<Hover>::deserialize(&reply.result).map_err(|error| Error::Malformed {
-        server: target.server.label(),
-        detail: format!("its hover does not follow LSP: {error}"),
-    })?;
+    let hover: Option<Hover> = reply.read(&target.server.label(), Feature::Hover)?;
     let text = hover.as_ref().map(render::hover_text).unwrap_or_default();
     let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
     match text.is_empty() {
@@ -95,9 +117,10 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let request = target.request(goto.method, json!({}), goto.feature);
-    let reply = context.request(&target.server, request).await?;
-    let (spots, outside) = spots(&target, &reply.result, reply.encoding);
+    let mut reply = context
+        .request(&target.server, goto.request(&target)?)
+        .await?;
+    let (spots, outside) = spots(&target, &mut reply, goto.feature)?;
     let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
     if spots.is_empty() {
         let what = target
@@ -120,11 +143,17 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let include = args.include_declaration.unwrap_or(true);
-    let params = json!({"context": {"includeDeclaration": include}});
-    let request = target.request("textDocument/references", params, Feature::References);
-    let reply = context.request(&target.server, request).await?;
-    let (spots, outside) = spots(&target, &reply.result, reply.encoding);
+    let params = ReferenceParams {
+        text_document_position: target.position_params()?,
+        context: ReferenceContext {
+            include_declaration: args.include_declaration.unwrap_or(true),
+        },
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    };
+    let request = target.request(References::METHOD, &params, Feature::References)?;
+    let mut reply = context.request(&target.server, request).await?;
+    let (spots, outside) = spots(&target, &mut reply, Feature::References)?;
     let mut head = render::notes(&target.roots, &target.server.label(), &reply);
     if spots.is_empty() {
         head.push(format!("no references found for {}", target.describe()));
@@ -152,20 +181,20 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     ))
 }
 
-/// The spots of a location result, and the note on those left out.
+/// The spots of a location answer, and the note on those left out as
+/// outside the roots.
 fn spots(
     target: &Target,
-    result: &Value,
-    encoding: crate::lsp::position::PositionEncoding,
-) -> (Vec<Spot>, Option<String>) {
+    reply: &mut Reply,
+    feature: Feature,
+) -> Result<(Vec<Spot>, Option<String>)> {
+    let locations = render::locations(reply, &target.server.label(), feature)?;
     let mut sources = Sources::new(&target.roots);
-    let mut spots = Vec::new();
-    for (uri, range) in render::locations(result) {
-        if let Some(spot) = sources.spot(uri, range, encoding) {
-            spots.push(spot);
-        }
-    }
-    (spots, sources.outside_note())
+    let spots = locations
+        .into_iter()
+        .filter_map(|location| sources.spot(location.uri.as_str(), location.range, reply.encoding))
+        .collect();
+    Ok((spots, sources.outside_note()))
 }
 
 pub fn offset(given: Option<u32>) -> usize {
@@ -176,10 +205,11 @@ pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<S
     let (roots, path) = context.resolve(&args.file).await?;
     let document = context.snapshot(&path, &args.file)?;
     let server = context.route(&path).await?;
-    let reply = context.document_symbols(&server, document).await?;
+    let mut reply = context.document_symbols(&server, document).await?;
+    let symbols = symbols::document_symbols(&mut reply, &server.label())?;
     let depth = args.depth.unwrap_or(3).max(1) as usize;
     let mut body = Vec::new();
-    outline(&reply.result, 0, depth, &mut body);
+    outline(&symbols, 0, depth, &mut body);
     let mut head = render::notes(&roots, &server.label(), &reply);
     if body.is_empty() {
         head.push(format!("no symbols in {}", args.file));
@@ -192,58 +222,30 @@ pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<S
     ))
 }
 
-/// Where a symbol starts, for putting an outline in line order whatever
-/// order the server sent it in.
-fn start_of(symbol: &Value) -> (u64, u64) {
-    let start = symbol
-        .pointer("/range/start")
-        .or_else(|| symbol.pointer("/location/range/start"));
-    let field = |key: &str| {
-        start
-            .and_then(|start| start.get(key))
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX)
-    };
-    (field("line"), field("character"))
-}
-
-/// `kind name first-last` per symbol in line order, indented by nesting,
-/// down to `depth` levels; the deepest level shown says how many children
-/// it hides.
-fn outline(symbols: &Value, level: usize, depth: usize, lines: &mut Vec<String>) {
-    let mut ordered: Vec<&Value> = symbols.as_array().into_iter().flatten().collect();
-    ordered.sort_by_key(|symbol| start_of(symbol));
+/// `kind name first-last` per symbol in line order, whatever order the
+/// server sent them in, indented by nesting, down to `depth` levels; the
+/// deepest level shown says how many children it hides.
+fn outline(symbols: &[Symbol], level: usize, depth: usize, lines: &mut Vec<String>) {
+    let mut ordered: Vec<&Symbol> = symbols.iter().collect();
+    ordered.sort_by_key(|symbol| (symbol.range.start.line, symbol.range.start.character));
     for symbol in ordered {
-        let name = symbol.get("name").and_then(Value::as_str).unwrap_or("?");
-        let kind = render::symbol_kind(symbol.get("kind").and_then(Value::as_u64).unwrap_or(0));
-        let range = symbol
-            .get("range")
-            .or_else(|| symbol.get("location").and_then(|l| l.get("range")));
-        let line_of = |end: &str| {
-            range
-                .and_then(|r| r.get(end))
-                .and_then(|p| p.get("line"))
-                .and_then(Value::as_u64)
-                .map(|line| line + 1)
+        let kind = render::symbol_kind(symbol.kind);
+        let (start, end) = (symbol.range.start.line + 1, symbol.range.end.line + 1);
+        let span = match end > start {
+            true => format!(" {start}-{end}"),
+            false => format!(" {start}"),
         };
-        let span = match (line_of("start"), line_of("end")) {
-            (Some(start), Some(end)) if end > start => format!(" {start}-{end}"),
-            (Some(start), _) => format!(" {start}"),
+        let hidden = match symbol.children.len() {
+            count if count > 0 && level + 1 >= depth => format!(" (+{count} nested)"),
             _ => String::new(),
         };
-        let children = symbol
-            .get("children")
-            .and_then(Value::as_array)
-            .filter(|c| !c.is_empty());
-        let hidden = match children {
-            Some(children) if level + 1 >= depth => format!(" (+{} nested)", children.len()),
-            _ => String::new(),
-        };
-        lines.push(format!("{}{kind} {name}{span}{hidden}", "  ".repeat(level)));
-        if let Some(children) = symbol.get("children")
-            && level + 1 < depth
-        {
-            outline(children, level + 1, depth, lines);
+        lines.push(format!(
+            "{}{kind} {}{span}{hidden}",
+            "  ".repeat(level),
+            symbol.name
+        ));
+        if level + 1 < depth {
+            outline(&symbol.children, level + 1, depth, lines);
         }
     }
 }
@@ -251,17 +253,44 @@ fn outline(symbols: &Value, level: usize, depth: usize, lines: &mut Vec<String>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gateway::symbols::DocumentItem;
+    use serde_json::{Value, json};
+
+    fn range(line: u32, character: u32, end: u32) -> Value {
+        json!({"start": {"line": line, "character": character}, "end": {"line": end, "character": 0}})
+    }
+
+    /// A `DocumentSymbol` spanning lines `line` to `end`.
+    fn nested(
+        name: &str,
+        kind: u32,
+        (line, character, end): (u32, u32, u32),
+        children: Value,
+    ) -> Value {
+        let range = range(line, character, end);
+        json!({"name": name, "kind": kind, "range": range, "selectionRange": range, "children": children})
+    }
+
+    fn read(symbols: Value) -> Vec<Symbol> {
+        let items: Vec<DocumentItem> = serde_json::from_value(symbols).unwrap();
+        items.into_iter().map(Symbol::from).collect()
+    }
 
     #[test]
     fn outlines_come_in_line_order_whatever_the_server_sent() {
-        let symbols = json!([
-            {"name": "zeta", "kind": 12, "range": {"start": {"line": 1, "character": 0}, "end": {"line": 1}}},
-            {"name": "Alpha", "kind": 5, "range": {"start": {"line": 4, "character": 0}, "end": {"line": 8}}, "children": [
-                {"name": "z", "kind": 6, "range": {"start": {"line": 7, "character": 2}, "end": {"line": 7}}},
-                {"name": "a", "kind": 6, "range": {"start": {"line": 5, "character": 2}, "end": {"line": 5}}}
-            ]},
-            {"name": "beta", "kind": 12, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0}}},
-        ]);
+        let symbols = read(json!([
+            nested("zeta", 12, (1, 0, 1), json!([])),
+            nested(
+                "Alpha",
+                5,
+                (4, 0, 8),
+                json!([
+                    nested("z", 6, (7, 2, 7), json!([])),
+                    nested("a", 6, (5, 2, 5), json!([])),
+                ])
+            ),
+            nested("beta", 12, (0, 0, 0), json!([])),
+        ]));
         let mut lines = Vec::new();
         outline(&symbols, 0, 3, &mut lines);
         assert_eq!(
@@ -278,14 +307,12 @@ mod tests {
 
     #[test]
     fn outlines_nested_symbols_to_a_depth() {
-        let symbols = json!([
-            {"name": "Shape", "kind": 5, "range": {"start": {"line": 0}, "end": {"line": 9}}, "children": [
-                {"name": "area", "kind": 6, "range": {"start": {"line": 2}, "end": {"line": 4}}, "children": [
-                    {"name": "inner", "kind": 13, "range": {"start": {"line": 3}, "end": {"line": 3}}}
-                ]}
-            ]},
-            {"name": "main", "kind": 12, "location": {"uri": "file:///x", "range": {"start": {"line": 11}, "end": {"line": 11}}}},
-        ]);
+        let symbols = read(json!([
+            nested("Shape", 5, (0, 0, 9), json!([
+                nested("area", 6, (2, 0, 4), json!([nested("inner", 13, (3, 0, 3), json!([]))])),
+            ])),
+            {"name": "main", "kind": 12, "location": {"uri": "file:///x", "range": range(11, 0, 11)}},
+        ]));
         let mut lines = Vec::new();
         outline(&symbols, 0, 2, &mut lines);
         assert_eq!(

@@ -9,10 +9,14 @@ use super::workspace_edit::workspace_edit_lines;
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
 use crate::lsp::protocol::Feature;
-use crate::messages::language_server::ServerRequest;
+use crate::messages::language_server::{ServerRequest, document_identifier, read_each};
+use lsp_types::request::{CodeActionRequest, CodeActionResolveRequest, Rename, Request};
+use lsp_types::{
+    CodeAction, CodeActionContext, CodeActionOrCommand, CodeActionParams, CodeActionTriggerKind,
+    Diagnostic, PartialResultParams, Range, RenameParams, WorkDoneProgressParams, WorkspaceEdit,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -41,36 +45,35 @@ pub async fn code_actions(context: &Context, args: &CodeActionsArgs) -> Result<S
         args.end_line.unwrap_or(args.start_line),
     )?;
     let diagnostics = context.diagnostics(&server, document.clone()).await?;
-    let in_range: Vec<Value> = diagnostics
-        .items
-        .iter()
-        .flat_map(|items| items.iter())
-        .filter(|item| {
-            let line = item
-                .pointer("/range/start/line")
-                .and_then(Value::as_u64)
-                .unwrap_or(u64::MAX) as usize;
-            (first..=last).contains(&line)
-        })
-        .cloned()
+    let (in_range, _) = read_each::<Diagnostic>(diagnostics.items.as_deref().unwrap_or_default());
+    let in_range = in_range
+        .into_iter()
+        .filter(|item| (first..=last).contains(&(item.range.start.line as usize)))
         .collect();
     let last_line = line_at(&document.text, last).unwrap_or("");
     let end_character = diagnostics
         .encoding
         .encode_column(last_line, last_line.chars().count());
-    let request = ServerRequest {
-        method: "textDocument/codeAction",
-        params: json!({
-            "range": {"start": {"line": first, "character": 0}, "end": {"line": last, "character": end_character}},
-            "context": {"diagnostics": in_range, "triggerKind": 1},
-        }),
-        document: Some(document),
-        position: None,
-        capability: Some(Feature::CodeActions),
+    let params = CodeActionParams {
+        text_document: document_identifier(&document)?,
+        range: Range::new(
+            lsp_types::Position::new(line_number(first), 0),
+            lsp_types::Position::new(line_number(last), end_character),
+        ),
+        context: CodeActionContext {
+            diagnostics: in_range,
+            only: None,
+            trigger_kind: Some(CodeActionTriggerKind::INVOKED),
+        },
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
     };
-    let reply = context.request(&server, request).await?;
-    let actions = reply.result.as_array().cloned().unwrap_or_default();
-    let mut lines = render::notes(&roots, &server.label(), &reply);
+    let request = ServerRequest::new(CodeActionRequest::METHOD, &params, Feature::CodeActions)?
+        .about(document, None);
+    let mut reply = context.request(&server, request).await?;
+    let label = server.label();
+    let actions: Vec<CodeActionOrCommand> = reply.read_list(&label, Feature::CodeActions)?;
+    let mut lines = render::notes(&roots, &label, &reply);
     if actions.is_empty() {
         lines.push(format!(
             "no code actions for {}:{}-{}",
@@ -81,8 +84,13 @@ pub async fn code_actions(context: &Context, args: &CodeActionsArgs) -> Result<S
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));
     }
     let mut sources = Sources::new(&roots);
-    for (index, action) in actions.iter().enumerate() {
-        let action = resolved(context, &server, action).await;
+    for (index, action) in actions.into_iter().enumerate() {
+        let action = match action {
+            CodeActionOrCommand::CodeAction(action) => {
+                CodeActionOrCommand::CodeAction(resolved(context, &server, action).await)
+            }
+            command => command,
+        };
         lines.extend(action_lines(
             &mut sources,
             index + 1,
@@ -92,6 +100,11 @@ pub async fn code_actions(context: &Context, args: &CodeActionsArgs) -> Result<S
     }
     lines.extend(sources.outside_note());
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
+}
+
+/// A 0-based line as LSP positions count it.
+fn line_number(line: usize) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
 }
 
 /// 0-based first and last line, checked against the file.
@@ -123,53 +136,55 @@ fn line_range(text: &str, start: u32, end: u32) -> Result<(usize, usize)> {
 async fn resolved(
     context: &Context,
     server: &crate::messages::router::ServerHandle,
-    action: &Value,
-) -> Value {
-    if action.get("edit").is_some() || action.get("data").is_none() {
-        return action.clone();
+    action: CodeAction,
+) -> CodeAction {
+    if action.edit.is_some() || action.data.is_none() {
+        return action;
     }
-    let request = ServerRequest {
-        method: "codeAction/resolve",
-        params: action.clone(),
-        document: None,
-        position: None,
-        capability: Some(Feature::CodeActionResolve),
+    let Ok(request) = ServerRequest::new(
+        CodeActionResolveRequest::METHOD,
+        &action,
+        Feature::CodeActionResolve,
+    ) else {
+        return action;
     };
-    match context.request(server, request).await {
-        Ok(reply) if reply.result.is_object() => reply.result,
-        _ => action.clone(),
+    let resolution = context.request(server, request).await;
+    match resolution.and_then(|reply| reply.read(&server.label(), Feature::CodeActionResolve)) {
+        Ok(resolved) => resolved,
+        Err(_) => action,
     }
 }
 
 fn action_lines(
     sources: &mut Sources,
     number: usize,
-    action: &Value,
+    action: &CodeActionOrCommand,
     encoding: crate::lsp::position::PositionEncoding,
 ) -> Vec<String> {
-    let title = action.get("title").and_then(Value::as_str).unwrap_or("?");
-    let kind = action
-        .get("kind")
-        .and_then(Value::as_str)
-        .map(|kind| format!(" ({kind})"))
+    let (title, kind, edit, command) = match action {
+        CodeActionOrCommand::Command(command) => (&command.title, None, None, Some(command)),
+        CodeActionOrCommand::CodeAction(action) => (
+            &action.title,
+            action.kind.as_ref(),
+            action.edit.as_ref(),
+            action.command.as_ref(),
+        ),
+    };
+    let kind = kind
+        .map(|kind| format!(" ({})", kind.as_str()))
         .unwrap_or_default();
     let mut lines = vec![format!("{number}. {title}{kind}")];
-    match action.get("edit") {
+    match edit {
         Some(edit) => lines.extend(
             workspace_edit_lines(sources, edit, encoding)
                 .into_iter()
                 .skip(1)
                 .map(|line| format!("   {line}")),
         ),
-        None => {
-            let command = action
-                .get("command")
-                .and_then(|c| c.as_str().or_else(|| c.get("command")?.as_str()));
-            lines.push(format!(
-                "   runs command {}; no edit to show",
-                command.unwrap_or("?")
-            ));
-        }
+        None => lines.push(format!(
+            "   runs command {}; no edit to show",
+            command.map_or("?", |command| command.command.as_str())
+        )),
     }
     lines
 }
@@ -182,23 +197,21 @@ pub async fn rename(context: &Context, args: &RenameArgs) -> Result<String> {
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let request = target.request(
-        "textDocument/rename",
-        json!({"newName": args.new_name}),
-        Feature::Rename,
-    );
+    let params = RenameParams {
+        text_document_position: target.position_params()?,
+        new_name: args.new_name.clone(),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let request = target.request(Rename::METHOD, &params, Feature::Rename)?;
     let reply = context.request(&target.server, request).await?;
+    let edit: Option<WorkspaceEdit> = reply.read(&target.server.label(), Feature::Rename)?;
     let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
-    if reply.result.is_null() {
+    let Some(edit) = edit else {
         lines.push(format!("nothing to rename at {}", target.describe()));
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));
-    }
+    };
     let mut sources = Sources::new(&target.roots);
-    lines.extend(workspace_edit_lines(
-        &mut sources,
-        &reply.result,
-        reply.encoding,
-    ));
+    lines.extend(workspace_edit_lines(&mut sources, &edit, reply.encoding));
     lines.extend(sources.outside_note());
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }

@@ -4,12 +4,15 @@
 //! on. Nothing that resolves outside the roots is read or shown: such
 //! locations are left out and counted.
 
+use crate::error::Result;
 use crate::lsp::position::{PositionEncoding, line_at};
+use crate::lsp::protocol::Feature;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::{Problem, Reply};
 use crate::vocabulary::root_set::RootSet;
-use lsp_types::{Hover, HoverContents, MarkedString};
-use serde_json::Value;
+use lsp_types::{
+    Hover, HoverContents, Location, LocationLink, MarkedString, OneOf, Position, Range, SymbolKind,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -99,27 +102,26 @@ impl<'a> Sources<'a> {
     pub fn point(
         &mut self,
         path: &Path,
-        position: &Value,
+        position: Position,
         encoding: PositionEncoding,
-    ) -> Option<(usize, usize)> {
-        let line = usize::try_from(position.get("line")?.as_u64()?).ok()?;
-        let character = u32::try_from(position.get("character")?.as_u64()?).unwrap_or(u32::MAX);
+    ) -> (usize, usize) {
+        let line = position.line as usize;
         let column = match self.line(path, line) {
-            Some(text) => encoding.decode_column(&text, character),
-            None => character as usize,
+            Some(text) => encoding.decode_column(&text, position.character),
+            None => position.character as usize,
         };
-        Some((line, column))
+        (line, column)
     }
 
     /// The text an LSP range covers, when the file is inside the roots.
     pub fn slice(
         &mut self,
         path: &Path,
-        range: &Value,
+        range: Range,
         encoding: PositionEncoding,
     ) -> Option<String> {
-        let start = self.point(path, range.get("start")?, encoding)?;
-        let end = self.point(path, range.get("end")?, encoding)?;
+        let start = self.point(path, range.start, encoding);
+        let end = self.point(path, range.end, encoding);
         let text = self.text(path)?;
         let offset = |(line, column): (usize, usize)| -> usize {
             let line_start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
@@ -144,12 +146,12 @@ impl<'a> Sources<'a> {
 
     /// Converts an LSP `{uri, range}` pair into a spot; `None` for URIs
     /// that are not files or that resolve outside the roots.
-    pub fn spot(&mut self, uri: &str, range: &Value, encoding: PositionEncoding) -> Option<Spot> {
+    pub fn spot(&mut self, uri: &str, range: Range, encoding: PositionEncoding) -> Option<Spot> {
         let path = uri_to_path(uri)?;
         if !self.admit(&path) {
             return None;
         }
-        let (line, column) = self.point(&path, range.get("start")?, encoding)?;
+        let (line, column) = self.point(&path, range.start, encoding);
         let text = self.line(&path, line);
         Some(Spot {
             path: self.roots.display(&path),
@@ -166,7 +168,7 @@ impl Sources<'_> {
     pub fn spot_of_name(
         &mut self,
         uri: &str,
-        range: &Value,
+        range: Range,
         encoding: PositionEncoding,
         name: &str,
     ) -> Option<Spot> {
@@ -181,27 +183,24 @@ impl Sources<'_> {
     }
 }
 
-/// Every `Location` or `LocationLink` in a definition-style result.
-pub fn locations(result: &Value) -> Vec<(&str, &Value)> {
-    let items: Vec<&Value> = match result {
-        Value::Array(items) => items.iter().collect(),
-        Value::Null => Vec::new(),
-        single => vec![single],
-    };
-    items
+/// Every location of a definition-style answer: one `Location`, or a
+/// list of locations or links, a link standing as its target's selection
+/// range. Items that do not follow LSP are left out, and said so.
+pub fn locations(reply: &mut Reply, server: &str, feature: Feature) -> Result<Vec<Location>> {
+    if reply.result.is_object() {
+        return Ok(vec![reply.read(server, feature)?]);
+    }
+    let items: Vec<OneOf<Location, LocationLink>> = reply.read_list(server, feature)?;
+    Ok(items
         .into_iter()
-        .filter_map(|item| {
-            let link_target = item.get("targetUri").and_then(Value::as_str);
-            match link_target {
-                Some(uri) => Some((
-                    uri,
-                    item.get("targetSelectionRange")
-                        .or_else(|| item.get("targetRange"))?,
-                )),
-                None => Some((item.get("uri")?.as_str()?, item.get("range")?)),
-            }
+        .map(|item| match item {
+            OneOf::Left(location) => location,
+            OneOf::Right(link) => Location {
+                uri: link.target_uri,
+                range: link.target_selection_range,
+            },
         })
-        .collect()
+        .collect())
 }
 
 /// One line saying what a server reported about a file it could not fully
@@ -335,42 +334,42 @@ fn marked_text(marked: &MarkedString) -> &str {
     }
 }
 
-/// The LSP name of a `SymbolKind` number.
-pub fn symbol_kind(kind: u64) -> &'static str {
-    const KINDS: [&str; 26] = [
-        "file",
-        "module",
-        "namespace",
-        "package",
-        "class",
-        "method",
-        "property",
-        "field",
-        "constructor",
-        "enum",
-        "interface",
-        "function",
-        "variable",
-        "constant",
-        "string",
-        "number",
-        "boolean",
-        "array",
-        "object",
-        "key",
-        "null",
-        "enum-member",
-        "struct",
-        "event",
-        "operator",
-        "type-parameter",
-    ];
-    usize::try_from(kind)
-        .ok()
-        .and_then(|kind| kind.checked_sub(1))
-        .and_then(|index| KINDS.get(index))
-        .copied()
-        .unwrap_or("symbol")
+/// Each `SymbolKind` by the name answers show.
+const SYMBOL_KINDS: [(SymbolKind, &str); 26] = [
+    (SymbolKind::FILE, "file"),
+    (SymbolKind::MODULE, "module"),
+    (SymbolKind::NAMESPACE, "namespace"),
+    (SymbolKind::PACKAGE, "package"),
+    (SymbolKind::CLASS, "class"),
+    (SymbolKind::METHOD, "method"),
+    (SymbolKind::PROPERTY, "property"),
+    (SymbolKind::FIELD, "field"),
+    (SymbolKind::CONSTRUCTOR, "constructor"),
+    (SymbolKind::ENUM, "enum"),
+    (SymbolKind::INTERFACE, "interface"),
+    (SymbolKind::FUNCTION, "function"),
+    (SymbolKind::VARIABLE, "variable"),
+    (SymbolKind::CONSTANT, "constant"),
+    (SymbolKind::STRING, "string"),
+    (SymbolKind::NUMBER, "number"),
+    (SymbolKind::BOOLEAN, "boolean"),
+    (SymbolKind::ARRAY, "array"),
+    (SymbolKind::OBJECT, "object"),
+    (SymbolKind::KEY, "key"),
+    (SymbolKind::NULL, "null"),
+    (SymbolKind::ENUM_MEMBER, "enum-member"),
+    (SymbolKind::STRUCT, "struct"),
+    (SymbolKind::EVENT, "event"),
+    (SymbolKind::OPERATOR, "operator"),
+    (SymbolKind::TYPE_PARAMETER, "type-parameter"),
+];
+
+/// The name of a `SymbolKind`; `symbol` for a kind LSP does not define.
+pub fn symbol_kind(kind: SymbolKind) -> &'static str {
+    SYMBOL_KINDS
+        .iter()
+        .find(|(known, _)| *known == kind)
+        .map_or("symbol", |(_, name)| name)
 }
 
 /// What a path outside the caller's roots becomes in a server's own
@@ -453,20 +452,56 @@ fn joined(lines: &[String], max_bytes: usize, marker: impl Fn(usize) -> String) 
 mod tests {
     use super::*;
     use serde::Deserialize;
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    fn reply(result: Value) -> Reply {
+        Reply {
+            result,
+            encoding: PositionEncoding::Utf16,
+            warnings: Vec::new(),
+            file_problem: None,
+            problems: Vec::new(),
+        }
+    }
+
+    fn uris(reply: &mut Reply) -> Result<Vec<String>> {
+        let found = locations(reply, "python", Feature::Definition)?;
+        Ok(found
+            .iter()
+            .map(|found| found.uri.as_str().to_owned())
+            .collect())
+    }
 
     #[test]
     fn reads_locations_and_links() {
-        let result = json!([
+        let range =
+            json!({"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 4}});
+        let mut result = reply(json!([
+            {"uri": "file:///a", "range": range},
+            {"targetUri": "file:///b", "targetRange": range, "targetSelectionRange": range},
+        ]));
+        assert_eq!(
+            uris(&mut result),
+            Ok(vec!["file:///a".into(), "file:///b".into()])
+        );
+        assert_eq!(uris(&mut reply(Value::Null)), Ok(Vec::new()));
+        let single = json!({"uri": "file:///c", "range": range});
+        assert_eq!(uris(&mut reply(single)), Ok(vec!["file:///c".into()]));
+    }
+
+    #[test]
+    fn locations_with_invalid_ranges_are_left_out_and_counted() {
+        let mut result = reply(json!([
             {"uri": "file:///a", "range": {"start": {"line": 1, "character": 2}}},
             {"targetUri": "file:///b", "targetRange": {}, "targetSelectionRange": {"start": {"line": 3, "character": 0}}},
-        ]);
-        let found: Vec<&str> = locations(&result).into_iter().map(|(uri, _)| uri).collect();
-        assert_eq!(found, vec!["file:///a", "file:///b"]);
-        assert!(locations(&Value::Null).is_empty());
+            {"uri": "file:///c", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}},
+        ]));
+        assert_eq!(uris(&mut result), Ok(vec!["file:///c".into()]));
         assert_eq!(
-            locations(&json!({"uri": "file:///c", "range": {}})).len(),
-            1
+            result.warnings,
+            vec![
+                "warning: [python] sent 2 items in its definition answer that do not follow LSP; they are not shown"
+            ]
         );
     }
 
@@ -476,6 +511,18 @@ mod tests {
             "Sets the box.\n\n![Baseline icon](data:image/svg+xml;base64,PHN2Zz4=) _Widely available_\n![only](x.png)"}}))
         .unwrap();
         assert_eq!(hover_text(&hover), "Sets the box.\n\n_Widely available_");
+    }
+
+    #[test]
+    fn a_location_answer_of_the_wrong_shape_is_malformed() {
+        let error = uris(&mut reply(json!({"contents": "bad"}))).unwrap_err();
+        assert!(
+            error.to_string().starts_with(
+                "[python] sent a malformed response: its definition does not follow LSP: "
+            ),
+            "{error}"
+        );
+        assert!(uris(&mut reply(json!("file:///a"))).is_err());
     }
 
     #[test]
@@ -596,25 +643,25 @@ mod tests {
         let root = roots.first_directory();
         #[cfg(unix)]
         std::os::unix::fs::symlink(dir.path().join("secret.py"), root.join("leak.py")).unwrap();
-        let range = json!({"start": {"line": 0, "character": 0}});
+        let range = Range::default();
         let mut sources = Sources::new(&roots);
         let inside = sources.spot(
             &crate::lsp::uri::path_to_uri(&root.join("a.py")),
-            &range,
+            range,
             PositionEncoding::Utf16,
         );
         assert_eq!(inside.unwrap().source.as_deref(), Some("x = 1"));
         let outside = crate::lsp::uri::path_to_uri(&dir.path().join("secret.py"));
         assert!(
             sources
-                .spot(&outside, &range, PositionEncoding::Utf16)
+                .spot(&outside, range, PositionEncoding::Utf16)
                 .is_none()
         );
         if cfg!(unix) {
             let link = crate::lsp::uri::path_to_uri(&root.join("leak.py"));
             assert!(
                 sources
-                    .spot(&link, &range, PositionEncoding::Utf16)
+                    .spot(&link, range, PositionEncoding::Utf16)
                     .is_none()
             );
         }
@@ -629,9 +676,10 @@ mod tests {
 
     #[test]
     fn names_symbol_kinds() {
-        assert_eq!(symbol_kind(5), "class");
-        assert_eq!(symbol_kind(12), "function");
-        assert_eq!(symbol_kind(0), "symbol");
-        assert_eq!(symbol_kind(99), "symbol");
+        let kind = |number: u32| SymbolKind::deserialize(&json!(number)).unwrap();
+        assert_eq!(symbol_kind(kind(5)), "class");
+        assert_eq!(symbol_kind(kind(12)), "function");
+        assert_eq!(symbol_kind(kind(0)), "symbol");
+        assert_eq!(symbol_kind(kind(99)), "symbol");
     }
 }

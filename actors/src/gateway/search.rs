@@ -5,6 +5,7 @@
 use super::context::Context;
 use super::navigation::offset;
 use super::render::{self, Sources, unavailable_warning};
+use super::symbols;
 use crate::error::{Error, Result};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
@@ -13,9 +14,9 @@ use grep_matcher::Matcher;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
+use lsp_types::SymbolKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use std::path::PathBuf;
 use tokio::task::JoinSet;
 
@@ -39,7 +40,7 @@ pub struct SearchArgs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct FoundSymbol {
     name: String,
-    kind: u64,
+    kind: SymbolKind,
     path: String,
     line: usize,
     column: usize,
@@ -161,6 +162,13 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
                 continue;
             }
         };
+        let symbols = match symbols::workspace_symbols(&mut reply, &label) {
+            Ok(symbols) => symbols,
+            Err(error) => {
+                warnings.push(format!("warning: {error}; results may be incomplete"));
+                continue;
+            }
+        };
         warnings.append(&mut reply.warnings);
         problems.extend(
             reply
@@ -168,21 +176,15 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
                 .drain(..)
                 .map(|problem| (label.clone(), problem)),
         );
-        for item in reply.result.as_array().into_iter().flatten() {
-            let (Some(name), Some(uri), Some(range)) = (
-                item.get("name").and_then(Value::as_str),
-                item.pointer("/location/uri").and_then(Value::as_str),
-                item.pointer("/location/range"),
-            ) else {
+        for symbol in symbols {
+            let location = symbol.location;
+            let Some(spot) = sources.spot(location.uri.as_str(), location.range, reply.encoding)
+            else {
                 continue;
             };
-            let Some(spot) = sources.spot(uri, range, reply.encoding) else {
-                continue;
-            };
-            let kind = item.get("kind").and_then(Value::as_u64).unwrap_or(0);
             found.push(FoundSymbol {
-                name: name.to_owned(),
-                kind,
+                name: symbol.name,
+                kind: symbol.kind,
                 path: spot.path,
                 line: spot.line,
                 column: spot.column,
@@ -334,7 +336,7 @@ mod tests {
     fn symbol(name: &str, path: &str, line: usize) -> FoundSymbol {
         FoundSymbol {
             name: name.into(),
-            kind: 12,
+            kind: SymbolKind::FUNCTION,
             path: path.into(),
             line,
             column: 1,

@@ -4,63 +4,70 @@
 use super::render::Sources;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::uri::uri_to_path;
-use serde_json::Value;
+use lsp_types::{
+    DocumentChangeOperation, DocumentChanges, OneOf, ResourceOp, TextDocumentEdit, TextEdit, Uri,
+    WorkspaceEdit,
+};
 
 /// Lines describing a `WorkspaceEdit`, `changes` or `documentChanges`.
 pub fn workspace_edit_lines(
     sources: &mut Sources,
-    edit: &Value,
+    edit: &WorkspaceEdit,
     encoding: PositionEncoding,
 ) -> Vec<String> {
-    let mut files: Vec<(String, Vec<Value>)> = Vec::new();
+    let mut files: Vec<(&Uri, Vec<&TextEdit>)> = Vec::new();
     let mut operations = Vec::new();
-    if let Some(changes) = edit.get("changes").and_then(Value::as_object) {
-        for (uri, edits) in changes {
-            files.push((uri.clone(), edits.as_array().cloned().unwrap_or_default()));
-        }
+    let mut changes: Vec<_> = edit.changes.iter().flatten().collect();
+    // In the order of their URIs, whatever order the server sent them in.
+    changes.sort_by_key(|(uri, _)| uri.as_str());
+    for (uri, edits) in changes {
+        files.push((uri, edits.iter().collect()));
     }
-    for change in edit
-        .get("documentChanges")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        match change.get("kind").and_then(Value::as_str) {
-            Some(kind) => operations.push(file_operation(sources, kind, change)),
-            None => {
-                let uri = change
-                    .pointer("/textDocument/uri")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                files.push((
-                    uri.to_owned(),
-                    change
-                        .get("edits")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
-                ));
+    match &edit.document_changes {
+        Some(DocumentChanges::Edits(edits)) => files.extend(edits.iter().map(document_edits)),
+        Some(DocumentChanges::Operations(changes)) => {
+            for change in changes {
+                match change {
+                    DocumentChangeOperation::Edit(edits) => files.push(document_edits(edits)),
+                    DocumentChangeOperation::Op(operation) => {
+                        operations.push(file_operation(sources, operation))
+                    }
+                }
             }
         }
+        None => {}
     }
     // Edits to files outside the roots are left out, and counted.
-    files.retain(|(uri, _)| uri_to_path(uri).is_none_or(|path| sources.admit(&path)));
+    files.retain(|(uri, _)| uri_to_path(uri.as_str()).is_none_or(|path| sources.admit(&path)));
     let total: usize = files.iter().map(|(_, edits)| edits.len()).sum();
     let mut lines = vec![format!(
         "{total} edits in {} files (proposed, not applied)",
         files.len()
     )];
     for (uri, edits) in files {
-        lines.extend(file_lines(sources, &uri, &edits, encoding));
+        lines.extend(file_lines(sources, uri.as_str(), &edits, encoding));
     }
     lines.extend(operations);
     lines
 }
 
+/// A document's edits, annotated or not.
+fn document_edits(change: &TextDocumentEdit) -> (&Uri, Vec<&TextEdit>) {
+    let edits = change
+        .edits
+        .iter()
+        .map(|edit| match edit {
+            OneOf::Left(edit) => edit,
+            OneOf::Right(annotated) => &annotated.text_edit,
+        })
+        .collect();
+    (&change.text_document.uri, edits)
+}
+
 fn file_lines(
     sources: &mut Sources,
     uri: &str,
-    edits: &[Value],
+    edits: &[&TextEdit],
     encoding: PositionEncoding,
 ) -> Vec<String> {
     let Some(path) = uri_to_path(uri) else {
@@ -68,46 +75,36 @@ fn file_lines(
     };
     let mut lines = vec![format!("{} ({})", sources.display(&path), edits.len())];
     for edit in edits {
-        let range = edit.get("range").unwrap_or(&Value::Null);
-        let start = range
-            .get("start")
-            .and_then(|p| sources.point(&path, p, encoding));
-        let end = range
-            .get("end")
-            .and_then(|p| sources.point(&path, p, encoding));
-        let (Some((start_line, start_column)), Some((end_line, end_column))) = (start, end) else {
-            continue;
-        };
-        let new_text = edit
-            .get("newText")
-            .and_then(Value::as_str)
+        let (start_line, start_column) = sources.point(&path, edit.range.start, encoding);
+        let (end_line, end_column) = sources.point(&path, edit.range.end, encoding);
+        let old_text = sources
+            .slice(&path, edit.range, encoding)
             .unwrap_or_default();
-        let old_text = sources.slice(&path, range, encoding).unwrap_or_default();
         lines.push(format!(
-            "  {}:{}-{}:{}  {old_text:?} → {new_text:?}",
+            "  {}:{}-{}:{}  {old_text:?} → {:?}",
             start_line + 1,
             start_column + 1,
             end_line + 1,
-            end_column + 1
+            end_column + 1,
+            edit.new_text
         ));
     }
     lines
 }
 
-fn file_operation(sources: &mut Sources, kind: &str, change: &Value) -> String {
-    let mut shown = |key: &str| {
-        let uri = change.get(key).and_then(Value::as_str).unwrap_or_default();
-        match uri_to_path(uri) {
-            Some(path) if sources.admit(&path) => sources.display(&path),
-            Some(_) => "(outside the roots)".to_owned(),
-            None => uri.to_owned(),
-        }
+fn file_operation(sources: &mut Sources, operation: &ResourceOp) -> String {
+    let mut shown = |uri: &Uri| match uri_to_path(uri.as_str()) {
+        Some(path) if sources.admit(&path) => sources.display(&path),
+        Some(_) => "(outside the roots)".to_owned(),
+        None => uri.as_str().to_owned(),
     };
-    match kind {
-        "create" => format!("create {}", shown("uri")),
-        "delete" => format!("delete {}", shown("uri")),
-        "rename" => format!("rename {} → {}", shown("oldUri"), shown("newUri")),
-        other => format!("{other} (unknown file operation)"),
+    match operation {
+        ResourceOp::Create(create) => format!("create {}", shown(&create.uri)),
+        ResourceOp::Delete(delete) => format!("delete {}", shown(&delete.uri)),
+        ResourceOp::Rename(rename) => {
+            let old = shown(&rename.old_uri);
+            format!("rename {old} → {}", shown(&rename.new_uri))
+        }
     }
 }
 
@@ -115,6 +112,7 @@ fn file_operation(sources: &mut Sources, kind: &str, change: &Value) -> String {
 mod tests {
     use super::*;
     use crate::vocabulary::root_set::RootSet;
+    use serde::Deserialize;
     use serde_json::json;
 
     #[test]
@@ -132,6 +130,7 @@ mod tests {
                 {"kind": "rename", "oldUri": "file:///elsewhere/x.py", "newUri": "file:///elsewhere/y.py"}
             ]
         });
+        let edit = WorkspaceEdit::deserialize(&edit).unwrap();
         let mut sources = Sources::new(&roots);
         let lines = workspace_edit_lines(&mut sources, &edit, PositionEncoding::Utf16);
         assert_eq!(

@@ -7,6 +7,7 @@ use crate::language::{ProjectFiles, project_files};
 use crate::lsp::protocol::WorkspaceFolder;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
+use lsp_types::MessageType;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -75,9 +76,9 @@ impl Coverage {
     }
 
     /// Keeps an error or warning from the server's log when it names a
-    /// file. `level` is the LSP `MessageType`: 1 error, 2 warning.
-    pub fn note_message(&mut self, level: u64, message: &str) {
-        if level > 2 {
+    /// file.
+    pub fn note_message(&mut self, level: MessageType, message: &str) {
+        if !matches!(level, MessageType::ERROR | MessageType::WARNING) {
             return;
         }
         let Some(uri) = named_uri(message) else {
@@ -219,11 +220,11 @@ mod tests {
     fn log_messages_that_name_a_file_are_kept_for_that_file() {
         let mut coverage = Coverage::default();
         coverage.note_message(
-            2,
+            MessageType::WARNING,
             "08:00:14.042 WARNING ⛔️ Error while parsing file:///w/big.sh: syntax error",
         );
-        coverage.note_message(3, "INFO file:///w/other.sh analyzed");
-        coverage.note_message(1, "no file named here");
+        coverage.note_message(MessageType::INFO, "INFO file:///w/other.sh analyzed");
+        coverage.note_message(MessageType::ERROR, "no file named here");
         assert_eq!(
             coverage.problem("file:///w/big.sh"),
             Some(Problem {

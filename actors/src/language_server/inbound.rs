@@ -11,7 +11,9 @@ use crate::messages::language_server::{Call, LanguageServerMsg, Reply, Work};
 use crate::messages::recorder::server_event;
 use crate::messages::supervisor::{Ending, ServerExit, SupervisorMsg};
 use crate::vocabulary::events::EventKind;
+use lsp_types::LogMessageParams;
 use ractor::ActorRef;
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Instant;
@@ -148,19 +150,27 @@ impl State {
                 self.release_ready(myself);
                 self.check_waits(myself);
             }
+            // Both carry a `type` and a `message`.
             "window/logMessage" | "window/showMessage" => {
-                let text = params
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let level = params.get("type").and_then(Value::as_u64).unwrap_or(4);
-                tracing::debug!(server = %self.spec.name, level, "{text}");
-                self.coverage.note_message(level, text);
+                match LogMessageParams::deserialize(params) {
+                    Ok(logged) => {
+                        let text = &logged.message;
+                        tracing::debug!(server = %self.spec.name, level = ?logged.typ, "{text}");
+                        self.coverage.note_message(logged.typ, text);
+                    }
+                    Err(error) => {
+                        tracing::debug!(server = %self.spec.name, "{method} that does not follow LSP: {error}")
+                    }
+                }
             }
             _ => {}
         }
     }
 
+    /// Keeps a document's diagnostics as JSON, each read only when shown
+    /// (`gateway/diagnostics.rs`): lsp-types' `PublishDiagnosticsParams`
+    /// would refuse the whole notification for one diagnostic that does
+    /// not follow LSP, where that one alone is left out, and said so.
     fn published(&mut self, myself: &ActorRef<LanguageServerMsg>, params: &Value) {
         let Some(uri) = params.get("uri").and_then(Value::as_str) else {
             return tracing::debug!(server = %self.spec.name, "publishDiagnostics without a uri dropped");

@@ -3,6 +3,12 @@
 //! Two uses: readiness (work begun while the server loads is loading
 //! work, see `readiness`) and the Progress diagnostics strategy (a check is
 //! done when its work ends).
+//!
+//! The notifications are read as JSON, not as lsp-types' `ProgressParams`:
+//! servers built on vscode-languageserver pass on whatever percentage they
+//! compute, such as elm-language-server's `100.00000000000155`, where
+//! lsp-types wants a whole number and refuses the notification, and a
+//! server's loading must count however it words its percentages.
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -78,6 +84,7 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
     use serde_json::json;
 
     #[test]
@@ -98,6 +105,21 @@ mod tests {
             Change::Ended("t".into())
         );
         assert!(progress.is_idle());
+    }
+
+    #[test]
+    fn fractional_percentages_lsp_types_refuses_still_count() {
+        let begin = json!({"token": "t", "value": {"kind": "begin", "title": "Indexing", "percentage": 12.5}});
+        assert!(lsp_types::ProgressParams::deserialize(&begin).is_err());
+        let mut progress = Progress::default();
+        assert_eq!(progress.apply(&begin), Change::Began("t".into()));
+        let report =
+            json!({"token": "t", "value": {"kind": "report", "percentage": 100.00000000000155}});
+        assert_eq!(progress.apply(&report), Change::Reported);
+        assert_eq!(
+            progress.apply(&json!({"token": "t", "value": {"kind": "end"}})),
+            Change::Ended("t".into())
+        );
     }
 
     #[test]

@@ -4,13 +4,16 @@
 //! `client/unregisterCapability`, and which changes on disk match them.
 
 use crate::lsp::uri::uri_to_path;
+use crate::messages::language_server::read_each;
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
 use globset::{Glob, GlobBuilder, GlobMatcher};
+use lsp_types::notification::{DidChangeWatchedFiles, Notification};
+use lsp_types::{FileSystemWatcher, GlobPattern, OneOf, Registration, Unregistration, WatchKind};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-const METHOD: &str = "workspace/didChangeWatchedFiles";
 /// Registrations kept per server, against a server that floods them.
 const MAX_WATCHERS: usize = 1_000;
 
@@ -20,13 +23,54 @@ struct Watcher {
     glob: GlobMatcher,
     /// For a relative pattern, the directory its glob is relative to.
     base: Option<PathBuf>,
-    /// LSP `WatchKind` bits: 1 create, 2 change, 4 delete.
-    kinds: u64,
+    /// What changes it is for; every kind when the server did not say.
+    kinds: WatchKind,
+}
+
+/// `client/registerCapability` params, each registration before it is read.
+#[derive(Deserialize)]
+struct Listed {
+    registrations: Vec<Value>,
+}
+
+/// The options of a `didChangeWatchedFiles` registration, each watcher
+/// before it is read.
+#[derive(Deserialize)]
+struct WatcherList {
+    watchers: Vec<Value>,
+}
+
+/// `client/unregisterCapability` params. The protocol spells their list
+/// `unregisterations`, as lsp-types does; servers that correct it are
+/// heard too.
+#[derive(Deserialize)]
+struct Unregistrations {
+    #[serde(alias = "unregistrations")]
+    unregisterations: Vec<Unregistration>,
 }
 
 impl Watcher {
+    /// `None` for a glob that does not compile or a base that is no file.
+    fn new(watcher: &FileSystemWatcher) -> Option<Self> {
+        let (text, base) = match &watcher.glob_pattern {
+            GlobPattern::String(text) => (text, None),
+            GlobPattern::Relative(relative) => {
+                let base = match &relative.base_uri {
+                    OneOf::Left(folder) => &folder.uri,
+                    OneOf::Right(uri) => uri,
+                };
+                (&relative.pattern, Some(uri_to_path(base.as_str())?))
+            }
+        };
+        Some(Self {
+            glob: compile(text)?,
+            base,
+            kinds: watcher.kind.unwrap_or_else(WatchKind::all),
+        })
+    }
+
     fn matches(&self, change: &FileChange) -> bool {
-        if self.kinds & kind_bit(change.kind) == 0 {
+        if !self.kinds.contains(kind_bit(change.kind)) {
             return false;
         }
         match &self.base {
@@ -46,38 +90,38 @@ pub struct Registrations {
 }
 
 impl Registrations {
-    /// Applies `client/registerCapability` params.
+    /// Applies `client/registerCapability` params. Registrations and
+    /// watchers are read one by one: one that does not follow LSP, or
+    /// whose glob does not compile, leaves the others.
     pub fn register(&mut self, params: &Value) {
-        for registration in list(params, "registrations") {
-            if registration.get("method").and_then(Value::as_str) != Some(METHOD) {
+        let Ok(listed) = Listed::deserialize(params) else {
+            return;
+        };
+        let (registrations, _) = read_each::<Registration>(&listed.registrations);
+        for registration in registrations {
+            if registration.method != DidChangeWatchedFiles::METHOD {
                 continue;
             }
-            let id = registration
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let watchers: Vec<Watcher> = registration
-                .pointer("/registerOptions/watchers")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(parse_watcher)
-                .collect();
+            let options = registration
+                .register_options
+                .and_then(|options| WatcherList::deserialize(options).ok());
+            let (watchers, _) = read_each::<FileSystemWatcher>(
+                options
+                    .as_ref()
+                    .map_or(&[][..], |options| &options.watchers),
+            );
+            let watchers: Vec<Watcher> = watchers.iter().filter_map(Watcher::new).collect();
             if self.len() + watchers.len() <= MAX_WATCHERS {
-                self.by_id.insert(id, watchers);
+                self.by_id.insert(registration.id, watchers);
             }
         }
     }
 
-    /// Applies `client/unregisterCapability` params (whose list the
-    /// protocol spells `unregisterations`).
+    /// Applies `client/unregisterCapability` params.
     pub fn unregister(&mut self, params: &Value) {
-        for key in ["unregisterations", "unregistrations"] {
-            for registration in list(params, key) {
-                if let Some(id) = registration.get("id").and_then(Value::as_str) {
-                    self.by_id.remove(id);
-                }
+        if let Ok(params) = Unregistrations::deserialize(params) {
+            for registration in params.unregisterations {
+                self.by_id.remove(&registration.id);
             }
         }
     }
@@ -110,35 +154,6 @@ impl Registrations {
     }
 }
 
-fn list<'a>(params: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
-    params
-        .get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-}
-
-fn parse_watcher(watcher: &Value) -> Option<Watcher> {
-    let kinds = watcher.get("kind").and_then(Value::as_u64).unwrap_or(7);
-    let pattern = watcher.get("globPattern")?;
-    let (text, base) = match pattern {
-        Value::String(text) => (text.as_str(), None),
-        Value::Object(relative) => {
-            let base = match relative.get("baseUri")? {
-                Value::String(uri) => uri.as_str(),
-                folder => folder.get("uri")?.as_str()?,
-            };
-            (relative.get("pattern")?.as_str()?, Some(uri_to_path(base)?))
-        }
-        _ => return None,
-    };
-    Some(Watcher {
-        glob: compile(text)?,
-        base,
-        kinds,
-    })
-}
-
 /// LSP globs: `*` and `?` stay within one path segment, `**` spans any.
 fn compile(pattern: &str) -> Option<GlobMatcher> {
     let glob: Glob = GlobBuilder::new(pattern)
@@ -148,11 +163,11 @@ fn compile(pattern: &str) -> Option<GlobMatcher> {
     Some(glob.compile_matcher())
 }
 
-fn kind_bit(kind: ChangeKind) -> u64 {
+fn kind_bit(kind: ChangeKind) -> WatchKind {
     match kind {
-        ChangeKind::Created => 1,
-        ChangeKind::Changed => 2,
-        ChangeKind::Deleted => 4,
+        ChangeKind::Created => WatchKind::Create,
+        ChangeKind::Changed => WatchKind::Change,
+        ChangeKind::Deleted => WatchKind::Delete,
     }
 }
 
@@ -176,7 +191,7 @@ mod tests {
     fn registrations(watchers: Value) -> Registrations {
         let mut registrations = Registrations::default();
         registrations.register(&json!({"registrations": [
-            {"id": "a", "method": METHOD, "registerOptions": {"watchers": watchers}},
+            {"id": "a", "method": DidChangeWatchedFiles::METHOD, "registerOptions": {"watchers": watchers}},
             {"id": "other", "method": "textDocument/didSave"},
         ]}));
         registrations
@@ -208,6 +223,27 @@ mod tests {
     }
 
     #[test]
+    fn a_watcher_that_does_not_follow_lsp_leaves_the_others() {
+        let registered = registrations(json!([
+            {"globPattern": 7},
+            {"globPattern": {"baseUri": {"uri": "file:///w/lib"}, "pattern": "*.c"}},
+            {"globPattern": "[unclosed"},
+            {"globPattern": "**/*.c"},
+        ]));
+        assert_eq!(registered.len(), 1);
+        assert!(registered.matches(&change("/w/a.c", ChangeKind::Changed)));
+    }
+
+    #[test]
+    fn unregistration_spelled_as_in_english_removes_too() {
+        let mut registered = registrations(json!([{"globPattern": "**/*.c"}]));
+        registered.unregister(
+            &json!({"unregistrations": [{"id": "a", "method": DidChangeWatchedFiles::METHOD}]}),
+        );
+        assert!(!registered.any());
+    }
+
+    #[test]
     fn kinds_filter_and_unregistration_removes() {
         let mut registered = registrations(json!([{"globPattern": "**/*.c", "kind": 5}]));
         assert!(registered.matches(&change("/w/a.c", ChangeKind::Created)));
@@ -222,7 +258,9 @@ mod tests {
             params,
             json!({"changes": [{"uri": "file:///w/a.c", "type": 3}]})
         );
-        registered.unregister(&json!({"unregisterations": [{"id": "a", "method": METHOD}]}));
+        registered.unregister(
+            &json!({"unregisterations": [{"id": "a", "method": DidChangeWatchedFiles::METHOD}]}),
+        );
         assert!(!registered.matches(&change("/w/a.c", ChangeKind::Created)));
         assert_eq!(
             registered.notification(&[change("/w/a.c", ChangeKind::Deleted)]),

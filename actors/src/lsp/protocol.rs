@@ -296,6 +296,10 @@ pub fn answer_server_request(
 }
 
 /// One settings value per requested item, `null` where nothing is set.
+/// Read as JSON, not as lsp-types' `ConfigurationParams`: only `section`
+/// counts, and lsp-types would refuse the whole request for a `scopeUri`
+/// written with characters URIs do not allow (`é`, as Java's
+/// `URI.toString` leaves it), where every item must still be answered.
 fn configuration(params: &Value, settings: &Value) -> Value {
     let items = params.get("items").and_then(Value::as_array);
     let answers = items
@@ -400,6 +404,17 @@ mod tests {
             answer,
             Some(json!([{"typeCheckingMode": "strict"}, 1, null, settings]))
         );
+    }
+
+    #[test]
+    fn answers_configuration_whatever_its_scope_uri() {
+        let settings = json!({"java": {"home": "/opt/jdk"}});
+        let params = json!({"items": [
+            {"scopeUri": "file:///home/josé/w", "section": "java.home"}, {"section": "java"}
+        ]});
+        assert!(lsp_types::ConfigurationParams::deserialize(&params).is_err());
+        let answer = answer_server_request("workspace/configuration", &params, &settings, &[]);
+        assert_eq!(answer, Some(json!(["/opt/jdk", {"home": "/opt/jdk"}])));
     }
 
     #[test]

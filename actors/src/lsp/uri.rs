@@ -2,9 +2,12 @@
 //!
 //! lsp-types' `Uri` knows nothing of paths, so the conversion lives here:
 //! percent-encoding of every byte outside the unreserved set, and Windows
-//! drive letters written as `/C:/…`.
+//! drive letters written as `/C:/…`. Also the repair of URIs servers write
+//! with characters RFC 3986 does not allow, which lsp-types refuses.
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+use percent_encoding::{
+    AsciiSet, CONTROLS, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode,
+};
 use std::path::{Path, PathBuf};
 
 /// Bytes kept literally in a path segment; everything else is escaped.
@@ -25,6 +28,30 @@ pub fn path_to_uri(path: &Path) -> String {
         format!("/{text}")
     };
     format!("file://{}", utf8_percent_encode(&rooted, PATH_SEGMENT))
+}
+
+/// Characters no URI holds as they are, outside an IPv6 host; other bytes
+/// past ASCII are escaped too.
+const NOT_IN_URIS: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
+/// A URI with what RFC 3986 does not allow in it percent-encoded, as
+/// servers should have sent it: Java's `URI.toString` leaves `é` as it
+/// is, and the url crate (rust-analyzer) `[` and `]`. Escapes already
+/// there are kept, so the path it names does not change.
+pub fn encode_loose(uri: &str) -> String {
+    utf8_percent_encode(uri, NOT_IN_URIS).to_string()
 }
 
 /// Reads a `file://` URI back into a path; `None` for other schemes,
@@ -81,6 +108,17 @@ mod tests {
             uri_to_path("FILE://localhost/tmp/x"),
             Some(PathBuf::from("/tmp/x"))
         );
+    }
+
+    #[test]
+    fn loose_uris_are_encoded_to_the_same_path() {
+        let loose = "file:///home/josé/app/[id]/a b.ts";
+        let encoded = encode_loose(loose);
+        assert_eq!(encoded, "file:///home/jos%C3%A9/app/%5Bid%5D/a%20b.ts");
+        assert!(encoded.parse::<lsp_types::Uri>().is_ok());
+        assert!(loose.parse::<lsp_types::Uri>().is_err());
+        assert_eq!(uri_to_path(&encoded), uri_to_path(loose));
+        assert_eq!(encode_loose("file:///a%20b"), "file:///a%20b");
     }
 
     #[test]

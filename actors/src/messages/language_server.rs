@@ -1,17 +1,22 @@
 //! The LanguageServer's inbox: the requests and diagnostics waits tools
-//! send it, what it answers with, and what the Watcher, the Monitor and the
-//! Supervisor tell it.
+//! send it, their params written from lsp-types, what it answers with and
+//! how answers are read back into lsp-types, and what the Watcher, the
+//! Monitor and the Supervisor tell it.
 use crate::error::{Error, Result};
 use crate::lsp::message::Incoming;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{Feature, WorkspaceFolder};
+use crate::lsp::uri::encode_loose;
 use crate::messages::monitor::ProcessSample;
 use crate::vocabulary::documents::{DocumentSnapshot, TextPosition};
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::root_set::RootSet;
 use crate::vocabulary::server_states::{ProcessState, Strategy};
+use lsp_types::{Position, TextDocumentIdentifier, TextDocumentPositionParams, Uri};
 use ractor::RpcReplyPort;
+use serde::Serialize;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,14 +25,65 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct ServerRequest {
     pub method: &'static str,
-    /// Parameters besides `textDocument` and `position`, which the actor
-    /// fills in from `document` and `position`.
+    /// The method's parameters. With a `document`, the actor writes their
+    /// `textDocument` and `position` again, the position in the server's
+    /// encoding against its own copy of the document.
     pub params: Value,
     /// The file the request is about, synced before the request is sent.
     pub document: Option<DocumentSnapshot>,
     pub position: Option<TextPosition>,
     /// What the server must have announced; refused, naming it, if not.
     pub capability: Option<Feature>,
+}
+
+impl ServerRequest {
+    /// A request of `method` with `params`, the LSP type it takes, sent
+    /// only to a server that announced `capability`.
+    pub fn new(method: &'static str, params: &impl Serialize, capability: Feature) -> Result<Self> {
+        let params = serde_json::to_value(params).map_err(|error| {
+            Error::InvalidArgument(format!("cannot write the params of {method}: {error}"))
+        })?;
+        Ok(Self {
+            method,
+            params,
+            document: None,
+            position: None,
+            capability: Some(capability),
+        })
+    }
+
+    /// The same request about `document`, at `position` if given.
+    pub fn about(self, document: DocumentSnapshot, position: Option<TextPosition>) -> Self {
+        Self {
+            document: Some(document),
+            position,
+            ..self
+        }
+    }
+}
+
+/// A document as LSP params name it.
+pub fn document_identifier(document: &DocumentSnapshot) -> Result<TextDocumentIdentifier> {
+    let uri = document.uri.parse::<Uri>().map_err(|error| {
+        Error::InvalidArgument(format!(
+            "{} has no URI a server can read: {error}",
+            document.uri
+        ))
+    })?;
+    Ok(TextDocumentIdentifier { uri })
+}
+
+/// A position in a document as LSP params give it, its column still in
+/// code points: the actor converts it to the server's encoding.
+pub fn position_params(
+    document: &DocumentSnapshot,
+    position: TextPosition,
+) -> Result<TextDocumentPositionParams> {
+    let number = |value: usize| u32::try_from(value).unwrap_or(u32::MAX);
+    Ok(TextDocumentPositionParams {
+        text_document: document_identifier(document)?,
+        position: Position::new(number(position.line), number(position.column)),
+    })
 }
 
 /// One caller's request: what is asked, by which session, and where the
@@ -53,6 +109,96 @@ pub struct Reply {
     /// For a workspace-wide request: every file the server said it could
     /// not fully read, so that what it did not find can be explained.
     pub problems: Vec<Problem>,
+}
+
+impl Reply {
+    /// The result as the LSP type `T` its request is answered with. A
+    /// result that does not follow LSP is the server's fault, and the error
+    /// names the server and what it was asked.
+    pub fn read<T: DeserializeOwned>(&self, server: &str, feature: Feature) -> Result<T> {
+        read_one(&self.result).map_err(|error| Error::Malformed {
+            server: server.to_owned(),
+            detail: format!("its {} does not follow LSP: {error}", feature.name()),
+        })
+    }
+
+    /// A list result, item by item: `null` is an empty list, and items
+    /// that do not follow LSP are left out with a warning on the reply
+    /// saying how many, as diagnostics are. A result that is no list at
+    /// all is malformed.
+    pub fn read_list<T: DeserializeOwned>(
+        &mut self,
+        server: &str,
+        feature: Feature,
+    ) -> Result<Vec<T>> {
+        self.read::<Option<Vec<IgnoredAny>>>(server, feature)?;
+        let items = self.result.as_array().map_or(&[][..], Vec::as_slice);
+        let (found, unreadable) = read_each(items);
+        self.note_unreadable(server, feature, unreadable);
+        Ok(found)
+    }
+
+    /// Warns that `count` items of the answer were left out as not
+    /// following LSP.
+    pub fn note_unreadable(&mut self, server: &str, feature: Feature, count: usize) {
+        let (items, verb, pronoun) = match count {
+            0 => return,
+            1 => ("1 item".to_owned(), "does", "it is"),
+            _ => (format!("{count} items"), "do", "they are"),
+        };
+        self.warnings.push(format!(
+            "warning: [{server}] sent {items} in its {} answer that {verb} not follow LSP; {pronoun} not shown",
+            feature.name()
+        ));
+    }
+}
+
+/// Each item read as `T`, and how many could not be.
+pub fn read_each<T: DeserializeOwned>(items: &[Value]) -> (Vec<T>, usize) {
+    let found: Vec<T> = items
+        .iter()
+        .filter_map(|item| read_one(item).ok())
+        .collect();
+    let unreadable = items.len() - found.len();
+    (found, unreadable)
+}
+
+/// `value` read as `T`, again with its URIs repaired if it cannot be as
+/// it came (see [`encode_loose`]).
+fn read_one<T: DeserializeOwned>(value: &Value) -> Result<T, serde_json::Error> {
+    T::deserialize(value)
+        .or_else(|error| T::deserialize(&with_uris_encoded(value)).map_err(|_| error))
+}
+
+/// Where LSP answers keep URIs, besides the keys of `changes`.
+const URI_KEYS: [&str; 5] = ["uri", "targetUri", "oldUri", "newUri", "href"];
+
+/// `value` with every URI it holds passed through [`encode_loose`].
+fn with_uris_encoded(value: &Value) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(items.iter().map(with_uris_encoded).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(key, field)| {
+                    let field = match (key.as_str(), field) {
+                        (key, Value::String(uri)) if URI_KEYS.contains(&key) => {
+                            Value::String(encode_loose(uri))
+                        }
+                        ("changes", Value::Object(edits)) => Value::Object(
+                            edits
+                                .iter()
+                                .map(|(uri, edits)| (encode_loose(uri), with_uris_encoded(edits)))
+                                .collect(),
+                        ),
+                        _ => with_uris_encoded(field),
+                    };
+                    (key.clone(), field)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// Fresh diagnostics of one document.
@@ -156,3 +302,105 @@ pub struct FolderChange {
 
 /// No diagnostics wait outlives this, whatever the server is doing.
 pub const DIAGNOSTICS_HARD_LIMIT: Duration = Duration::from_secs(600);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lsp_types::Location;
+    use serde_json::json;
+
+    fn reply(result: Value) -> Reply {
+        Reply {
+            result,
+            encoding: PositionEncoding::Utf16,
+            warnings: Vec::new(),
+            file_problem: None,
+            problems: Vec::new(),
+        }
+    }
+
+    fn location(line: u32) -> Value {
+        let at = json!({"line": line, "character": 0});
+        json!({"uri": "file:///a.py", "range": {"start": at, "end": at}})
+    }
+
+    #[test]
+    fn a_result_that_breaks_its_type_is_malformed_naming_the_server() {
+        let error = reply(json!({"contents": 1}))
+            .read::<Option<lsp_types::Hover>>("python", Feature::Hover)
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("[python] sent a malformed response: its hover does not follow LSP: "),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_list_leaves_out_unreadable_items_and_says_how_many() {
+        let mut answer = reply(json!([location(1), {"uri": 7}, location(2), "x"]));
+        let found: Vec<Location> = answer.read_list("python", Feature::References).unwrap();
+        assert_eq!(found.len(), 2);
+        assert_eq!(
+            answer.warnings,
+            vec![
+                "warning: [python] sent 2 items in its references answer that do not follow LSP; they are not shown"
+            ]
+        );
+        let mut one = reply(json!([location(1), {}]));
+        let _: Vec<Location> = one.read_list("python", Feature::References).unwrap();
+        assert_eq!(
+            one.warnings,
+            vec![
+                "warning: [python] sent 1 item in its references answer that does not follow LSP; it is not shown"
+            ]
+        );
+    }
+
+    #[test]
+    fn null_is_an_empty_list_and_anything_else_but_a_list_is_malformed() {
+        let mut empty = reply(Value::Null);
+        let found: Vec<Location> = empty.read_list("python", Feature::References).unwrap();
+        assert!(found.is_empty() && empty.warnings.is_empty());
+        let mut object = reply(location(1));
+        assert!(matches!(
+            object.read_list::<Location>("python", Feature::References),
+            Err(Error::Malformed { .. })
+        ));
+    }
+
+    #[test]
+    fn uris_written_with_characters_uris_do_not_allow_are_read_repaired() {
+        let at = json!({"line": 0, "character": 0});
+        let range = json!({"start": at, "end": at});
+        let loose = "file:///home/josé/[id]/a.ts";
+        let mut answer = reply(json!([{"uri": loose, "range": range}]));
+        let found: Vec<Location> = answer.read_list("java", Feature::References).unwrap();
+        assert_eq!(
+            found[0].uri.as_str(),
+            "file:///home/jos%C3%A9/%5Bid%5D/a.ts"
+        );
+        assert!(answer.warnings.is_empty());
+        let edit = reply(json!({"changes": {loose: [{"range": range, "newText": "x"}]}}));
+        let edit: lsp_types::WorkspaceEdit = edit.read("java", Feature::Rename).unwrap();
+        let uris: Vec<&str> = edit
+            .changes
+            .iter()
+            .flatten()
+            .map(|(uri, _)| uri.as_str())
+            .collect();
+        assert_eq!(uris, vec!["file:///home/jos%C3%A9/%5Bid%5D/a.ts"]);
+    }
+
+    #[test]
+    fn typed_params_are_written_as_the_protocol_spells_them() {
+        let params = lsp_types::WorkspaceSymbolParams {
+            query: "Shape".into(),
+            work_done_progress_params: Default::default(),
+            partial_result_params: Default::default(),
+        };
+        let request = ServerRequest::new("workspace/symbol", &params, Feature::WorkspaceSymbols);
+        assert_eq!(request.map(|r| r.params), Ok(json!({"query": "Shape"})));
+    }
+}
