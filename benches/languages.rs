@@ -84,6 +84,26 @@ fn main() {
             clean: "package.json: no problems",
         },
         Case {
+            label: "yaml-language-server, ansible-core config/base.yml",
+            servers: &["yaml-language-server"],
+            project: "ansible-core-2.21.5/lib/ansible/config",
+            file: "base.yml",
+            first: (
+                "document_symbols",
+                || json!({"file": "base.yml", "depth": 1}),
+                "module _ANSIBALLZ_COVERAGE_CONFIG 4-14",
+            ),
+            broken: |text, n| {
+                text.replacen(
+                    "  choices: *basic_error",
+                    &format!("  choices: *basic_error\n   bad_{n}: [unclosed"),
+                    1,
+                )
+            },
+            expected: |_| vec!["All mapping items must start at the same column".into()],
+            clean: "base.yml: 1 info\n  1402:12 info [YAML 0] Unused anchor \"&basic_error2\"",
+        },
+        Case {
             label: "pyright + ruff, requests api.py",
             servers: &["pyright-langserver", "ruff"],
             project: "requests-2.34.2",

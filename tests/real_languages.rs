@@ -160,3 +160,53 @@ fn pyright_and_ruff_both_check_requests() {
         "{status}"
     );
 }
+
+/// Ansible's own configuration definitions (2,300 lines of YAML with
+/// anchors) with yaml-language-server.
+#[test]
+fn yaml_server_answers_on_ansible_config() {
+    if !have("yaml-language-server") {
+        return skip("yaml-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("ansible-core-2.21.5/lib/ansible/config") else {
+        return skip("target/real-projects/ansible-core-2.21.5 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let base = "base.yml";
+    let outline = session.ok("document_symbols", json!({"file": base, "depth": 1}));
+    assert!(
+        outline.starts_with("module _ANSIBALLZ_COVERAGE_CONFIG 4-14 (+5 nested)\n"),
+        "{outline}"
+    );
+    let definition = session.ok(
+        "definition",
+        json!({"file": base, "line": 310, "symbol": "basic_error"}),
+    );
+    assert_eq!(
+        definition,
+        "base.yml:49:5  error: issue a 'fatal' error and stop the play"
+    );
+    let references = session.err(
+        "find_references",
+        json!({"file": base, "line": 48, "symbol": "basic_error"}),
+    );
+    assert_eq!(references, "[yaml] does not support references");
+
+    let clean = "base.yml: 1 info\n  1402:12 info [YAML 0] Unused anchor \"&basic_error2\"";
+    assert_eq!(session.ok("diagnostics", json!({"file": base})), clean);
+    let original = std::fs::read_to_string(dir.path().join(base)).unwrap();
+    let broken = original.replacen(
+        "  choices: *basic_error",
+        "  choices: *basic_error\n   bad: [unclosed",
+        1,
+    );
+    std::fs::write(dir.path().join(base), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": base}));
+    assert!(
+        diagnostics
+            .contains("\n  311:1 error [YAML 0] All mapping items must start at the same column\n"),
+        "{diagnostics}"
+    );
+    std::fs::write(dir.path().join(base), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": base})), clean);
+}

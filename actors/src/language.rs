@@ -257,7 +257,8 @@ const YAML_LANGUAGE_SERVER: BuiltIn = server(
     &["--stdio"],
     "npm install -g yaml-language-server",
 )
-.checked_with(VERSION);
+.checked_with(VERSION)
+.verified();
 const JSON_LANGUAGE_SERVER: BuiltIn = server(
     "json",
     "vscode-json-language-server",
