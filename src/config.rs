@@ -262,9 +262,9 @@ pub fn parse_lsp_flag(flag: &str) -> Result<(String, ServerEntry)> {
 }
 
 /// Turns the merged entries into server specs: configured servers first,
-/// then built-ins whose binary is on PATH: a language server for each
-/// language no configured language server serves, and every linter. A
-/// configured server that runs a built-in's command also takes that
+/// then, for each language no configured server serves, the built-ins
+/// whose binary is on PATH: its first language server and every linter.
+/// A configured server that runs a built-in's command also takes that
 /// built-in's other languages, so one command never runs as two
 /// processes. Language servers come before linters, which answer only
 /// what the language servers cannot.
@@ -275,12 +275,16 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             specs.push(spec);
         }
     }
+    let configured = specs.clone();
     for (built_in, languages) in language::built_in_servers() {
         if entries.contains_key(built_in.name) || !built_in.starts_unconfigured {
             continue;
         }
+        // A language someone configured a server for has the servers
+        // configured for it; built-ins fill only the languages nobody did.
         let wanted: Vec<String> = languages
             .iter()
+            .filter(|language| !configured.iter().any(|spec| spec.serves(language)))
             .filter(|language| {
                 built_in.role == Role::Linter
                     || !specs

@@ -43,7 +43,8 @@ fn render() -> String {
          are alternatives a user picks by configuring them. Every linter\n\
          found on PATH starts too: its diagnostics are merged with the\n\
          language server's, each named by its source, and it answers what\n\
-         the language server has no capability for. `windlass doctor`\n\
+         the language server has no capability for. A language someone\n\
+         configured a server for has only its configured servers. `windlass doctor`\n\
          names, for each language with no server, the one to install and\n\
          how.\n\n\
          This page is written from the table in `actors/src/language.rs` by\n\
