@@ -57,7 +57,7 @@ pub async fn merge(context: &Context, symbol: &str, found: Vec<Candidate>) -> Ve
     groups(&places, &links)
         .into_iter()
         .filter_map(|group| {
-            let mut primary = merged[primary(&group, &places)].take()?;
+            let mut primary = merged[primary(&group, &places, &links)].take()?;
             // A body found only by text that a server's declaration leads
             // to is one the server knows.
             primary.kind = primary
@@ -178,12 +178,31 @@ fn groups(places: &[Place], links: &[Vec<Place>]) -> Vec<Vec<usize>> {
 }
 
 /// The member that stands for a group: the first in a header or a stub,
-/// where declarations without bodies live, else the first.
-fn primary(group: &[usize], places: &[Place]) -> usize {
-    group
+/// where declarations without bodies live; else the first that is not a
+/// re-export or an import of another member (its definition leads to
+/// that member in another file: Rust's `pub use`, Python's `from … import`
+/// in a package's `__init__.py`), which is the thing it names; else the
+/// first.
+fn primary(group: &[usize], places: &[Place], links: &[Vec<Place>]) -> usize {
+    if let Some(declaration) = group
         .iter()
         .copied()
         .find(|&member| declares_only(&places[member].0))
+    {
+        return declaration;
+    }
+    let names_another = |member: usize| {
+        links[member].iter().any(|place| {
+            place.0 != places[member].0
+                && group
+                    .iter()
+                    .any(|&other| other != member && places[other] == *place)
+        })
+    };
+    group
+        .iter()
+        .copied()
+        .find(|&member| !names_another(member))
         .unwrap_or(group[0])
 }
 
@@ -218,7 +237,26 @@ mod tests {
         ];
         let grouped = groups(&places, &links);
         assert_eq!(grouped, vec![vec![0, 1], vec![2]]);
-        assert_eq!(primary(&grouped[0], &places), 0);
+        assert_eq!(primary(&grouped[0], &places, &links), 0);
+    }
+
+    #[test]
+    fn a_re_export_is_the_thing_it_names() {
+        let places = [
+            place("src/lib.rs", 182),
+            place("src/parser.rs", 230),
+            place("src/ast/parse.rs", 249),
+        ];
+        // rust-analyzer leads `pub use parser::Parser` to the struct, and
+        // each struct to itself.
+        let links = [
+            vec![place("src/parser.rs", 230)],
+            vec![place("src/parser.rs", 230)],
+            vec![place("src/ast/parse.rs", 249)],
+        ];
+        let grouped = groups(&places, &links);
+        assert_eq!(grouped, vec![vec![0, 1], vec![2]]);
+        assert_eq!(primary(&grouped[0], &places, &links), 1);
     }
 
     #[test]
@@ -248,6 +286,8 @@ mod tests {
             vec![vec![0], vec![1]],
             "definitions that answer every namesake join none"
         );
-        assert_eq!(primary(&[0, 1], &[place("x.py", 4), place("x.pyi", 1)]), 1);
+        let stubbed = [place("x.py", 4), place("x.pyi", 1)];
+        let links = [vec![place("x.pyi", 1)], vec![place("x.py", 4)]];
+        assert_eq!(primary(&[0, 1], &stubbed, &links), 1);
     }
 }
