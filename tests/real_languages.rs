@@ -210,3 +210,26 @@ fn yaml_server_answers_on_ansible_config() {
     std::fs::write(dir.path().join(base), &original).unwrap();
     assert_eq!(session.ok("diagnostics", json!({"file": base})), clean);
 }
+
+/// An edit written while the CSS server still checks the text it was
+/// opened with: that check's publication, which carries no version, comes
+/// after the edit and must not pass for the edit's.
+#[test]
+fn an_edit_during_the_css_servers_first_check_is_answered_by_its_own() {
+    if !have("vscode-css-language-server") {
+        return skip("vscode-css-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("bootstrap-5.3.8") else {
+        return skip("target/real-projects/bootstrap-5.3.8 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let buttons = "scss/_buttons.scss";
+    session.ok("document_symbols", json!({"file": buttons}));
+    let original = std::fs::read_to_string(dir.path().join(buttons)).unwrap();
+    let broken = format!("{original}\n.broken {{ color: ; }}\n");
+    std::fs::write(dir.path().join(buttons), broken).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": buttons})),
+        "scss/_buttons.scss: 1 error\n  218:18 error [scss css-propertyvalueexpected] property value expected"
+    );
+}

@@ -25,6 +25,12 @@ pub const TICK_BUDGET: u64 = 1_000;
 /// How long a server that has never published may sit idle before it is
 /// reported as publishing nothing.
 pub const NO_PUBLISH_GRACE: Duration = Duration::from_millis(1_500);
+/// How long a publication without a version is held for a later one when
+/// the change it follows was sent while the server's check of the text
+/// before it was still out: the first may be that check's. Longer than
+/// the delay with which servers that wait for typing to pause start a
+/// check (500 ms for the CSS and HTML servers).
+pub const SUPERSEDED_WINDOW: Duration = Duration::from_millis(1_000);
 /// How long a server known only by its CPU must stay quiet after a
 /// publication before it counts as done: its work comes in bursts (a
 /// type checker's suggestions follow its errors), and a starved process
@@ -67,6 +73,11 @@ pub struct Entry {
     pub change_version: i64,
     /// Publications answering the last change: of its version, or of none.
     rounds: u32,
+    /// Whether any change was sent.
+    changed: bool,
+    /// Whether the last change was sent before anything answered the one
+    /// before it.
+    superseded: bool,
 }
 
 impl Entry {
@@ -91,6 +102,8 @@ impl Cache {
     /// (`edit` false) an open.
     pub fn note_change(&mut self, uri: &str, version: i64, edit: bool, now: Instant) {
         let entry = self.entries.entry(uri.to_owned()).or_default();
+        entry.superseded = entry.changed && entry.generation == entry.change_generation;
+        entry.changed = true;
         entry.change_generation = entry.generation;
         entry.change_version = version;
         entry.rounds = 0;
@@ -239,9 +252,12 @@ impl Wait {
             && let Some(published_at) = entry.published_at
             && let Some(settled) = self.settled_at(entry, published_at, observations, progress_idle)
         {
-            let settle = rules
+            let mut settle = rules
                 .fixed_settle
                 .unwrap_or_else(|| observations.rounds.settle(entry.rounds));
+            if entry.superseded && entry.version.is_none() && entry.rounds <= 1 {
+                settle = settle.max(SUPERSEDED_WINDOW);
+            }
             let due = settled.max(published_at + settle);
             return if now >= due {
                 Verdict::Done(entry.items.clone())
@@ -537,6 +553,36 @@ mod tests {
             ask(&wait, &cache, true, at(now, 120) + QUIET_HOLD),
             Verdict::Done(_)
         ));
+    }
+
+    #[test]
+    fn a_check_of_the_text_before_a_change_does_not_answer_it() {
+        let now = Instant::now();
+        let mut cache = Cache::default();
+        cache.note_change(URI, 1, false, now);
+        // The open's check is still out when the edit is sent; its
+        // publication, without a version, arrives after the edit.
+        cache.note_change(URI, 2, true, at(now, 300));
+        let wait = Wait::new(URI.into(), Strategy::Process, at(now, 300));
+        cache.publish(URI, None, vec![], at(now, 350));
+        let held = at(now, 350) + SUPERSEDED_WINDOW;
+        assert_eq!(
+            ask(&wait, &cache, true, at(now, 500)),
+            Verdict::WaitUntil(held)
+        );
+        // The edit's own check, half a second after it, is the answer.
+        cache.publish(URI, None, vec![json!("broken")], at(now, 850));
+        assert_eq!(
+            ask(&wait, &cache, true, at(now, 5_000)),
+            Verdict::Done(vec![json!("broken")].into())
+        );
+        // An edit sent after the last check answered is not held.
+        let mut answered = Cache::default();
+        answered.note_change(URI, 1, false, now);
+        answered.publish(URI, None, vec![], at(now, 500));
+        answered.note_change(URI, 2, true, at(now, 2_000));
+        assert!(!answered.entry(URI).unwrap().superseded);
+        assert!(cache.entry(URI).unwrap().superseded);
     }
 
     #[test]
