@@ -104,6 +104,20 @@ fn main() {
             clean: "base.yml: 1 info\n  1402:12 info [YAML 0] Unused anchor \"&basic_error2\"",
         },
         Case {
+            label: "rust-analyzer, regex-syntax parser.rs",
+            servers: &["rust-analyzer"],
+            project: "regex-syntax-0.8.11",
+            file: "src/parser.rs",
+            first: (
+                "hover",
+                || json!({"file": "src/parser.rs", "line": 230, "symbol": "Parser"}),
+                "pub struct Parser {",
+            ),
+            broken: |text, n| format!("{text}\nfn broken_{n}() -> u32 {{\n    \"text\"\n}}\n"),
+            expected: |_| vec!["[rust-analyzer E0308] expected u32, found &'static str".into()],
+            clean: "src/parser.rs: no problems",
+        },
+        Case {
             label: "pyright + ruff, requests api.py",
             servers: &["pyright-langserver", "ruff"],
             project: "requests-2.34.2",

@@ -233,3 +233,84 @@ fn an_edit_during_the_css_servers_first_check_is_answered_by_its_own() {
         "scss/_buttons.scss: 1 error\n  218:18 error [scss css-propertyvalueexpected] property value expected"
     );
 }
+
+/// regex-syntax's own sources with rust-analyzer: `Parser` named alone is
+/// the two structs of that name, its `pub use` re-export in lib.rs being
+/// the one it names; hover, definition, references and the outline; and
+/// rust-analyzer's own diagnostics of an edit and of its undo.
+#[test]
+fn rust_analyzer_answers_on_regex_syntax() {
+    if !rust_analyzer_runs() {
+        return skip("rust-analyzer is not on PATH (or is only rustup's proxy)");
+    }
+    let Some(dir) = real_project("regex-syntax-0.8.11") else {
+        return skip("target/real-projects/regex-syntax-0.8.11 is missing (.ci/run copies it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "Parser"})),
+        "`Parser` is ambiguous (2 matches); ask again with file and line:\n\
+         src/parser.rs:230:12  struct Parser\n\
+         src/ast/parse.rs:249:12  struct Parser"
+    );
+    let parser = "src/parser.rs";
+    let hover = session.ok(
+        "hover",
+        json!({"file": parser, "line": 230, "symbol": "Parser"}),
+    );
+    assert!(
+        hover.starts_with("regex_syntax::parser\n\npub struct Parser {"),
+        "{hover}"
+    );
+    assert_eq!(
+        session.ok(
+            "definition",
+            json!({"file": "src/lib.rs", "line": 182, "symbol": "Parser"})
+        ),
+        "src/parser.rs:230:12  pub struct Parser {"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": parser, "line": 230, "symbol": "Parser"}),
+    );
+    assert!(
+        references.starts_with("15 references in 3 files\n"),
+        "{references}"
+    );
+    assert!(
+        references.contains("\n  182:21  parser::{parse, Parser, ParserBuilder},"),
+        "{references}"
+    );
+    let outline = session.ok("document_symbols", json!({"file": parser, "depth": 1}));
+    assert!(
+        outline.contains("\nstruct Parser 216-233 (+2 nested)\n"),
+        "{outline}"
+    );
+
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": parser})),
+        "src/parser.rs: no problems"
+    );
+    let original = std::fs::read_to_string(dir.path().join(parser)).unwrap();
+    let broken = format!("{original}\nfn broken() -> u32 {{\n    \"text\"\n}}\n");
+    std::fs::write(dir.path().join(parser), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": parser}));
+    assert!(
+        diagnostics.contains("error [rust-analyzer E0308] expected u32, found &'static str"),
+        "{diagnostics}"
+    );
+    std::fs::write(dir.path().join(parser), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": parser})),
+        "src/parser.rs: no problems"
+    );
+}
+
+/// Whether `rust-analyzer` on PATH is the server, not rustup's proxy
+/// without its component.
+fn rust_analyzer_runs() -> bool {
+    std::process::Command::new("rust-analyzer")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success())
+}

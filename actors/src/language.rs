@@ -163,9 +163,10 @@ const RUST_ANALYZER: BuiltIn = server(
     "rust",
     "rust-analyzer",
     &[],
-    "rustup component add rust-analyzer",
+    "rustup component add rust-analyzer, or cargo install --locked ra_ap_rust-analyzer@0.0.330",
 )
-.checked_with(VERSION);
+.checked_with(VERSION)
+.verified();
 
 const PYRIGHT: BuiltIn = server(
     "python",
