@@ -123,6 +123,9 @@ impl Cache {
     ) {
         items.truncate(MAX_PER_URI);
         let entry = self.entries.entry(uri.to_owned()).or_default();
+        // Possibly the check of the text before the change: it teaches
+        // nothing of how many rounds a check of an edit takes.
+        let earlier_check = entry.superseded && entry.rounds == 0 && version.is_none();
         entry.generation += 1;
         entry.version = version;
         entry.items = items.into();
@@ -130,7 +133,9 @@ impl Cache {
         if version.is_none_or(|version| version == entry.change_version) {
             entry.rounds += 1;
         }
-        self.observations.rounds.published(uri, version, now);
+        if !earlier_check {
+            self.observations.rounds.published(uri, version, now);
+        }
         self.observations.published_ever = true;
         self.observations.saw_version |= version.is_some();
         self.evict();
