@@ -314,3 +314,147 @@ fn rust_analyzer_runs() -> bool {
         .output()
         .is_ok_and(|output| output.status.success())
 }
+
+/// One Python server, configured alone, on requests: what its hover
+/// starts with, and the edit it is checked with and what it reports.
+struct PythonServer {
+    name: &'static str,
+    command: &'static str,
+    args: &'static str,
+    hover: &'static str,
+    broken: (&'static str, &'static str),
+    reported: &'static str,
+}
+
+/// The alternatives to pyright, each configured as a user picks it, on
+/// requests' own sources: hover, definition across files, references,
+/// outline, and diagnostics after an edit and after its undo.
+#[test]
+fn each_python_alternative_answers_on_requests() {
+    let undefined = ("url=url, **kwargs)", "url=undefined_url, **kwargs)");
+    let servers = [
+        PythonServer {
+            name: "basedpyright",
+            command: "basedpyright-langserver",
+            args: "--stdio",
+            hover: "(function) def get(",
+            broken: undefined,
+            reported: "71:51 error [basedpyright reportUndefinedVariable] \"undefined_url\" is not defined",
+        },
+        PythonServer {
+            name: "pylsp",
+            command: "pylsp",
+            args: "",
+            hover: "get(\n    url: _t.UriType,",
+            broken: undefined,
+            reported: "71:51 error [pyflakes] undefined name 'undefined_url'",
+        },
+        PythonServer {
+            name: "jedi",
+            command: "jedi-language-server",
+            args: "",
+            hover: "def get(url: _t.UriType,",
+            // Jedi reports syntax errors only.
+            broken: ("def get(", "def get(("),
+            reported: "74:1 error [compile] SyntaxError: '(' was never closed",
+        },
+        PythonServer {
+            name: "pyrefly",
+            command: "pyrefly",
+            args: "lsp",
+            hover: "(function) get: def get(",
+            broken: undefined,
+            reported: "71:51 error [Pyrefly unknown-name] Could not find name `undefined_url`",
+        },
+        PythonServer {
+            name: "ty",
+            command: "ty",
+            args: "server",
+            hover: "def get(",
+            broken: undefined,
+            reported: "71:51 error [ty unresolved-reference] Name `undefined_url` used when not defined",
+        },
+    ];
+    for server in &servers {
+        if !have(server.command) {
+            return skip(&format!("{} is not on PATH", server.command));
+        }
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        return skip("target/real-projects/requests-2.34.2 is missing (.ci/run unpacks it)");
+    };
+    for server in &servers {
+        python_server_on(dir.path(), server);
+    }
+}
+
+/// A user configuration naming only this server for Python.
+fn server_alone(server: &PythonServer) -> tempfile::TempDir {
+    let state = tempfile::tempdir().unwrap();
+    let args: Vec<String> = server
+        .args
+        .split_whitespace()
+        .map(|arg| format!("{arg:?}"))
+        .collect();
+    let config = format!(
+        "[server.{}]\ncommand = {:?}\nargs = [{}]\nlanguages = [\"python\"]\n",
+        server.name,
+        server.command,
+        args.join(", ")
+    );
+    let directory = state.path().join("config/windlass");
+    std::fs::create_dir_all(&directory).unwrap();
+    std::fs::write(directory.join("config.toml"), config).unwrap();
+    state
+}
+
+fn python_server_on(project: &std::path::Path, server: &PythonServer) {
+    let session = Session::start_with_state(server_alone(server), &root_arg(project));
+    let name = server.name;
+    let api = "src/requests/api.py";
+    let hover = session.ok("hover", json!({"file": api, "line": 74, "symbol": "get"}));
+    assert!(hover.starts_with(server.hover), "{name}: {hover}");
+    // Within the file: jedi-based servers resolve the package's other
+    // modules to an installed requests, outside the roots, unless told
+    // of the `src/` layout.
+    let definition = session.ok(
+        "definition",
+        json!({"file": api, "line": 87, "symbol": "request"}),
+    );
+    assert_eq!(
+        definition, "src/requests/api.py:24:5  def request(",
+        "{name}"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": api, "line": 74, "symbol": "get"}),
+    );
+    assert!(
+        references.contains("\n  171:26  from .api import delete, get, head"),
+        "{name}: {references}"
+    );
+    let outline = session.ok("document_symbols", json!({"file": api, "depth": 1}));
+    assert!(outline.contains("function get 74-"), "{name}: {outline}");
+
+    let clean = "src/requests/api.py: no problems";
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": api})),
+        clean,
+        "{name}"
+    );
+    let original = std::fs::read_to_string(project.join(api)).unwrap();
+    let (from, to) = server.broken;
+    std::fs::write(project.join(api), original.replacen(from, to, 1)).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": api}));
+    assert!(
+        diagnostics.contains(server.reported),
+        "{name}: {} in {diagnostics}",
+        server.reported
+    );
+    std::fs::write(project.join(api), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": api})),
+        clean,
+        "{name}"
+    );
+}

@@ -180,19 +180,31 @@ const BASEDPYRIGHT: BuiltIn = server(
     "basedpyright-langserver",
     &["--stdio"],
     "pip install basedpyright",
-);
-const PYLSP: BuiltIn =
-    server("pylsp", "pylsp", &[], "pip install python-lsp-server").checked_with(VERSION);
+)
+.verified();
+// Without its extras it has no linter and reports no problems at all.
+const PYLSP: BuiltIn = server(
+    "pylsp",
+    "pylsp",
+    &[],
+    "pip install \"python-lsp-server[all]\"",
+)
+.checked_with(VERSION)
+.verified();
 const JEDI: BuiltIn = server(
     "jedi",
     "jedi-language-server",
     &[],
     "pip install jedi-language-server",
 )
-.checked_with(VERSION);
-const PYREFLY: BuiltIn =
-    server("pyrefly", "pyrefly", &["lsp"], "pip install pyrefly").checked_with(VERSION);
-const TY: BuiltIn = server("ty", "ty", &["server"], "pip install ty").checked_with(VERSION);
+.checked_with(VERSION)
+.verified();
+const PYREFLY: BuiltIn = server("pyrefly", "pyrefly", &["lsp"], "pip install pyrefly")
+    .checked_with(VERSION)
+    .verified();
+const TY: BuiltIn = server("ty", "ty", &["server"], "pip install ty")
+    .checked_with(VERSION)
+    .verified();
 const RUFF: BuiltIn = server("ruff", "ruff", &["server"], "pip install ruff")
     .checked_with(VERSION)
     .linter()
