@@ -458,3 +458,54 @@ fn python_server_on(project: &std::path::Path, server: &PythonServer) {
         "{name}"
     );
 }
+
+/// HTML5 Boilerplate's page with vscode-html-language-server: the outline,
+/// an element's hover, and its embedded style and script checked after an
+/// edit (which needs the CSS rules' settings section, as the CSS server
+/// does) and after its undo.
+#[test]
+fn html_server_answers_on_html5_boilerplate() {
+    if !have("vscode-html-language-server") {
+        return skip("vscode-html-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("html5-boilerplate-9.0.1/dist") else {
+        return skip(
+            "target/real-projects/html5-boilerplate-9.0.1 is missing (.ci/run unpacks it)",
+        );
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let index = "index.html";
+    let outline = session.ok("document_symbols", json!({"file": index}));
+    assert!(
+        outline.starts_with("field html.no-js 2-33\nfield head 4-23\n"),
+        "{outline}"
+    );
+    assert!(outline.contains("\nfield body 25-31\n"), "{outline}");
+    let hover = session.ok("hover", json!({"file": index, "line": 4, "symbol": "head"}));
+    assert!(
+        hover.starts_with("The head element represents a collection of metadata for the Document."),
+        "{hover}"
+    );
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": index})),
+        "index.html: no problems"
+    );
+    let original = std::fs::read_to_string(dir.path().join(index)).unwrap();
+    let broken = original.replacen(
+        "<head>",
+        "<head>\n  <style>p { color: ; }</style>\n  <script>let x = ;</script>",
+        1,
+    );
+    std::fs::write(dir.path().join(index), broken).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": index})),
+        "index.html: 2 errors\n\
+         \x20 5:21 error [css css-propertyvalueexpected] property value expected\n\
+         \x20 6:19 error [javascript] Expression expected."
+    );
+    std::fs::write(dir.path().join(index), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": index})),
+        "index.html: no problems"
+    );
+}

@@ -292,12 +292,19 @@ const CSS_LANGUAGE_SERVER: BuiltIn = server(
         "less": {"validate": true, "lint": {}}}"#,
 )
 .verified();
+// It checks embedded styles with the CSS server's rules, read from the
+// same `css` section, and breaks the same way on `null`.
 const HTML_LANGUAGE_SERVER: BuiltIn = server(
     "html",
     "vscode-html-language-server",
     &["--stdio"],
     "npm install -g vscode-langservers-extracted",
-);
+)
+.settings(
+    r#"{"html": {"validate": {"scripts": true, "styles": true}},
+        "css": {"validate": true, "lint": {}}}"#,
+)
+.verified();
 const DOCKERFILE_LANGUAGE_SERVER: BuiltIn = server(
     "dockerfile",
     "docker-langserver",
