@@ -263,7 +263,8 @@ pub fn parse_lsp_flag(flag: &str) -> Result<(String, ServerEntry)> {
 
 /// Turns the merged entries into server specs: configured servers first,
 /// then, for each language no configured server serves, the built-ins
-/// whose binary is on PATH: its first language server and every linter.
+/// whose binary is on PATH and that start unconfigured: its first
+/// language server and every linter.
 /// A configured server that runs a built-in's command also takes that
 /// built-in's other languages, so one command never runs as two
 /// processes. Language servers come before linters, which answer only
@@ -314,7 +315,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             name: built_in.name.to_owned(),
             command: built_in.command.to_owned(),
             args: strings(built_in.args),
-            languages: strings(&languages),
+            languages: wanted,
             initialization_options: None,
             settings: built_in.default_settings(),
             check: built_in.check.map(strings),

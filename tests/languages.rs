@@ -40,10 +40,10 @@ fn render() -> String {
          built-in ones.\n\n\
          Of a language's servers, the first found on PATH (and, where it\n\
          has a version option, running it) serves the language; the others\n\
-         are alternatives a user picks by configuring them. Every linter\n\
-         found on PATH starts too: its diagnostics are merged with the\n\
-         language server's, each named by its source, and it answers what\n\
-         the language server has no capability for. A language someone\n\
+         are alternatives a user picks by configuring them. A linter that\n\
+         starts unconfigured starts too when found: its diagnostics are\n\
+         merged with the language server's, each named by its source, and\n\
+         it answers what the language server has no capability for. A language someone\n\
          configured a server for has only its configured servers. `windlass doctor`\n\
          names, for each language with no server, the one to install and\n\
          how.\n\n\

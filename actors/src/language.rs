@@ -236,6 +236,9 @@ const ESLINT: BuiltIn = server(
 )
 .linter()
 .only_when_configured();
+// Its recommended rules are a project's choice: unconfigured, it would
+// add lints to every TypeScript, JSON and CSS answer of projects that
+// never chose them (`noExplicitAny` six times in one file of zod).
 const BIOME: BuiltIn = server(
     "biome",
     "biome",
@@ -243,7 +246,8 @@ const BIOME: BuiltIn = server(
     "npm install -g @biomejs/biome",
 )
 .checked_with(VERSION)
-.linter();
+.linter()
+.only_when_configured();
 
 const GOPLS: BuiltIn = server(
     "go",
