@@ -132,6 +132,12 @@ fn files(language: &Language) -> String {
         .chain(language.file_names.iter().map(|name| format!("`{name}`")))
         .chain(
             language
+                .name_prefixes
+                .iter()
+                .map(|prefix| format!("`{prefix}*`")),
+        )
+        .chain(
+            language
                 .interpreters
                 .iter()
                 .map(|program| format!("`#!{program}`")),

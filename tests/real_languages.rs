@@ -509,3 +509,58 @@ fn html_server_answers_on_html5_boilerplate() {
         "index.html: no problems"
     );
 }
+
+/// A Dockerfile of gunicorn's examples with docker-langserver: its
+/// instructions as the outline, an instruction's documentation, a clear
+/// refusal of references, and its checks of an edit and of its undo.
+#[test]
+fn dockerfile_server_answers_on_gunicorns_example() {
+    if !have("docker-langserver") {
+        return skip("docker-langserver is not on PATH");
+    }
+    let Some(dir) = real_project("gunicorn-27.0.1/examples/celery_alternative") else {
+        return skip("target/real-projects/gunicorn-27.0.1 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let file = "Dockerfile";
+    let outline = session.ok("document_symbols", json!({"file": file}));
+    assert!(
+        outline.starts_with("function FROM 10\nfunction WORKDIR 13\nfunction RUN 16\n"),
+        "{outline}"
+    );
+    assert!(
+        outline.ends_with("function HEALTHCHECK 42\nfunction CMD 46"),
+        "{outline}"
+    );
+    let hover = session.ok(
+        "hover",
+        json!({"file": file, "line": 13, "symbol": "WORKDIR"}),
+    );
+    assert!(
+        hover.starts_with("Set the working directory for any subsequent `ADD`, `COPY`"),
+        "{hover}"
+    );
+    assert_eq!(
+        session.err(
+            "find_references",
+            json!({"file": file, "line": 13, "symbol": "WORKDIR"})
+        ),
+        "[dockerfile] does not support references"
+    );
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": file})),
+        "Dockerfile: no problems"
+    );
+    let original = std::fs::read_to_string(dir.path().join(file)).unwrap();
+    let broken = original.replacen("WORKDIR /app", "WORKDIR /app\nEXPOSE port", 1);
+    std::fs::write(dir.path().join(file), broken).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": file})),
+        "Dockerfile: 1 error\n  14:8 error [dockerfile-utils 24] Invalid containerPort: port"
+    );
+    std::fs::write(dir.path().join(file), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": file})),
+        "Dockerfile: no problems"
+    );
+}

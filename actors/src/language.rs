@@ -137,6 +137,8 @@ pub struct Language {
     pub extensions: &'static [&'static str],
     /// Names that decide the language by themselves.
     pub file_names: &'static [&'static str],
+    /// Beginnings of names that do (`Dockerfile.` of `Dockerfile.dev`).
+    pub name_prefixes: &'static [&'static str],
     /// Programs a `#!` line names (`python3` in `#!/usr/bin/env python3`).
     pub interpreters: &'static [&'static str],
     /// Built-in servers, the preferred first.
@@ -150,6 +152,7 @@ impl Language {
             id,
             extensions: &[],
             file_names: &[],
+            name_prefixes: &[],
             interpreters: &[],
             servers: &[],
             project: None,
@@ -314,7 +317,8 @@ const DOCKERFILE_LANGUAGE_SERVER: BuiltIn = server(
     "docker-langserver",
     &["--stdio"],
     "npm install -g dockerfile-language-server-nodejs",
-);
+)
+.verified();
 const TAPLO: BuiltIn = server(
     "toml",
     "taplo",
@@ -552,6 +556,7 @@ pub const LANGUAGES: &[Language] = &[
     Language {
         extensions: &["dockerfile", "containerfile"],
         file_names: &["Dockerfile", "Containerfile"],
+        name_prefixes: &["Dockerfile.", "Containerfile."],
         servers: &[&DOCKERFILE_LANGUAGE_SERVER],
         ..Language::new("dockerfile")
     },
@@ -677,11 +682,19 @@ const HEADER_FALLBACKS: &[(&str, &str, &str)] = &[("h", "cpp", "c")];
 /// Longest `#!` line read to find a file's interpreter.
 const MAX_SHEBANG: usize = 128;
 
-/// The language of a file: its name, else its extension, else, for a file
-/// without an extension, the program its `#!` line names.
+/// The language of a file: its name (or how it begins), else its
+/// extension, else, for a file without an extension, the program its
+/// `#!` line names.
 pub fn language_of(path: &Path) -> Option<&'static Language> {
     let name = path.file_name()?.to_str()?;
-    if let Some(language) = LANGUAGES.iter().find(|l| l.file_names.contains(&name)) {
+    let named = |language: &&Language| {
+        language.file_names.contains(&name)
+            || language
+                .name_prefixes
+                .iter()
+                .any(|prefix| name.starts_with(prefix))
+    };
+    if let Some(language) = LANGUAGES.iter().find(named) {
         return Some(language);
     }
     match path.extension() {
@@ -916,6 +929,7 @@ mod tests {
             ("docker/Dockerfile", Some("dockerfile")),
             ("Makefile", Some("makefile")),
             ("ops/Containerfile", Some("dockerfile")),
+            ("tests/Dockerfile.gunicorn", Some("dockerfile")),
             ("web/App.vue", Some("vue")),
             ("Gemfile", Some("ruby")),
             ("tsconfig.json", Some("jsonc")),
