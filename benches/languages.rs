@@ -104,6 +104,42 @@ fn main() {
             clean: "base.yml: 1 info\n  1402:12 info [YAML 0] Unused anchor \"&basic_error2\"",
         },
         Case {
+            label: "vscode-html-language-server, html5-boilerplate index.html",
+            servers: &["vscode-html-language-server"],
+            project: "html5-boilerplate-9.0.1/dist",
+            file: "index.html",
+            first: (
+                "document_symbols",
+                || json!({"file": "index.html"}),
+                "field body 25-31",
+            ),
+            broken: |text, n| {
+                text.replacen(
+                    "<head>",
+                    &format!("<head>\n  <style>p{n} {{ color: ; }}</style>"),
+                    1,
+                )
+            },
+            expected: |_| vec!["[css css-propertyvalueexpected] property value expected".into()],
+            clean: "index.html: no problems",
+        },
+        Case {
+            label: "docker-langserver, gunicorn example Dockerfile",
+            servers: &["docker-langserver"],
+            project: "gunicorn-27.0.1/examples/celery_alternative",
+            file: "Dockerfile",
+            first: (
+                "document_symbols",
+                || json!({"file": "Dockerfile"}),
+                "function CMD 46",
+            ),
+            broken: |text, n| {
+                text.replacen("WORKDIR /app", &format!("WORKDIR /app\nEXPOSE port{n}"), 1)
+            },
+            expected: |n| vec![format!("Invalid containerPort: port{n}")],
+            clean: "Dockerfile: no problems",
+        },
+        Case {
             label: "rust-analyzer, regex-syntax parser.rs",
             servers: &["rust-analyzer"],
             project: "regex-syntax-0.8.11",
