@@ -126,3 +126,25 @@ fn one_server_that_cannot_start_leaves_the_others_answer() {
     );
     assert!(main.contains("warning: [broken]"), "{main}");
 }
+
+#[test]
+fn a_server_limited_to_files_the_roots_lack_is_not_started() {
+    let dir = project(&[("main.py", MAIN_PY)]);
+    let session = session_with(
+        dir.path(),
+        &[
+            ("checker", "--source checker", ""),
+            ("stubs", "--source stubs", "file_patterns = [\"*.pyi\"]"),
+        ],
+    );
+    let status = session.wait_for_status(|status| {
+        status
+            .lines()
+            .any(|line| line.starts_with("[checker]") && line.contains(" running "))
+    });
+    let stubs = status
+        .lines()
+        .find(|line| line.starts_with("[stubs]"))
+        .unwrap_or_default();
+    assert!(stubs.contains(" not started "), "{status}");
+}

@@ -13,10 +13,67 @@ const DETECTION_FILE_LIMIT: usize = 5_000;
 
 /// The configured servers that the files in the roots need, judged from
 /// at most [`DETECTION_FILE_LIMIT`] files, each with a file to open first.
+/// A server limited to some files (`file_patterns`) is needed only when
+/// one of them is there, and opens one of them.
 pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
-    let mut languages = BTreeSet::new();
+    let files = source_files(roots);
+    let languages: BTreeSet<&str> = files.iter().map(|file| file.language).collect();
     // The shallowest source file (not a header) of each language.
-    let mut samples: HashMap<&'static str, (usize, PathBuf)> = HashMap::new();
+    let mut samples: HashMap<&'static str, &Found> = HashMap::new();
+    for file in files.iter().filter(|file| file.alone) {
+        let shallower = samples
+            .get(file.language)
+            .is_none_or(|known| file.depth < known.depth);
+        if shallower {
+            samples.insert(file.language, file);
+        }
+    }
+    let mut detection = Detection::default();
+    for spec in specs {
+        let probe = match spec.duties.file_matcher().ok().flatten() {
+            None => {
+                if !languages.iter().any(|language| spec.serves(language)) {
+                    continue;
+                }
+                spec.languages
+                    .iter()
+                    .find_map(|language| samples.get(language.as_str()))
+                    .map(|file| &file.path)
+            }
+            Some(matcher) => {
+                let mut taken = files
+                    .iter()
+                    .filter(|file| spec.serves(file.language) && matcher.is_match(&file.path))
+                    .peekable();
+                if taken.peek().is_none() {
+                    continue;
+                }
+                taken
+                    .filter(|file| file.alone)
+                    .min_by_key(|file| file.depth)
+                    .map(|file| &file.path)
+            }
+        };
+        detection.needed.push(spec.name.clone());
+        if let Some(probe) = probe.and_then(|path| DocumentSnapshot::read(path).ok()) {
+            detection.probes.push((spec.name.clone(), probe));
+        }
+    }
+    detection
+}
+
+/// A source file found in the roots.
+struct Found {
+    path: PathBuf,
+    depth: usize,
+    /// Its own language.
+    language: &'static str,
+    /// Whether that is its only candidate (a header's is not).
+    alone: bool,
+}
+
+fn source_files(roots: &RootSet) -> Vec<Found> {
+    let mut found = Vec::new();
     for root in roots.roots() {
         let files = ignore::WalkBuilder::new(&root.path)
             .build()
@@ -25,32 +82,16 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
             .take(DETECTION_FILE_LIMIT);
         for entry in files {
             let candidates = language::candidate_languages(entry.path());
-            let Some(own) = candidates.first().copied() else {
+            let Some(language) = candidates.first().copied() else {
                 continue;
             };
-            languages.insert(own);
-            let shallower = samples
-                .get(own)
-                .is_none_or(|(depth, _)| entry.depth() < *depth);
-            if candidates.len() == 1 && shallower {
-                samples.insert(own, (entry.depth(), entry.into_path()));
-            }
+            found.push(Found {
+                depth: entry.depth(),
+                language,
+                alone: candidates.len() == 1,
+                path: entry.into_path(),
+            });
         }
     }
-    let mut detection = Detection::default();
-    for spec in specs {
-        if !languages.iter().any(|language| spec.serves(language)) {
-            continue;
-        }
-        detection.needed.push(spec.name.clone());
-        let probe = spec
-            .languages
-            .iter()
-            .find_map(|language| samples.get(language.as_str()))
-            .and_then(|(_, path)| DocumentSnapshot::read(path).ok());
-        if let Some(probe) = probe {
-            detection.probes.push((spec.name.clone(), probe));
-        }
-    }
-    detection
+    found
 }
