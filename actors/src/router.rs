@@ -11,9 +11,9 @@
 //! started; the Router never waits.
 
 use crate::error::{Error, Result};
-use crate::language::{self, ServerKey, ServerSpec};
+use crate::language::{ServerKey, ServerSpec};
 use crate::messages::language_server::LanguageServerMsg;
-use crate::messages::router::{RouterMsg, ServerHandle};
+use crate::messages::router::{RoutedFile, RouterMsg, ServerHandle};
 use crate::messages::supervisor::SupervisorMsg;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use globset::GlobSet;
@@ -86,18 +86,18 @@ impl Actor for Router {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             RouterMsg::Route {
-                path,
+                file,
                 session,
                 rank,
                 reply,
-            } => state.route(&path, session, rank, reply),
+            } => state.route(&file, session, rank, reply),
             RouterMsg::Serving {
-                path,
+                file,
                 session,
                 reply,
             } => {
                 let serving = state
-                    .serving(&path, session)
+                    .serving(&file, session)
                     .map(|entries| entries.iter().map(|entry| entry.spec.clone()).collect());
                 let _gone = reply.send(serving);
             }
@@ -142,18 +142,18 @@ impl Actor for Router {
 impl State {
     fn route(
         &self,
-        path: &Path,
+        file: &RoutedFile,
         session: SessionId,
         rank: usize,
         reply: RpcReplyPort<Result<ServerHandle>>,
     ) {
-        let entry = match self.serving(path, session) {
+        let entry = match self.serving(file, session) {
             Ok(entries) => match entries.get(rank) {
                 Some(entry) => *entry,
                 None => {
                     let _gone = reply.send(Err(Error::NoServer(format!(
                         "a server after the first {rank} for {}",
-                        file_name(path)
+                        file_name(&file.path)
                     ))));
                     return;
                 }
@@ -195,26 +195,25 @@ impl State {
     /// language before those of a fallback (a header's C), each language's
     /// in the table's order, leaving out those whose file patterns it does
     /// not match.
-    fn serving(&self, path: &Path, session: SessionId) -> Result<Vec<&Entry>> {
+    fn serving(&self, file: &RoutedFile, session: SessionId) -> Result<Vec<&Entry>> {
         let specs = self
             .tables
             .get(&session)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let candidates = language::candidate_languages(path);
-        let Some(own) = candidates.first() else {
+        let Some(own) = file.languages.first() else {
             return Err(Error::NoServer(format!(
                 "{} (unknown language)",
-                file_name(path)
+                file_name(&file.path)
             )));
         };
         let mut serving: Vec<&Entry> = Vec::new();
-        for language in &candidates {
+        for language in &file.languages {
             for entry in specs {
                 let new = !serving
                     .iter()
                     .any(|known| Arc::ptr_eq(&known.spec, &entry.spec));
-                if new && entry.spec.serves(language) && entry.takes(path) {
+                if new && entry.spec.serves(language) && entry.takes(&file.path) {
                     serving.push(entry);
                 }
             }

@@ -9,7 +9,7 @@ use crate::messages::language_server::{
 };
 use crate::messages::recorder::RecorderMsg;
 use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsMsg, Source};
-use crate::messages::router::{RouterMsg, ServerHandle};
+use crate::messages::router::{RoutedFile, RouterMsg, ServerHandle};
 use crate::messages::session::{SessionMsg, Shared};
 use crate::messages::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
 use crate::messages::watcher::{WatcherMsg, WatcherStatus};
@@ -112,7 +112,7 @@ impl Context {
 
     /// The server of `rank` among a file's servers (0: the first).
     async fn route_rank(&self, path: &Path, rank: usize) -> Result<ServerHandle> {
-        let path = path.to_path_buf();
+        let file = RoutedFile::new(path);
         let session = self.session;
         let limit = self.settings.request_timeout;
         match self
@@ -120,7 +120,7 @@ impl Context {
             .router
             .call(
                 |reply| RouterMsg::Route {
-                    path,
+                    file,
                     session,
                     rank,
                     reply,
@@ -165,12 +165,12 @@ impl Context {
 
     /// A file's servers in the order they serve it, running or not.
     async fn serving(&self, path: &Path) -> Result<Vec<Arc<ServerSpec>>> {
-        let path = path.to_path_buf();
+        let file = RoutedFile::new(path);
         let session = self.session;
         ask(
             &self.shared.router,
             |reply| RouterMsg::Serving {
-                path,
+                file,
                 session,
                 reply,
             },

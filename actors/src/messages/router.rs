@@ -6,7 +6,7 @@ use crate::messages::language_server::LanguageServerMsg;
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use ractor::{ActorRef, RpcReplyPort};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A running server as one session addresses it.
@@ -24,11 +24,30 @@ impl ServerHandle {
     }
 }
 
+/// A file to route, with its candidate languages found by the asker: an
+/// extensionless file's is read from its `#!` line, which is no work for
+/// the Router's own turn.
+#[derive(Debug, Clone)]
+pub struct RoutedFile {
+    pub path: PathBuf,
+    /// Its own language first (`candidate_languages`).
+    pub languages: Vec<&'static str>,
+}
+
+impl RoutedFile {
+    pub fn new(path: &Path) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            languages: crate::language::candidate_languages(path),
+        }
+    }
+}
+
 pub enum RouterMsg {
     /// The server of `rank` among those serving the file (0: the first),
     /// started if it is not running.
     Route {
-        path: PathBuf,
+        file: RoutedFile,
         session: SessionId,
         rank: usize,
         reply: RpcReplyPort<Result<ServerHandle>>,
@@ -36,7 +55,7 @@ pub enum RouterMsg {
     /// The session's servers of a file, in the order they serve it,
     /// running or not.
     Serving {
-        path: PathBuf,
+        file: RoutedFile,
         session: SessionId,
         reply: RpcReplyPort<Result<Vec<Arc<ServerSpec>>>>,
     },
