@@ -16,23 +16,12 @@ const MAIN_PY: &str = "def run():\n    pass\nrun()  # ERROR here\nvalue = 1  # W
 /// A session whose user configuration names these `[server.NAME]` tables,
 /// each a mockls with the given arguments and extra settings.
 fn session_with(dir: &std::path::Path, servers: &[(&str, &str, &str)]) -> Session {
-    let state = tempfile::tempdir().unwrap();
-    let mut config = String::new();
-    for (name, args, extra) in servers {
-        let args: Vec<String> = args
-            .split_whitespace()
-            .map(|arg| format!("{arg:?}"))
-            .collect();
-        config.push_str(&format!(
-            "[server.{name}]\ncommand = {:?}\nargs = [{}]\nlanguages = [\"python\"]\n{extra}\n",
-            mockls_binary().display().to_string(),
-            args.join(", ")
-        ));
-    }
-    let directory = state.path().join("config/windlass");
-    std::fs::create_dir_all(&directory).unwrap();
-    std::fs::write(directory.join("config.toml"), config).unwrap();
-    Session::start_with_state(state, &root_arg(dir))
+    let mockls = mockls_binary().display().to_string();
+    let config: String = servers
+        .iter()
+        .map(|(name, args, extra)| python_server(name, &mockls, args, extra))
+        .collect();
+    Session::start_with_user_config(&config, &root_arg(dir))
 }
 
 #[test]

@@ -388,28 +388,9 @@ fn each_python_alternative_answers_on_requests() {
     }
 }
 
-/// A user configuration naming only this server for Python.
-fn server_alone(server: &PythonServer) -> tempfile::TempDir {
-    let state = tempfile::tempdir().unwrap();
-    let args: Vec<String> = server
-        .args
-        .split_whitespace()
-        .map(|arg| format!("{arg:?}"))
-        .collect();
-    let config = format!(
-        "[server.{}]\ncommand = {:?}\nargs = [{}]\nlanguages = [\"python\"]\n",
-        server.name,
-        server.command,
-        args.join(", ")
-    );
-    let directory = state.path().join("config/windlass");
-    std::fs::create_dir_all(&directory).unwrap();
-    std::fs::write(directory.join("config.toml"), config).unwrap();
-    state
-}
-
 fn python_server_on(project: &std::path::Path, server: &PythonServer) {
-    let session = Session::start_with_state(server_alone(server), &root_arg(project));
+    let config = python_server(server.name, server.command, server.args, "");
+    let session = Session::start_with_user_config(&config, &root_arg(project));
     let name = server.name;
     let api = "src/requests/api.py";
     let hover = session.ok("hover", json!({"file": api, "line": 74, "symbol": "get"}));

@@ -209,6 +209,15 @@ impl Session {
         Session::spawn(state, args, &Client::default())
     }
 
+    /// Starts windlass with `config` as the user's configuration file.
+    pub fn start_with_user_config(config: &str, args: &[String]) -> Session {
+        let state = tempfile::tempdir().unwrap();
+        let directory = state.path().join("config/windlass");
+        std::fs::create_dir_all(&directory).unwrap();
+        std::fs::write(directory.join("config.toml"), config).unwrap();
+        Session::start_with_state(state, args)
+    }
+
     /// Starts windlass for a client presenting itself as `client`.
     pub fn start_as(args: &[String], client: &Client) -> Session {
         Session::spawn(tempfile::tempdir().unwrap(), args, client)
@@ -487,6 +496,19 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
         std::fs::write(full, content).unwrap();
     }
     dir
+}
+
+/// A `[server.NAME]` table serving Python with `command` and its
+/// whitespace-separated `args`, then any `extra` lines.
+pub fn python_server(name: &str, command: &str, args: &str, extra: &str) -> String {
+    let args: Vec<String> = args
+        .split_whitespace()
+        .map(|arg| format!("{arg:?}"))
+        .collect();
+    format!(
+        "[server.{name}]\ncommand = {command:?}\nargs = [{}]\nlanguages = [\"python\"]\n{extra}\n",
+        args.join(", ")
+    )
 }
 
 pub fn root_arg(dir: &Path) -> Vec<String> {

@@ -254,7 +254,7 @@ impl Context {
     /// lacks the capability) goes to the document's other servers in
     /// turn: a linter before a language server's fallback, say.
     pub async fn request(&self, server: &ServerHandle, request: ServerRequest) -> Result<Reply> {
-        let answer = self.request_of(server, request.clone()).await;
+        let answer = self.request_of(server, &request).await;
         let Err(Error::Unsupported { .. }) = &answer else {
             return answer;
         };
@@ -286,7 +286,7 @@ impl Context {
             let Ok(server) = self.route_rank(path, rank).await else {
                 continue;
             };
-            match self.request_of(&server, request.clone()).await {
+            match self.request_of(&server, request).await {
                 Err(Error::Unsupported { .. }) => continue,
                 answer => return Some(answer),
             }
@@ -294,7 +294,7 @@ impl Context {
         None
     }
 
-    async fn request_of(&self, server: &ServerHandle, request: ServerRequest) -> Result<Reply> {
+    async fn request_of(&self, server: &ServerHandle, request: &ServerRequest) -> Result<Reply> {
         let method = request.method;
         let limit = self.settings.request_timeout * 2 + Duration::from_secs(5);
         let session = self.session;

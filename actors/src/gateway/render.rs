@@ -454,16 +454,6 @@ mod tests {
     use serde::Deserialize;
     use serde_json::{Value, json};
 
-    fn reply(result: Value) -> Reply {
-        Reply {
-            result,
-            encoding: PositionEncoding::Utf16,
-            warnings: Vec::new(),
-            file_problem: None,
-            problems: Vec::new(),
-        }
-    }
-
     fn uris(reply: &mut Reply) -> Result<Vec<String>> {
         let found = locations(reply, "python", Feature::Definition)?;
         Ok(found
@@ -476,7 +466,7 @@ mod tests {
     fn reads_locations_and_links() {
         let range =
             json!({"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 4}});
-        let mut result = reply(json!([
+        let mut result = Reply::bare(json!([
             {"uri": "file:///a", "range": range},
             {"targetUri": "file:///b", "targetRange": range, "targetSelectionRange": range},
         ]));
@@ -484,14 +474,14 @@ mod tests {
             uris(&mut result),
             Ok(vec!["file:///a".into(), "file:///b".into()])
         );
-        assert_eq!(uris(&mut reply(Value::Null)), Ok(Vec::new()));
+        assert_eq!(uris(&mut Reply::bare(Value::Null)), Ok(Vec::new()));
         let single = json!({"uri": "file:///c", "range": range});
-        assert_eq!(uris(&mut reply(single)), Ok(vec!["file:///c".into()]));
+        assert_eq!(uris(&mut Reply::bare(single)), Ok(vec!["file:///c".into()]));
     }
 
     #[test]
     fn locations_with_invalid_ranges_are_left_out_and_counted() {
-        let mut result = reply(json!([
+        let mut result = Reply::bare(json!([
             {"uri": "file:///a", "range": {"start": {"line": 1, "character": 2}}},
             {"targetUri": "file:///b", "targetRange": {}, "targetSelectionRange": {"start": {"line": 3, "character": 0}}},
             {"uri": "file:///c", "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}},
@@ -515,14 +505,14 @@ mod tests {
 
     #[test]
     fn a_location_answer_of_the_wrong_shape_is_malformed() {
-        let error = uris(&mut reply(json!({"contents": "bad"}))).unwrap_err();
+        let error = uris(&mut Reply::bare(json!({"contents": "bad"}))).unwrap_err();
         assert!(
             error.to_string().starts_with(
                 "[python] sent a malformed response: its definition does not follow LSP: "
             ),
             "{error}"
         );
-        assert!(uris(&mut reply(json!("file:///a"))).is_err());
+        assert!(uris(&mut Reply::bare(json!("file:///a"))).is_err());
     }
 
     #[test]

@@ -110,18 +110,7 @@ pub fn workspace_symbols(reply: &mut Reply, server: &str) -> Result<Vec<Found>> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lsp::position::PositionEncoding;
     use serde_json::{Value, json};
-
-    fn reply(result: Value) -> Reply {
-        Reply {
-            result,
-            encoding: PositionEncoding::Utf16,
-            warnings: Vec::new(),
-            file_problem: None,
-            problems: Vec::new(),
-        }
-    }
 
     fn range(line: u32) -> Value {
         json!({"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}})
@@ -129,7 +118,7 @@ mod tests {
 
     #[test]
     fn flattens_nested_symbols_in_order() {
-        let mut answer = reply(json!([
+        let mut answer = Reply::bare(json!([
             {"name": "A", "kind": 5, "range": range(0), "selectionRange": range(0), "children": [
                 {"name": "m", "kind": 6, "range": range(1), "selectionRange": range(1)}
             ]},
@@ -148,7 +137,7 @@ mod tests {
 
     #[test]
     fn workspace_symbols_without_a_range_are_left_out() {
-        let mut answer = reply(json!([
+        let mut answer = Reply::bare(json!([
             {"name": "flat", "kind": 12, "location": {"uri": "file:///a", "range": range(1)}},
             {"name": "ranged", "kind": 5, "location": {"uri": "file:///b", "range": range(2)}, "data": 1},
             {"name": "file only", "kind": 5, "location": {"uri": "file:///c"}},

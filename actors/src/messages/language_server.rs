@@ -300,6 +300,20 @@ pub struct FolderChange {
     pub roots: Arc<RootSet>,
 }
 
+#[cfg(test)]
+impl Reply {
+    /// A plain UTF-16 answer with nothing to say about it, for tests.
+    pub fn bare(result: Value) -> Self {
+        Self {
+            result,
+            encoding: PositionEncoding::Utf16,
+            warnings: Vec::new(),
+            file_problem: None,
+            problems: Vec::new(),
+        }
+    }
+}
+
 /// No diagnostics wait outlives this, whatever the server is doing.
 pub const DIAGNOSTICS_HARD_LIMIT: Duration = Duration::from_secs(600);
 
@@ -309,16 +323,6 @@ mod tests {
     use lsp_types::Location;
     use serde_json::json;
 
-    fn reply(result: Value) -> Reply {
-        Reply {
-            result,
-            encoding: PositionEncoding::Utf16,
-            warnings: Vec::new(),
-            file_problem: None,
-            problems: Vec::new(),
-        }
-    }
-
     fn location(line: u32) -> Value {
         let at = json!({"line": line, "character": 0});
         json!({"uri": "file:///a.py", "range": {"start": at, "end": at}})
@@ -326,7 +330,7 @@ mod tests {
 
     #[test]
     fn a_result_that_breaks_its_type_is_malformed_naming_the_server() {
-        let error = reply(json!({"contents": 1}))
+        let error = Reply::bare(json!({"contents": 1}))
             .read::<Option<lsp_types::Hover>>("python", Feature::Hover)
             .unwrap_err();
         assert!(
@@ -339,7 +343,7 @@ mod tests {
 
     #[test]
     fn a_list_leaves_out_unreadable_items_and_says_how_many() {
-        let mut answer = reply(json!([location(1), {"uri": 7}, location(2), "x"]));
+        let mut answer = Reply::bare(json!([location(1), {"uri": 7}, location(2), "x"]));
         let found: Vec<Location> = answer.read_list("python", Feature::References).unwrap();
         assert_eq!(found.len(), 2);
         assert_eq!(
@@ -348,7 +352,7 @@ mod tests {
                 "warning: [python] sent 2 items in its references answer that do not follow LSP; they are not shown"
             ]
         );
-        let mut one = reply(json!([location(1), {}]));
+        let mut one = Reply::bare(json!([location(1), {}]));
         let _: Vec<Location> = one.read_list("python", Feature::References).unwrap();
         assert_eq!(
             one.warnings,
@@ -360,10 +364,10 @@ mod tests {
 
     #[test]
     fn null_is_an_empty_list_and_anything_else_but_a_list_is_malformed() {
-        let mut empty = reply(Value::Null);
+        let mut empty = Reply::bare(Value::Null);
         let found: Vec<Location> = empty.read_list("python", Feature::References).unwrap();
         assert!(found.is_empty() && empty.warnings.is_empty());
-        let mut object = reply(location(1));
+        let mut object = Reply::bare(location(1));
         assert!(matches!(
             object.read_list::<Location>("python", Feature::References),
             Err(Error::Malformed { .. })
@@ -375,14 +379,14 @@ mod tests {
         let at = json!({"line": 0, "character": 0});
         let range = json!({"start": at, "end": at});
         let loose = "file:///home/josé/[id]/a.ts";
-        let mut answer = reply(json!([{"uri": loose, "range": range}]));
+        let mut answer = Reply::bare(json!([{"uri": loose, "range": range}]));
         let found: Vec<Location> = answer.read_list("java", Feature::References).unwrap();
         assert_eq!(
             found[0].uri.as_str(),
             "file:///home/jos%C3%A9/%5Bid%5D/a.ts"
         );
         assert!(answer.warnings.is_empty());
-        let edit = reply(json!({"changes": {loose: [{"range": range, "newText": "x"}]}}));
+        let edit = Reply::bare(json!({"changes": {loose: [{"range": range, "newText": "x"}]}}));
         let edit: lsp_types::WorkspaceEdit = edit.read("java", Feature::Rename).unwrap();
         let uris: Vec<&str> = edit
             .changes
