@@ -68,6 +68,10 @@ pub struct ServerEntry {
     /// Globs the end of a file's path must match for this server to serve
     /// it (`*.pyi`, `src/**`); by default every file of its languages.
     pub file_patterns: Option<Vec<String>>,
+    /// `true` asks the server for each file's diagnostics
+    /// (`textDocument/diagnostic`) instead of waiting for it to publish
+    /// them; the default for servers known to publish none.
+    pub pull_diagnostics: Option<bool>,
 }
 
 impl ServerEntry {
@@ -82,6 +86,7 @@ impl ServerEntry {
         self.diagnostics = later.diagnostics.or(self.diagnostics.take());
         self.min_severity = later.min_severity.or(self.min_severity.take());
         self.file_patterns = later.file_patterns.or(self.file_patterns.take());
+        self.pull_diagnostics = later.pull_diagnostics.or(self.pull_diagnostics.take());
     }
 }
 
@@ -319,6 +324,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             initialization_options: None,
             settings: built_in.default_settings(),
             check: built_in.check.map(strings),
+            pull_diagnostics: built_in.pulls_diagnostics,
             duties: Duties::of(built_in.role),
         });
     }
@@ -377,8 +383,12 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         tracing::warn!(server = %name, "server has no command; ignored");
         return Ok(None);
     };
+    let known: Vec<&BuiltIn> = known_as(name, &command).collect();
     let duties = Duties {
-        role: known_role(name, &command),
+        role: match known.iter().any(|known| known.role == Role::Linter) {
+            true => Role::Linter,
+            false => Role::Language,
+        },
         diagnostics: entry.diagnostics.unwrap_or(true),
         min_severity: entry.min_severity,
         file_patterns: entry.file_patterns.clone().unwrap_or_default(),
@@ -414,20 +424,22 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
                     |(known, _)| known.default_settings(),
                 )
             }),
+        pull_diagnostics: entry
+            .pull_diagnostics
+            .unwrap_or_else(|| known.iter().any(|known| known.pulls_diagnostics)),
         duties,
         command,
         check: None,
     }))
 }
 
-/// A configured server's role: a linter if it is, or runs, a built-in
-/// linter.
-fn known_role(name: &str, command: &str) -> Role {
-    let linter = language::built_in_servers().into_iter().any(|(known, _)| {
-        known.role == Role::Linter
-            && (known.name == name || runs_same_program(command, known.command))
-    });
-    if linter { Role::Linter } else { Role::Language }
+/// The built-ins a configured server is, by its name or by the program
+/// it runs: it takes on their role and the way their diagnostics come.
+fn known_as<'a>(name: &'a str, command: &'a str) -> impl Iterator<Item = &'static BuiltIn> + 'a {
+    language::built_in_servers()
+        .into_iter()
+        .map(|(known, _)| known)
+        .filter(move |known| known.name == name || runs_same_program(command, known.command))
 }
 
 /// Whether a configured command runs a known server's program: the same

@@ -47,6 +47,12 @@ fn render() -> String {
          configured a server for has only its configured servers. `windlass doctor`\n\
          names, for each language with no server, the one to install and\n\
          how.\n\n\
+         Most servers publish their diagnostics when they have checked a\n\
+         change; a server marked \"asked for\" publishes none, and Windlass\n\
+         asks it for each file's (`textDocument/diagnostic`). Any other\n\
+         server is asked once it has published nothing while offering to\n\
+         be asked, or from the start with `pull_diagnostics = true` in its\n\
+         configuration.\n\n\
          This page is written from the table in `actors/src/language.rs` by\n\
          `tests/languages.rs`, which fails when the two differ, and which\n\
          holds every server marked verified here to a real-server test\n\
@@ -69,8 +75,8 @@ fn render() -> String {
     }
     page.push_str(
         "\n## Servers\n\n\
-         | server (configuration key) | command | role | languages | how to install | starts unconfigured | verified here |\n\
-         |---|---|---|---|---|---|---|\n",
+         | server (configuration key) | command | role | languages | how to install | starts unconfigured | diagnostics | verified here |\n\
+         |---|---|---|---|---|---|---|---|\n",
     );
     for (server, languages) in built_in_servers() {
         let command = std::iter::once(server.command)
@@ -78,7 +84,7 @@ fn render() -> String {
             .collect::<Vec<_>>()
             .join(" ");
         page.push_str(&format!(
-            "| `{}` | `{command}` | {} | {} | `{}` | {} | {} |\n",
+            "| `{}` | `{command}` | {} | {} | `{}` | {} | {} | {} |\n",
             toml_key(server.name),
             match server.role {
                 Role::Language => "language server",
@@ -90,6 +96,11 @@ fn render() -> String {
                 "yes"
             } else {
                 "no: configure it"
+            },
+            if server.pulls_diagnostics {
+                "asked for"
+            } else {
+                "published"
             },
             if server.verified {
                 "yes"

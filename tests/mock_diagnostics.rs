@@ -116,6 +116,45 @@ fn a_fixed_settle_gives_the_same_answers() {
     cycle("--publish-version", &["--diagnostics-settle-ms", "300"]);
 }
 
+/// A server that publishes nothing but answers `textDocument/diagnostic`
+/// is asked once it has shown it publishes nothing, and from then on.
+#[test]
+fn a_server_that_only_answers_when_asked_is_asked() {
+    let session = cycle("--pull-diagnostics --diagnostics-delay 300", &[]);
+    assert_eq!(strategy_of(&session), "pull");
+}
+
+/// Configured to be asked, it is asked from the first call; a pushing
+/// server beside it keeps its own freshness, and the answers merge.
+#[test]
+fn a_server_configured_to_be_asked_is_asked_from_the_start() {
+    let dir = project(&[("main.py", &text(Some(2)))]);
+    let mockls = mockls_binary().display().to_string();
+    let config = python_server(
+        "checker",
+        &mockls,
+        "--pull-diagnostics --source checker --diagnostics-delay 200",
+        "pull_diagnostics = true",
+    ) + &python_server("linter", &mockls, "--source linter --publish-version", "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    for error_line in [Some(2), None, Some(3)] {
+        std::fs::write(dir.path().join("main.py"), text(error_line)).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": "main.py"}));
+        let expected = match error_line {
+            Some(line) => format!(
+                "main.py: 2 errors\n\
+                 \x20 {line}:10 error [checker E1] mockls: ERROR on line {line}\n\
+                 \x20 {line}:10 error [linter E1] mockls: ERROR on line {line}"
+            ),
+            None => "main.py: no problems".to_owned(),
+        };
+        assert_eq!(answer, expected);
+    }
+    let status = session.ok("status", json!({}));
+    assert!(status.contains("diagnostics by pull"), "{status}");
+    session.keep(dir);
+}
+
 #[test]
 fn a_server_that_never_publishes_says_so() {
     let dir = project(&[("main.py", &text(Some(2)))]);

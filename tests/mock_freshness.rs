@@ -192,7 +192,7 @@ fn long_answers_page_on_with_an_offset() {
         "find_references",
         json!({"file": "main.py", "line": 1, "symbol": "word"}),
     );
-    assert!(first.starts_with("601 references in 1 files"), "{first}");
+    assert!(first.starts_with("601 references in 1 file"), "{first}");
     let next = offset_in(&first);
     let mut seen = positions(&first);
     let mut offset = next;

@@ -63,7 +63,7 @@ fn css_and_json_servers_answer_on_bootstrap() {
         json!({"file": variables, "line": 789, "symbol": "$input-btn-padding-y"}),
     );
     assert!(
-        references.starts_with("3 references in 1 files"),
+        references.starts_with("3 references in 1 file"),
         "{references}"
     );
     assert!(
@@ -544,4 +544,71 @@ fn dockerfile_server_answers_on_gunicorns_example() {
         session.ok("diagnostics", json!({"file": file})),
         "Dockerfile: no problems"
     );
+}
+
+/// tsgo, configured as a user picks it over typescript-language-server,
+/// on zod's own sources. It publishes nothing: Windlass asks it for each
+/// file's diagnostics (`textDocument/diagnostic`).
+#[test]
+fn tsgo_answers_on_zod_when_asked_for_diagnostics() {
+    if !have("tsgo") {
+        return skip("tsgo is not on PATH");
+    }
+    let Some(dir) = real_project("zod-4.6.7") else {
+        return skip("target/real-projects/zod-4.6.7 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start_with_user_config("[server.tsgo]\n", &root_arg(dir.path()));
+    let parse = "src/v4/core/parse.ts";
+    // The first answer after start is the loaded project's.
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": parse})),
+        "src/v4/core/parse.ts: no problems"
+    );
+    assert_eq!(
+        session.ok(
+            "hover",
+            json!({"file": parse, "line": 10, "symbol": "finalizeParams"})
+        ),
+        "function finalizeParams(callee: util.AnyFunc, params: $ParseParams | undefined): $ParseParams"
+    );
+    assert_eq!(
+        session.ok(
+            "definition",
+            json!({"file": parse, "line": 39, "symbol": "_parse"})
+        ),
+        "src/v4/core/parse.ts:22:14  export const _parse: (_Err: $ZodErrorClass) => $Parse = (_Err) => {"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": parse, "line": 10, "symbol": "finalizeParams"}),
+    );
+    assert!(
+        references.contains("5 references in 1 file\n")
+            && references.contains(
+                "\n  202:45  return parse(schema, value, ctx as any, finalizeParams(fn, _params)) as any;"
+            ),
+        "{references}"
+    );
+    let outline = session.ok("document_symbols", json!({"file": parse, "depth": 1}));
+    assert!(
+        outline.contains("\nfunction finalizeParams 10-12 (+2 nested)\nclass $Parse 15-20\n"),
+        "{outline}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(parse)).unwrap();
+    let broken = format!("{original}\nconst count: number = \"many\";\n");
+    std::fs::write(dir.path().join(parse), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": parse}));
+    assert!(
+        diagnostics.starts_with(
+            "src/v4/core/parse.ts: 1 error, 1 hint\n  311:7 error [ts 2322] Type 'string' is not assignable to type 'number'."
+        ),
+        "{diagnostics}"
+    );
+    std::fs::write(dir.path().join(parse), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": parse})),
+        "src/v4/core/parse.ts: no problems"
+    );
+    let status = session.ok("status", json!({}));
+    assert!(status.contains("diagnostics by pull"), "{status}");
 }

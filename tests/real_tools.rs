@@ -170,7 +170,7 @@ fn pyright_output_stays_compact_on_a_large_file() {
         references.len()
     );
     assert!(
-        references.starts_with("401 references in 1 files"),
+        references.starts_with("401 references in 1 file"),
         "{}",
         &references[..200.min(references.len())]
     );
@@ -353,5 +353,5 @@ fn bash_language_server_outlines_and_finds_shell_functions() {
     );
     assert_eq!(definition, "run.sh:2:1  greet() {");
     let search = session.ok("search", json!({"query": "greet"}));
-    assert!(search.contains("text (2 matches in 1 files)"), "{search}");
+    assert!(search.contains("text (2 matches in 1 file)"), "{search}");
 }

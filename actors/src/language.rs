@@ -41,6 +41,9 @@ pub struct BuiltIn {
     /// of the others, and `tests/languages.rs` holds the claim to the
     /// tests.
     pub verified: bool,
+    /// Whether its diagnostics are asked for from the start: it publishes
+    /// none.
+    pub pulls_diagnostics: bool,
 }
 
 /// What a built-in server is for.
@@ -72,6 +75,7 @@ const fn server(
         starts_unconfigured: true,
         settings: "{}",
         verified: false,
+        pulls_diagnostics: false,
     }
 }
 
@@ -105,6 +109,13 @@ impl BuiltIn {
     const fn linter(self) -> Self {
         Self {
             role: Role::Linter,
+            ..self
+        }
+    }
+
+    const fn pulls_diagnostics(self) -> Self {
+        Self {
+            pulls_diagnostics: true,
             ..self
         }
     }
@@ -227,7 +238,9 @@ const TSGO: BuiltIn = server(
     &["--lsp", "--stdio"],
     "npm install -g @typescript/native-preview",
 )
-.checked_with(VERSION);
+.checked_with(VERSION)
+.pulls_diagnostics()
+.verified();
 // It runs the project's own ESLint with the editor's settings for it;
 // started with neither, it publishes nothing, and every diagnostics
 // answer of the language would wait for it.
@@ -793,6 +806,9 @@ pub struct ServerSpec {
     /// For a server found on PATH rather than configured: arguments with
     /// which the command must run and exit 0 before it is used.
     pub check: Option<Vec<String>>,
+    /// Whether its diagnostics are asked for (`textDocument/diagnostic`)
+    /// from the start rather than waited for.
+    pub pull_diagnostics: bool,
     /// How the session uses it; not part of what makes it one process.
     pub duties: Duties,
 }
@@ -878,11 +894,12 @@ impl ServerSpec {
             .map(Value::to_string)
             .unwrap_or_default();
         ServerKey(format!(
-            "{}\u{0}{}\u{0}{}\u{0}{options}\u{0}{}",
+            "{}\u{0}{}\u{0}{}\u{0}{options}\u{0}{}\u{0}{}",
             self.command,
             self.args.join("\u{1}"),
             self.languages.join("\u{1}"),
-            self.settings
+            self.settings,
+            self.pull_diagnostics
         ))
     }
 
@@ -954,6 +971,7 @@ mod tests {
             initialization_options: None,
             settings: serde_json::json!({}),
             check: None,
+            pull_diagnostics: false,
             duties: Duties::of(Role::Language),
         };
         let renamed = ServerSpec {

@@ -17,6 +17,9 @@ pub struct Flags {
     /// Wait this long before publishing diagnostics.
     pub diagnostics_delay_ms: u64,
     pub no_diagnostics: bool,
+    /// Publish nothing: announce `diagnosticProvider` and answer
+    /// `textDocument/diagnostic` after the diagnostics delay, as tsgo does.
+    pub pull_diagnostics: bool,
     /// The `source` its diagnostics name (`mockls` by default), so that
     /// two of them serving one language can be told apart.
     pub source: Option<String>,
@@ -118,6 +121,7 @@ impl Flags {
                 "--response-delay" => flags.response_delay_ms = number(&value()?)?,
                 "--diagnostics-delay" => flags.diagnostics_delay_ms = number(&value()?)?,
                 "--no-diagnostics" => flags.no_diagnostics = true,
+                "--pull-diagnostics" => flags.pull_diagnostics = true,
                 "--source" => flags.source = Some(value()?),
                 "--diagnostics-on-save" => flags.diagnostics_on_save = true,
                 "--publish-version" => flags.publish_version = true,

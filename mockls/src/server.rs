@@ -25,20 +25,22 @@ use tower_lsp_server::ls_types::{
     CallHierarchyOutgoingCall, CallHierarchyOutgoingCallsParams, CallHierarchyPrepareParams,
     CallHierarchyServerCapability, CodeActionParams, CodeActionProviderCapability,
     CodeActionResponse, CompletionOptions, CompletionParams, CompletionResponse, ConfigurationItem,
-    DeclarationCapability, Diagnostic, DiagnosticSeverity, DidChangeTextDocumentParams,
-    DidChangeWatchedFilesParams, DidChangeWorkspaceFoldersParams, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentSymbolParams,
-    DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams,
+    DeclarationCapability, Diagnostic, DiagnosticOptions, DiagnosticServerCapabilities,
+    DiagnosticSeverity, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeWorkspaceFoldersParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, DocumentDiagnosticParams, DocumentDiagnosticReport,
+    DocumentDiagnosticReportResult, DocumentSymbolParams, DocumentSymbolResponse,
+    FullDocumentDiagnosticReport, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams,
     HoverProviderCapability, ImplementationProviderCapability, InitializeParams, InitializeResult,
     InitializedParams, Location, NumberOrString, OneOf, ProgressParams, ProgressParamsValue,
-    ReferenceParams, Registration, RenameParams, SaveOptions, ServerCapabilities, ServerInfo,
-    SignatureHelp, SignatureHelpOptions, SignatureHelpParams, TextDocumentContentChangeEvent,
-    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
-    TextDocumentSyncSaveOptions, TypeDefinitionProviderCapability, TypeHierarchyItem,
-    TypeHierarchyPrepareParams, TypeHierarchySubtypesParams, TypeHierarchySupertypesParams, Uri,
-    WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressEnd, WorkspaceEdit, WorkspaceFolder,
-    WorkspaceFoldersServerCapabilities, WorkspaceServerCapabilities, WorkspaceSymbolParams,
-    WorkspaceSymbolResponse,
+    ReferenceParams, Registration, RelatedFullDocumentDiagnosticReport, RenameParams, SaveOptions,
+    ServerCapabilities, ServerInfo, SignatureHelp, SignatureHelpOptions, SignatureHelpParams,
+    TextDocumentContentChangeEvent, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TypeDefinitionProviderCapability,
+    TypeHierarchyItem, TypeHierarchyPrepareParams, TypeHierarchySubtypesParams,
+    TypeHierarchySupertypesParams, Uri, WorkDoneProgress, WorkDoneProgressBegin,
+    WorkDoneProgressEnd, WorkspaceEdit, WorkspaceFolder, WorkspaceFoldersServerCapabilities,
+    WorkspaceServerCapabilities, WorkspaceSymbolParams, WorkspaceSymbolResponse,
 };
 use tower_lsp_server::{Client, LanguageServer};
 
@@ -132,6 +134,13 @@ impl Mock {
                 trigger_characters: Some(vec!["(".into(), ",".into()]),
                 ..SignatureHelpOptions::default()
             }),
+            diagnostic_provider: self.flags.pull_diagnostics.then(|| {
+                DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                    identifier: Some("mockls".into()),
+                    inter_file_dependencies: true,
+                    ..DiagnosticOptions::default()
+                })
+            }),
             workspace: self
                 .flags
                 .workspace_folders
@@ -221,7 +230,7 @@ impl Mock {
     /// flags ask for; CPU is burnt only for a `change`, and a `flood` of
     /// publications goes first.
     fn publish(&self, uri: &Uri, change: bool, flood: u64) {
-        if self.flags.no_diagnostics {
+        if self.flags.no_diagnostics || self.flags.pull_diagnostics {
             return;
         }
         let Ok(mut state) = self.state.lock() else {
@@ -233,17 +242,10 @@ impl Mock {
             *entry += 1;
             *entry
         };
-        let text = state.workspace.open.get(&key).cloned().unwrap_or_default();
         let job = PublishJob {
             uri: uri.clone(),
             version: state.versions.get(&key).copied(),
-            diagnostics: diagnostics(
-                &state.workspace,
-                self.encoding,
-                &key,
-                &text,
-                self.flags.source.as_deref().unwrap_or("mockls"),
-            ),
+            diagnostics: self.diagnostics_of(&state, &key),
             busy_ms: if change { self.flags.cpu_busy_ms } else { 0 },
             generation,
             state: self.state.clone(),
@@ -255,6 +257,15 @@ impl Mock {
         };
         drop(state);
         std::thread::spawn(move || job.run());
+    }
+}
+
+impl Mock {
+    /// The diagnostics of a document as mockls holds it in `state`.
+    fn diagnostics_of(&self, state: &State, uri: &str) -> Vec<Diagnostic> {
+        let text = state.workspace.open.get(uri).cloned().unwrap_or_default();
+        let source = self.flags.source.as_deref().unwrap_or("mockls");
+        diagnostics(&state.workspace, self.encoding, uri, &text, source)
     }
 }
 
@@ -360,6 +371,27 @@ impl LanguageServer for Mock {
         for uri in open.iter().filter_map(|uri| Uri::from_str(uri).ok()) {
             self.publish(&uri, false, 0);
         }
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        tokio::time::sleep(Duration::from_millis(self.flags.diagnostics_delay_ms)).await;
+        let items = match self.state.lock() {
+            Ok(state) => self.diagnostics_of(&state, params.text_document.uri.as_str()),
+            Err(_) => Vec::new(),
+        };
+        let report = FullDocumentDiagnosticReport {
+            result_id: None,
+            items,
+        };
+        Ok(DocumentDiagnosticReportResult::Report(
+            DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: report,
+            }),
+        ))
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

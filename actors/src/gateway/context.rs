@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::language::ServerSpec;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::{
-    Call, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
+    Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
 };
 use crate::messages::recorder::RecorderMsg;
 use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsMsg, Source};
@@ -392,8 +392,13 @@ impl Context {
     ) -> Result<DiagnosticsReply> {
         let limit =
             crate::messages::language_server::DIAGNOSTICS_HARD_LIMIT + Duration::from_secs(10);
+        let session = self.session;
         self.call_server(server, "diagnostics", limit, |reply| {
-            LanguageServerMsg::Diagnostics(document.clone(), reply)
+            LanguageServerMsg::Diagnostics(DiagnosticsCall {
+                session,
+                document: document.clone(),
+                reply,
+            })
         })
         .await
     }

@@ -9,6 +9,7 @@ use super::symbols::{self, Symbol};
 use crate::error::Result;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::{Reply, ServerRequest};
+use crate::vocabulary::counted::counted;
 use lsp_types::request::{
     GotoDeclaration, GotoDefinition, GotoImplementation, GotoTypeDefinition, HoverRequest,
     References, Request,
@@ -165,7 +166,11 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
         .map(|spot| &spot.path)
         .collect::<std::collections::HashSet<_>>()
         .len();
-    head.push(format!("{} references in {files} files", spots.len()));
+    head.push(format!(
+        "{} in {}",
+        counted(spots.len(), "reference"),
+        counted(files, "file")
+    ));
     head.extend(outside);
     let with_source = render::grouped_lines(&spots);
     let size: usize = with_source.iter().map(|line| line.len() + 1).sum();

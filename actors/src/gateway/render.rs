@@ -9,6 +9,7 @@ use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::Feature;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::{Problem, Reply};
+use crate::vocabulary::counted::counted;
 use crate::vocabulary::root_set::RootSet;
 use lsp_types::{
     Hover, HoverContents, Location, LocationLink, MarkedString, OneOf, Position, Range, SymbolKind,
@@ -74,9 +75,8 @@ impl<'a> Sources<'a> {
     pub fn outside_note(&self) -> Option<String> {
         (self.outside > 0).then(|| {
             format!(
-                "note: {} result{} outside the workspace roots left out",
-                self.outside,
-                if self.outside == 1 { "" } else { "s" }
+                "note: {} outside the workspace roots left out",
+                counted(self.outside, "result")
             )
         })
     }

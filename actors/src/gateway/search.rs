@@ -9,6 +9,7 @@ use super::symbols;
 use crate::error::{Error, Result};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
+use crate::vocabulary::counted::counted;
 use crate::vocabulary::root_set::RootSet;
 use grep_matcher::Matcher;
 use grep_regex::RegexMatcherBuilder;
@@ -310,7 +311,11 @@ fn heatmap_lines(roots: &RootSet, hits: &[FileHits]) -> Vec<String> {
         return vec!["text: no matches".into()];
     }
     let total: u64 = hits.iter().map(|hit| hit.matches).sum();
-    let mut lines = vec![format!("text ({total} matches in {} files)", hits.len())];
+    let mut lines = vec![format!(
+        "text ({} in {})",
+        counted(total, "match"),
+        counted(hits.len(), "file")
+    )];
     for hit in hits.iter().take(MAX_FILES) {
         let span = if hit.first_line == hit.last_line {
             format!("line {}", hit.first_line)

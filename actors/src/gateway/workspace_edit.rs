@@ -4,6 +4,7 @@
 use super::render::Sources;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::uri::uri_to_path;
+use crate::vocabulary::counted::counted;
 use lsp_types::{
     DocumentChangeOperation, DocumentChanges, OneOf, ResourceOp, TextDocumentEdit, TextEdit, Uri,
     WorkspaceEdit,
@@ -41,8 +42,9 @@ pub fn workspace_edit_lines(
     files.retain(|(uri, _)| uri_to_path(uri.as_str()).is_none_or(|path| sources.admit(&path)));
     let total: usize = files.iter().map(|(_, edits)| edits.len()).sum();
     let mut lines = vec![format!(
-        "{total} edits in {} files (proposed, not applied)",
-        files.len()
+        "{} in {} (proposed, not applied)",
+        counted(total, "edit"),
+        counted(files.len(), "file")
     )];
     for (uri, edits) in files {
         lines.extend(file_lines(sources, uri.as_str(), &edits, encoding));

@@ -49,11 +49,14 @@ pub struct Observations {
     pub rounds: Rounds,
     /// Whether the Monitor can sample this process at all.
     pub sampled: bool,
+    /// Whether its diagnostics are asked for rather than waited for.
+    pub pulled: bool,
 }
 
 impl Observations {
     pub fn strategy(&self) -> Strategy {
         match (self.saw_version, self.progress_in_checks) {
+            _ if self.pulled => Strategy::Pull,
             (true, _) => Strategy::Version,
             (false, true) => Strategy::Progress,
             (false, false) => Strategy::Process,
@@ -325,7 +328,7 @@ impl Wait {
             }
             (Some(_), _) => None,
             (None, Strategy::Progress) => progress_idle.then_some(published_at),
-            (None, Strategy::Version | Strategy::Process) => {
+            (None, Strategy::Version | Strategy::Process | Strategy::Pull) => {
                 self.quiet_after(published_at, sampled, QUIET_HOLD)
             }
         }

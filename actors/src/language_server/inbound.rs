@@ -81,6 +81,9 @@ impl State {
             server: self.id,
             folder_changes: capabilities.supports(Feature::FolderChanges),
         });
+        if self.spec.pull_diagnostics {
+            self.start_pulling(&capabilities);
+        }
         let mut opening = std::mem::take(&mut self.reopen);
         if opening.is_empty() {
             opening.extend(self.probe.take());
@@ -99,7 +102,7 @@ impl State {
         for work in queued {
             match work {
                 Work::Request(call) => self.request(myself, call),
-                Work::Diagnostics(document, reply) => self.diagnostics(myself, document, reply),
+                Work::Diagnostics(call) => self.diagnostics(myself, call),
             }
         }
     }

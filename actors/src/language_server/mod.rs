@@ -29,6 +29,7 @@ mod documents;
 mod fairness;
 mod inbound;
 mod progress;
+mod pull;
 mod readiness;
 mod requests;
 mod rounds;
@@ -321,9 +322,9 @@ impl Actor for LanguageServer {
                 state.usage.used();
                 state.request(&myself, call)
             }
-            LanguageServerMsg::Diagnostics(document, reply) => {
+            LanguageServerMsg::Diagnostics(call) => {
                 state.usage.used();
-                state.diagnostics(&myself, document, reply)
+                state.diagnostics(&myself, call)
             }
             LanguageServerMsg::Status(reply) => {
                 let _gone = reply.send(state.status());

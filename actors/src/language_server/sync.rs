@@ -93,7 +93,9 @@ impl State {
         let now = Instant::now();
         match self.strategy() {
             Strategy::Version => self.documents.await_version(uri, version, now),
-            Strategy::Progress | Strategy::Process => self.readiness.workspace_changed(now),
+            Strategy::Progress | Strategy::Process | Strategy::Pull => {
+                self.readiness.workspace_changed(now)
+            }
         }
     }
 

@@ -11,13 +11,15 @@
 //! this server fast.
 
 use super::diagnostics::{Rules, Verdict, Wait};
-use super::{Admission, Held, State};
+use super::{Admission, Held, Phase, State};
 use crate::error::{Error, Result};
 use crate::messages::language_server::{
-    Call, DIAGNOSTICS_HARD_LIMIT, DiagnosticsReply, LanguageServerMsg, ServerRequest, Work,
+    Call, DIAGNOSTICS_HARD_LIMIT, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg,
+    ServerRequest, Work,
 };
 use crate::messages::monitor::{MonitorMsg, ProcessSample};
 use crate::vocabulary::documents::DocumentSnapshot;
+use crate::vocabulary::ids::SessionId;
 use ractor::{ActorRef, RpcReplyPort};
 use std::time::{Duration, Instant};
 
@@ -31,28 +33,50 @@ const SETTLE_PATIENCE: Duration = Duration::from_secs(3);
 /// A diagnostics caller and what it waits for.
 pub struct Parked {
     wait: Wait,
+    session: SessionId,
+    document: DocumentSnapshot,
     pub(super) reply: RpcReplyPort<Result<DiagnosticsReply>>,
+}
+
+impl Parked {
+    /// The caller, to be answered some other way.
+    fn into_call(self) -> DiagnosticsCall {
+        DiagnosticsCall {
+            session: self.session,
+            document: self.document,
+            reply: self.reply,
+        }
+    }
 }
 
 impl State {
     pub(super) fn diagnostics(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
-        document: DocumentSnapshot,
-        reply: RpcReplyPort<Result<DiagnosticsReply>>,
+        call: DiagnosticsCall,
     ) {
         let capabilities = match self.admit() {
             Admission::Ready(capabilities) => capabilities,
-            other => return self.defer(myself, other, Work::Diagnostics(document, reply)),
+            other => return self.defer(myself, other, Work::Diagnostics(call)),
         };
+        if self.pulls() {
+            return self.pull_diagnostics(myself, call);
+        }
+        let DiagnosticsCall {
+            session,
+            document,
+            reply,
+        } = call;
         let uri = document.uri.clone();
-        self.sync_document(document, &capabilities);
+        self.sync_document(document.clone(), &capabilities);
         let id = self.next_wait;
         self.next_wait += 1;
         self.waits.insert(
             id,
             Parked {
                 wait: Wait::new(uri, self.strategy(), Instant::now()),
+                session,
+                document,
                 reply,
             },
         );
@@ -116,6 +140,10 @@ impl State {
         }
         for (id, verdict) in settled {
             if let Some(parked) = self.waits.remove(&id) {
+                if verdict == Verdict::NoDiagnostics && self.pull_instead() {
+                    self.pull_diagnostics(myself, parked.into_call());
+                    continue;
+                }
                 let file_problem = self.coverage.problem(&parked.wait.uri);
                 let answer = self
                     .diagnostics_answer(verdict)
@@ -138,6 +166,18 @@ impl State {
             });
         }
         self.tell_monitor_urgency();
+    }
+
+    /// Whether a server that has published nothing can be asked for its
+    /// diagnostics instead; from then on it is.
+    fn pull_instead(&mut self) -> bool {
+        match &self.phase {
+            Phase::Ready(capabilities) => {
+                let capabilities = capabilities.clone();
+                self.start_pulling(&capabilities)
+            }
+            Phase::Initializing(_) => false,
+        }
     }
 
     fn diagnostics_answer(&self, verdict: Verdict) -> Result<DiagnosticsReply> {

@@ -99,6 +99,8 @@ pub enum Feature {
     CallHierarchy,
     TypeHierarchy,
     FolderChanges,
+    /// Diagnostics given when asked (`textDocument/diagnostic`).
+    PullDiagnostics,
 }
 
 impl Feature {
@@ -121,6 +123,7 @@ impl Feature {
             Self::CallHierarchy => "call hierarchy",
             Self::TypeHierarchy => "type hierarchy",
             Self::FolderChanges => "workspace folder changes",
+            Self::PullDiagnostics => "diagnostics on request",
         }
     }
 
@@ -144,6 +147,7 @@ impl Feature {
             Self::CallHierarchy => "callHierarchyProvider",
             Self::TypeHierarchy => "typeHierarchyProvider",
             Self::FolderChanges => "workspace.workspaceFolders.changeNotifications",
+            Self::PullDiagnostics => "diagnosticProvider",
         }
     }
 }
@@ -254,6 +258,7 @@ impl Capabilities {
                     .and_then(|folders| folders.change_notifications.as_ref()),
                 Some(OneOf::Left(true) | OneOf::Right(_))
             ),
+            Feature::PullDiagnostics => typed.diagnostic_provider.is_some(),
         }
     }
 

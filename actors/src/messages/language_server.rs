@@ -230,31 +230,40 @@ pub struct ServerStatus {
     pub queued: usize,
 }
 
+/// One caller's wait for the fresh diagnostics of a document.
+#[derive(Debug)]
+pub struct DiagnosticsCall {
+    /// Whose share of the server a question asked for it uses.
+    pub session: SessionId,
+    pub document: DocumentSnapshot,
+    pub reply: RpcReplyPort<Result<DiagnosticsReply>>,
+}
+
 /// A tool's work for this server, before it is sent to the process.
 pub enum Work {
     Request(Call),
-    Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
+    Diagnostics(DiagnosticsCall),
 }
 
 impl Work {
     pub fn into_message(self) -> LanguageServerMsg {
         match self {
             Self::Request(call) => LanguageServerMsg::Request(call),
-            Self::Diagnostics(document, reply) => LanguageServerMsg::Diagnostics(document, reply),
+            Self::Diagnostics(call) => LanguageServerMsg::Diagnostics(call),
         }
     }
 
     pub fn fail(self, error: Error) {
         match self {
             Self::Request(call) => drop(call.reply.send(Err(error))),
-            Self::Diagnostics(_, reply) => drop(reply.send(Err(error))),
+            Self::Diagnostics(call) => drop(call.reply.send(Err(error))),
         }
     }
 }
 
 pub enum LanguageServerMsg {
     Request(Call),
-    Diagnostics(DocumentSnapshot, RpcReplyPort<Result<DiagnosticsReply>>),
+    Diagnostics(DiagnosticsCall),
     Status(RpcReplyPort<ServerStatus>),
     /// Files changed on disk, from the Watcher.
     FilesChanged(Arc<[FileChange]>),

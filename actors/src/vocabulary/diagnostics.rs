@@ -155,8 +155,7 @@ impl FileDiagnostics {
         .into_iter()
         .filter_map(|severity| match self.count(severity) {
             0 => None,
-            1 => Some(format!("1 {}", severity.name())),
-            count => Some(format!("{count} {}s", severity.name())),
+            count => Some(super::counted::counted(count, severity.name())),
         })
         .collect();
         match counts.is_empty() {

@@ -3,6 +3,7 @@
 //! socket carries it to a command or a hook. Imports nothing from the
 //! actors.
 
+pub mod counted;
 pub mod diagnostics;
 pub mod documents;
 pub mod events;

@@ -79,6 +79,9 @@ pub enum Strategy {
     Progress,
     /// Neither: the process's CPU samples tell when it is done.
     Process,
+    /// The server is asked for its diagnostics (`textDocument/diagnostic`)
+    /// and computes them against the text it holds when asked.
+    Pull,
 }
 
 impl Strategy {
@@ -87,6 +90,7 @@ impl Strategy {
             Self::Version => "version",
             Self::Progress => "progress",
             Self::Process => "process",
+            Self::Pull => "pull",
         }
     }
 }

@@ -1,0 +1,162 @@
+//! Diagnostics asked for (`textDocument/diagnostic`) rather than waited
+//! for: a server that answers it computes the answer against the text it
+//! holds when asked, so the answer is fresh by definition and no
+//! publication, progress or CPU sample has to tell when it is done.
+//!
+//! A server is asked when its configuration says so (a server that
+//! publishes nothing, such as tsgo), or once it has shown that it
+//! publishes nothing while announcing `diagnosticProvider`. The question
+//! travels the request path like any other: held while the server loads,
+//! within its session's share, shared with identical questions, sent again
+//! after `ContentModified`, handed to the next process on a restart.
+
+use super::State;
+use crate::error::{Error, Result};
+use crate::lsp::protocol::{Capabilities, Feature};
+use crate::messages::language_server::{
+    Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
+};
+use crate::messages::recorder::{RecorderMsg, server_event};
+use crate::vocabulary::events::EventKind;
+use crate::vocabulary::ids::ServerId;
+use ractor::ActorRef;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+/// The method that asks.
+const METHOD: &str = "textDocument/diagnostic";
+
+impl State {
+    /// Whether this server's diagnostics are asked for.
+    pub(super) fn pulls(&self) -> bool {
+        self.diagnostics.observations.pulled
+    }
+
+    /// From now on, asks a server that announced `diagnosticProvider` for
+    /// its diagnostics; returns whether it did announce it.
+    pub(super) fn start_pulling(&mut self, capabilities: &Capabilities) -> bool {
+        let can = capabilities.supports(Feature::PullDiagnostics);
+        if can && !self.pulls() {
+            tracing::info!(server = %self.spec.name, "diagnostics of this server are asked for");
+            self.diagnostics.observations.pulled = true;
+        }
+        can
+    }
+
+    /// Asks the server for the diagnostics of `call.document` as it is
+    /// now; the caller is answered when the server answers.
+    pub(super) fn pull_diagnostics(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        call: DiagnosticsCall,
+    ) {
+        let DiagnosticsCall {
+            session,
+            document,
+            reply,
+        } = call;
+        let uri = document.uri.clone();
+        let request = ServerRequest {
+            method: METHOD,
+            params: json!({"textDocument": {"uri": uri}}),
+            document: Some(document),
+            position: None,
+            capability: Some(Feature::PullDiagnostics),
+        };
+        let (answered, answer) = oneshot::channel::<Result<Reply>>();
+        let report = Report {
+            server: self.spec.label(),
+            name: self.spec.name.clone(),
+            id: self.id,
+            uri,
+            recorder: self.recorder.clone(),
+        };
+        tokio::spawn(async move {
+            let answer = match answer.await {
+                Ok(answer) => answer.and_then(|reply| report.read(reply)),
+                Err(_) => Err(Error::ShuttingDown),
+            };
+            let _gone = reply.send(answer);
+        });
+        self.request(
+            myself,
+            Call {
+                session,
+                request,
+                reply: answered.into(),
+            },
+        );
+    }
+}
+
+/// What is needed to read and record one server's answer off its actor.
+struct Report {
+    /// As errors name the server.
+    server: String,
+    /// As events name it.
+    name: String,
+    id: ServerId,
+    uri: String,
+    recorder: ActorRef<RecorderMsg>,
+}
+
+impl Report {
+    fn read(self, reply: Reply) -> Result<DiagnosticsReply> {
+        let items = items_of(&reply, &self.server)?;
+        let _stopped = self.recorder.send_message(server_event(
+            EventKind::Diagnostics,
+            &self.name,
+            self.id,
+            json!({"uri": self.uri, "count": items.len(), "pulled": true}),
+        ));
+        Ok(DiagnosticsReply {
+            items: Some(items.into()),
+            encoding: reply.encoding,
+            file_problem: reply.file_problem,
+        })
+    }
+}
+
+/// A document diagnostic report, read only as far as Windlass uses it:
+/// the diagnostics stay JSON until the gateway reads each one, so that one
+/// a server wrote wrong costs only itself.
+#[derive(Deserialize)]
+struct PulledReport {
+    kind: String,
+    #[serde(default)]
+    items: Vec<Value>,
+}
+
+/// The diagnostics of a report. Windlass never names a previous result,
+/// so a server must answer with the full set.
+fn items_of(reply: &Reply, server: &str) -> Result<Vec<Value>> {
+    let report: PulledReport = reply.read(server, Feature::PullDiagnostics)?;
+    match report.kind.as_str() {
+        "full" => Ok(report.items),
+        other => Err(Error::Malformed {
+            server: server.to_owned(),
+            detail: format!(
+                "it answered a request for diagnostics with a `{other}` report, though no earlier result was named"
+            ),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_report_gives_its_items_and_any_other_kind_is_malformed() {
+        let full = Reply::bare(json!({"kind": "full", "items": [{"message": "x"}, 7]}));
+        assert_eq!(items_of(&full, "[ts]").unwrap().len(), 2);
+        let unchanged = Reply::bare(json!({"kind": "unchanged", "resultId": "1"}));
+        let error = items_of(&unchanged, "ts").unwrap_err().to_string();
+        assert!(error.contains("`unchanged` report"), "{error}");
+        assert!(matches!(
+            items_of(&Reply::bare(json!([])), "ts"),
+            Err(Error::Malformed { .. })
+        ));
+    }
+}
