@@ -612,3 +612,63 @@ fn tsgo_answers_on_zod_when_asked_for_diagnostics() {
     let status = session.ok("status", json!({}));
     assert!(status.contains("diagnostics by pull"), "{status}");
 }
+
+/// Biome beside tsgo on zod, both configured: tsgo answers questions and
+/// is asked for its diagnostics, Biome publishes its lints, and the answer
+/// merges the two, each fresh, after an edit and after its undo.
+#[test]
+fn biome_lints_beside_tsgo_on_zod() {
+    for server in ["tsgo", "biome"] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_project("zod-4.6.7") else {
+        return skip("target/real-projects/zod-4.6.7 is missing (.ci/run unpacks it)");
+    };
+    let session =
+        Session::start_with_user_config("[server.tsgo]\n[server.biome]\n", &root_arg(dir.path()));
+    let parse = "src/v4/core/parse.ts";
+    let lints = session.ok("diagnostics", json!({"file": parse}));
+    let any = "warning [biome lint/suspicious/noExplicitAny] Unexpected any. Specify a different type.";
+    assert!(
+        lints.starts_with(&format!("src/v4/core/parse.ts: 15 warnings\n  78:111 {any}\n")),
+        "{lints}"
+    );
+    assert_eq!(
+        session.ok(
+            "hover",
+            json!({"file": parse, "line": 10, "symbol": "finalizeParams"})
+        ),
+        "function finalizeParams(callee: util.AnyFunc, params: $ParseParams | undefined): $ParseParams",
+        "the language server answers before the linter"
+    );
+    let original = std::fs::read_to_string(dir.path().join(parse)).unwrap();
+    let broken = format!("{original}\nconst count: number = \"many\";\ndebugger;\n");
+    std::fs::write(dir.path().join(parse), broken).unwrap();
+    let both = session.ok("diagnostics", json!({"file": parse}));
+    assert!(
+        both.starts_with("src/v4/core/parse.ts: 2 errors, 16 warnings, 1 hint\n"),
+        "{both}"
+    );
+    assert!(
+        both.ends_with(
+            "\n  311:7 error [ts 2322] Type 'string' is not assignable to type 'number'.\
+             \n  311:7 hint [ts 6133] 'count' is declared but its value is never read.\
+             \n  311:7 warning [biome lint/correctness/noUnusedVariables] This variable count is unused.\
+             \n  312:1 error [biome lint/suspicious/noDebugger] This is an unexpected use of the debugger statement."
+        ),
+        "{both}"
+    );
+    std::fs::write(dir.path().join(parse), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": parse})), lints);
+    // A linter misses nothing without a tsconfig.json.
+    let status = session.ok("status", json!({}));
+    let mut lines = status.lines().skip_while(|line| !line.starts_with("[biome]"));
+    let biome = lines.next().unwrap();
+    assert!(biome.contains("(linter)"), "{status}");
+    assert!(
+        !lines.next().unwrap_or_default().contains("note:"),
+        "{status}"
+    );
+}

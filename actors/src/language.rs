@@ -263,7 +263,8 @@ const BIOME: BuiltIn = server(
 )
 .checked_with(VERSION)
 .linter()
-.only_when_configured();
+.only_when_configured()
+.verified();
 
 const GOPLS: BuiltIn = server(
     "go",

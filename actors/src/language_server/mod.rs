@@ -43,7 +43,7 @@ pub use documents::{Documents, SyncAction};
 pub use usage::Usage;
 
 use crate::error::{Error, Result};
-use crate::language::ServerSpec;
+use crate::language::{Role, ServerSpec};
 use crate::lsp::message;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{self, Capabilities, WorkspaceFolder};
@@ -388,8 +388,13 @@ impl State {
     }
 
     /// Looks for the project files the server needs, off the actor's
-    /// thread; the answer comes back as `Gaps`.
+    /// thread; the answer comes back as `Gaps`. A linter reads each file
+    /// by itself: what a language's project files tell a type checker is
+    /// nothing it misses.
     fn find_gaps(&self, myself: &ActorRef<LanguageServerMsg>) {
+        if self.spec.duties.role == Role::Linter {
+            return;
+        }
         let languages = self.spec.languages.clone();
         let folders = self.folders.clone();
         let inbox = myself.clone();
