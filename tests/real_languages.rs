@@ -630,9 +630,12 @@ fn biome_lints_beside_tsgo_on_zod() {
         Session::start_with_user_config("[server.tsgo]\n[server.biome]\n", &root_arg(dir.path()));
     let parse = "src/v4/core/parse.ts";
     let lints = session.ok("diagnostics", json!({"file": parse}));
-    let any = "warning [biome lint/suspicious/noExplicitAny] Unexpected any. Specify a different type.";
+    let any =
+        "warning [biome lint/suspicious/noExplicitAny] Unexpected any. Specify a different type.";
     assert!(
-        lints.starts_with(&format!("src/v4/core/parse.ts: 15 warnings\n  78:111 {any}\n")),
+        lints.starts_with(&format!(
+            "src/v4/core/parse.ts: 15 warnings\n  78:111 {any}\n"
+        )),
         "{lints}"
     );
     assert_eq!(
@@ -664,11 +667,76 @@ fn biome_lints_beside_tsgo_on_zod() {
     assert_eq!(session.ok("diagnostics", json!({"file": parse})), lints);
     // A linter misses nothing without a tsconfig.json.
     let status = session.ok("status", json!({}));
-    let mut lines = status.lines().skip_while(|line| !line.starts_with("[biome]"));
+    let mut lines = status
+        .lines()
+        .skip_while(|line| !line.starts_with("[biome]"));
     let biome = lines.next().unwrap();
     assert!(biome.contains("(linter)"), "{status}");
     assert!(
         !lines.next().unwrap_or_default().contains("note:"),
         "{status}"
     );
+}
+
+/// intelephense, found on PATH, on Monolog's sources as Debian ships them
+/// (with the PSR logger interfaces they implement beside them).
+#[test]
+fn intelephense_answers_on_monolog() {
+    if !have("intelephense") {
+        return skip("intelephense is not on PATH");
+    }
+    let Some(dir) = real_project("monolog-2.9.1") else {
+        return skip("target/real-projects/monolog-2.9.1 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let logger = "Monolog/Logger.php";
+    let clean = "Monolog/Logger.php: 2 hints\n\
+                 \x20 18:1 hint [intelephense P1003] Symbol 'LogLevel' is declared but not used.\n\
+                 \x20 340:81 hint [intelephense P1078] Implicitly nullable parameters are deprecated.";
+    assert_eq!(session.ok("diagnostics", json!({"file": logger})), clean);
+    let hover = session.ok(
+        "hover",
+        json!({"file": logger, "line": 225, "symbol": "pushHandler"}),
+    );
+    assert!(
+        hover.contains("Pushes a handler on to the stack.")
+            && hover.contains("public function pushHandler(HandlerInterface $handler): Logger"),
+        "{hover}"
+    );
+    assert_eq!(
+        session.ok(
+            "definition",
+            json!({"file": logger, "line": 34, "symbol": "ResettableInterface"})
+        ),
+        "Monolog/ResettableInterface.php:28:11  interface ResettableInterface"
+    );
+    // Every use in the package's code: grep finds these and two more, in
+    // a comment and in the autoloader's class map.
+    let references = session.ok(
+        "find_references",
+        json!({"file": "Monolog/ResettableInterface.php", "line": 28, "symbol": "ResettableInterface"}),
+    );
+    assert!(
+        references.starts_with("24 references in 10 files\n")
+            && references.contains("\n  451:37  if ($handler instanceof ResettableInterface) {"),
+        "{references}"
+    );
+    let outline = session.ok("document_symbols", json!({"file": logger, "depth": 1}));
+    assert_eq!(
+        outline,
+        "namespace Monolog 12\nclass Logger 22-761 (+58 nested)"
+    );
+    let original = std::fs::read_to_string(dir.path().join(logger)).unwrap();
+    let opening = "    public function pushHandler(HandlerInterface $handler): self\n    {\n";
+    let broken = original.replace(opening, &format!("{opening}        new UnknownThing();\n"));
+    std::fs::write(dir.path().join(logger), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": logger}));
+    assert!(
+        diagnostics.contains(
+            "\n  227:13 error [intelephense P1009] Undefined type 'Monolog\\UnknownThing'."
+        ),
+        "{diagnostics}"
+    );
+    std::fs::write(dir.path().join(logger), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": logger})), clean);
 }

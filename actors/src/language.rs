@@ -344,7 +344,8 @@ const INTELEPHENSE: BuiltIn = server(
     "intelephense",
     &["--stdio"],
     "npm install -g intelephense",
-);
+)
+.verified();
 const VUE_LANGUAGE_SERVER: BuiltIn = server(
     "vue",
     "vue-language-server",
