@@ -153,15 +153,23 @@ pub fn big_python_project(modules: usize, classes: usize) -> tempfile::TempDir {
 
 /// A fresh copy of an unpacked package, so that edits stay in the test.
 pub fn real_project(name: &str) -> Option<tempfile::TempDir> {
+    real_projects(&[(name, ".")])
+}
+
+/// Several unpacked packages (or folders of them) copied into one root,
+/// each into its own folder, as a monorepo holds them; `None` when one is
+/// missing.
+pub fn real_projects(parts: &[(&str, &str)]) -> Option<tempfile::TempDir> {
     let kept = std::env::var_os("WINDLASS_REAL_PROJECTS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/real-projects"))
-        .join(name);
-    if !kept.is_dir() {
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/real-projects"));
+    if !parts.iter().all(|(name, _)| kept.join(name).is_dir()) {
         return None;
     }
     let copy = tempfile::tempdir().unwrap();
-    copy_tree(&kept, copy.path());
+    for (name, folder) in parts {
+        copy_tree(&kept.join(name), &copy.path().join(folder));
+    }
     Some(copy)
 }
 
