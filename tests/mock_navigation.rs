@@ -162,6 +162,66 @@ fn declaration_type_definition_and_implementation_answer() {
     assert_eq!(implementation, "shapes.rs:3:6  impl Draw for Dot {}");
 }
 
+/// `read_file` reads a range of lines, numbered, and refuses what is not
+/// a text file of the roots, or is gitignored unless asked for.
+#[test]
+fn read_file_reads_ranges_and_refuses_what_is_no_text_of_the_roots() {
+    let (dir, session) = session("");
+    assert_eq!(
+        session.ok(
+            "read_file",
+            json!({"file": "main.py", "start": 2, "end": 3})
+        ),
+        "main.py: lines 2-3 of 4 lines\n2  # é日本 😀 then the name:\n3  café = 1; s = Shape()"
+    );
+    let whole = session.ok("read_file", json!({"file": "lib.py"}));
+    let numbered: Vec<String> = LIB
+        .lines()
+        .enumerate()
+        .map(|(index, line)| format!("{}  {line}", index + 1))
+        .collect();
+    assert_eq!(
+        whole,
+        format!("lib.py: lines 1-6 of 6 lines\n{}", numbered.join("\n"))
+    );
+
+    std::fs::write(dir.path().join("logo.png"), b"\x89PNG\r\n\x1a\nIHDR").unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "*.log\n").unwrap();
+    std::fs::write(dir.path().join("run.log"), "started\n").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "x").unwrap();
+    let secret = outside.path().join("secret.txt").display().to_string();
+    for (arguments, refusal) in [
+        (
+            json!({"file": "logo.png"}),
+            "logo.png is a binary file (PNG image), not text",
+        ),
+        (
+            json!({"file": "notes"}),
+            "notes is a directory; list_directory lists it",
+        ),
+        (
+            json!({"file": "run.log"}),
+            "run.log is ignored by .gitignore; ask with include_ignored to read it",
+        ),
+        (json!({"file": secret}), "is outside the workspace roots"),
+        (
+            json!({"file": "gone.py"}),
+            "gone.py: no such file or directory",
+        ),
+    ] {
+        let error = session.err("read_file", arguments.clone());
+        assert!(error.contains(refusal), "{arguments}: {error}");
+    }
+    assert_eq!(
+        session.ok(
+            "read_file",
+            json!({"file": "run.log", "include_ignored": true})
+        ),
+        "run.log: lines 1-1 of 1 line\n1  started"
+    );
+}
+
 #[test]
 fn list_directory_shows_types_and_sizes() {
     let (_dir, session) = session("");
@@ -201,6 +261,7 @@ fn tools_are_listed_read_only_with_schemas() {
         "completion",
         "signature_help",
         "list_directory",
+        "read_file",
         "status",
     ];
     for name in expected {
@@ -216,7 +277,7 @@ fn tools_are_listed_read_only_with_schemas() {
     }
     let bytes = serde_json::to_string(tools).unwrap().len();
     assert!(
-        bytes < 6_000,
+        bytes < 7_000,
         "tools/list costs every session {bytes} bytes of context"
     );
 }

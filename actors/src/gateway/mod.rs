@@ -22,6 +22,7 @@ mod hierarchy;
 mod map;
 mod navigation;
 mod proposals;
+mod read_file;
 mod record;
 mod render;
 mod schema;

@@ -11,6 +11,7 @@ use super::hierarchy::{self, CallHierarchyArgs, TypeHierarchyArgs};
 use super::map::{self, MapArgs};
 use super::navigation::{self, OutlineArgs, ReferencesArgs};
 use super::proposals::{self, CodeActionsArgs, RenameArgs};
+use super::read_file::{self, ReadFileArgs};
 use super::schema;
 use super::search::{self, SearchArgs};
 use super::{render, status};
@@ -162,6 +163,15 @@ impl Tools {
     )]
     async fn list_directory(&self, Parameters(args): Parameters<ListDirectoryArgs>) -> ToolResult {
         self.answer(directory::list_directory(&self.context, &args).await)
+            .await
+    }
+
+    #[tool(
+        description = "Read lines start-end of a text file in the workspace, numbered, with its line count.",
+        annotations(read_only_hint = true)
+    )]
+    async fn read_file(&self, Parameters(args): Parameters<ReadFileArgs>) -> ToolResult {
+        self.answer(read_file::read_file(&self.context, &args).await)
             .await
     }
 
