@@ -36,6 +36,9 @@ const CYCLES: usize = 10;
 struct Case {
     label: &'static str,
     servers: &'static [&'static str],
+    /// The user configuration, for a server that starts only when
+    /// configured; empty for none.
+    config: &'static str,
     project: &'static str,
     file: &'static str,
     /// The first question, and a piece its complete answer contains.
@@ -52,6 +55,7 @@ fn main() {
         Case {
             label: "vscode-css-language-server, bootstrap scss",
             servers: &["vscode-css-language-server"],
+            config: "",
             project: "bootstrap-5.3.8",
             file: "scss/_buttons.scss",
             first: (
@@ -66,6 +70,7 @@ fn main() {
         Case {
             label: "vscode-json-language-server, bootstrap package.json",
             servers: &["vscode-json-language-server"],
+            config: "",
             project: "bootstrap-5.3.8",
             file: "package.json",
             first: (
@@ -86,6 +91,7 @@ fn main() {
         Case {
             label: "yaml-language-server, ansible-core config/base.yml",
             servers: &["yaml-language-server"],
+            config: "",
             project: "ansible-core-2.21.5/lib/ansible/config",
             file: "base.yml",
             first: (
@@ -106,6 +112,7 @@ fn main() {
         Case {
             label: "vscode-html-language-server, html5-boilerplate index.html",
             servers: &["vscode-html-language-server"],
+            config: "",
             project: "html5-boilerplate-9.0.1/dist",
             file: "index.html",
             first: (
@@ -126,6 +133,7 @@ fn main() {
         Case {
             label: "docker-langserver, gunicorn example Dockerfile",
             servers: &["docker-langserver"],
+            config: "",
             project: "gunicorn-27.0.1/examples/celery_alternative",
             file: "Dockerfile",
             first: (
@@ -142,6 +150,7 @@ fn main() {
         Case {
             label: "rust-analyzer, regex-syntax parser.rs",
             servers: &["rust-analyzer"],
+            config: "",
             project: "regex-syntax-0.8.11",
             file: "src/parser.rs",
             first: (
@@ -156,6 +165,7 @@ fn main() {
         Case {
             label: "pyright + ruff, requests api.py",
             servers: &["pyright-langserver", "ruff"],
+            config: "",
             project: "requests-2.34.2",
             file: "src/requests/api.py",
             first: (
@@ -178,6 +188,52 @@ fn main() {
             },
             clean: "src/requests/api.py: no problems",
         },
+        Case {
+            label: "tsgo (asked for diagnostics), zod parse.ts",
+            servers: &["tsgo"],
+            config: "[server.tsgo]\n",
+            project: "zod-4.6.7",
+            file: "src/v4/core/parse.ts",
+            first: (
+                "hover",
+                || json!({"file": "src/v4/core/parse.ts", "line": 10, "symbol": "finalizeParams"}),
+                "function finalizeParams(",
+            ),
+            broken: |text, n| format!("{text}\nconst count_{n}: number = \"many\";\n"),
+            expected: |_| {
+                vec!["[ts 2322] Type 'string' is not assignable to type 'number'.".into()]
+            },
+            clean: "src/v4/core/parse.ts: no problems",
+        },
+        Case {
+            label: "intelephense, Monolog Logger.php",
+            servers: &["intelephense"],
+            config: "",
+            project: "monolog-2.9.1",
+            file: "Monolog/Logger.php",
+            first: (
+                "hover",
+                || json!({"file": "Monolog/Logger.php", "line": 225, "symbol": "pushHandler"}),
+                "Pushes a handler on to the stack.",
+            ),
+            broken: |text, n| {
+                let opening =
+                    "    public function pushHandler(HandlerInterface $handler): self\n    {\n";
+                text.replacen(
+                    opening,
+                    &format!("{opening}        new UnknownThing{n}();\n"),
+                    1,
+                )
+            },
+            expected: |n| {
+                vec![format!(
+                    "[intelephense P1009] Undefined type 'Monolog\\UnknownThing{n}'."
+                )]
+            },
+            clean: "Monolog/Logger.php: 2 hints\n\
+                    \x20 18:1 hint [intelephense P1003] Symbol 'LogLevel' is declared but not used.\n\
+                    \x20 340:81 hint [intelephense P1078] Implicitly nullable parameters are deprecated.",
+        },
     ];
     for case in &cases {
         run(case);
@@ -197,7 +253,10 @@ fn run(case: &Case) {
         return;
     };
     let started = Instant::now();
-    let session = Session::start(&root_arg(dir.path()));
+    let session = match case.config {
+        "" => Session::start(&root_arg(dir.path())),
+        config => Session::start_with_user_config(config, &root_arg(dir.path())),
+    };
     let (tool, arguments, complete) = &case.first;
     let answer = session.ok(tool, arguments());
     let first = started.elapsed();

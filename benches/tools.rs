@@ -6,8 +6,11 @@
 //!
 //! Token economy: for questions an agent asks about a small Python project
 //! (answered by pyright), the bytes Windlass returns against the bytes of
-//! reading the files that hold the answer. Search: the `search` tool over a
-//! generated tree of 10,000 files, where only the text heatmap has work.
+//! reading the files that hold the answer. Source economy: "show me this
+//! function" with `source` on published packages (requests with pyright,
+//! LZ4 with clangd, as `.ci/run` unpacks them) against reading the files
+//! its spans are in. Search: the `search` tool over a generated tree of
+//! 10,000 files, where only the text heatmap has work.
 
 #![allow(
     clippy::unwrap_used,
@@ -20,6 +23,7 @@
 mod common;
 mod percentiles;
 
+use common::projects::real_project;
 use common::*;
 use percentiles::report;
 use serde_json::{Value, json};
@@ -31,6 +35,7 @@ fn main() {
     } else {
         println!("token economy skipped: pyright-langserver is not on PATH");
     }
+    source_economy();
     search_speed();
 }
 
@@ -113,6 +118,81 @@ fn token_economy() {
         let read = files(&holding);
         println!(
             "{label:<40} {:>10} {:>12} {:>7.1}×",
+            answer.len(),
+            read,
+            read as f64 / answer.len() as f64
+        );
+    }
+}
+
+/// A symbol of a package, and the files its spans are in.
+struct Shown {
+    label: &'static str,
+    server: &'static str,
+    project: &'static str,
+    arguments: fn() -> Value,
+    files: &'static [&'static str],
+}
+
+fn source_economy() {
+    let cases = [
+        Shown {
+            label: "requests Session.request (97 of 920 lines)",
+            server: "pyright-langserver",
+            project: "requests-2.34.2",
+            arguments: || json!({"file": "src/requests/sessions.py", "line": 557, "symbol": "request"}),
+            files: &["src/requests/sessions.py"],
+        },
+        Shown {
+            label: "requests get_auth_from_url (of 1,155)",
+            server: "pyright-langserver",
+            project: "requests-2.34.2",
+            arguments: || json!({"file": "src/requests/utils.py", "line": 1070, "symbol": "get_auth_from_url"}),
+            files: &["src/requests/utils.py"],
+        },
+        Shown {
+            label: "requests HTTPAdapter, depth 1",
+            server: "pyright-langserver",
+            project: "requests-2.34.2",
+            arguments: || json!({"symbol": "HTTPAdapter", "depth": 1}),
+            files: &["src/requests/adapters.py"],
+        },
+        Shown {
+            label: "lz4 LZ4_compress_default (.c and .h)",
+            server: "clangd",
+            project: "lz4-4.4.4",
+            arguments: || json!({"file": "lz4libs/lz4.c", "line": 2659, "symbol": "LZ4_compress_default"}),
+            files: &["lz4libs/lz4.c", "lz4libs/lz4.h"],
+        },
+    ];
+    println!(
+        "{:<44} {:>10} {:>12} {:>8}",
+        "source of", "windlass B", "reading B", "ratio"
+    );
+    for case in cases {
+        if !have(case.server) {
+            println!("{}: skipped, {} is not on PATH", case.label, case.server);
+            continue;
+        }
+        let Some(dir) = real_project(case.project) else {
+            println!(
+                "{}: skipped, target/real-projects/{} is missing",
+                case.label, case.project
+            );
+            continue;
+        };
+        let mut args = root_arg(dir.path());
+        args.extend(["--log-level".into(), "warn".into()]);
+        let session = Session::start(&args);
+        let answer = session.ok("source", (case.arguments)());
+        let read: usize = case
+            .files
+            .iter()
+            .map(|file| std::fs::read(dir.path().join(file)).unwrap().len())
+            .sum();
+        println!(
+            "{:<44} {:>10} {:>12} {:>7.1}×",
+            case.label,
             answer.len(),
             read,
             read as f64 / answer.len() as f64

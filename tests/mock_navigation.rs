@@ -262,6 +262,7 @@ fn tools_are_listed_read_only_with_schemas() {
         "signature_help",
         "list_directory",
         "read_file",
+        "source",
         "status",
     ];
     for name in expected {

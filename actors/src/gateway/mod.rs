@@ -27,6 +27,7 @@ mod record;
 mod render;
 mod schema;
 mod search;
+mod source;
 mod status;
 mod symbols;
 mod tools;

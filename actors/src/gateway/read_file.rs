@@ -16,11 +16,11 @@ use std::path::Path;
 #[serde(deny_unknown_fields)]
 pub struct ReadFileArgs {
     pub file: String,
-    /// First line, 1-based (default 1).
+    /// 1-based, default 1.
     pub start: Option<usize>,
-    /// Last line, inclusive (default: the last).
+    /// Inclusive, default the last.
     pub end: Option<usize>,
-    /// Read a file `.gitignore` leaves out.
+    /// Read a gitignored file.
     pub include_ignored: Option<bool>,
 }
 

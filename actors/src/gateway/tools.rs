@@ -14,6 +14,7 @@ use super::proposals::{self, CodeActionsArgs, RenameArgs};
 use super::read_file::{self, ReadFileArgs};
 use super::schema;
 use super::search::{self, SearchArgs};
+use super::source::{self, SourceArgs};
 use super::{render, status};
 use crate::error::Error;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -167,7 +168,16 @@ impl Tools {
     }
 
     #[tool(
-        description = "Read lines start-end of a text file in the workspace, numbered, with its line count.",
+        description = "Full source of a function, class or other symbol with its doc comment, instead of reading its file.",
+        annotations(read_only_hint = true)
+    )]
+    async fn source(&self, Parameters(args): Parameters<SourceArgs>) -> ToolResult {
+        self.answer(source::source(&self.context, &args).await)
+            .await
+    }
+
+    #[tool(
+        description = "Read lines start-end of a text file, numbered.",
         annotations(read_only_hint = true)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadFileArgs>) -> ToolResult {

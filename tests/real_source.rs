@@ -1,0 +1,169 @@
+//! `source` and `read_file` on published packages' own code, each with
+//! the server found on PATH: a method of requests (pyright), a function of
+//! zod with the comment above it (typescript-language-server), and a
+//! function of the LZ4 library with both its definition and its header
+//! declaration (clangd). Every span is checked line for line against the
+//! file on disk.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::projects::real_project;
+use common::*;
+use serde_json::json;
+use std::path::Path;
+
+/// The heading and numbered lines `first`–`last` (1-based) of `file` as
+/// `source` shows one span.
+fn span(root: &Path, file: &str, first: usize, last: usize, title: &str) -> String {
+    let text = std::fs::read_to_string(root.join(file)).unwrap();
+    let width = last.to_string().len();
+    let mut lines = vec![format!("{file}:{first}-{last}  {title}")];
+    for (index, line) in text.lines().enumerate().take(last).skip(first - 1) {
+        lines.push(
+            format!("{:>width$}  {line}", index + 1)
+                .trim_end()
+                .to_owned(),
+        );
+    }
+    lines.join("\n")
+}
+
+#[test]
+fn source_of_a_python_method_is_exactly_its_lines() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        return skip("target/real-projects/requests-2.34.2 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let sessions = "src/requests/sessions.py";
+    let request = session.ok(
+        "source",
+        json!({"file": sessions, "line": 557, "symbol": "request"}),
+    );
+    let expected = span(dir.path(), sessions, 557, 653, "method request");
+    assert_eq!(request, expected);
+    // From a call in another file, the same span.
+    let from_call = session.ok(
+        "source",
+        json!({"file": "src/requests/api.py", "line": 71, "symbol": "request"}),
+    );
+    assert_eq!(from_call, expected);
+    let total = std::fs::read_to_string(dir.path().join(sessions))
+        .unwrap()
+        .len();
+    assert!(
+        request.len() * 5 < total,
+        "{} bytes of a {total}-byte file",
+        request.len()
+    );
+
+    // With depth 1, each method by its signature: `__init__`'s spans
+    // lines, `__getstate__`'s one.
+    let outline = session.ok("source", json!({"symbol": "HTTPAdapter", "depth": 1}));
+    assert!(
+        outline.starts_with(
+            "src/requests/adapters.py:158-748  class HTTPAdapter\n158  class HTTPAdapter(BaseAdapter):\n"
+        ),
+        "{outline}"
+    );
+    assert!(
+        outline.contains("\n201      def __init__(\n202          self,\n")
+            && outline.contains(
+                "\n223      def __getstate__(self) -> dict[str, Any]:\n             … 1 line\n"
+            ),
+        "{outline}"
+    );
+    assert!(outline.len() < 8_000, "{} bytes", outline.len());
+
+    let text = std::fs::read_to_string(dir.path().join(sessions)).unwrap();
+    let expected: Vec<String> = text
+        .lines()
+        .enumerate()
+        .skip(556)
+        .take(4)
+        .map(|(index, line)| format!("{}  {line}", index + 1))
+        .collect();
+    assert_eq!(
+        session.ok(
+            "read_file",
+            json!({"file": sessions, "start": 557, "end": 560})
+        ),
+        format!(
+            "{sessions}: lines 557-560 of 920 lines\n{}",
+            expected.join("\n")
+        )
+    );
+    let error = session.err("read_file", json!({"file": "../requests-2.34.2.tar.gz"}));
+    assert!(error.contains("outside the workspace roots"), "{error}");
+}
+
+#[test]
+fn source_of_a_typescript_function_brings_the_comment_above_it() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("zod-4.6.7") else {
+        return skip("target/real-projects/zod-4.6.7 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let parse = "src/v4/core/parse.ts";
+    let answer = session.ok(
+        "source",
+        json!({"file": parse, "line": 202, "symbol": "finalizeParams"}),
+    );
+    assert!(
+        answer.ends_with(&span(dir.path(), parse, 9, 12, "function finalizeParams")),
+        "{answer}"
+    );
+}
+
+#[test]
+fn source_of_a_c_function_gives_its_definition_then_its_header_declaration() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let Some(dir) = real_project("lz4-4.4.4") else {
+        return skip("target/real-projects/lz4-4.4.4 is missing (.ci/run unpacks it)");
+    };
+    let root = dir.path().canonicalize().unwrap();
+    let library = root.join("lz4libs");
+    let commands: Vec<serde_json::Value> = ["lz4.c", "lz4hc.c", "lz4frame.c", "xxhash.c"]
+        .iter()
+        .map(|file| {
+            json!({
+                "directory": library.display().to_string(),
+                "file": library.join(file).display().to_string(),
+                "arguments": ["cc", "-c", "-I.", file],
+            })
+        })
+        .collect();
+    std::fs::write(
+        root.join("compile_commands.json"),
+        serde_json::to_string_pretty(&commands).unwrap(),
+    )
+    .unwrap();
+    let session = Session::start(&root_arg(&root));
+    let answer = session.ok(
+        "source",
+        json!({"file": "lz4libs/lz4.c", "line": 2659, "symbol": "LZ4_compress_default"}),
+    );
+    let definition = span(
+        &root,
+        "lz4libs/lz4.c",
+        1435,
+        1438,
+        "function LZ4_compress_default",
+    );
+    let declaration = span(
+        &root,
+        "lz4libs/lz4.h",
+        175,
+        189,
+        "function LZ4_compress_default",
+    );
+    assert_eq!(answer, format!("{definition}\n{declaration}"));
+}
