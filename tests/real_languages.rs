@@ -740,3 +740,44 @@ fn intelephense_answers_on_monolog() {
     std::fs::write(dir.path().join(logger), &original).unwrap();
     assert_eq!(session.ok("diagnostics", json!({"file": logger})), clean);
 }
+
+/// taplo on regex-syntax's Cargo.toml, configured by name so that the
+/// crate's Rust files do not start rust-analyzer beside it. Offline it
+/// has no schemas, so no hover: its outline and syntax errors are what it
+/// gives.
+#[test]
+fn taplo_answers_on_a_crates_manifest() {
+    if !have("taplo") {
+        return skip("taplo is not on PATH");
+    }
+    let Some(dir) = real_project("regex-syntax-0.8.11") else {
+        return skip("target/real-projects/regex-syntax-0.8.11 is missing (.ci/run copies it)");
+    };
+    let session = Session::start_with_user_config("[server.toml]\n", &root_arg(dir.path()));
+    let manifest = "Cargo.toml";
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": manifest})),
+        "Cargo.toml: no problems"
+    );
+    let outline = session.ok("document_symbols", json!({"file": manifest, "depth": 1}));
+    assert!(
+        outline.starts_with("object package 12-55 (+")
+            && outline.contains("\nobject features 57-79 (+"),
+        "{outline}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(manifest)).unwrap();
+    std::fs::write(
+        dir.path().join(manifest),
+        format!("{original}\n[extra]\nbroken = \n"),
+    )
+    .unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": manifest})),
+        "Cargo.toml: 1 error\n  100:10 error [Even Better TOML] expected value"
+    );
+    std::fs::write(dir.path().join(manifest), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": manifest})),
+        "Cargo.toml: no problems"
+    );
+}

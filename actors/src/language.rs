@@ -338,7 +338,11 @@ const TAPLO: BuiltIn = server(
     "taplo",
     &["lsp", "stdio"],
     "cargo install --locked taplo-cli --features lsp (the npm and PyPI builds have no language server)",
-);
+)
+// A build without its language server (npm's, PyPI's) fails this and is
+// shown as unusable rather than started to crash.
+.checked_with(&["lsp", "--help"])
+.verified();
 const INTELEPHENSE: BuiltIn = server(
     "php",
     "intelephense",
