@@ -263,6 +263,7 @@ fn tools_are_listed_read_only_with_schemas() {
         "list_directory",
         "read_file",
         "source",
+        "impact",
         "status",
     ];
     for name in expected {

@@ -167,3 +167,63 @@ fn source_of_a_c_function_gives_its_definition_then_its_header_declaration() {
     );
     assert_eq!(answer, format!("{definition}\n{declaration}"));
 }
+
+/// `impact` of a function of requests names every caller that
+/// `call_hierarchy` does, at the same lines, each in its file, and goes on
+/// to their callers.
+#[test]
+fn impact_lists_the_callers_call_hierarchy_finds_and_theirs() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        return skip("target/real-projects/requests-2.34.2 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let address =
+        json!({"file": "src/requests/utils.py", "line": 1070, "symbol": "get_auth_from_url"});
+    let impact = session.ok("impact", address.clone());
+    let mut incoming = address;
+    incoming["direction"] = json!("incoming");
+    let callers = session.ok("call_hierarchy", incoming);
+    let depth_two = impact.find("\ndepth 2: ").unwrap();
+    let (first, second) = impact.split_at(depth_two);
+    let mut file = "";
+    let mut checked = 0;
+    for line in callers.lines().skip(1) {
+        if !line.starts_with(' ') {
+            file = line;
+            continue;
+        }
+        // `  function NAME LINE:COLUMN — calls at LINE:COLUMN, …`
+        let mut words = line.split_whitespace();
+        let name = words.nth(1).unwrap();
+        let start = words.next().unwrap().split(':').next().unwrap();
+        let call = line
+            .rsplit("calls at ")
+            .next()
+            .unwrap()
+            .split(':')
+            .next()
+            .unwrap();
+        let group = first
+            .split(&format!("\n  {file}\n"))
+            .nth(1)
+            .unwrap_or_default();
+        assert!(
+            group
+                .lines()
+                .any(|held| held.contains(&format!(".{name} {start}-"))
+                    && held.ends_with(&format!(": line {call}"))),
+            "{name} at {call} of {file}:\n{impact}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 4, "{callers}");
+    assert!(
+        impact.starts_with("impact of `get_auth_from_url` at src/requests/utils.py:1070:5: ")
+            && second
+                .contains("\n    method SessionRedirectMixin.resolve_redirects 186-307: line 272"),
+        "{impact}"
+    );
+}

@@ -20,7 +20,6 @@ use tokio::task::JoinSet;
 #[serde(deny_unknown_fields)]
 pub struct DiagnosticsArgs {
     pub file: Option<String>,
-    /// Several files at once.
     pub files: Option<Vec<String>>,
 }
 

@@ -44,7 +44,6 @@ pub enum TypeDirection {
 pub struct CallHierarchyArgs {
     #[serde(flatten)]
     pub position: Position,
-    /// incoming = callers, outgoing = callees.
     pub direction: CallDirection,
 }
 

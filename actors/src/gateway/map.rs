@@ -28,7 +28,6 @@ pub struct MapArgs {
     pub path: Option<String>,
     /// Default 3.
     pub max_depth: Option<u32>,
-    /// Top-level symbols per file.
     pub include_symbols: Option<bool>,
     /// Max lines (default 200).
     pub budget: Option<u32>,

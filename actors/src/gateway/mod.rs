@@ -19,6 +19,7 @@ mod definitions;
 mod diagnostics;
 mod directory;
 mod hierarchy;
+mod impact;
 mod map;
 mod navigation;
 mod proposals;

@@ -26,7 +26,7 @@ use std::path::Path;
 pub struct SourceArgs {
     #[serde(flatten)]
     pub position: Position,
-    /// Members this deep and below by signature only.
+    /// Members at this depth by signature.
     pub depth: Option<u32>,
     pub offset: Option<u32>,
 }

@@ -8,6 +8,7 @@ use super::context::Context;
 use super::diagnostics::{self, DiagnosticsArgs};
 use super::directory::{self, ListDirectoryArgs};
 use super::hierarchy::{self, CallHierarchyArgs, TypeHierarchyArgs};
+use super::impact::{self, ImpactArgs};
 use super::map::{self, MapArgs};
 use super::navigation::{self, OutlineArgs, ReferencesArgs};
 use super::proposals::{self, CodeActionsArgs, RenameArgs};
@@ -87,7 +88,7 @@ impl Tools {
 #[tool_router]
 impl Tools {
     #[tool(
-        description = "Type of a symbol with its signature and docs: what is this, what type is it.",
+        description = "Type, signature and docs of a symbol: what is this.",
         annotations(read_only_hint = true)
     )]
     async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -96,7 +97,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Go to definition: where a function, class or variable is defined.",
+        description = "Where a function, class or variable is defined.",
         annotations(read_only_hint = true)
     )]
     async fn definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -105,7 +106,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Go to declaration: where a symbol is declared, such as a C prototype.",
+        description = "Where a symbol is declared, such as a C prototype.",
         annotations(read_only_hint = true)
     )]
     async fn declaration(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -114,7 +115,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Go to type definition: where the type of a variable is defined.",
+        description = "Where the type of a variable is defined.",
         annotations(read_only_hint = true)
     )]
     async fn type_definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -132,7 +133,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Find all references: where a symbol is used or called, by file.",
+        description = "All references: where a symbol is used or called.",
         annotations(read_only_hint = true)
     )]
     async fn find_references(&self, Parameters(args): Parameters<ReferencesArgs>) -> ToolResult {
@@ -141,7 +142,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Outline of a file: its classes, functions and methods with line ranges.",
+        description = "Outline of a file: classes, functions, methods, line ranges.",
         annotations(read_only_hint = true)
     )]
     async fn document_symbols(&self, Parameters(args): Parameters<OutlineArgs>) -> ToolResult {
@@ -150,7 +151,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Errors and warnings in files as on disk now: check after an edit whether it broke anything (waits for the server's fresh check).",
+        description = "Errors and warnings of files as on disk now: after an edit, did it break anything.",
         annotations(read_only_hint = true)
     )]
     async fn diagnostics(&self, Parameters(args): Parameters<DiagnosticsArgs>) -> ToolResult {
@@ -168,11 +169,20 @@ impl Tools {
     }
 
     #[tool(
-        description = "Full source of a function, class or other symbol with its doc comment, instead of reading its file.",
+        description = "Full source of a function or class with its doc comment.",
         annotations(read_only_hint = true)
     )]
     async fn source(&self, Parameters(args): Parameters<SourceArgs>) -> ToolResult {
         self.answer(source::source(&self.context, &args).await)
+            .await
+    }
+
+    #[tool(
+        description = "Blast radius of a change: a symbol's callers and theirs, tests marked.",
+        annotations(read_only_hint = true)
+    )]
+    async fn impact(&self, Parameters(args): Parameters<ImpactArgs>) -> ToolResult {
+        self.answer(impact::impact(&self.context, &args).await)
             .await
     }
 
@@ -195,7 +205,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Project overview: the file tree of a directory, optionally with symbols.",
+        description = "Project overview: file tree, optionally with symbols.",
         annotations(read_only_hint = true)
     )]
     async fn codebase_map(&self, Parameters(args): Parameters<MapArgs>) -> ToolResult {
@@ -204,7 +214,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Call hierarchy: who calls this function, or what it calls.",
+        description = "Who calls a function, or what it calls.",
         annotations(read_only_hint = true)
     )]
     async fn call_hierarchy(&self, Parameters(args): Parameters<CallHierarchyArgs>) -> ToolResult {
@@ -213,7 +223,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Type hierarchy: base classes (supertypes) or derived classes (subtypes).",
+        description = "Base classes (supertypes) or derived classes (subtypes).",
         annotations(read_only_hint = true)
     )]
     async fn type_hierarchy(&self, Parameters(args): Parameters<TypeHierarchyArgs>) -> ToolResult {
@@ -222,7 +232,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Quick fixes and refactorings for a line range, as proposed edits.",
+        description = "Quick fixes and refactorings for lines, as proposed edits.",
         annotations(read_only_hint = true)
     )]
     async fn code_actions(&self, Parameters(args): Parameters<CodeActionsArgs>) -> ToolResult {
@@ -240,7 +250,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Code completion: the names available at a position (max 50).",
+        description = "Completion: names available at a position.",
         annotations(read_only_hint = true)
     )]
     async fn completion(&self, Parameters(args): Parameters<CompletionArgs>) -> ToolResult {
@@ -249,7 +259,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Signature help: the parameters of the call at a position.",
+        description = "Parameters of the call at a position.",
         annotations(read_only_hint = true)
     )]
     async fn signature_help(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -258,7 +268,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Status of the language servers: running, loading or failed, CPU, memory, errors.",
+        description = "Language servers: running, loading or failed, CPU, memory, errors.",
         annotations(read_only_hint = true)
     )]
     async fn status(&self) -> ToolResult {
