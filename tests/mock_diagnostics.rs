@@ -155,6 +155,42 @@ fn a_server_configured_to_be_asked_is_asked_from_the_start() {
     session.keep(dir);
 }
 
+/// A server that announces it can be asked but refuses the question as
+/// an unknown method (as the CSS, JSON and HTML servers do for a client
+/// that did not announce asking) is waited for instead, even when
+/// configured to be asked, and one that also never publishes says so.
+#[test]
+fn a_server_that_refuses_to_be_asked_is_waited_for() {
+    let dir = project(&[("main.py", &text(Some(2)))]);
+    let mockls = mockls_binary().display().to_string();
+    let config = python_server(
+        "python",
+        &mockls,
+        "--claim-pull-diagnostics --publish-version",
+        "pull_diagnostics = true",
+    );
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    for error_line in [Some(2), None, Some(3)] {
+        std::fs::write(dir.path().join("main.py"), text(error_line)).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": "main.py"}));
+        assert_eq!(answer, expected(error_line));
+    }
+    assert_eq!(strategy_of(&session), "version");
+    session.keep(dir);
+
+    let dir = project(&[("main.py", &text(Some(2)))]);
+    let mut args = root_arg(dir.path());
+    let flags = "--no-diagnostics --claim-pull-diagnostics";
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+    let session = Session::start(&args);
+    for _ in 0..2 {
+        assert_eq!(
+            session.ok("diagnostics", json!({"file": "main.py"})),
+            "main.py: no diagnostics from [python]"
+        );
+    }
+}
+
 #[test]
 fn a_server_that_never_publishes_says_so() {
     let dir = project(&[("main.py", &text(Some(2)))]);

@@ -20,6 +20,10 @@ pub struct Flags {
     /// Publish nothing: announce `diagnosticProvider` and answer
     /// `textDocument/diagnostic` after the diagnostics delay, as tsgo does.
     pub pull_diagnostics: bool,
+    /// Announce `diagnosticProvider` but answer `textDocument/diagnostic`
+    /// with MethodNotFound, as servers do that handle it only for a
+    /// client that announced it can ask (the CSS, JSON and HTML servers).
+    pub claim_pull_diagnostics: bool,
     /// The `source` its diagnostics name (`mockls` by default), so that
     /// two of them serving one language can be told apart.
     pub source: Option<String>,
@@ -122,6 +126,7 @@ impl Flags {
                 "--diagnostics-delay" => flags.diagnostics_delay_ms = number(&value()?)?,
                 "--no-diagnostics" => flags.no_diagnostics = true,
                 "--pull-diagnostics" => flags.pull_diagnostics = true,
+                "--claim-pull-diagnostics" => flags.claim_pull_diagnostics = true,
                 "--source" => flags.source = Some(value()?),
                 "--diagnostics-on-save" => flags.diagnostics_on_save = true,
                 "--publish-version" => flags.publish_version = true,

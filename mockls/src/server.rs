@@ -134,13 +134,14 @@ impl Mock {
                 trigger_characters: Some(vec!["(".into(), ",".into()]),
                 ..SignatureHelpOptions::default()
             }),
-            diagnostic_provider: self.flags.pull_diagnostics.then(|| {
-                DiagnosticServerCapabilities::Options(DiagnosticOptions {
-                    identifier: Some("mockls".into()),
-                    inter_file_dependencies: true,
-                    ..DiagnosticOptions::default()
-                })
-            }),
+            diagnostic_provider: (self.flags.pull_diagnostics || self.flags.claim_pull_diagnostics)
+                .then(|| {
+                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                        identifier: Some("mockls".into()),
+                        inter_file_dependencies: true,
+                        ..DiagnosticOptions::default()
+                    })
+                }),
             workspace: self
                 .flags
                 .workspace_folders
@@ -377,6 +378,9 @@ impl LanguageServer for Mock {
         &self,
         params: DocumentDiagnosticParams,
     ) -> Result<DocumentDiagnosticReportResult> {
+        if !self.flags.pull_diagnostics {
+            return Err(tower_lsp_server::jsonrpc::Error::method_not_found());
+        }
         tokio::time::sleep(Duration::from_millis(self.flags.diagnostics_delay_ms)).await;
         let items = match self.state.lock() {
             Ok(state) => self.diagnostics_of(&state, params.text_document.uri.as_str()),

@@ -51,6 +51,8 @@ pub struct Observations {
     pub sampled: bool,
     /// Whether its diagnostics are asked for rather than waited for.
     pub pulled: bool,
+    /// Whether it refused to be asked, though it announced it could be.
+    pub pull_refused: bool,
 }
 
 impl Observations {

@@ -343,6 +343,7 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Retire { reason, restart } => state.retire(&myself, reason, restart),
             LanguageServerMsg::Gaps(gaps) => state.coverage.set_gaps(gaps),
             LanguageServerMsg::Folders(change) => state.folders_changed(&myself, change),
+            LanguageServerMsg::PullRefused(call) => state.pull_refused(&myself, call),
         }
         state.usage.set_working(state.has_work());
         Ok(())

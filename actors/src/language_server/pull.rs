@@ -26,6 +26,8 @@ use tokio::sync::oneshot;
 
 /// The method that asks.
 const METHOD: &str = "textDocument/diagnostic";
+/// JSON-RPC's code for a method the server does not handle.
+const METHOD_NOT_FOUND: i64 = -32601;
 
 impl State {
     /// Whether this server's diagnostics are asked for.
@@ -34,14 +36,31 @@ impl State {
     }
 
     /// From now on, asks a server that announced `diagnosticProvider` for
-    /// its diagnostics; returns whether it did announce it.
+    /// its diagnostics; returns whether it can be asked: it announced it,
+    /// and has not refused it since.
     pub(super) fn start_pulling(&mut self, capabilities: &Capabilities) -> bool {
-        let can = capabilities.supports(Feature::PullDiagnostics);
+        let can = capabilities.supports(Feature::PullDiagnostics)
+            && !self.diagnostics.observations.pull_refused;
         if can && !self.pulls() {
             tracing::info!(server = %self.spec.name, "diagnostics of this server are asked for");
             self.diagnostics.observations.pulled = true;
         }
         can
+    }
+
+    /// The server refused to be asked: waits for its publications from
+    /// now on, this caller first.
+    pub(super) fn pull_refused(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        call: DiagnosticsCall,
+    ) {
+        if self.pulls() {
+            tracing::info!(server = %self.spec.name, "the server refused to be asked for diagnostics: its publications are waited for");
+            self.diagnostics.observations.pulled = false;
+        }
+        self.diagnostics.observations.pull_refused = true;
+        self.diagnostics(myself, call);
     }
 
     /// Asks the server for the diagnostics of `call.document` as it is
@@ -57,6 +76,7 @@ impl State {
             reply,
         } = call;
         let uri = document.uri.clone();
+        let asked = document.clone();
         let request = ServerRequest {
             method: METHOD,
             params: json!({"textDocument": {"uri": uri}}),
@@ -72,12 +92,23 @@ impl State {
             uri,
             recorder: self.recorder.clone(),
         };
+        let inbox = myself.clone();
         tokio::spawn(async move {
             let answer = match answer.await {
-                Ok(answer) => answer.and_then(|reply| report.read(reply)),
+                Ok(answer) => answer,
                 Err(_) => Err(Error::ShuttingDown),
             };
-            let _gone = reply.send(answer);
+            match answer {
+                Err(Error::ServerError { code, .. }) if code == METHOD_NOT_FOUND => {
+                    let call = DiagnosticsCall {
+                        session,
+                        document: asked,
+                        reply,
+                    };
+                    let _stopped = inbox.send_message(LanguageServerMsg::PullRefused(call));
+                }
+                answer => drop(reply.send(answer.and_then(|reply| report.read(reply)))),
+            }
         });
         self.request(
             myself,

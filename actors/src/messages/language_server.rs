@@ -291,6 +291,10 @@ pub enum LanguageServerMsg {
     Gaps(Vec<String>),
     /// The roots changed: new workspace folders, from the Supervisor.
     Folders(FolderChange),
+    /// The server announced it can be asked for diagnostics but refused
+    /// the question as a method it does not know: the caller waits for a
+    /// publication instead, and so does everyone after it.
+    PullRefused(DiagnosticsCall),
 }
 
 /// A file a server said it could not fully read.
