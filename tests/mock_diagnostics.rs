@@ -191,6 +191,77 @@ fn a_server_that_refuses_to_be_asked_is_waited_for() {
     }
 }
 
+/// `check_edit` answers what an edit would add and fix, for a server
+/// waited for and one asked, and writes nothing: the file's bytes and
+/// modification time stay, and diagnostics asked while the check runs
+/// describe the file on disk, not the edit.
+#[test]
+fn check_edit_reports_what_an_edit_would_change_and_writes_nothing() {
+    for flags in [
+        "--publish-version --diagnostics-delay 400",
+        "--pull-diagnostics --diagnostics-delay 400",
+    ] {
+        let dir = project(&[("main.py", &text(Some(2)))]);
+        let mut args = root_arg(dir.path());
+        args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+        let session = Session::start(&args);
+        let path = dir.path().join("main.py");
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        assert_eq!(
+            session.ok("diagnostics", json!({"file": "main.py"})),
+            expected(Some(2))
+        );
+
+        let check = session.call_async(
+            "check_edit",
+            json!({"file": "main.py", "replacements": [
+                {"old": "x = 1  # ERROR", "new": "x = 1"},
+                {"old": "v4 = 4", "new": "v4 = 4  # ERROR"},
+            ]}),
+        );
+        let meanwhile = session.call_async("diagnostics", json!({"file": "main.py"}));
+        let answer = outcome(wait(&check));
+        assert!(!answer.is_error, "{flags}: {}", answer.text);
+        assert_eq!(
+            answer.text,
+            "main.py, if edited (nothing written): 1 new problem, 1 fixed\n\
+             \x20 new 4:11 error [mockls E1] mockls: ERROR on line 4\n\
+             \x20 fixed 2:10 error [mockls E1] mockls: ERROR on line 2",
+            "{flags}"
+        );
+        assert_eq!(outcome(wait(&meanwhile)).text, expected(Some(2)), "{flags}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text(Some(2)));
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            modified
+        );
+        assert_eq!(
+            session.ok("diagnostics", json!({"file": "main.py"})),
+            expected(Some(2))
+        );
+
+        let unchanged = session.ok(
+            "check_edit",
+            json!({"file": "main.py", "text": text(Some(2)).replace("v1 = 1", "v1 = 10")}),
+        );
+        assert_eq!(
+            unchanged,
+            "main.py, if edited (nothing written): no new problems, none fixed (1 problem as now)"
+        );
+        for (arguments, refusal) in [
+            (json!({"file": "main.py"}), "give `replacements` or `text`"),
+            (
+                json!({"file": "main.py", "replacements": [{"old": "v", "new": "w"}]}),
+                "replacement 1: `old` occurs 3 times",
+            ),
+        ] {
+            let error = session.err("check_edit", arguments);
+            assert!(error.contains(refusal), "{error}");
+        }
+        session.keep(dir);
+    }
+}
+
 #[test]
 fn a_server_that_never_publishes_says_so() {
     let dir = project(&[("main.py", &text(Some(2)))]);

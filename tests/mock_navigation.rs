@@ -264,6 +264,7 @@ fn tools_are_listed_read_only_with_schemas() {
         "read_file",
         "source",
         "impact",
+        "check_edit",
         "status",
     ];
     for name in expected {

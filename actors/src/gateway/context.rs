@@ -5,7 +5,8 @@ use crate::error::{Error, Result};
 use crate::language::ServerSpec;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::{
-    Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
+    Call, CheckCall, CheckReply, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply,
+    ServerRequest,
 };
 use crate::messages::recorder::RecorderMsg;
 use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsMsg, Source};
@@ -397,6 +398,29 @@ impl Context {
             LanguageServerMsg::Diagnostics(DiagnosticsCall {
                 session,
                 document: document.clone(),
+                reply,
+            })
+        })
+        .await
+    }
+
+    /// Asks for the diagnostics of a document as on disk and as `text`
+    /// would make it, without writing anything; bounded as `diagnostics`
+    /// is, for each of the check's two waits.
+    pub async fn check_edit(
+        &self,
+        server: &ServerHandle,
+        document: DocumentSnapshot,
+        text: &str,
+    ) -> Result<CheckReply> {
+        let limit =
+            crate::messages::language_server::DIAGNOSTICS_HARD_LIMIT * 2 + Duration::from_secs(10);
+        let session = self.session;
+        self.call_server(server, "check_edit", limit, |reply| {
+            LanguageServerMsg::CheckEdit(CheckCall {
+                session,
+                document: document.clone(),
+                text: text.to_owned(),
                 reply,
             })
         })

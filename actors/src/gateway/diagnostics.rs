@@ -116,8 +116,20 @@ async fn from_server(
     document: DocumentSnapshot,
     several: bool,
 ) -> Result<FileDiagnostics> {
-    let text = document.text.clone();
     let reply = context.diagnostics(server, document.clone()).await?;
+    Ok(problems(roots, server, &document, &reply, several))
+}
+
+/// One server's reply as problems of `document` (whose text its positions
+/// are in), those below its minimum severity left out; among several
+/// servers, each problem names its source.
+pub fn problems(
+    roots: &RootSet,
+    server: &ServerHandle,
+    document: &DocumentSnapshot,
+    reply: &DiagnosticsReply,
+    several: bool,
+) -> FileDiagnostics {
     let mut notes: Vec<String> = reply
         .file_problem
         .iter()
@@ -125,7 +137,7 @@ async fn from_server(
         .collect();
     let duties = &server.spec.duties;
     let diagnostics = reply.items.as_ref().map(|items| {
-        let (mut found, unreadable) = read(items, &text, &reply);
+        let (mut found, unreadable) = read(items, &document.text, reply);
         if unreadable > 0 {
             notes.push(format!(
                 "warning: [{}] sent {unreadable} diagnostics that do not follow LSP; they are not shown",
@@ -140,12 +152,12 @@ async fn from_server(
         }
         found
     });
-    Ok(FileDiagnostics {
+    FileDiagnostics {
         file: roots.display(&document.path),
         server: server.label(),
         diagnostics,
         notes,
-    })
+    }
 }
 
 /// The server's items as problems, in line order, and how many did not

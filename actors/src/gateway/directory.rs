@@ -12,7 +12,6 @@ use std::path::Path;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListDirectoryArgs {
-    /// Default: the first root.
     pub path: Option<String>,
 }
 

@@ -24,7 +24,6 @@ const SYMBOLS_PER_FILE: usize = 12;
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MapArgs {
-    /// Default: every root.
     pub path: Option<String>,
     /// Default 3.
     pub max_depth: Option<u32>,

@@ -14,6 +14,7 @@
 mod address;
 mod assist;
 mod candidates;
+mod check_edit;
 mod context;
 mod definitions;
 mod diagnostics;

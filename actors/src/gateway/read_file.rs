@@ -16,11 +16,8 @@ use std::path::Path;
 #[serde(deny_unknown_fields)]
 pub struct ReadFileArgs {
     pub file: String,
-    /// 1-based, default 1.
     pub start: Option<usize>,
-    /// Inclusive, default the last.
     pub end: Option<usize>,
-    /// Read a gitignored file.
     pub include_ignored: Option<bool>,
 }
 

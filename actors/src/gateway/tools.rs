@@ -4,6 +4,7 @@
 
 use super::address::Position;
 use super::assist::{self, CompletionArgs};
+use super::check_edit::{self, CheckEditArgs};
 use super::context::Context;
 use super::diagnostics::{self, DiagnosticsArgs};
 use super::directory::{self, ListDirectoryArgs};
@@ -160,6 +161,15 @@ impl Tools {
     }
 
     #[tool(
+        description = "Problems an edit would add or fix, before writing it.",
+        annotations(read_only_hint = true)
+    )]
+    async fn check_edit(&self, Parameters(args): Parameters<CheckEditArgs>) -> ToolResult {
+        self.answer(check_edit::check_edit(&self.context, &args).await)
+            .await
+    }
+
+    #[tool(
         description = "List a directory's files with type and size, gitignore-aware.",
         annotations(read_only_hint = true)
     )]
@@ -187,7 +197,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Read lines start-end of a text file, numbered.",
+        description = "Read lines start-end (1-based, inclusive) of a text file, numbered.",
         annotations(read_only_hint = true)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadFileArgs>) -> ToolResult {
@@ -268,7 +278,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Language servers: running, loading or failed, CPU, memory, errors.",
+        description = "Language servers' state, CPU, memory, errors.",
         annotations(read_only_hint = true)
     )]
     async fn status(&self) -> ToolResult {

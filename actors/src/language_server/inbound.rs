@@ -103,6 +103,7 @@ impl State {
             match work {
                 Work::Request(call) => self.request(myself, call),
                 Work::Diagnostics(call) => self.diagnostics(myself, call),
+                Work::Check(call) => self.check_edit(myself, call),
             }
         }
     }
@@ -304,7 +305,11 @@ impl State {
             return;
         }
         self.exiting = true;
+        // A document under check goes on as it is on disk, and its check
+        // is run again by the next process.
         let mut documents = self.documents.snapshots();
+        documents.retain(|document| document.on_disk);
+        documents.extend(self.checks.values().map(|check| check.document().clone()));
         documents.append(&mut self.reopen);
         let mut orphans = std::mem::take(&mut self.orphans);
         if ending == Ending::Restart {
@@ -312,6 +317,9 @@ impl State {
             // one is asked again, rather than the callers failing for it.
             orphans.extend(self.in_flight());
         }
+        orphans.extend(self.checks_to_hand_over());
+        // A check's own steps are its; the check itself is run again.
+        orphans.retain(|work| work.document().is_none_or(|document| document.on_disk));
         orphans.extend(self.held.drain(..).map(|held| Work::Request(held.call)));
         orphans.extend(
             self.fairness
@@ -379,6 +387,7 @@ impl State {
         for (_, parked) in self.waits.drain() {
             let _gone = parked.reply.send(Err(error.clone()));
         }
+        self.fail_checks(error);
         for work in self.orphans.drain(..) {
             work.fail(error.clone());
         }

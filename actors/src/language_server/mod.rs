@@ -22,6 +22,7 @@
 //! disk) is held in `held` and sent once it can. Diagnostics callers are
 //! parked in `waits` and answered when the cache says they may be.
 
+mod check;
 mod coverage;
 mod deadlines;
 mod diagnostics;
@@ -172,6 +173,8 @@ pub struct State {
     diagnostics: diagnostics::Cache,
     waits: HashMap<u64, waiting::Parked>,
     next_wait: u64,
+    /// Checks of edits in progress, by URI, with the work they hold.
+    checks: HashMap<String, check::Check>,
     /// The earliest instant a `CheckDiagnostics` is already scheduled for.
     next_check: Option<Instant>,
     last_sample: Option<ProcessSample>,
@@ -243,6 +246,7 @@ impl Actor for LanguageServer {
             diagnostics: diagnostics::Cache::default(),
             waits: HashMap::new(),
             next_wait: 1,
+            checks: HashMap::new(),
             next_check: None,
             last_sample: None,
             last_error: None,
@@ -320,12 +324,22 @@ impl Actor for LanguageServer {
         match message {
             LanguageServerMsg::Request(call) => {
                 state.usage.used();
-                state.request(&myself, call)
+                if let Some(Work::Request(call)) = state.hold_for_check(Work::Request(call)) {
+                    state.request(&myself, call)
+                }
             }
             LanguageServerMsg::Diagnostics(call) => {
                 state.usage.used();
-                state.diagnostics(&myself, call)
+                if let Some(Work::Diagnostics(call)) = state.hold_for_check(Work::Diagnostics(call))
+                {
+                    state.diagnostics(&myself, call)
+                }
             }
+            LanguageServerMsg::CheckEdit(call) => {
+                state.usage.used();
+                state.check_edit(&myself, call)
+            }
+            LanguageServerMsg::CheckStep { uri, result } => state.check_step(&myself, &uri, result),
             LanguageServerMsg::Status(reply) => {
                 let _gone = reply.send(state.status());
             }
@@ -450,6 +464,7 @@ impl State {
             .any(|pending| matches!(pending, Pending::Caller(_)))
             || !self.held.is_empty()
             || !self.waits.is_empty()
+            || !self.checks.is_empty()
             || self.fairness.queued() > 0
             || queued_at_start
     }

@@ -57,6 +57,7 @@ impl State {
         let uri = document.uri.clone();
         let text = document.text.clone();
         let language = document.language_id.clone();
+        let on_disk = document.on_disk;
         match self.documents.sync(document) {
             SyncAction::Unchanged => false,
             SyncAction::Open { version } => {
@@ -77,7 +78,7 @@ impl State {
                     self.await_taken_in(&uri, version);
                 }
                 self.did_change(&uri, &language, version, &previous, &text, capabilities);
-                if let Some(include_text) = capabilities.save {
+                if let Some(include_text) = capabilities.save.filter(|_| on_disk) {
                     let mut params = json!({"textDocument": {"uri": uri}});
                     if include_text {
                         params["text"] = json!(&*text);

@@ -239,10 +239,29 @@ pub struct DiagnosticsCall {
     pub reply: RpcReplyPort<Result<DiagnosticsReply>>,
 }
 
+/// One caller's check of an edit before it is written: the document as
+/// on disk, and the text the edit would give it.
+#[derive(Debug)]
+pub struct CheckCall {
+    pub session: SessionId,
+    pub document: DocumentSnapshot,
+    pub text: String,
+    pub reply: RpcReplyPort<Result<CheckReply>>,
+}
+
+/// Fresh diagnostics of a document as on disk, and as the edit would
+/// make it.
+#[derive(Debug, Clone)]
+pub struct CheckReply {
+    pub before: DiagnosticsReply,
+    pub after: DiagnosticsReply,
+}
+
 /// A tool's work for this server, before it is sent to the process.
 pub enum Work {
     Request(Call),
     Diagnostics(DiagnosticsCall),
+    Check(CheckCall),
 }
 
 impl Work {
@@ -250,6 +269,7 @@ impl Work {
         match self {
             Self::Request(call) => LanguageServerMsg::Request(call),
             Self::Diagnostics(call) => LanguageServerMsg::Diagnostics(call),
+            Self::Check(call) => LanguageServerMsg::CheckEdit(call),
         }
     }
 
@@ -257,6 +277,16 @@ impl Work {
         match self {
             Self::Request(call) => drop(call.reply.send(Err(error))),
             Self::Diagnostics(call) => drop(call.reply.send(Err(error))),
+            Self::Check(call) => drop(call.reply.send(Err(error))),
+        }
+    }
+
+    /// The document the work is about, if any.
+    pub fn document(&self) -> Option<&DocumentSnapshot> {
+        match self {
+            Self::Request(call) => call.request.document.as_ref(),
+            Self::Diagnostics(call) => Some(&call.document),
+            Self::Check(call) => Some(&call.document),
         }
     }
 }
@@ -264,6 +294,12 @@ impl Work {
 pub enum LanguageServerMsg {
     Request(Call),
     Diagnostics(DiagnosticsCall),
+    CheckEdit(CheckCall),
+    /// The diagnostics of the current step of the check of `uri`.
+    CheckStep {
+        uri: String,
+        result: Result<DiagnosticsReply>,
+    },
     Status(RpcReplyPort<ServerStatus>),
     /// Files changed on disk, from the Watcher.
     FilesChanged(Arc<[FileChange]>),

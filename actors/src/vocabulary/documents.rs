@@ -21,7 +21,8 @@ pub enum ReadError {
     Io(#[from] std::io::Error),
 }
 
-/// A file's content as read from disk for one tool call.
+/// A file's content as read from disk for one tool call, or as an edit
+/// would make it (`check_edit`), never written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentSnapshot {
     pub path: PathBuf,
@@ -29,6 +30,9 @@ pub struct DocumentSnapshot {
     pub language_id: String,
     pub text: Arc<str>,
     pub hash: u64,
+    /// Whether this is the text on disk: a server is told a text was
+    /// saved only when it was.
+    pub on_disk: bool,
 }
 
 impl DocumentSnapshot {
@@ -57,6 +61,16 @@ impl DocumentSnapshot {
             language_id: language_id.to_owned(),
             hash: hasher.finish(),
             text: text.into(),
+            on_disk: true,
+        }
+    }
+
+    /// The same document with `text` as an edit would make it: not on
+    /// disk.
+    pub fn unsaved(&self, text: String) -> Self {
+        Self {
+            on_disk: false,
+            ..Self::new(self.path.clone(), &self.language_id, text)
         }
     }
 }
