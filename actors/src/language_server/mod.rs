@@ -3,8 +3,8 @@
 //! Owns the child process and its transport (stdin writer, stdout reader,
 //! stderr log), the requests in flight parked by JSON-RPC id, the requests
 //! held until the server can answer them truthfully, the open documents
-//! and their versions, the capabilities and position encoding the server
-//! negotiated, its `$/progress` work and readiness, the files it asked to
+//! and their versions, the checks of edits in progress and the work they
+//! hold, the capabilities and position encoding the server negotiated, its `$/progress` work and readiness, the files it asked to
 //! be told about, what it is known not to see, and the diagnostics cache
 //! with its generation counters and the callers waiting on it.
 //!
