@@ -9,8 +9,10 @@
 //! reading the files that hold the answer. Source economy: "show me this
 //! function" with `source` on published packages (requests with pyright,
 //! LZ4 with clangd, as `.ci/run` unpacks them) against reading the files
-//! its spans are in. Search: the `search` tool over a generated tree of
-//! 10,000 files, where only the text heatmap has work.
+//! its spans are in. Check before writing: `check_edit` of an edit to
+//! requests' `api.py` (pyright and ruff) against writing the edit and
+//! asking `diagnostics`, 10 cycles each. Search: the `search` tool over a
+//! generated tree of 10,000 files, where only the text heatmap has work.
 
 #![allow(
     clippy::unwrap_used,
@@ -36,6 +38,7 @@ fn main() {
         println!("token economy skipped: pyright-langserver is not on PATH");
     }
     source_economy();
+    check_before_writing();
     search_speed();
 }
 
@@ -198,6 +201,54 @@ fn source_economy() {
             read as f64 / answer.len() as f64
         );
     }
+}
+
+fn check_before_writing() {
+    if !have("pyright-langserver") || !have("ruff") {
+        println!("check before writing skipped: pyright-langserver or ruff is not on PATH");
+        return;
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        println!("check before writing skipped: target/real-projects/requests-2.34.2 is missing");
+        return;
+    };
+    let mut args = root_arg(dir.path());
+    args.extend(["--log-level".into(), "warn".into()]);
+    let session = Session::start(&args);
+    let api = "src/requests/api.py";
+    let path = dir.path().join(api);
+    let original = std::fs::read_to_string(&path).unwrap();
+    session.ok("diagnostics", json!({"file": api}));
+    let (mut checked, mut written) = (Vec::new(), Vec::new());
+    for cycle in 0..10 {
+        let name = format!("undefined_{cycle}");
+        let edit = json!({"file": api, "replacements": [
+            {"old": "url=url, **kwargs)", "new": format!("url={name}, **kwargs)")},
+        ]});
+        let started = Instant::now();
+        let answer = session.ok("check_edit", edit);
+        checked.push(started.elapsed());
+        assert!(
+            answer.contains(&format!("\"{name}\" is not defined")),
+            "{answer}"
+        );
+        std::fs::write(
+            &path,
+            original.replacen("url=url, **kwargs)", &format!("url={name}, **kwargs)"), 1),
+        )
+        .unwrap();
+        let started = Instant::now();
+        let answer = session.ok("diagnostics", json!({"file": api}));
+        written.push(started.elapsed());
+        assert!(
+            answer.contains(&format!("\"{name}\" is not defined")),
+            "{answer}"
+        );
+        std::fs::write(&path, &original).unwrap();
+        session.ok("diagnostics", json!({"file": api}));
+    }
+    report("check_edit, requests api.py (pyright + ruff)", &checked);
+    report("written, then diagnostics (pyright + ruff)", &written);
 }
 
 fn search_speed() {
