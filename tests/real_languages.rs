@@ -699,7 +699,8 @@ fn intelephense_answers_on_monolog() {
         json!({"file": logger, "line": 225, "symbol": "pushHandler"}),
     );
     assert!(
-        hover.contains("Pushes a handler on to the stack.")
+        hover.starts_with("__Monolog\\Logger::pushHandler__")
+            && hover.contains("Pushes a handler on to the stack.")
             && hover.contains("public function pushHandler(HandlerInterface $handler): Logger"),
         "{hover}"
     );

@@ -12,7 +12,8 @@ use crate::messages::language_server::{Problem, Reply};
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::root_set::RootSet;
 use lsp_types::{
-    Hover, HoverContents, Location, LocationLink, MarkedString, OneOf, Position, Range, SymbolKind,
+    Hover, HoverContents, Location, LocationLink, MarkedString, MarkupKind, OneOf, Position, Range,
+    SymbolKind,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -292,20 +293,60 @@ fn by_file(spots: &[Spot]) -> Vec<(&str, Vec<&Spot>)> {
 }
 
 /// Hover contents as plain text: markdown code fences and horizontal rules
-/// removed, MarkedStrings joined.
+/// removed, markdown's backslash escapes undone outside code, images
+/// left out, MarkedStrings joined.
 pub fn hover_text(hover: &Hover) -> String {
-    let parts: Vec<&str> = match &hover.contents {
+    let parts: Vec<(&str, bool)> = match &hover.contents {
         HoverContents::Scalar(marked) => vec![marked_text(marked)],
         HoverContents::Array(items) => items.iter().map(marked_text).collect(),
-        HoverContents::Markup(markup) => vec![markup.value.as_str()],
+        HoverContents::Markup(markup) => {
+            vec![(markup.value.as_str(), markup.kind == MarkupKind::Markdown)]
+        }
     };
-    let text = parts.join("\n");
-    let kept: Vec<String> = text
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("```") && line.trim() != "---")
-        .map(without_images)
-        .collect();
+    let mut kept: Vec<String> = Vec::new();
+    for (text, markdown) in parts {
+        let mut in_code = false;
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                in_code = !in_code;
+                continue;
+            }
+            if line.trim() == "---" {
+                continue;
+            }
+            match markdown && !in_code {
+                true => kept.push(unescaped(&without_images(line))),
+                false => kept.push(line.to_owned()),
+            }
+        }
+    }
     kept.join("\n").trim().to_owned()
+}
+
+/// A markdown line with its backslash escapes undone (`Monolog\\Logger`
+/// reads `Monolog\Logger`), but inside inline code, where a backslash is
+/// itself.
+fn unescaped(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_code = false;
+    let mut characters = line.chars().peekable();
+    while let Some(character) = characters.next() {
+        match character {
+            '`' => {
+                in_code = !in_code;
+                out.push(character);
+            }
+            '\\' if !in_code => match characters.peek() {
+                Some(next) if next.is_ascii_punctuation() => {
+                    out.push(*next);
+                    characters.next();
+                }
+                _ => out.push(character),
+            },
+            _ => out.push(character),
+        }
+    }
+    out
 }
 
 /// A line without its markdown images: a model cannot see them, and a
@@ -327,10 +368,11 @@ fn without_images(line: &str) -> String {
     kept
 }
 
-fn marked_text(marked: &MarkedString) -> &str {
+/// A marked string's text, and whether it is markdown (not code).
+fn marked_text(marked: &MarkedString) -> (&str, bool) {
     match marked {
-        MarkedString::String(text) => text,
-        MarkedString::LanguageString(code) => &code.value,
+        MarkedString::String(text) => (text, true),
+        MarkedString::LanguageString(code) => (&code.value, false),
     }
 }
 
@@ -501,6 +543,21 @@ mod tests {
             "Sets the box.\n\n![Baseline icon](data:image/svg+xml;base64,PHN2Zz4=) _Widely available_\n![only](x.png)"}}))
         .unwrap();
         assert_eq!(hover_text(&hover), "Sets the box.\n\n_Widely available_");
+    }
+
+    #[test]
+    fn markdown_escapes_are_undone_outside_code() {
+        let hover = Hover::deserialize(&json!({"contents": {"kind": "markdown", "value":
+            "__Monolog\\\\Logger::push\\_handler__\n```php\n$a = '\\\\';\n```\nuse `a\\_b` or c\\*"}}))
+        .unwrap();
+        assert_eq!(
+            hover_text(&hover),
+            "__Monolog\\Logger::push_handler__\n$a = '\\\\';\nuse `a\\_b` or c*"
+        );
+        let plain =
+            Hover::deserialize(&json!({"contents": {"kind": "plaintext", "value": "a\\_b"}}))
+                .unwrap();
+        assert_eq!(hover_text(&plain), "a\\_b");
     }
 
     #[test]
