@@ -6,7 +6,7 @@
 //! Nothing is written.
 
 use super::context::Context;
-use super::diagnostics::problems;
+use super::diagnostics::{from_each, problems, settled};
 use crate::error::{Error, Result};
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::counted::counted;
@@ -16,7 +16,6 @@ use crate::vocabulary::root_set::RootSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::HashMap;
-use tokio::task::JoinSet;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -40,48 +39,21 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
     let edited = edited_text(&document.text, args)?;
     let servers = context.diagnosing(&path).await?;
     let several = servers.len() > 1;
-    let mut checks = JoinSet::new();
-    for (index, (label, server)) in servers.into_iter().enumerate() {
-        let context = context.clone();
-        let document = document.clone();
-        let edited = edited.clone();
-        let roots = roots.clone();
-        checks.spawn(async move {
-            let report = match server {
-                Ok(server) => check(&context, &roots, &server, document, &edited, several).await,
-                Err(error) => Err(error),
-            };
-            (index, label, report)
-        });
-    }
-    let mut reports = Vec::new();
-    while let Some(joined) = checks.join_next().await {
-        if let Ok(report) = joined {
-            reports.push(report);
-        }
-    }
-    reports.sort_by_key(|(index, _, _)| *index);
-    let mut before = Vec::new();
-    let mut after = Vec::new();
+    let reports = from_each(servers, |server| {
+        let (context, roots) = (context.clone(), roots.clone());
+        let (document, edited) = (document.clone(), edited.clone());
+        async move { check(&context, &roots, &server, document, &edited, several).await }
+    })
+    .await;
+    let (reports, warnings) = settled(reports, &args.file)?;
     let mut notes = Vec::new();
-    let mut failures = Vec::new();
-    for (_, label, report) in reports {
-        match report {
-            Ok((disk, edit)) => {
-                notes.extend(disk.notes.iter().cloned());
-                before.push(disk);
-                after.push(edit);
-            }
-            Err(error) => failures.push((label, error)),
-        }
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    for (disk, edit) in reports {
+        notes.extend(disk.notes.iter().cloned());
+        before.push(disk);
+        after.push(edit);
     }
-    if before.is_empty() {
-        let first = failures.into_iter().next().map(|(_, error)| error);
-        return Err(first.unwrap_or(Error::NoServer(format!("diagnostics of {}", args.file))));
-    }
-    for (label, error) in failures {
-        notes.push(format!("warning: [{label}] {error}"));
-    }
+    notes.extend(warnings);
     let before = FileDiagnostics::merge(before);
     let after = FileDiagnostics::merge(after);
     let mut lines = notes;

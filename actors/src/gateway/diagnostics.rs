@@ -14,6 +14,7 @@ use lsp_types::{Diagnostic as LspDiagnostic, DiagnosticSeverity, NumberOrString}
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use std::future::Future;
 use tokio::task::JoinSet;
 
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -67,43 +68,72 @@ pub async fn file_diagnostics(context: &Context, file: &str) -> Result<FileDiagn
     let document = context.snapshot(&path, file)?;
     let servers = context.diagnosing(&path).await?;
     let several = servers.len() > 1;
-    let mut checks = JoinSet::new();
+    let reports = from_each(servers, |server| {
+        let (context, roots, document) = (context.clone(), roots.clone(), document.clone());
+        async move { from_server(&context, &roots, &server, document, several).await }
+    })
+    .await;
+    let (parts, warnings) = settled(reports, file)?;
+    let mut merged = FileDiagnostics::merge(parts);
+    merged.notes.extend(warnings);
+    Ok(merged)
+}
+
+/// Asks every server of `servers` at once with `ask`: their answers, in
+/// the servers' order, each with its server's label; a server that could
+/// not be had answers why.
+pub async fn from_each<T, Asked>(
+    servers: Vec<(String, Result<ServerHandle>)>,
+    ask: impl Fn(ServerHandle) -> Asked,
+) -> Vec<(String, Result<T>)>
+where
+    T: Send + 'static,
+    Asked: Future<Output = Result<T>> + Send + 'static,
+{
+    let mut asked = JoinSet::new();
     for (index, (label, server)) in servers.into_iter().enumerate() {
-        let context = context.clone();
-        let document = document.clone();
-        let roots = roots.clone();
-        checks.spawn(async move {
-            let report = match server {
-                Ok(server) => from_server(&context, &roots, &server, document, several).await,
+        let answer = server.map(&ask);
+        asked.spawn(async move {
+            let answer = match answer {
+                Ok(answer) => answer.await,
                 Err(error) => Err(error),
             };
-            (index, label, report)
+            (index, label, answer)
         });
     }
-    let mut reports = Vec::new();
-    while let Some(joined) = checks.join_next().await {
-        if let Ok(report) = joined {
-            reports.push(report);
+    let mut answers = Vec::new();
+    while let Some(joined) = asked.join_next().await {
+        if let Ok(answer) = joined {
+            answers.push(answer);
         }
     }
-    reports.sort_by_key(|(index, _, _)| *index);
-    let mut parts = Vec::new();
+    answers.sort_by_key(|(index, _, _)| *index);
+    answers
+        .into_iter()
+        .map(|(_, label, answer)| (label, answer))
+        .collect()
+}
+
+/// The servers' answers that came, and a warning line for each that did
+/// not; the first failure when none came.
+pub fn settled<T>(answers: Vec<(String, Result<T>)>, file: &str) -> Result<(Vec<T>, Vec<String>)> {
+    let mut came = Vec::new();
     let mut failures = Vec::new();
-    for (_, label, report) in reports {
-        match report {
-            Ok(part) => parts.push(part),
+    for (label, answer) in answers {
+        match answer {
+            Ok(answer) => came.push(answer),
             Err(error) => failures.push((label, error)),
         }
     }
-    if parts.is_empty() {
+    if came.is_empty() {
         let first = failures.into_iter().next().map(|(_, error)| error);
         return Err(first.unwrap_or(Error::NoServer(format!("diagnostics of {file}"))));
     }
-    let mut merged = FileDiagnostics::merge(parts);
-    for (label, error) in failures {
-        merged.notes.push(format!("warning: [{label}] {error}"));
-    }
-    Ok(merged)
+    let warnings = failures
+        .into_iter()
+        .map(|(label, error)| format!("warning: [{label}] {error}"))
+        .collect();
+    Ok((came, warnings))
 }
 
 /// One server's fresh diagnostics of a file, those below its minimum
