@@ -177,18 +177,7 @@ fn a_server_that_refuses_to_be_asked_is_waited_for() {
     }
     assert_eq!(strategy_of(&session), "version");
     session.keep(dir);
-
-    let dir = project(&[("main.py", &text(Some(2)))]);
-    let mut args = root_arg(dir.path());
-    let flags = "--no-diagnostics --claim-pull-diagnostics";
-    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
-    let session = Session::start(&args);
-    for _ in 0..2 {
-        assert_eq!(
-            session.ok("diagnostics", json!({"file": "main.py"})),
-            "main.py: no diagnostics from [python]"
-        );
-    }
+    says_it_has_no_diagnostics("--no-diagnostics --claim-pull-diagnostics");
 }
 
 /// `check_edit` answers what an edit would add and fix, for a server
@@ -264,14 +253,20 @@ fn check_edit_reports_what_an_edit_would_change_and_writes_nothing() {
 
 #[test]
 fn a_server_that_never_publishes_says_so() {
+    says_it_has_no_diagnostics("--no-diagnostics");
+}
+
+/// Asked twice, mockls with `flags` is said to give no diagnostics.
+fn says_it_has_no_diagnostics(flags: &str) {
     let dir = project(&[("main.py", &text(Some(2)))]);
     let mut args = root_arg(dir.path());
-    args.extend(["--lsp".into(), mockls_lsp("python", "--no-diagnostics")]);
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
     let session = Session::start(&args);
     for _ in 0..2 {
         assert_eq!(
             session.ok("diagnostics", json!({"file": "main.py"})),
-            "main.py: no diagnostics from [python]"
+            "main.py: no diagnostics from [python]",
+            "{flags}"
         );
     }
 }
