@@ -220,6 +220,14 @@ fn impact_lists_the_callers_call_hierarchy_finds_and_theirs() {
         checked += 1;
     }
     assert_eq!(checked, 4, "{callers}");
+    let callers = session.ok(
+        "call_hierarchy",
+        json!({"file": "src/requests/sessions.py", "line": 557, "symbol": "request", "direction": "incoming"}),
+    );
+    assert!(
+        callers.contains("\n  function request 24:5 — calls at 71:24\n"),
+        "each call site once: {callers}"
+    );
     assert!(
         impact.starts_with("impact of `get_auth_from_url` at src/requests/utils.py:1070:5: ")
             && second

@@ -364,15 +364,18 @@ fn entry(sources: &mut Sources, found: &Found, encoding: PositionEncoding) -> Op
     let spot = sources.spot(item.uri.as_str(), item.selection_range, encoding)?;
     let kind = render::symbol_kind(item.kind);
     let mut text = format!("{kind} {} {}:{}", item.name, spot.line, spot.column);
-    let calls: Vec<String> = found
-        .calls
-        .iter()
-        .filter_map(|call| {
-            let path = uri_to_path(call.uri.as_str())?;
-            let (line, column) = sources.point(&path, call.range.start, encoding);
-            Some(format!("{}:{}", line + 1, column + 1))
-        })
-        .collect();
+    let mut calls: Vec<String> = Vec::new();
+    for call in &found.calls {
+        let Some(path) = uri_to_path(call.uri.as_str()) else {
+            continue;
+        };
+        let (line, column) = sources.point(&path, call.range.start, encoding);
+        let at = format!("{}:{}", line + 1, column + 1);
+        // pyright names some call sites twice; each is shown once.
+        if !calls.contains(&at) {
+            calls.push(at);
+        }
+    }
     if !calls.is_empty() {
         text.push_str(&format!(" — calls at {}", calls.join(", ")));
     }
