@@ -351,7 +351,7 @@ fn added_directory(host: Host, flag: &str, what: &'static str) {
 
 /// Plain queries an agent might type, and the Windlass tool each should
 /// find.
-const SEARCHES: [(&str, &str); 10] = [
+const SEARCHES: [(&str, &str); 14] = [
     ("type of symbol", "hover"),
     ("who calls this function", "call_hierarchy"),
     ("errors after edit", "diagnostics"),
@@ -362,6 +362,10 @@ const SEARCHES: [(&str, &str); 10] = [
     ("type errors in file", "diagnostics"),
     ("classes implementing interface", "implementation"),
     ("project overview file tree", "codebase_map"),
+    ("source code of a function", "source"),
+    ("check an edit before writing", "check_edit"),
+    ("blast radius of a change", "impact"),
+    ("read lines of a file", "read_file"),
 ];
 
 #[test]
