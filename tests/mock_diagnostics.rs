@@ -313,6 +313,22 @@ fn queries_during_indexing_wait_and_answer_correctly() {
     );
 }
 
+/// A server that says it is loading only through rust-analyzer's
+/// `experimental/serverStatus`, quiet meanwhile, is not asked until it
+/// says it is quiescent: a question sent earlier would be answered empty.
+#[test]
+fn a_server_that_says_it_is_loading_is_asked_once_it_says_it_is_done() {
+    let dir = project(&[("main.py", "def run():\n    pass\n")]);
+    let mut args = root_arg(dir.path());
+    let flags = "--indexing-delay 2000 --server-status";
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+    let session = Session::start(&args);
+    assert_eq!(
+        session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
+        "run"
+    );
+}
+
 #[test]
 fn several_files_are_checked_at_once_each_by_its_server() {
     let dir = project(&[

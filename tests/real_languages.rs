@@ -782,3 +782,22 @@ fn taplo_answers_on_a_crates_manifest() {
         "Cargo.toml: no problems"
     );
 }
+
+/// rust-analyzer says through `experimental/serverStatus` when it could
+/// not load the crate; `status` shows its words.
+#[test]
+fn rust_analyzer_failing_to_load_a_crate_is_shown_in_status() {
+    if !rust_analyzer_runs() {
+        return skip("rust-analyzer is not on PATH (or is only rustup's proxy)");
+    }
+    let Some(dir) = real_project("regex-syntax-0.8.11") else {
+        return skip("target/real-projects/regex-syntax-0.8.11 is missing (.ci/run copies it)");
+    };
+    std::fs::write(dir.path().join("Cargo.toml"), "[package\n").unwrap();
+    let session = Session::start(&root_arg(dir.path()));
+    let status = session.wait_for_status(|status| status.contains("last error: [rust]"));
+    assert!(
+        status.contains("last error: [rust] Failed to load workspaces"),
+        "{status}"
+    );
+}

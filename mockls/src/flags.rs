@@ -12,6 +12,9 @@ pub struct Flags {
     pub watch_files: bool,
     /// Report `$/progress` indexing for this long after `initialized`.
     pub indexing_delay_ms: u64,
+    /// Report indexing through `experimental/serverStatus` (not quiescent,
+    /// then quiescent), as rust-analyzer does, instead of `$/progress`.
+    pub server_status: bool,
     /// Wait this long before every response.
     pub response_delay_ms: u64,
     /// Wait this long before publishing diagnostics.
@@ -122,6 +125,7 @@ impl Flags {
                 "--workspace-folders" => flags.workspace_folders = true,
                 "--watch-files" => flags.watch_files = true,
                 "--indexing-delay" => flags.indexing_delay_ms = number(&value()?)?,
+                "--server-status" => flags.server_status = true,
                 "--response-delay" => flags.response_delay_ms = number(&value()?)?,
                 "--diagnostics-delay" => flags.diagnostics_delay_ms = number(&value()?)?,
                 "--no-diagnostics" => flags.no_diagnostics = true,

@@ -209,13 +209,24 @@ impl Mock {
         let state = self.state.clone();
         let token = self.progress_token();
         let delay = Duration::from_millis(self.flags.indexing_delay_ms);
+        let by_status = self.flags.server_status;
         tokio::spawn(async move {
-            begin_progress(&client, &token, "indexing").await;
+            match by_status {
+                true => {
+                    client
+                        .send_notification::<ServerStatus>(status(false))
+                        .await
+                }
+                false => begin_progress(&client, &token, "indexing").await,
+            }
             tokio::time::sleep(delay).await;
             if let Ok(mut state) = state.lock() {
                 state.indexing = false;
             }
-            end_progress(&client, &token).await;
+            match by_status {
+                true => client.send_notification::<ServerStatus>(status(true)).await,
+                false => end_progress(&client, &token).await,
+            }
         });
     }
 
@@ -626,6 +637,18 @@ fn diagnostics(
 fn sibling_uri(uri: &str, name: &str) -> Option<String> {
     let path = path_of(uri)?;
     crate::text::uri_of(&path.parent()?.join(name))
+}
+
+/// rust-analyzer's word on whether it is busy loading.
+enum ServerStatus {}
+
+impl tower_lsp_server::ls_types::notification::Notification for ServerStatus {
+    type Params = serde_json::Value;
+    const METHOD: &'static str = "experimental/serverStatus";
+}
+
+fn status(quiescent: bool) -> serde_json::Value {
+    json!({"health": "ok", "quiescent": quiescent})
 }
 
 async fn begin_progress(client: &Client, token: &str, title: &str) {

@@ -154,6 +154,21 @@ impl State {
                 self.release_ready(myself);
                 self.check_waits(myself);
             }
+            // rust-analyzer's word on whether it is still loading, and on
+            // what failed ("Failed to load workspaces."), which `status`
+            // shows.
+            "experimental/serverStatus" => {
+                if params.get("health").and_then(Value::as_str) == Some("error")
+                    && let Some(message) = params.get("message").and_then(Value::as_str)
+                {
+                    self.last_error = Some(format!("[{}] {message}", self.spec.label()));
+                }
+                if let Some(quiescent) = params.get("quiescent").and_then(Value::as_bool) {
+                    self.readiness.server_status(quiescent, Instant::now());
+                    self.release_ready(myself);
+                    self.check_waits(myself);
+                }
+            }
             // Both carry a `type` and a `message`.
             "window/logMessage" | "window/showMessage" => {
                 match LogMessageParams::deserialize(params) {

@@ -44,6 +44,9 @@ pub struct Readiness {
     /// Progress tokens that began since that change.
     settling_work: HashSet<String>,
     quiet_streak: u32,
+    /// Whether the server last said it is not quiescent (rust-analyzer's
+    /// `experimental/serverStatus`): loading in its own words.
+    busy_by_its_word: bool,
 }
 
 impl Readiness {
@@ -60,11 +63,21 @@ impl Readiness {
             settling_since: None,
             settling_work: HashSet::new(),
             quiet_streak: 0,
+            busy_by_its_word: false,
         }
     }
 
     pub fn is_loading(&self) -> bool {
-        !self.warmed_up || !self.loading_work.is_empty()
+        !self.warmed_up || !self.loading_work.is_empty() || self.busy_by_its_word
+    }
+
+    /// The server said whether it is quiescent: while it says it is not, it
+    /// is loading, however quiet its process, from when it first said so.
+    pub fn server_status(&mut self, quiescent: bool, now: Instant) {
+        if !quiescent && !self.busy_by_its_word {
+            self.loading_started = now;
+        }
+        self.busy_by_its_word = !quiescent;
     }
 
     pub fn is_settling(&self) -> bool {
@@ -177,6 +190,19 @@ mod tests {
         readiness.sample(&sample(0), at(start, 500));
         assert!(readiness.is_loading(), "idle 300 ms");
         readiness.sample(&sample(0), at(start, 600));
+        assert!(!readiness.is_loading());
+    }
+
+    #[test]
+    fn a_server_that_says_it_is_busy_loads_until_it_says_it_is_not() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, true);
+        readiness.server_status(false, at(start, 50));
+        readiness.sample(&sample(0), at(start, 100));
+        readiness.sample(&sample(0), at(start, 900));
+        assert!(readiness.is_loading(), "quiet, but busy in its own words");
+        assert_eq!(readiness.loading_started(), at(start, 50));
+        readiness.server_status(true, at(start, 1_000));
         assert!(!readiness.is_loading());
     }
 

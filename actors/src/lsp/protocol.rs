@@ -45,6 +45,7 @@ fn client_capabilities() -> Value {
         "general": {"positionEncodings": ["utf-8", "utf-32", "utf-16"]},
         "offsetEncoding": ["utf-8", "utf-16"],
         "window": {"workDoneProgress": true},
+        "experimental": {"serverStatusNotification": true},
         "workspace": {
             "configuration": true,
             "workspaceFolders": true,
