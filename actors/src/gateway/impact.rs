@@ -15,6 +15,7 @@ use crate::lsp::protocol::Feature;
 use crate::lsp::uri::uri_to_path;
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::documents::{DocumentSnapshot, TextPosition};
+use crate::vocabulary::root_set::RootSet;
 use lsp_types::request::{References, Request};
 use lsp_types::{
     PartialResultParams, ReferenceContext, ReferenceParams, SymbolKind, WorkDoneProgressParams,
@@ -23,6 +24,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -73,68 +75,42 @@ pub async fn impact(context: &Context, args: &ImpactArgs) -> Result<String> {
         .unwrap_or_default();
     let described = format!("{what}{}", target.describe());
     let roots = target.roots.clone();
-    let mut files: HashMap<PathBuf, Option<FileSymbols>> = HashMap::new();
-    let mut followed: HashSet<Holder> = HashSet::new();
-    if let Some(own) = holder_at(
+    let mut walk = Walk {
         context,
-        &mut files,
-        &target.document.path,
-        &roots_display(&target),
-        target.position,
-    )
-    .await
+        roots: &roots,
+        files: HashMap::new(),
+        sources: Sources::new(&roots),
+        followed: HashSet::new(),
+        head: Vec::new(),
+    };
+    // The symbol's own references inside it (recursion) lead nowhere new.
+    let own_file = roots.display(&target.document.path);
+    if let Some(own) = walk
+        .holder_at(&target.document.path, &own_file, target.position)
+        .await
     {
-        followed.insert(own);
+        walk.followed.insert(own);
     }
-    let mut head = Vec::new();
     let mut body = Vec::new();
-    let mut sources = Sources::new(&roots);
     let mut frontier = vec![target];
-    let (mut total, mut test_files, mut all_files) = (0, HashSet::new(), HashSet::new());
+    let (mut total, mut files, mut tests) = (0, HashSet::new(), HashSet::new());
     for level in 1..=depth {
-        let mut found: Level = BTreeMap::new();
-        let mut count = 0;
-        for asked in &frontier {
-            let uses = match reference_uses(context, asked, &mut sources).await {
-                Ok((notes, uses)) => {
-                    for note in notes {
-                        if !head.contains(&note) {
-                            head.push(note);
-                        }
-                    }
-                    uses
-                }
-                Err(error) if level == 1 => return Err(error),
-                Err(error) => {
-                    head.push(format!(
-                        "warning: references of {} failed: {error}",
-                        asked.describe()
-                    ));
-                    continue;
-                }
-            };
-            for (path, position) in uses {
-                let display = roots.display(&path);
-                let holder = holder_at(context, &mut files, &path, &display, position).await;
-                found
-                    .entry(display)
-                    .or_default()
-                    .entry(holder)
-                    .or_default()
-                    .push(position.line + 1);
-                count += 1;
-            }
-        }
+        let (found, count) = walk.level(&frontier, level).await?;
         if found.is_empty() {
             if level == 1 {
-                head.push(format!("nothing refers to {described}"));
+                walk.head.push(format!("nothing refers to {described}"));
             }
             break;
         }
         total += count;
-        all_files.extend(found.keys().cloned());
-        test_files.extend(found.keys().filter(|path| is_test_file(path)).cloned());
-        let holders: Vec<&Holder> = found.values().flat_map(BTreeMap::keys).flatten().collect();
+        files.extend(found.keys().cloned());
+        tests.extend(found.keys().filter(|path| is_test_file(path)).cloned());
+        let holders: Vec<Holder> = found
+            .values()
+            .flat_map(BTreeMap::keys)
+            .flatten()
+            .cloned()
+            .collect();
         body.push(format!(
             "depth {level}: {} in {}, in {}",
             counted(count, "reference"),
@@ -145,31 +121,14 @@ pub async fn impact(context: &Context, args: &ImpactArgs) -> Result<String> {
         if level == depth {
             break;
         }
-        let next: Vec<Holder> = holders
-            .into_iter()
-            .filter(|holder| !followed.contains(*holder))
-            .cloned()
-            .collect();
-        if next.len() > MAX_FOLLOWED {
-            head.push(format!(
-                "note: depth {} follows {MAX_FOLLOWED} of the {} symbols of depth {level}",
-                level + 1,
-                next.len()
-            ));
-        }
-        frontier = Vec::new();
-        for holder in next.into_iter().take(MAX_FOLLOWED) {
-            followed.insert(holder.clone());
-            if let Some(asked) = target_of(context, &files, &roots, &holder).await {
-                frontier.push(asked);
-            }
-        }
+        frontier = walk.next(holders, level).await;
         if frontier.is_empty() {
             break;
         }
     }
+    let mut head = walk.head;
     if total > 0 {
-        let tests = match test_files.len() {
+        let tests = match tests.len() {
             0 => String::new(),
             count => format!(", {} of them tests", counted(count, "file")),
         };
@@ -178,11 +137,11 @@ pub async fn impact(context: &Context, args: &ImpactArgs) -> Result<String> {
             format!(
                 "impact of {described}: {} in {}{tests}",
                 counted(total, "reference"),
-                counted(all_files.len(), "file")
+                counted(files.len(), "file")
             ),
         );
     }
-    head.extend(sources.outside_note());
+    head.extend(walk.sources.outside_note());
     Ok(render::paged(
         &head,
         &body,
@@ -191,8 +150,112 @@ pub async fn impact(context: &Context, args: &ImpactArgs) -> Result<String> {
     ))
 }
 
-fn roots_display(target: &Target) -> String {
-    target.roots.display(&target.document.path)
+/// One call's walk through references: the files read, the holders
+/// followed, and what the answer must say about itself.
+struct Walk<'a> {
+    context: &'a Context,
+    roots: &'a Arc<RootSet>,
+    files: HashMap<PathBuf, Option<FileSymbols>>,
+    sources: Sources<'a>,
+    followed: HashSet<Holder>,
+    head: Vec<String>,
+}
+
+impl Walk<'_> {
+    /// The references of every symbol of `frontier`, by file and holder,
+    /// and how many. A failure at the first level is the answer's; later,
+    /// a warning.
+    async fn level(&mut self, frontier: &[Target], level: u32) -> Result<(Level, usize)> {
+        let mut found: Level = BTreeMap::new();
+        let mut count = 0;
+        for asked in frontier {
+            let uses = match reference_uses(self.context, asked, &mut self.sources).await {
+                Ok((notes, uses)) => {
+                    for note in notes {
+                        if !self.head.contains(&note) {
+                            self.head.push(note);
+                        }
+                    }
+                    uses
+                }
+                Err(error) if level == 1 => return Err(error),
+                Err(error) => {
+                    let asked = asked.describe();
+                    self.head
+                        .push(format!("warning: references of {asked} failed: {error}"));
+                    continue;
+                }
+            };
+            for (path, position) in uses {
+                let display = self.roots.display(&path);
+                let holder = self.holder_at(&path, &display, position).await;
+                found
+                    .entry(display)
+                    .or_default()
+                    .entry(holder)
+                    .or_default()
+                    .push(position.line + 1);
+                count += 1;
+            }
+        }
+        Ok((found, count))
+    }
+
+    /// The holders of one level not followed yet, as positions to ask
+    /// their references at; at most [`MAX_FOLLOWED`].
+    async fn next(&mut self, holders: Vec<Holder>, level: u32) -> Vec<Target> {
+        let next: Vec<Holder> = holders
+            .into_iter()
+            .filter(|holder| !self.followed.contains(holder))
+            .collect();
+        if next.len() > MAX_FOLLOWED {
+            self.head.push(format!(
+                "note: depth {} follows {MAX_FOLLOWED} of the {} symbols of depth {level}",
+                level + 1,
+                next.len()
+            ));
+        }
+        let mut frontier = Vec::new();
+        for holder in next.into_iter().take(MAX_FOLLOWED) {
+            if let Some(asked) = self.target_of(&holder).await {
+                frontier.push(asked);
+            }
+            self.followed.insert(holder);
+        }
+        frontier
+    }
+
+    /// The symbol that holds `position` of `path`: the innermost function,
+    /// method, constructor or type around it, else the innermost top-level
+    /// symbol (a module's variable); `None` outside every symbol.
+    async fn holder_at(
+        &mut self,
+        path: &Path,
+        display: &str,
+        position: TextPosition,
+    ) -> Option<Holder> {
+        if !self.files.contains_key(path) {
+            let read = read_symbols(self.context, path, display).await;
+            self.files.insert(path.to_path_buf(), read);
+        }
+        let file = self.files.get(path)?.as_ref()?;
+        holder_in(file, path, position)
+    }
+
+    /// A holder as a position to ask its references at.
+    async fn target_of(&self, holder: &Holder) -> Option<Target> {
+        let file = self.files.get(&holder.path)?.as_ref()?;
+        let server = self.context.route(&holder.path).await.ok()?;
+        Some(Target {
+            roots: self.roots.clone(),
+            server,
+            document: file.document.clone(),
+            position: TextPosition {
+                line: holder.at.0,
+                column: holder.at.1,
+            },
+        })
+    }
 }
 
 /// The references of `target`, its declaration left out, as paths and
@@ -232,21 +295,8 @@ async fn reference_uses(
     Ok((notes, uses))
 }
 
-/// The symbol that holds `position` of `path`: the innermost function,
-/// method, constructor or type around it, else the innermost top-level
-/// symbol (a module's variable); `None` outside every symbol.
-async fn holder_at(
-    context: &Context,
-    files: &mut HashMap<PathBuf, Option<FileSymbols>>,
-    path: &Path,
-    display: &str,
-    position: TextPosition,
-) -> Option<Holder> {
-    if !files.contains_key(path) {
-        let read = read_symbols(context, path, display).await;
-        files.insert(path.to_path_buf(), read);
-    }
-    let file = files.get(path)?.as_ref()?;
+/// The holder of `position` in one file's symbols.
+fn holder_in(file: &FileSymbols, path: &Path, position: TextPosition) -> Option<Holder> {
     let mut chain: Vec<&Symbol> = Vec::new();
     enclosing_chain(&file.symbols, file, position, &mut chain);
     let holder_index = chain
@@ -327,26 +377,6 @@ async fn read_symbols(context: &Context, path: &Path, display: &str) -> Option<F
         document,
         symbols,
         encoding: reply.encoding,
-    })
-}
-
-/// A holder as a position to ask its references at.
-async fn target_of(
-    context: &Context,
-    files: &HashMap<PathBuf, Option<FileSymbols>>,
-    roots: &std::sync::Arc<crate::vocabulary::root_set::RootSet>,
-    holder: &Holder,
-) -> Option<Target> {
-    let file = files.get(&holder.path)?.as_ref()?;
-    let server = context.route(&holder.path).await.ok()?;
-    Some(Target {
-        roots: roots.clone(),
-        server,
-        document: file.document.clone(),
-        position: TextPosition {
-            line: holder.at.0,
-            column: holder.at.1,
-        },
     })
 }
 
