@@ -12,6 +12,11 @@
 //! `diagnostics` asked at once, then the edit undone and asked again;
 //! every answer is checked. A server or package that is missing is
 //! skipped with a note.
+//!
+//! Then the monorepo of four packages with nine servers for eight
+//! languages, zero-config: the first `diagnostics` call over a file of
+//! each language, timed from the process start; then every file edited
+//! at once and one call, and the undo and one call, 5 cycles.
 
 #![allow(
     clippy::unwrap_used,
@@ -24,7 +29,7 @@
 mod common;
 mod percentiles;
 
-use common::projects::real_project;
+use common::projects::{MONOREPO_EDITS, MONOREPO_SERVERS, monorepo, real_project};
 use common::*;
 use percentiles::report;
 use serde_json::{Value, json};
@@ -238,6 +243,50 @@ fn main() {
     for case in &cases {
         run(case);
     }
+    run_monorepo();
+}
+
+fn run_monorepo() {
+    if let Some(missing) = MONOREPO_SERVERS.iter().find(|server| !have(server)) {
+        println!("monorepo: skipped, {missing} is not on PATH");
+        return;
+    }
+    let Some(dir) = monorepo() else {
+        println!("monorepo: skipped, a package of target/real-projects is missing");
+        return;
+    };
+    let files: Vec<&str> = MONOREPO_EDITS.iter().map(|(file, _, _)| *file).collect();
+    let started = Instant::now();
+    let session = Session::start(&root_arg(dir.path()));
+    let first = session.ok("diagnostics", json!({"files": files}));
+    report(
+        "monorepo, 8 files of 8 languages: first answer",
+        &[started.elapsed()],
+    );
+    let originals: Vec<String> = files
+        .iter()
+        .map(|file| std::fs::read_to_string(dir.path().join(file)).unwrap())
+        .collect();
+    let (mut edited, mut undone) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        for ((file, added, _), original) in MONOREPO_EDITS.iter().zip(&originals) {
+            std::fs::write(dir.path().join(file), format!("{original}{added}")).unwrap();
+        }
+        let asked = Instant::now();
+        let answer = session.ok("diagnostics", json!({"files": files}));
+        edited.push(asked.elapsed());
+        for (_, _, reported) in MONOREPO_EDITS {
+            assert!(answer.contains(reported), "{reported} in {answer}");
+        }
+        for (file, original) in files.iter().zip(&originals) {
+            std::fs::write(dir.path().join(file), original).unwrap();
+        }
+        let asked = Instant::now();
+        assert_eq!(session.ok("diagnostics", json!({"files": files})), first);
+        undone.push(asked.elapsed());
+    }
+    report("monorepo: all 8 edited to fresh diagnostics", &edited);
+    report("monorepo: undo to fresh diagnostics", &undone);
 }
 
 fn run(case: &Case) {

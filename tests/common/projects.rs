@@ -185,3 +185,76 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Four published packages in one root, as a monorepo holds them: the
+/// gunicorn example (Python, YAML, Dockerfile, shell), bootstrap (SCSS,
+/// JSON, JavaScript), zod (TypeScript) and Monolog (PHP). `None` when one
+/// is missing.
+pub fn monorepo() -> Option<tempfile::TempDir> {
+    real_projects(&[
+        ("gunicorn-27.0.1/examples/celery_alternative", "service"),
+        ("bootstrap-5.3.8", "web"),
+        ("zod-4.6.7", "lib"),
+        ("monolog-2.9.1", "php"),
+    ])
+}
+
+/// A file of each of the monorepo's languages, what an edit appends to
+/// it, and the problem its servers must then report (with the line the
+/// edit lands on).
+pub const MONOREPO_EDITS: [(&str, &str, &str); 8] = [
+    (
+        "service/app.py",
+        "\nprint(undefined_total)\n",
+        "  463:7 error [Ruff F821] Undefined name `undefined_total`",
+    ),
+    (
+        "service/Dockerfile",
+        "\nFROMM nothing\n",
+        "  48:1 error [dockerfile-utils 38] Unknown instruction: FROMM",
+    ),
+    (
+        "service/docker-compose.yml",
+        "\nbroken: [\n",
+        "  81:1 error [YAML 0] Flow sequence in block collection must be sufficiently indented and end with a ]",
+    ),
+    (
+        "service/run_tests.sh",
+        "\necho $undefined_total\n",
+        "  37:6 warning [shellcheck SC2154] undefined_total is referenced but not assigned.",
+    ),
+    (
+        "web/scss/_buttons.scss",
+        "\n.broken { colr: red; }\n",
+        "  218:11 warning [scss unknownProperties] Unknown property: 'colr'",
+    ),
+    (
+        "web/package.json",
+        "\n}\n",
+        "  212:1 error [json 0] End of file expected.",
+    ),
+    (
+        "lib/src/v4/core/parse.ts",
+        "\nconst count: number = \"many\";\n",
+        "  311:7 error [typescript 2322] Type 'string' is not assignable to type 'number'.",
+    ),
+    (
+        "php/Monolog/Logger.php",
+        "\nnew UnknownThing();\n",
+        "  763:5 error [intelephense P1009] Undefined type 'Monolog\\UnknownThing'.",
+    ),
+];
+
+/// The servers the monorepo needs, by the command each runs.
+pub const MONOREPO_SERVERS: [&str; 10] = [
+    "pyright-langserver",
+    "ruff",
+    "docker-langserver",
+    "yaml-language-server",
+    "bash-language-server",
+    "shellcheck",
+    "vscode-css-language-server",
+    "vscode-json-language-server",
+    "typescript-language-server",
+    "intelephense",
+];
