@@ -251,6 +251,45 @@ fn check_edit_reports_what_an_edit_would_change_and_writes_nothing() {
     }
 }
 
+/// A server that exits in the middle of a check: the next process runs
+/// the check again, from the file as on disk, and its answer is right.
+#[test]
+fn a_check_cut_short_by_the_servers_exit_is_run_again() {
+    let dir = project(&[("main.py", &text(Some(2)))]);
+    let mut args = root_arg(dir.path());
+    let flags = "--pull-diagnostics --drop-after 2";
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+    let session = Session::start(&args);
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        expected(Some(2))
+    );
+    let answer = session.ok(
+        "check_edit",
+        json!({"file": "main.py", "replacements": [{"old": "x = 1  # ERROR", "new": "x = 1"}]}),
+    );
+    assert_eq!(
+        answer,
+        "main.py, if edited (nothing written): 0 new problems, 1 fixed\n\
+         \x20 fixed 2:10 error [mockls E1] mockls: ERROR on line 2"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("main.py")).unwrap(),
+        text(Some(2))
+    );
+    let status = session.ok("status", json!({}));
+    let python = status.lines().find(|line| line.starts_with("[python]")).unwrap();
+    assert!(!python.ends_with("restarts 0"), "the first process exited: {status}");
+    // The second process exits after answering the check too; a call that
+    // meets its exit fails as any call does, and the next process reopens
+    // the file as it is on disk.
+    let after = (0..3)
+        .map(|_| session.call("diagnostics", json!({"file": "main.py"})))
+        .find(|outcome| !outcome.is_error)
+        .expect("a process answers");
+    assert_eq!(after.text, expected(Some(2)));
+}
+
 #[test]
 fn a_server_that_never_publishes_says_so() {
     says_it_has_no_diagnostics("--no-diagnostics");

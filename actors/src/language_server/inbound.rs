@@ -323,7 +323,7 @@ impl State {
         // A document under check goes on as it is on disk, and its check
         // is run again by the next process.
         let mut documents = self.documents.snapshots();
-        documents.retain(|document| document.on_disk);
+        documents.retain(|document| !self.checks.contains_key(&document.uri));
         documents.extend(self.checks.values().map(|check| check.document().clone()));
         documents.append(&mut self.reopen);
         let mut orphans = std::mem::take(&mut self.orphans);
