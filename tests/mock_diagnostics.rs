@@ -278,8 +278,14 @@ fn a_check_cut_short_by_the_servers_exit_is_run_again() {
         text(Some(2))
     );
     let status = session.ok("status", json!({}));
-    let python = status.lines().find(|line| line.starts_with("[python]")).unwrap();
-    assert!(!python.ends_with("restarts 0"), "the first process exited: {status}");
+    let python = status
+        .lines()
+        .find(|line| line.starts_with("[python]"))
+        .unwrap();
+    assert!(
+        !python.ends_with("restarts 0"),
+        "the first process exited: {status}"
+    );
     // The second process exits after answering the check too; a call that
     // meets its exit fails as any call does, and the next process reopens
     // the file as it is on disk.
