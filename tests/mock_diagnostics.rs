@@ -191,8 +191,10 @@ fn check_edit_reports_what_an_edit_would_change_and_writes_nothing() {
         "--pull-diagnostics --diagnostics-delay 400",
     ] {
         let dir = project(&[("main.py", &text(Some(2)))]);
+        let record = record_path(dir.path());
         let mut args = root_arg(dir.path());
-        args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+        let recording = format!("{flags} --record {}", record.display());
+        args.extend(["--lsp".into(), mockls_lsp("python", &recording)]);
         let session = Session::start(&args);
         let path = dir.path().join("main.py");
         let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
@@ -208,6 +210,15 @@ fn check_edit_reports_what_an_edit_would_change_and_writes_nothing() {
                 {"old": "v4 = 4", "new": "v4 = 4  # ERROR"},
             ]}),
         );
+        // Asked once the server holds the edit's text, so that only the
+        // hold keeps this answer from being the edit's.
+        wait_until("the server is given the edit's text", || {
+            recorded(&record).iter().any(|(direction, message)| {
+                direction == "in"
+                    && message["method"] == "textDocument/didChange"
+                    && message.to_string().contains("v4 = 4  # ERROR")
+            })
+        });
         let meanwhile = session.call_async("diagnostics", json!({"file": "main.py"}));
         let answer = outcome(wait(&check));
         assert!(!answer.is_error, "{flags}: {}", answer.text);
