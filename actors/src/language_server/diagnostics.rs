@@ -50,15 +50,25 @@ pub struct Observations {
     /// Whether the Monitor can sample this process at all.
     pub sampled: bool,
     /// Whether its diagnostics are asked for rather than waited for.
-    pub pulled: bool,
-    /// Whether it refused to be asked, though it announced it could be.
-    pub pull_refused: bool,
+    pub asking: Asking,
+}
+
+/// Whether a server's diagnostics are asked for (`textDocument/diagnostic`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Asking {
+    /// Its publications are waited for; it may yet be asked.
+    #[default]
+    No,
+    Yes,
+    /// It refused to be asked, though it announced it could be: it is
+    /// never asked again.
+    Refused,
 }
 
 impl Observations {
     pub fn strategy(&self) -> Strategy {
         match (self.saw_version, self.progress_in_checks) {
-            _ if self.pulled => Strategy::Pull,
+            _ if self.asking == Asking::Yes => Strategy::Pull,
             (true, _) => Strategy::Version,
             (false, true) => Strategy::Progress,
             (false, false) => Strategy::Process,

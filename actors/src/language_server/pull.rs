@@ -5,12 +5,15 @@
 //!
 //! A server is asked when its configuration says so (a server that
 //! publishes nothing, such as tsgo), or once it has shown that it
-//! publishes nothing while announcing `diagnosticProvider`. The question
+//! publishes nothing while announcing `diagnosticProvider`; one that then
+//! refuses the question as an unknown method is waited for again, and
+//! never asked again. The question
 //! travels the request path like any other: held while the server loads,
 //! within its session's share, shared with identical questions, sent again
 //! after `ContentModified`, handed to the next process on a restart.
 
 use super::State;
+use super::diagnostics::Asking;
 use crate::error::{Error, Result};
 use crate::lsp::protocol::{Capabilities, Feature};
 use crate::messages::language_server::{
@@ -32,18 +35,18 @@ const METHOD_NOT_FOUND: i64 = -32601;
 impl State {
     /// Whether this server's diagnostics are asked for.
     pub(super) fn pulls(&self) -> bool {
-        self.diagnostics.observations.pulled
+        self.diagnostics.observations.asking == Asking::Yes
     }
 
     /// From now on, asks a server that announced `diagnosticProvider` for
     /// its diagnostics; returns whether it can be asked: it announced it,
     /// and has not refused it since.
     pub(super) fn start_pulling(&mut self, capabilities: &Capabilities) -> bool {
-        let can = capabilities.supports(Feature::PullDiagnostics)
-            && !self.diagnostics.observations.pull_refused;
-        if can && !self.pulls() {
+        let asking = &mut self.diagnostics.observations.asking;
+        let can = capabilities.supports(Feature::PullDiagnostics) && *asking != Asking::Refused;
+        if can && *asking == Asking::No {
             tracing::info!(server = %self.spec.name, "diagnostics of this server are asked for");
-            self.diagnostics.observations.pulled = true;
+            *asking = Asking::Yes;
         }
         can
     }
@@ -57,9 +60,8 @@ impl State {
     ) {
         if self.pulls() {
             tracing::info!(server = %self.spec.name, "the server refused to be asked for diagnostics: its publications are waited for");
-            self.diagnostics.observations.pulled = false;
         }
-        self.diagnostics.observations.pull_refused = true;
+        self.diagnostics.observations.asking = Asking::Refused;
         self.diagnostics(myself, call);
     }
 
