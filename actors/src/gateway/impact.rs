@@ -10,7 +10,7 @@ use super::navigation::{self, target_or_candidates};
 use super::render::{self, Sources};
 use super::symbols::{self, Symbol};
 use crate::error::Result;
-use crate::lsp::position::{PositionEncoding, line_at};
+use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::Feature;
 use crate::lsp::uri::uri_to_path;
 use crate::vocabulary::counted::counted;
@@ -297,8 +297,8 @@ async fn reference_uses(
 
 /// The holder of `position` in one file's symbols.
 fn holder_in(file: &FileSymbols, path: &Path, position: TextPosition) -> Option<Holder> {
-    let mut chain: Vec<&Symbol> = Vec::new();
-    enclosing_chain(&file.symbols, file, position, &mut chain);
+    let at = (position.line, position.column);
+    let chain = symbols::around(&file.symbols, &file.document.text, file.encoding, at);
     let holder_index = chain
         .iter()
         .rposition(|symbol| HOLDING_KINDS.contains(&symbol.kind))
@@ -318,15 +318,15 @@ fn holder_in(file: &FileSymbols, path: &Path, position: TextPosition) -> Option<
         true => format!("{first}-{last}"),
         false => first.to_string(),
     };
-    let line = symbol.selection_range.start.line as usize;
-    let column = line_at(&file.document.text, line).map_or(0, |text| {
-        file.encoding
-            .decode_column(text, symbol.selection_range.start.character)
-    });
+    let at = symbols::point(
+        &file.document.text,
+        symbol.selection_range.start,
+        file.encoding,
+    );
     Some(Holder {
         path: path.to_path_buf(),
         title: format!("{} {name} {span}", render::symbol_kind(symbol.kind)),
-        at: (line, column),
+        at,
     })
 }
 
@@ -341,29 +341,6 @@ const HOLDING_KINDS: [SymbolKind; 8] = [
     SymbolKind::ENUM,
     SymbolKind::PROPERTY,
 ];
-
-/// The symbols around `position`, outermost first.
-fn enclosing_chain<'a>(
-    symbols: &'a [Symbol],
-    file: &FileSymbols,
-    position: TextPosition,
-    chain: &mut Vec<&'a Symbol>,
-) {
-    let holds = |symbol: &Symbol| {
-        let at = |point: lsp_types::Position| {
-            let line = point.line as usize;
-            let column = line_at(&file.document.text, line)
-                .map_or(0, |text| file.encoding.decode_column(text, point.character));
-            (line, column)
-        };
-        let here = (position.line, position.column);
-        at(symbol.range.start) <= here && here <= at(symbol.range.end)
-    };
-    if let Some(inner) = symbols.iter().find(|symbol| holds(symbol)) {
-        chain.push(inner);
-        enclosing_chain(&inner.children, file, position, chain);
-    }
-}
 
 async fn read_symbols(context: &Context, path: &Path, display: &str) -> Option<FileSymbols> {
     let document = context.snapshot(path, display).ok()?;

@@ -133,7 +133,7 @@ async fn span_at(
     depth: Option<u32>,
 ) -> Result<Span> {
     let document = context.snapshot(path, display)?;
-    let at = point(&document.text, location.range.start, encoding);
+    let at = symbols::point(&document.text, location.range.start, encoding);
     let found = match context.route(path).await {
         Ok(server) => match context.document_symbols(&server, document.clone()).await {
             Ok(mut reply) => symbols::document_symbols(&mut reply, &server.label())
@@ -182,34 +182,14 @@ fn enclosing(
     symbols: &[Symbol],
     document: &DocumentSnapshot,
     reply: &Reply,
-    at: (u32, usize),
+    at: (usize, usize),
 ) -> Option<Symbol> {
-    let all = symbols::flatten(symbols);
-    let holds = |range: &lsp_types::Range| {
-        let start = point(&document.text, range.start, reply.encoding);
-        let end = point(&document.text, range.end, reply.encoding);
-        start <= at && at <= end
-    };
-    let size = |symbol: &&&Symbol| {
-        (
-            symbol.range.end.line - symbol.range.start.line,
-            symbol
-                .range
-                .end
-                .character
-                .saturating_sub(symbol.range.start.character),
-        )
-    };
-    let named = all
+    let around = symbols::around(symbols, &document.text, reply.encoding, at);
+    let named = around
         .iter()
-        .filter(|symbol| holds(&symbol.selection_range))
-        .min_by_key(size);
-    let found = named.or_else(|| {
-        all.iter()
-            .filter(|symbol| holds(&symbol.range))
-            .min_by_key(size)
-    })?;
-    Some((*found).clone())
+        .rev()
+        .find(|symbol| symbols::holds(&symbol.selection_range, &document.text, reply.encoding, at));
+    named.or(around.last()).map(|symbol| (*symbol).clone())
 }
 
 /// Lines of members `level` levels down (1: the symbol's own members)
@@ -249,15 +229,6 @@ fn signature_end(text: &str, start: u32, end: u32) -> u32 {
             })
         })
         .unwrap_or(start)
-}
-
-/// `position` as a line and a column in code points of `text`.
-fn point(text: &str, position: lsp_types::Position, encoding: PositionEncoding) -> (u32, usize) {
-    let column = line_at(text, position.line as usize)
-        .map_or(position.character as usize, |line| {
-            encoding.decode_column(line, position.character)
-        });
-    (position.line, column)
 }
 
 /// The first line of what belongs above line `first`: the doc comment,

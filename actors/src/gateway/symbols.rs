@@ -3,10 +3,12 @@
 //! the server likes, and the workspace's, flat or as `WorkspaceSymbol`.
 
 use crate::error::Result;
+use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::Reply;
 use lsp_types::{
-    DocumentSymbol, Location, OneOf, Range, SymbolInformation, SymbolKind, WorkspaceSymbol,
+    DocumentSymbol, Location, OneOf, Position, Range, SymbolInformation, SymbolKind,
+    WorkspaceSymbol,
 };
 
 /// One item of a document symbols answer as the server sent it: a server
@@ -74,6 +76,44 @@ pub fn flatten(symbols: &[Symbol]) -> Vec<&Symbol> {
     out
 }
 
+/// `position`, in the server's `encoding`, as a 0-based line and a
+/// column in code points of `text`.
+pub fn point(text: &str, position: Position, encoding: PositionEncoding) -> (usize, usize) {
+    let line = position.line as usize;
+    let column = line_at(text, line).map_or(position.character as usize, |line| {
+        encoding.decode_column(line, position.character)
+    });
+    (line, column)
+}
+
+/// Whether `range`, in the server's `encoding`, holds `at` (a line and a
+/// code-point column of `text`).
+pub fn holds(range: &Range, text: &str, encoding: PositionEncoding, at: (usize, usize)) -> bool {
+    point(text, range.start, encoding) <= at && at <= point(text, range.end, encoding)
+}
+
+/// Every symbol whose range holds `at`, outermost first, whether the
+/// server nested them or sent them flat.
+pub fn around<'a>(
+    symbols: &'a [Symbol],
+    text: &str,
+    encoding: PositionEncoding,
+    at: (usize, usize),
+) -> Vec<&'a Symbol> {
+    let mut found: Vec<&Symbol> = flatten(symbols)
+        .into_iter()
+        .filter(|symbol| holds(&symbol.range, text, encoding, at))
+        .collect();
+    found.sort_by_key(|symbol| {
+        let (start, end) = (symbol.range.start, symbol.range.end);
+        std::cmp::Reverse((
+            end.line - start.line,
+            end.character.saturating_sub(start.character),
+        ))
+    });
+    found
+}
+
 /// One symbol found across the workspace.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Found {
@@ -114,6 +154,28 @@ mod tests {
 
     fn range(line: u32) -> Value {
         json!({"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1}})
+    }
+
+    #[test]
+    fn the_symbols_around_a_point_come_outermost_first_nested_or_flat() {
+        let span = |first: u32, last: u32| json!({"start": {"line": first, "character": 0}, "end": {"line": last, "character": 12}});
+        let text = "class A:\n    def f(self):\n        pass\n    def g(self):\n        pass\n";
+        let nested = json!([{"name": "A", "kind": 5, "range": span(0, 4), "selectionRange": range(0),
+            "children": [
+                {"name": "f", "kind": 6, "range": span(1, 2), "selectionRange": range(1)},
+                {"name": "g", "kind": 6, "range": span(3, 4), "selectionRange": range(3)}]}]);
+        let flat = json!([
+            {"name": "f", "kind": 6, "location": {"uri": "file:///a.py", "range": span(1, 2)}},
+            {"name": "A", "kind": 5, "location": {"uri": "file:///a.py", "range": span(0, 4)}},
+            {"name": "g", "kind": 6, "location": {"uri": "file:///a.py", "range": span(3, 4)}}]);
+        for answer in [nested, flat] {
+            let symbols = document_symbols(&mut Reply::bare(answer), "python").unwrap();
+            let names: Vec<&str> = around(&symbols, text, PositionEncoding::Utf16, (2, 8))
+                .iter()
+                .map(|symbol| symbol.name.as_str())
+                .collect();
+            assert_eq!(names, vec!["A", "f"]);
+        }
     }
 
     #[test]
