@@ -8,8 +8,9 @@
 //! be told about, what it is known not to see, and the diagnostics cache
 //! with its generation counters and the callers waiting on it.
 //!
-//! Its inbox is `messages::language_server`: requests and diagnostics
-//! waits from the Gateways (through the Router's handle), changes on disk
+//! Its inbox is `messages::language_server`: requests, diagnostics
+//! waits and checks of edits from the Gateways (through the Router's
+//! handle), the steps of its own checks and pull refusals, changes on disk
 //! from the Watcher, what the server sends from its reader task, CPU
 //! samples from the Monitor, configuration, retirement and folders from
 //! the Supervisor, and its own timers. Tells the Supervisor when its process exits, handing back the requests
