@@ -40,6 +40,16 @@ pub struct ConfigFile {
     /// which idle ones stop, least recently used first ("4GiB", "512MiB",
     /// a number of bytes; "0" = no budget).
     pub memory_budget: Option<String>,
+    /// Daemon (user configuration only): also serve MCP streamable HTTP
+    /// on this loopback address, as "127.0.0.1:7345".
+    pub http: Option<String>,
+    /// Daemon (user configuration only): "token" (the default) asks every
+    /// HTTP request for the bearer token `windlass token` prints; "none"
+    /// does not.
+    pub http_auth: Option<HttpAuth>,
+    /// Daemon (user configuration only): the roots of an HTTP session
+    /// whose client lists none, until it does.
+    pub http_roots: Option<Vec<PathBuf>>,
     /// Language servers by name; the name labels their errors.
     #[serde(default)]
     pub server: BTreeMap<String, ServerEntry>,
@@ -125,12 +135,14 @@ impl Layers {
 /// The daemon's own settings. They apply to every session at once, so
 /// they come from the user's configuration file (and the environment),
 /// never from a project's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DaemonConfig {
     pub linger: u64,
     pub server_idle: u64,
     /// Bytes; `None` for no budget.
     pub memory_budget: Option<u64>,
+    /// The HTTP endpoint, if the daemon serves one.
+    pub http: Option<HttpConfig>,
 }
 
 impl Default for DaemonConfig {
@@ -139,7 +151,47 @@ impl Default for DaemonConfig {
             linger: 300,
             server_idle: 1800,
             memory_budget: Some(4 << 30),
+            http: None,
         }
+    }
+}
+
+/// The daemon's MCP streamable HTTP endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpConfig {
+    pub address: std::net::SocketAddr,
+    pub auth: HttpAuth,
+    /// An HTTP session's roots while its client lists none.
+    pub roots: Vec<PathBuf>,
+    /// A session without a request for this long ends: its client has
+    /// most likely gone without saying so.
+    pub session_idle: std::time::Duration,
+}
+
+/// Whether HTTP requests need the bearer token.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum HttpAuth {
+    #[default]
+    Token,
+    None,
+}
+
+impl HttpConfig {
+    /// The endpoint at `address` ("127.0.0.1:7345", "localhost:7345").
+    pub fn at(address: &str, auth: HttpAuth, roots: Vec<PathBuf>) -> Result<Self> {
+        use std::net::ToSocketAddrs as _;
+        let address = address
+            .to_socket_addrs()
+            .with_context(|| format!("{address:?} is not an address like \"127.0.0.1:7345\""))?
+            .next()
+            .with_context(|| format!("{address:?} names no address"))?;
+        Ok(Self {
+            address,
+            auth,
+            roots,
+            session_idle: std::time::Duration::from_secs(30 * 60),
+        })
     }
 }
 
@@ -155,6 +207,14 @@ pub fn daemon_config() -> Result<DaemonConfig> {
     if let Some(budget) = &file.memory_budget {
         config.memory_budget =
             parse_bytes(budget).with_context(|| format!("{}: memory_budget", user.display()))?;
+    }
+    if let Some(address) = &file.http {
+        let roots = file.http_roots.clone().unwrap_or_default();
+        let auth = file.http_auth.unwrap_or_default();
+        config.http = Some(
+            HttpConfig::at(address, auth, roots)
+                .with_context(|| format!("{}: http", user.display()))?,
+        );
     }
     Ok(config)
 }

@@ -1,16 +1,20 @@
 //! The daemon: one per user and version, owning the actor tree that every
 //! attached session shares. It listens on its socket in the runtime
-//! directory (the control socket, where bridges attach their sessions),
-//! steps aside for a newer version, and stops on `windlass stop`, a
-//! signal, or when it has lingered without sessions.
+//! directory (the control socket, where bridges attach their sessions)
+//! and, when configured, on an HTTP address (MCP streamable HTTP, see
+//! [`crate::http`]); steps aside for a newer version; and stops on
+//! `windlass stop`, a signal, or when it has lingered without sessions
+//! (never while it serves HTTP).
 
+use crate::config::{HttpAuth, HttpConfig};
 use crate::control::protocol::{Answer, Request};
 use crate::control::{self, Control, client};
+use crate::http::Endpoint;
 use crate::runtime_dir::{RuntimeDir, version};
 use crate::{logging, tree};
 use anyhow::Result;
 use ractor::ActorRef;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use windlass_actors::messages::supervisor::SupervisorMsg;
 use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy};
@@ -36,6 +40,20 @@ pub struct DaemonArgs {
     /// used first ("4GiB", "512MiB", bytes; "0" = no budget).
     #[arg(long, env = "WINDLASS_MEMORY_BUDGET", value_name = "SIZE")]
     pub memory_budget: Option<String>,
+    /// Also serve MCP streamable HTTP on this loopback address
+    /// ("127.0.0.1:7345"), at the path /mcp.
+    #[arg(long, env = "WINDLASS_HTTP", value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Whether HTTP requests need the bearer token `windlass token` prints.
+    #[arg(long, env = "WINDLASS_HTTP_AUTH", value_name = "AUTH")]
+    pub http_auth: Option<HttpAuth>,
+    /// The roots of an HTTP session whose client lists none (repeatable).
+    #[arg(long = "http-root", value_name = "DIR")]
+    pub http_roots: Vec<PathBuf>,
+    /// Seconds without a request after which an HTTP session ends
+    /// (default 1800).
+    #[arg(long, env = "WINDLASS_HTTP_SESSION_IDLE", value_name = "SECS")]
+    pub http_session_idle: Option<u64>,
     /// Log filter (error, warn, info, debug, trace) for the log file, and
     /// for stderr when given.
     #[arg(long, env = "WINDLASS_LOG")]
@@ -52,8 +70,11 @@ pub fn run(args: DaemonArgs) -> Result<()> {
     let directory = RuntimeDir::open()?;
     let config = crate::config::daemon_config()?;
     let server_idle = args.server_idle.unwrap_or(config.server_idle);
+    let http = http_config(&args, config.http)?;
     let lifetime = Lifetime {
-        linger: Duration::from_secs(args.linger.unwrap_or(config.linger)),
+        linger: http
+            .is_none()
+            .then(|| Duration::from_secs(args.linger.unwrap_or(config.linger))),
         server_idle: (server_idle > 0).then(|| Duration::from_secs(server_idle)),
         memory_budget: match &args.memory_budget {
             Some(budget) => crate::config::parse_bytes(budget)?,
@@ -63,14 +84,45 @@ pub fn run(args: DaemonArgs) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let served = runtime.block_on(serve(&directory, lifetime));
+    let served = runtime.block_on(serve(&directory, lifetime, http));
     runtime.shutdown_timeout(Duration::from_secs(2));
     served
 }
 
-async fn serve(directory: &RuntimeDir, lifetime: Lifetime) -> Result<()> {
+/// The HTTP endpoint the flags and the user configuration ask for, the
+/// flags winning.
+fn http_config(args: &DaemonArgs, configured: Option<HttpConfig>) -> Result<Option<HttpConfig>> {
+    let mut http = match (&args.http, configured) {
+        (Some(address), configured) => {
+            let mut http = HttpConfig::at(address, HttpAuth::Token, Vec::new())?;
+            if let Some(configured) = configured {
+                http.auth = configured.auth;
+                http.roots = configured.roots;
+            }
+            http
+        }
+        (None, Some(configured)) => configured,
+        (None, None) => return Ok(None),
+    };
+    if let Some(auth) = args.http_auth {
+        http.auth = auth;
+    }
+    if !args.http_roots.is_empty() {
+        http.roots = args.http_roots.clone();
+    }
+    if let Some(seconds) = args.http_session_idle {
+        http.session_idle = Duration::from_secs(seconds.max(1));
+    }
+    Ok(Some(http))
+}
+
+async fn serve(directory: &RuntimeDir, lifetime: Lifetime, http: Option<HttpConfig>) -> Result<()> {
     let socket = directory.socket();
     control::started();
+    let endpoint = match http {
+        Some(http) => Some(Endpoint::bind(http).await?),
+        None => None,
+    };
     let (listener, inode) = control::bind(&socket).await?;
     tracing::info!(socket = %socket.display(), pid = std::process::id(), version = %version(), "daemon listening");
     let arguments = |recorder| supervisor::Arguments {
@@ -86,9 +138,16 @@ async fn serve(directory: &RuntimeDir, lifetime: Lifetime) -> Result<()> {
             recorder,
             daemon: true,
         };
+        let http = async {
+            match endpoint {
+                Some(endpoint) => endpoint.serve(supervisor.clone()).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             reason = control::accept(listener, control) => reason,
-            never = watch_versions(directory, supervisor) => never,
+            reason = http => reason,
+            never = watch_versions(directory, supervisor.clone()) => never,
         }
     })
     .await;

@@ -31,10 +31,11 @@ fn line(session: &sessions::ListedSession) -> String {
         "standalone"
     };
     let mut line = format!(
-        "{}  {state:<5}  {} pid {}  started {}",
+        "{}  {state:<5}  {} pid {} over {}  started {}",
         session.id,
         serving,
         session.pid,
+        session.transport,
         shown_time(session.started)
     );
     if let Some(ended) = session.ended {

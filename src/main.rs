@@ -10,6 +10,7 @@ mod daemon;
 mod doctor;
 mod gc;
 mod hooks;
+mod http;
 mod list;
 mod live_events;
 mod logging;
@@ -77,6 +78,12 @@ enum Command {
     SyncRoots(hooks::sync_roots::SyncRootsArgs),
     /// Whether windlass can work here: servers, daemon, hooks, store.
     Doctor(doctor::DoctorArgs),
+    /// The bearer token of the daemon's HTTP endpoint (made if there is none).
+    Token {
+        /// Replace it; the old one stops working at once.
+        #[arg(long)]
+        rotate: bool,
+    },
     /// Allow a project .windlass.toml to run the server commands it names.
     Trust {
         /// The file to trust (default: the .windlass.toml for this directory).
@@ -89,6 +96,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Trust { file }) => trust_command(file),
+        Some(Command::Token { rotate }) => http::token::run(rotate),
         Some(Command::Serve(args)) => serve::run(args, raw_args),
         Some(Command::Daemon(args)) => daemon::run(args),
         Some(Command::Stop) => daemon::stop_all(),

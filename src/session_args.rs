@@ -65,23 +65,61 @@ impl ServeArgs {
 /// Every configuration layer applied to `args`, for a session started in
 /// `cwd`; the settings can read themselves again when a file changes.
 pub fn resolve(args: &ServeArgs, cwd: &Path, identity: Identity) -> Result<Settings> {
-    let args = args.anchored(cwd);
-    let mut settings = load(&args, cwd, identity.clone())?;
+    resolve_with_defaults(args.anchored(cwd), vec![cwd.to_path_buf()], cwd, identity)
+}
+
+/// The settings of a session that has no directory of its own (an HTTP
+/// client's): its roots `default_roots` (maybe none) until its client
+/// lists some, its project configuration that of the first of them.
+pub fn resolve_without_directory(
+    default_roots: &[PathBuf],
+    identity: Identity,
+) -> Result<Settings> {
+    let base = default_roots
+        .first()
+        .cloned()
+        .unwrap_or_else(|| PathBuf::from("/"));
+    resolve_with_defaults(
+        ServeArgs::default(),
+        default_roots.to_vec(),
+        &base,
+        identity,
+    )
+}
+
+/// `args` applied over every layer; `defaults` are the roots, unpinned,
+/// when `args` names none.
+fn resolve_with_defaults(
+    args: ServeArgs,
+    defaults: Vec<PathBuf>,
+    cwd: &Path,
+    identity: Identity,
+) -> Result<Settings> {
+    let mut settings = load(&args, &defaults, cwd, identity.clone())?;
     let cwd = cwd.to_path_buf();
     settings.reload = Some(Reloader::new(move || {
-        load(&args, &cwd, identity.clone()).map_err(|error| format!("{error:#}"))
+        load(&args, &defaults, &cwd, identity.clone()).map_err(|error| format!("{error:#}"))
     }));
     Ok(settings)
 }
 
-fn load(args: &ServeArgs, cwd: &Path, identity: Identity) -> Result<Settings> {
+fn load(
+    args: &ServeArgs,
+    defaults: &[PathBuf],
+    cwd: &Path,
+    identity: Identity,
+) -> Result<Settings> {
     let directories = if args.roots.is_empty() {
-        vec![cwd.to_path_buf()]
+        defaults
     } else {
-        args.roots.clone()
+        &args.roots
     };
-    let roots = RootSet::new(&directories)?;
-    let first_root = roots.first_directory();
+    let roots = RootSet::new(directories)?;
+    let first_root = if roots.roots().is_empty() {
+        cwd.to_path_buf()
+    } else {
+        roots.first_directory()
+    };
     let mut layers = config::load(&first_root, args.config.as_deref())?;
     // The project layer is the first root's `.windlass.toml`, or the
     // nearest above it: a change to either is picked up.

@@ -53,6 +53,11 @@ pub enum Error {
     Unsupported { server: String, feature: String },
     #[error("{0} is outside the workspace roots")]
     OutsideRoots(String),
+    #[error(
+        "this session has no workspace roots: its MCP client lists none (roots/list) and none \
+         are configured for it (`http_roots` in the user configuration)"
+    )]
+    NoRoots,
     #[error("{0}")]
     InvalidArgument(String),
     #[error("no language server configured for {0}")]

@@ -42,6 +42,28 @@ pub struct Identity {
     pub host_session: Option<String>,
     /// The MCP client's process.
     pub client_pid: Option<u32>,
+    #[serde(default)]
+    pub transport: Transport,
+}
+
+/// How a session's client reaches Windlass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// Its stdio: standalone, or through a bridge to the daemon.
+    #[default]
+    Stdio,
+    /// The daemon's streamable HTTP endpoint.
+    Http,
+}
+
+impl Transport {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Stdio => "stdio",
+            Self::Http => "http",
+        }
+    }
 }
 
 impl Identity {
@@ -54,6 +76,7 @@ impl Identity {
         Self {
             host_session,
             client_pid: Some(std::os::unix::process::parent_id()),
+            transport: Transport::Stdio,
         }
     }
 }

@@ -232,6 +232,7 @@ mod tests {
             identity: Identity {
                 host_session: Some("abc".into()),
                 client_pid: Some(7),
+                ..Identity::default()
             },
         };
         let line = encode(&Request::Attach(Box::new(hello))).unwrap();

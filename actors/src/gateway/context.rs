@@ -80,18 +80,21 @@ impl Context {
         let declared = peer
             .peer_info()
             .is_some_and(|client| client.capabilities.roots.is_some());
-        if !declared {
-            return;
-        }
-        let listed = peer.list_roots().await;
-        match listed {
-            Ok(listed) => {
-                let uris = listed.roots.into_iter().map(|root| root.uri).collect();
-                if let Err(error) = self.roots.send_message(RootsMsg::Client(uris)) {
-                    tracing::warn!("roots actor unreachable: {error}");
+        let message = if declared {
+            match peer.list_roots().await {
+                Ok(listed) => {
+                    RootsMsg::Client(listed.roots.into_iter().map(|root| root.uri).collect())
+                }
+                Err(error) => {
+                    tracing::warn!("the client's roots/list failed: {error}");
+                    RootsMsg::NoClientRoots
                 }
             }
-            Err(error) => tracing::warn!("the client's roots/list failed: {error}"),
+        } else {
+            RootsMsg::NoClientRoots
+        };
+        if let Err(error) = self.roots.send_message(message) {
+            tracing::warn!("roots actor unreachable: {error}");
         }
     }
 

@@ -1,7 +1,9 @@
 //! The Gateway actor: the MCP side of Windlass, one per session.
 //!
 //! Owns the rmcp service on the session's connection (the process's stdio
-//! standalone, a bridge's socket in the daemon). The service turns each
+//! standalone, a bridge's socket in the daemon); an HTTP session's service
+//! is the HTTP endpoint's, made by [`Attaching`] before the session
+//! exists, and the Gateway hands it the session's parts. The service turns each
 //! tool call into messages to the session's Roots and Session actors and
 //! to the shared Router, Watcher, Supervisor and LanguageServer actors,
 //! and awaits their replies in the call's own task, never in an actor
@@ -13,6 +15,7 @@
 
 mod address;
 mod assist;
+mod attaching;
 mod candidates;
 mod check_edit;
 mod context;
@@ -35,7 +38,9 @@ mod symbols;
 mod tools;
 mod workspace_edit;
 
-use crate::messages::gateway::{Connection, GatewayMsg};
+pub use attaching::{Attaching, SettingsSource};
+
+use crate::messages::gateway::{Connection, GatewayMsg, SessionParts};
 use crate::messages::roots::RootsMsg;
 use crate::messages::session::{SessionMsg, SessionQuestion, Shared};
 use crate::settings::Settings;
@@ -57,15 +62,18 @@ pub struct Arguments {
     pub connection: Connection,
 }
 
-/// Aborts the MCP task when the actor goes away, however it goes.
+/// Aborts the MCP task, if it runs one, when the actor goes away,
+/// however it goes.
 pub struct State {
-    service: JoinHandle<()>,
+    service: Option<JoinHandle<()>>,
     context: Context,
 }
 
 impl Drop for State {
     fn drop(&mut self) {
-        self.service.abort();
+        if let Some(service) = &self.service {
+            service.abort();
+        }
     }
 }
 
@@ -86,11 +94,29 @@ impl Actor for Gateway {
             shared: args.shared,
             settings: args.settings,
         };
-        let service = tokio::spawn(serve(
-            tools::Tools::new(context.clone()),
-            args.connection,
-            myself,
-        ));
+        let service = match args.connection {
+            Connection::Handed(handover) => {
+                let parts = SessionParts {
+                    session: context.session,
+                    session_actor: context.session_actor.clone(),
+                    roots: context.roots.clone(),
+                    shared: context.shared.clone(),
+                    settings: context.settings.clone(),
+                    gateway: myself,
+                };
+                // Nobody waiting means the client's `initialize` was
+                // given up on; the session ends as its client would.
+                if handover.send(parts).is_err() {
+                    return Err("the transport gave up before the session started".into());
+                }
+                None
+            }
+            connection => Some(tokio::spawn(serve(
+                tools::Tools::new(context.clone()),
+                connection,
+                myself,
+            ))),
+        };
         Ok(State { service, context })
     }
 
@@ -120,6 +146,7 @@ async fn serve(tools: tools::Tools, connection: Connection, gateway: ActorRef<Ga
     let served = match connection {
         Connection::Stdio => tools.serve(rmcp::transport::io::stdio_pipes()).await,
         Connection::Stream(reader, writer) => tools.serve((reader, writer)).await,
+        Connection::Handed(_) => return,
     };
     match served {
         Ok(running) => {

@@ -75,7 +75,10 @@ impl Tools {
             Err(error) => error,
         };
         let text = error.to_string();
-        let own_input = matches!(error, Error::OutsideRoots(_) | Error::InvalidArgument(_));
+        let own_input = matches!(
+            error,
+            Error::OutsideRoots(_) | Error::InvalidArgument(_) | Error::NoRoots
+        );
         if !self.context.shared.daemon || own_input {
             return Err(text);
         }
@@ -286,23 +289,32 @@ impl Tools {
     }
 }
 
+/// What every session tells its client of the server.
+pub(super) fn server_info() -> ServerConfig {
+    ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        .with_server_info(Implementation::new("windlass", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
+}
+
+/// Up to the last revision with `initialize`: from 2026-07-28 a server
+/// may no longer ask the client's `roots/list`, and Claude Code, told
+/// that Windlass speaks it, never says which directories the user added.
+/// Offered only these, it starts with `initialize` and sends
+/// `roots/list_changed` as directories come and go.
+pub(super) fn protocol_versions() -> Cow<'static, [ProtocolVersion]> {
+    Cow::Borrowed(ProtocolVersion::known_up_to(
+        &ProtocolVersion::LATEST_WITH_INITIALIZE,
+    ))
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Tools {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("windlass", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+        server_info()
     }
 
-    /// Up to the last revision with `initialize`: from 2026-07-28 a server
-    /// may no longer ask the client's `roots/list`, and Claude Code, told
-    /// that Windlass speaks it, never says which directories the user
-    /// added. Offered only these, it starts with `initialize` and sends
-    /// `roots/list_changed` as directories come and go.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(
-            &ProtocolVersion::LATEST_WITH_INITIALIZE,
-        ))
+        protocol_versions()
     }
 
     /// Each call is timed and recorded around the router's dispatch.

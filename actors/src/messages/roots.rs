@@ -27,6 +27,10 @@ pub enum RootsMsg {
     Listing(RpcReplyPort<Vec<RootListing>>),
     /// The MCP client's roots, `file://` URIs, replacing its earlier ones.
     Client(Vec<String>),
+    /// The MCP client has no roots to give (it declares none, or its
+    /// `roots/list` failed or never came): a session that started with
+    /// none stops waiting for them.
+    NoClientRoots,
     /// One source's roots changed; answered with the resulting set and
     /// why any root asked for was refused.
     Change {

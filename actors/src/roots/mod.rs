@@ -11,7 +11,10 @@
 //! tells the Supervisor, which tells the Watcher and the servers.
 //!
 //! Invariant: a root that is refused or removed is out of the set before
-//! the next `Get` is answered, so access is revoked at once.
+//! the next `Get` is answered, so access is revoked at once. A session
+//! that starts with no roots (an HTTP client's, with none configured)
+//! holds `Get` until its client's roots arrive or it has none to give,
+//! so a first question is not refused for a listing still on its way.
 
 mod detect;
 mod requested;
@@ -22,10 +25,15 @@ use crate::lsp::uri::uri_to_path;
 use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsChanged, RootsMsg, Source};
 use crate::messages::session::SessionMsg;
 use crate::vocabulary::root_set::RootSet;
+use ractor::RpcReplyPort;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use requested::{Effective, Requested};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a session that started with no roots waits for its client's.
+const CLIENT_ROOTS_WAIT: Duration = Duration::from_secs(10);
 
 /// The actor type; its state lives in [`State`].
 pub struct Roots;
@@ -43,6 +51,8 @@ pub struct State {
     effective: Vec<Effective>,
     set: Arc<RootSet>,
     session: ActorRef<SessionMsg>,
+    /// `Get`s held until the client's roots come; `None` once they have.
+    awaiting_client: Option<Vec<RpcReplyPort<Arc<RootSet>>>>,
 }
 
 impl Actor for Roots {
@@ -52,9 +62,13 @@ impl Actor for Roots {
 
     async fn pre_start(
         &self,
-        _myself: ActorRef<Self::Msg>,
+        myself: ActorRef<Self::Msg>,
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
+        let awaiting_client = args.roots.roots().is_empty().then(|| {
+            myself.send_after(CLIENT_ROOTS_WAIT, || RootsMsg::NoClientRoots);
+            Vec::new()
+        });
         let directories: Vec<PathBuf> = args
             .roots
             .roots()
@@ -68,6 +82,7 @@ impl Actor for Roots {
             effective,
             set: Arc::new(args.roots),
             session: args.session,
+            awaiting_client,
         })
     }
 
@@ -78,16 +93,21 @@ impl Actor for Roots {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            RootsMsg::Get(reply) => {
-                let _gone = reply.send(state.set.clone());
-            }
+            RootsMsg::Get(reply) => match &mut state.awaiting_client {
+                Some(waiting) => waiting.push(reply),
+                None => {
+                    let _gone = reply.send(state.set.clone());
+                }
+            },
             RootsMsg::Listing(reply) => {
                 let _gone = reply.send(state.listing());
             }
             RootsMsg::Client(uris) => {
                 let paths = client_paths(&uris);
                 state.change(Source::Client, Change::Set(paths));
+                state.stop_awaiting_client();
             }
+            RootsMsg::NoClientRoots => state.stop_awaiting_client(),
             RootsMsg::Change {
                 source,
                 change,
@@ -144,6 +164,13 @@ impl State {
             tracing::warn!("session unreachable: {error}");
         }
         refused
+    }
+
+    /// Answers the `Get`s held for the client's roots.
+    fn stop_awaiting_client(&mut self) {
+        for reply in self.awaiting_client.take().unwrap_or_default() {
+            let _gone = reply.send(self.set.clone());
+        }
     }
 
     fn listing(&self) -> Vec<RootListing> {

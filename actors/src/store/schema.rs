@@ -92,6 +92,8 @@ const MIGRATIONS: &[&str] = &[
     // 5: when an edit lease was last renewed, so that an owner moving on
     // to another file lets go of those it no longer edits.
     "ALTER TABLE file_locks ADD COLUMN renewed INTEGER;",
+    // 6: how each session's client reaches Windlass (stdio or http).
+    "ALTER TABLE sessions ADD COLUMN transport TEXT NOT NULL DEFAULT 'stdio';",
 ];
 
 /// The version this build writes.

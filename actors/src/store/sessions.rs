@@ -14,6 +14,8 @@ pub struct SessionRow {
     pub socket: Option<PathBuf>,
     pub daemon: bool,
     pub host_session: Option<String>,
+    /// `stdio` or `http`.
+    pub transport: &'static str,
     pub started: i64,
     pub roots: Vec<PathBuf>,
 }
@@ -25,6 +27,7 @@ pub struct ListedSession {
     pub pid: u32,
     pub daemon: bool,
     pub host_session: Option<String>,
+    pub transport: String,
     pub client: Option<String>,
     pub started: i64,
     pub ended: Option<i64>,
@@ -34,8 +37,8 @@ pub struct ListedSession {
 
 pub fn insert(transaction: &Transaction, row: &SessionRow) -> rusqlite::Result<()> {
     transaction.execute(
-        "INSERT INTO sessions (id, pid, socket, daemon, host_session, started, alive)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)",
+        "INSERT INTO sessions (id, pid, socket, daemon, host_session, started, transport, alive)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1)",
         params![
             row.id,
             row.pid,
@@ -45,6 +48,7 @@ pub fn insert(transaction: &Transaction, row: &SessionRow) -> rusqlite::Result<(
             row.daemon,
             row.host_session,
             row.started,
+            row.transport,
         ],
     )?;
     set_roots(transaction, &row.id, &row.roots, row.started)
@@ -107,7 +111,8 @@ pub fn end(transaction: &Transaction, id: &str, at: i64) -> rusqlite::Result<()>
 /// Every session, alive first, newest first within each.
 pub fn list(connection: &Connection) -> rusqlite::Result<Vec<ListedSession>> {
     let mut statement = connection.prepare(
-        "SELECT id, pid, daemon, host_session, client_name, client_version, started, ended, alive
+        "SELECT id, pid, daemon, host_session, client_name, client_version, started, ended, alive,
+                transport
          FROM sessions ORDER BY alive DESC, started DESC",
     )?;
     let rows = statement.query_map([], |row| {
@@ -118,6 +123,7 @@ pub fn list(connection: &Connection) -> rusqlite::Result<Vec<ListedSession>> {
             pid: row.get(1)?,
             daemon: row.get(2)?,
             host_session: row.get(3)?,
+            transport: row.get(9)?,
             client: name.map(|name| match version {
                 Some(version) => format!("{name} {version}"),
                 None => name,
@@ -300,6 +306,7 @@ mod tests {
             socket: None,
             daemon: true,
             host_session: host.map(str::to_owned),
+            transport: "stdio",
             started,
             roots: Vec::new(),
         }

@@ -26,12 +26,13 @@ const MIB: u64 = 1 << 20;
 /// In a daemon, stops the tree after its linger unless a session attaches
 /// meanwhile (`attached` counts sessions so far, plus one).
 pub(super) fn linger(myself: &ActorRef<SupervisorMsg>, mode: Mode, attached: u64) {
-    if let Mode::Daemon(lifetime) = mode {
-        tracing::info!(
-            seconds = lifetime.linger.as_secs(),
-            "no sessions; lingering"
-        );
-        myself.send_after(lifetime.linger, move || SupervisorMsg::Linger(attached));
+    if let Mode::Daemon(Lifetime {
+        linger: Some(linger),
+        ..
+    }) = mode
+    {
+        tracing::info!(seconds = linger.as_secs(), "no sessions; lingering");
+        myself.send_after(linger, move || SupervisorMsg::Linger(attached));
     }
 }
 

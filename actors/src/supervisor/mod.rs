@@ -71,8 +71,9 @@ pub enum Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lifetime {
     /// The tree stops this long after its last session ended, when none
-    /// attached since.
-    pub linger: Duration,
+    /// attached since; never while it serves an HTTP endpoint (`None`),
+    /// whose clients come and go without starting it.
+    pub linger: Option<Duration>,
     /// A server without a request for this long stops.
     pub server_idle: Option<Duration>,
     /// When the servers' resident memory together passes this many bytes,

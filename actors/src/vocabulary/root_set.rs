@@ -103,6 +103,9 @@ impl RootSet {
         if given.trim().is_empty() {
             return Err(Error::InvalidArgument("file must not be empty".into()));
         }
+        if self.roots.is_empty() {
+            return Err(Error::NoRoots);
+        }
         let from_uri = given
             .starts_with("file://")
             .then(|| crate::lsp::uri::uri_to_path(given))

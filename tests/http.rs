@@ -1,0 +1,502 @@
+//! MCP over streamable HTTP: the daemon's endpoint driven by the official
+//! MCP Python SDK and by the protocol's own conformance suite, beside a
+//! bridge's stdio session; and the raw requests it must refuse, which
+//! leave nothing behind.
+//!
+//! The SDK and the suite come from `.ci/run` (PyPI's `mcp` in a virtual
+//! environment, npm's `@modelcontextprotocol/conformance` with the Node 22
+//! it needs), under `~/.cache/windlass-ci`; `WINDLASS_MCP_PYTHON` and
+//! `WINDLASS_CONFORMANCE` point elsewhere.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::{Daemon, have, project, skip, wait_until, windlass_binary};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+/// A daemon serving HTTP on a loopback port of its own.
+struct Endpoint {
+    daemon: Daemon,
+    child: Child,
+    port: u16,
+}
+
+impl Endpoint {
+    /// `windlass daemon --http 127.0.0.1:PORT` with `flags`, once it
+    /// accepts connections.
+    fn start(flags: &[&str]) -> Endpoint {
+        let daemon = Daemon::new();
+        let port = free_port();
+        let child = Command::new(windlass_binary())
+            .args(["daemon", "--foreground", "--http"])
+            .arg(format!("127.0.0.1:{port}"))
+            .args(flags)
+            .envs(daemon.environment())
+            .env_remove("WINDLASS_STATE_DIR")
+            .env_remove("WINDLASS_LOG")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let endpoint = Endpoint {
+            daemon,
+            child,
+            port,
+        };
+        wait_until("the HTTP endpoint listens", || {
+            TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+        endpoint
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+
+    /// `windlass ARGS` in the daemon's world, its stdout.
+    fn windlass(&self, args: &[&str]) -> String {
+        let output = Command::new(windlass_binary())
+            .args(args)
+            .envs(self.daemon.environment())
+            .env_remove("WINDLASS_STATE_DIR")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "windlass {args:?}: {output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    fn token(&self) -> String {
+        self.windlass(&["token"]).trim().to_owned()
+    }
+
+    /// The live sessions `windlass list` shows.
+    fn alive(&self) -> Vec<String> {
+        self.windlass(&["list"])
+            .lines()
+            .filter(|line| line.contains("  alive  "))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        let _ = self.daemon.stop();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// One raw HTTP/1.1 request; the status and the response's head.
+fn request(port: u16, method: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut head = format!(
+        "{method} /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n",
+        body.len()
+    );
+    if !headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+    {
+        head.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    // A refusal may come before the whole body is read, and the
+    // connection close under the rest of it.
+    let _ = stream.write_all(body);
+    let mut reader = BufReader::new(stream);
+    let mut response = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        response.push_str(&line);
+    }
+    let status = response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {response:?}"));
+    (status, response)
+}
+
+fn initialize_body() -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "raw", "version": "0"}}
+    }))
+    .unwrap()
+}
+
+#[test]
+fn requests_without_the_token_from_a_foreign_origin_or_too_big_are_refused() {
+    let endpoint = Endpoint::start(&[]);
+    let token = endpoint.token();
+    let bearer = format!("Bearer {token}");
+    let body = initialize_body();
+    let port = endpoint.port;
+
+    let (status, head) = request(port, "POST", &[], &body);
+    assert_eq!(status, 401, "{head}");
+    assert!(
+        head.to_lowercase().contains("www-authenticate: bearer"),
+        "{head}"
+    );
+    let wrong = format!("Bearer {}", "0".repeat(token.len()));
+    assert_eq!(
+        request(port, "POST", &[("Authorization", &wrong)], &body).0,
+        401
+    );
+    let (status, _) = request(
+        port,
+        "POST",
+        &[
+            ("Authorization", &bearer),
+            ("Origin", "http://evil.example"),
+        ],
+        &body,
+    );
+    assert_eq!(status, 403, "a foreign Origin");
+    let (status, _) = request(
+        port,
+        "POST",
+        &[("Authorization", &bearer), ("Host", "evil.example")],
+        &body,
+    );
+    assert!((400..500).contains(&status), "a foreign Host: {status}");
+    let oversize = vec![b' '; 5 << 20];
+    let (status, _) = request(port, "POST", &[("Authorization", &bearer)], &oversize);
+    assert_eq!(status, 413, "a body over the limit");
+    assert!(endpoint.alive().is_empty(), "a refusal starts no session");
+
+    let (status, head) = request(port, "POST", &[("Authorization", &bearer)], &body);
+    assert_eq!(status, 200, "{head}");
+    assert!(head.to_lowercase().contains("mcp-session-id:"), "{head}");
+    let alive = endpoint.alive();
+    assert_eq!(alive.len(), 1, "{alive:?}");
+    assert!(alive[0].contains("over http"), "{alive:?}");
+
+    endpoint.windlass(&["token", "--rotate"]);
+    assert_eq!(
+        request(port, "POST", &[("Authorization", &bearer)], &body).0,
+        401,
+        "a rotated token stops working at once"
+    );
+}
+
+#[test]
+fn a_session_its_client_forgets_ends_after_the_idle_time() {
+    let endpoint = Endpoint::start(&["--http-auth", "none", "--http-session-idle", "1"]);
+    let (status, head) = request(endpoint.port, "POST", &[], &initialize_body());
+    assert_eq!(status, 200, "{head}");
+    wait_until("the forgotten session ends", || endpoint.alive().is_empty());
+    let listed = endpoint.windlass(&["list"]);
+    assert!(
+        listed.contains("dead") && listed.contains("over http"),
+        "{listed}"
+    );
+}
+
+#[test]
+fn a_non_loopback_address_is_refused_with_the_reason() {
+    let daemon = Daemon::new();
+    let output = Command::new(windlass_binary())
+        .args(["daemon", "--foreground", "--http", "0.0.0.0:0"])
+        .envs(daemon.environment())
+        .env_remove("WINDLASS_STATE_DIR")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not a loopback address"), "{stderr}");
+    assert!(daemon.sockets().is_empty(), "no daemon was left running");
+}
+
+/// The Python interpreter that has the MCP SDK, or why there is none.
+fn mcp_python() -> Result<PathBuf, String> {
+    let python = std::env::var_os("WINDLASS_MCP_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| ci_cache().join("mcp/bin/python"));
+    let works = Command::new(&python)
+        .args(["-c", "import mcp.client.streamable_http"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    match works {
+        true => Ok(python),
+        false => Err(format!(
+            "{} cannot import the MCP SDK (.ci/run installs it)",
+            python.display()
+        )),
+    }
+}
+
+fn ci_cache() -> PathBuf {
+    PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/windlass-ci")
+}
+
+/// A session of the MCP Python SDK's client, driven line by line.
+struct SdkClient {
+    child: Child,
+    stdin: ChildStdin,
+    answers: Receiver<String>,
+}
+
+impl SdkClient {
+    fn start(python: &Path, url: &str, args: &[String]) -> SdkClient {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/scripts/http_client.py");
+        let mut child = Command::new(python)
+            .args(["-W", "ignore"])
+            .arg(script)
+            .arg(url)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let answers = common::lines_of(child.stdout.take().unwrap());
+        let mut client = SdkClient {
+            child,
+            stdin,
+            answers,
+        };
+        let hello = client.answer();
+        assert!(hello["protocol"].is_string(), "{hello}");
+        client
+    }
+
+    fn answer(&mut self) -> Value {
+        let line = self
+            .answers
+            .recv_timeout(common::WATCHDOG)
+            .unwrap_or_else(|_| panic!("the SDK client said nothing"));
+        serde_json::from_str(&line).unwrap()
+    }
+
+    fn send(&mut self, command: Value) -> Value {
+        writeln!(self.stdin, "{command}").unwrap();
+        self.answer()
+    }
+
+    /// A tool's text; `Err` when it answered with an error.
+    fn call(&mut self, tool: &str, args: Value) -> Result<String, String> {
+        let answer = self.send(json!({"call": tool, "args": args}));
+        let text = answer["text"].as_str().unwrap().to_owned();
+        match answer["error"].as_bool() {
+            Some(false) => Ok(text),
+            _ => Err(text),
+        }
+    }
+
+    fn set_roots(&mut self, roots: &[&Path]) {
+        let answer = self.send(json!({"roots": roots}));
+        assert_eq!(answer["ok"], true);
+    }
+
+    /// Closes the session as the SDK does on its way out (DELETE).
+    fn finish(mut self) {
+        writeln!(self.stdin).unwrap();
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "the SDK client failed: {status}");
+    }
+}
+
+impl Drop for SdkClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_python_sdk_drives_hover_diagnostics_and_roots_beside_a_bridge() {
+    let python = match mcp_python() {
+        Ok(python) => python,
+        Err(reason) => return skip(&reason),
+    };
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let first = project(&[(
+        "app.py",
+        "def greet(name: str) -> str:\n    return \"hi \" + name\n\ncount: int = greet(\"a\")\n",
+    )]);
+    let second = project(&[("other.py", "total: int = 2\n")]);
+    let endpoint = Endpoint::start(&[]);
+    let token = endpoint.token();
+    let root = first.path().display().to_string();
+    let mut client = SdkClient::start(
+        &python,
+        &endpoint.url(),
+        &["--token".into(), token, "--root".into(), root.clone()],
+    );
+    let bridged = endpoint.daemon.session(&common::root_arg(first.path()));
+
+    let hover = client
+        .call(
+            "hover",
+            json!({"file": "app.py", "line": 1, "symbol": "greet"}),
+        )
+        .unwrap();
+    assert!(hover.contains("def greet(name: str) -> str"), "{hover}");
+    let problems = client
+        .call("diagnostics", json!({"file": "app.py"}))
+        .unwrap();
+    assert!(
+        problems.contains("4:14 error") && problems.contains("\"str\""),
+        "{problems}"
+    );
+    assert_eq!(
+        bridged.ok("diagnostics", json!({"file": "app.py"})),
+        problems,
+        "the bridge's session sees the same server's answer"
+    );
+
+    std::fs::write(
+        first.path().join("app.py"),
+        "def greet(name: str) -> str:\n    return \"hi \" + name\n\ncount: str = greet(\"a\")\n",
+    )
+    .unwrap();
+    let fixed = client
+        .call("diagnostics", json!({"file": "app.py"}))
+        .unwrap();
+    assert_eq!(fixed, "app.py: no problems");
+
+    let listed = endpoint.alive();
+    assert_eq!(listed.len(), 2, "{listed:?}");
+    assert!(
+        listed
+            .iter()
+            .any(|line| line.contains("over http") && line.contains("client mcp")),
+        "{listed:?}"
+    );
+    assert!(
+        listed.iter().any(|line| line.contains("over stdio")),
+        "{listed:?}"
+    );
+
+    client.set_roots(&[second.path()]);
+    let app = first.path().join("app.py").display().to_string();
+    wait_until("the client's new roots replace its old ones", || {
+        client
+            .call("diagnostics", json!({"file": app}))
+            .is_err_and(|error| error.contains("outside the workspace roots"))
+    });
+    let other = client
+        .call("document_symbols", json!({"file": "other.py"}))
+        .unwrap();
+    assert!(other.contains("total"), "{other}");
+
+    client.finish();
+    wait_until("the ended HTTP session is no longer alive", || {
+        endpoint.alive().len() == 1
+    });
+    assert!(endpoint.alive()[0].contains("over stdio"));
+}
+
+#[test]
+fn a_client_without_roots_gets_http_roots_or_an_error_naming_the_setting() {
+    let python = match mcp_python() {
+        Ok(python) => python,
+        Err(reason) => return skip(&reason),
+    };
+    let configured = project(&[("notes.txt", "first line\nsecond line\n")]);
+    let root = configured.path().display().to_string();
+    let endpoint = Endpoint::start(&["--http-auth", "none", "--http-root", &root]);
+    let mut client = SdkClient::start(&python, &endpoint.url(), &["--no-roots".into()]);
+    let read = client
+        .call("read_file", json!({"file": "notes.txt", "start": 2}))
+        .unwrap();
+    assert!(
+        read.contains("second line") && !read.contains("first line"),
+        "{read}"
+    );
+    client.finish();
+
+    let bare = Endpoint::start(&["--http-auth", "none"]);
+    let mut client = SdkClient::start(&python, &bare.url(), &["--no-roots".into()]);
+    let error = client
+        .call("read_file", json!({"file": "notes.txt"}))
+        .unwrap_err();
+    assert!(
+        error.contains("no workspace roots") && error.contains("http_roots"),
+        "{error}"
+    );
+    client.finish();
+}
+
+/// npm's conformance suite, and the Node it needs, or why there is none.
+fn conformance() -> Result<PathBuf, String> {
+    let bin = std::env::var_os("WINDLASS_CONFORMANCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| ci_cache().join("conformance/node_modules/.bin"));
+    match bin.join("conformance").is_file() && bin.join("node").is_file() {
+        true => Ok(bin),
+        false => Err(format!(
+            "no conformance suite with its Node in {} (.ci/run installs them)",
+            bin.display()
+        )),
+    }
+}
+
+#[test]
+fn the_conformance_suite_passes_the_scenarios_of_a_tools_only_server() {
+    let bin = match conformance() {
+        Ok(bin) => bin,
+        Err(reason) => return skip(&reason),
+    };
+    let endpoint = Endpoint::start(&["--http-auth", "none"]);
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for scenario in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "server-sse-multiple-streams",
+        "dns-rebinding-protection",
+        "resources-list",
+        "prompts-list",
+    ] {
+        let output = Command::new(bin.join("conformance"))
+            .args(["server", "--url", &endpoint.url(), "--scenario", scenario])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let mut shown = String::from_utf8_lossy(&output.stdout).into_owned();
+        shown.push_str(&String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success() && shown.contains(" 0 failed"),
+            "scenario {scenario}:\n{shown}"
+        );
+    }
+}
