@@ -12,154 +12,20 @@
 
 mod common;
 
+use common::http::{Endpoint, HttpSession, initialize_body, request};
 use common::{Daemon, have, project, skip, wait_until, windlass_binary};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
-use std::time::Duration;
-
-/// A daemon serving HTTP on a loopback port of its own.
-struct Endpoint {
-    daemon: Daemon,
-    child: Child,
-    port: u16,
-}
-
-impl Endpoint {
-    /// `windlass daemon --http 127.0.0.1:PORT` with `flags`, once it
-    /// accepts connections.
-    fn start(flags: &[&str]) -> Endpoint {
-        let daemon = Daemon::new();
-        let port = free_port();
-        let child = Command::new(windlass_binary())
-            .args(["daemon", "--foreground", "--http"])
-            .arg(format!("127.0.0.1:{port}"))
-            .args(flags)
-            .envs(daemon.environment())
-            .env_remove("WINDLASS_STATE_DIR")
-            .env_remove("WINDLASS_LOG")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let endpoint = Endpoint {
-            daemon,
-            child,
-            port,
-        };
-        wait_until("the HTTP endpoint listens", || {
-            TcpStream::connect(("127.0.0.1", port)).is_ok()
-        });
-        endpoint
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/mcp", self.port)
-    }
-
-    /// `windlass ARGS` in the daemon's world, its stdout.
-    fn windlass(&self, args: &[&str]) -> String {
-        let output = Command::new(windlass_binary())
-            .args(args)
-            .envs(self.daemon.environment())
-            .env_remove("WINDLASS_STATE_DIR")
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "windlass {args:?}: {output:?}");
-        String::from_utf8(output.stdout).unwrap()
-    }
-
-    fn token(&self) -> String {
-        self.windlass(&["token"]).trim().to_owned()
-    }
-
-    /// The live sessions `windlass list` shows.
-    fn alive(&self) -> Vec<String> {
-        self.windlass(&["list"])
-            .lines()
-            .filter(|line| line.contains("  alive  "))
-            .map(str::to_owned)
-            .collect()
-    }
-}
-
-impl Drop for Endpoint {
-    fn drop(&mut self) {
-        let _ = self.daemon.stop();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// One raw HTTP/1.1 request; the status and the response's head.
-fn request(port: u16, method: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    let mut head = format!(
-        "{method} /mcp HTTP/1.1\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
-         Connection: close\r\n",
-        body.len()
-    );
-    if !headers
-        .iter()
-        .any(|(name, _)| name.eq_ignore_ascii_case("host"))
-    {
-        head.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
-    }
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).unwrap();
-    // A refusal may come before the whole body is read, and the
-    // connection close under the rest of it.
-    let _ = stream.write_all(body);
-    let mut reader = BufReader::new(stream);
-    let mut response = String::new();
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-            break;
-        }
-        response.push_str(&line);
-    }
-    let status = response
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .unwrap_or_else(|| panic!("no status in {response:?}"));
-    (status, response)
-}
-
-fn initialize_body() -> Vec<u8> {
-    serde_json::to_vec(&json!({
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "raw", "version": "0"}}
-    }))
-    .unwrap()
-}
 
 #[test]
 fn requests_without_the_token_from_a_foreign_origin_or_too_big_are_refused() {
     let endpoint = Endpoint::start(&[]);
     let token = endpoint.token();
     let bearer = format!("Bearer {token}");
-    let body = initialize_body();
+    let body = initialize_body(json!({}));
     let port = endpoint.port;
 
     let (status, head) = request(port, "POST", &[], &body);
@@ -213,7 +79,7 @@ fn requests_without_the_token_from_a_foreign_origin_or_too_big_are_refused() {
 #[test]
 fn a_session_its_client_forgets_ends_after_the_idle_time() {
     let endpoint = Endpoint::start(&["--http-auth", "none", "--http-session-idle", "1"]);
-    let (status, head) = request(endpoint.port, "POST", &[], &initialize_body());
+    let (status, head) = request(endpoint.port, "POST", &[], &initialize_body(json!({})));
     assert_eq!(status, 200, "{head}");
     wait_until("the forgotten session ends", || endpoint.alive().is_empty());
     let listed = endpoint.windlass(&["list"]);
@@ -499,4 +365,67 @@ fn the_conformance_suite_passes_the_scenarios_of_a_tools_only_server() {
             "scenario {scenario}:\n{shown}"
         );
     }
+}
+
+#[test]
+fn an_http_session_shares_the_daemons_server_with_a_bridge_and_keeps_to_its_roots() {
+    let served = project(&[("main.py", "class Shape:\n    pass\n\nshape = Shape()\n")]);
+    let elsewhere = project(&[("secret.py", "token = 1\n")]);
+    let daemon = Daemon::new();
+    let config = daemon.dir.path().join("config/windlass");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        common::python_server(
+            "python",
+            &common::mockls_binary().display().to_string(),
+            "",
+            "",
+        ),
+    )
+    .unwrap();
+    let root = served.path().display().to_string();
+    let endpoint = Endpoint::start_in(daemon, &["--http-root", &root]);
+    let mut http = HttpSession::start(&endpoint, Some(endpoint.token()));
+    let bridged = endpoint.daemon.session(&common::root_arg(served.path()));
+
+    let question = json!({"file": "main.py", "line": 4, "column": 10});
+    assert_eq!(http.call("hover", question.clone()).unwrap(), "Shape");
+    assert_eq!(bridged.ok("hover", question), "Shape");
+    assert_eq!(
+        children_named(endpoint.pid(), "mockls"),
+        1,
+        "both sessions are answered by one server process"
+    );
+
+    let secret = elsewhere.path().join("secret.py").display().to_string();
+    let refused = http.call("read_file", json!({"file": secret})).unwrap_err();
+    assert!(refused.contains("outside the workspace roots"), "{refused}");
+    let alive = endpoint.alive();
+    assert!(
+        alive.iter().any(|line| line.contains("over http")),
+        "{alive:?}"
+    );
+    assert!(
+        alive.iter().any(|line| line.contains("over stdio")),
+        "{alive:?}"
+    );
+}
+
+/// How many child processes of `parent` run the program `name`.
+fn children_named(parent: u32, name: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
+        .filter(|stat| {
+            // "PID (COMM) STATE PPID ...": the name may hold spaces.
+            let Some((comm, rest)) = stat.split_once(") ") else {
+                return false;
+            };
+            let ppid = rest.split_whitespace().nth(1);
+            comm.ends_with(&format!("({name}"))
+                && ppid.and_then(|ppid| ppid.parse::<u32>().ok()) == Some(parent)
+        })
+        .count()
 }

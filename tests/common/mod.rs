@@ -7,6 +7,7 @@
 pub mod anthropic;
 pub mod gemini;
 pub mod host;
+pub mod http;
 pub mod model;
 pub mod projects;
 
