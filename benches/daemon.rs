@@ -22,13 +22,14 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod memory;
 mod percentiles;
 
-use common::projects::{SHAPES_MAIN_PY, SHAPES_PY, big_python_project};
+use common::projects::{SHAPES_MAIN_PY, SHAPES_PY, big_python_project, shapes_questions};
 use common::*;
+use memory::{Memory, mb, tree_memory};
 use percentiles::{Percentiles, report};
 use serde_json::{Value, json};
-use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -128,30 +129,6 @@ fn second_session_first_hover() {
     report("  the same, from the bridge's start", &from_spawn);
 }
 
-/// The questions each session asks in turn, with their arguments.
-fn questions() -> Vec<(&'static str, Value)> {
-    vec![
-        (
-            "hover",
-            json!({"file": "main.py", "line": 3, "symbol": "total"}),
-        ),
-        (
-            "definition",
-            json!({"file": "main.py", "line": 3, "symbol": "Shape"}),
-        ),
-        (
-            "find_references",
-            json!({"file": "shapes.py", "line": 6, "symbol": "total"}),
-        ),
-        ("document_symbols", json!({"file": "shapes.py"})),
-        ("diagnostics", json!({"file": "main.py"})),
-        (
-            "hover",
-            json!({"file": "shapes.py", "line": 2, "symbol": "area"}),
-        ),
-    ]
-}
-
 /// What one session saw in the timed run.
 #[derive(Default)]
 struct Tally {
@@ -162,7 +139,7 @@ struct Tally {
 
 fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64) {
     let args = quiet(root, extra);
-    let questions = questions();
+    let questions = shapes_questions();
     let expected: Vec<String> = {
         let reference = Session::start(&args);
         questions
@@ -299,37 +276,6 @@ impl DaemonMemory {
     }
 }
 
-/// Resident memory in bytes: RSS counts each shared page in every process
-/// that maps it, PSS divides it among them.
-#[derive(Clone, Copy, Default)]
-struct Memory {
-    rss: u64,
-    pss: u64,
-}
-
-impl Memory {
-    fn of(pid: u32) -> Memory {
-        Memory {
-            rss: rss_kib(pid) * 1024,
-            pss: proc_kib(&format!("/proc/{pid}/smaps_rollup"), "Pss:") * 1024,
-        }
-    }
-
-    fn minus(self, other: Memory) -> Memory {
-        Memory {
-            rss: self.rss.saturating_sub(other.rss),
-            pss: self.pss.saturating_sub(other.pss),
-        }
-    }
-
-    fn add(self, other: Memory) -> Memory {
-        Memory {
-            rss: self.rss + other.rss,
-            pss: self.pss + other.pss,
-        }
-    }
-}
-
 fn ask_until(
     session: &Session,
     offset: usize,
@@ -363,40 +309,4 @@ fn daemon_pid(session: &Session) -> u32 {
         .unwrap();
     let after = &line[line.find("daemon pid ").unwrap() + "daemon pid ".len()..];
     after.split_whitespace().next().unwrap().parse().unwrap()
-}
-
-/// Resident memory of a process and all its descendants.
-fn tree_memory(root: u32) -> Memory {
-    let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
-    for entry in std::fs::read_dir("/proc").unwrap().filter_map(Result::ok) {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|name| name.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let parent = stat
-            .rsplit(')')
-            .next()
-            .and_then(|rest| rest.split_whitespace().nth(1))
-            .and_then(|ppid| ppid.parse::<u32>().ok());
-        if let Some(parent) = parent {
-            children.entry(parent).or_default().push(pid);
-        }
-    }
-    let mut total = Memory::default();
-    let mut pending = vec![root];
-    while let Some(pid) = pending.pop() {
-        total = total.add(Memory::of(pid));
-        pending.extend(children.get(&pid).into_iter().flatten());
-    }
-    total
-}
-
-fn mb(bytes: u64) -> f64 {
-    bytes as f64 / (1024.0 * 1024.0)
 }

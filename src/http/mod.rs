@@ -20,6 +20,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt as _;
 use ractor::ActorRef;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -87,7 +88,14 @@ impl Endpoint {
             .route_service(MCP_PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, admit));
         tracing::info!(%address, auth = ?self.config.auth, "serving MCP over HTTP");
-        match axum::serve(self.listener, router).await {
+        // Without it, the last small write of an answer waits for the
+        // client's delayed acknowledgement: 40 ms a call on Linux.
+        let listener = self.listener.tap_io(|stream| {
+            if let Err(error) = stream.set_nodelay(true) {
+                tracing::debug!("TCP_NODELAY not set on a connection: {error}");
+            }
+        });
+        match axum::serve(listener, router).await {
             Ok(()) => format!("the HTTP endpoint on {address} closed"),
             Err(error) => format!("the HTTP endpoint on {address} failed: {error}"),
         }

@@ -3,7 +3,7 @@
 //! a real project is (a compilation database).
 
 use super::project;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 /// Two Python modules, one using the other: the small project the
@@ -258,3 +258,28 @@ pub const MONOREPO_SERVERS: [&str; 10] = [
     "typescript-language-server",
     "intelephense",
 ];
+
+/// Mixed questions about the shapes project ([`SHAPES_PY`],
+/// [`SHAPES_MAIN_PY`]) that benchmarks ask in turn, with their arguments.
+pub fn shapes_questions() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "hover",
+            json!({"file": "main.py", "line": 3, "symbol": "total"}),
+        ),
+        (
+            "definition",
+            json!({"file": "main.py", "line": 3, "symbol": "Shape"}),
+        ),
+        (
+            "find_references",
+            json!({"file": "shapes.py", "line": 6, "symbol": "total"}),
+        ),
+        ("document_symbols", json!({"file": "shapes.py"})),
+        ("diagnostics", json!({"file": "main.py"})),
+        (
+            "hover",
+            json!({"file": "shapes.py", "line": 2, "symbol": "area"}),
+        ),
+    ]
+}
