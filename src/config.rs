@@ -210,6 +210,13 @@ pub fn daemon_config() -> Result<DaemonConfig> {
     }
     if let Some(address) = &file.http {
         let roots = file.http_roots.clone().unwrap_or_default();
+        if let Some(relative) = roots.iter().find(|root| root.is_relative()) {
+            anyhow::bail!(
+                "{}: http_roots: {} is not an absolute path",
+                user.display(),
+                relative.display()
+            );
+        }
         let auth = file.http_auth.unwrap_or_default();
         config.http = Some(
             HttpConfig::at(address, auth, roots)

@@ -108,7 +108,11 @@ fn http_config(args: &DaemonArgs, configured: Option<HttpConfig>) -> Result<Opti
         http.auth = auth;
     }
     if !args.http_roots.is_empty() {
-        http.roots = args.http_roots.clone();
+        http.roots = args
+            .http_roots
+            .iter()
+            .map(std::path::absolute)
+            .collect::<std::io::Result<_>>()?;
     }
     if let Some(seconds) = args.http_session_idle {
         http.session_idle = Duration::from_secs(seconds.max(1));
