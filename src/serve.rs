@@ -5,8 +5,10 @@
 //! session to the daemon and carries its MCP lines. Each agent's bridge
 //! then costs that program's few pages, not this binary's. `--standalone`,
 //! or a `windlass-bridge` that cannot be run, serves the session in this
-//! process instead.
+//! process instead; `--standalone --http ADDR` serves MCP over HTTP from
+//! this process, for as many sessions as connect.
 
+use crate::config::HttpConfig;
 use crate::control::protocol::{self, Hello, Request};
 use crate::runtime_dir::{RuntimeDir, version};
 use crate::session_args::{self, ServeArgs};
@@ -26,6 +28,17 @@ pub fn run(args: ServeArgs, raw_args: Vec<OsString>) -> Result<()> {
             return Err(error);
         }
     };
+    if let Some(address) = &args.http {
+        logging::init(args.log_level.as_deref())?;
+        let roots = settings
+            .roots
+            .roots()
+            .iter()
+            .map(|root| root.path.clone())
+            .collect();
+        let http = HttpConfig::at(address, args.http_auth.unwrap_or_default(), roots)?;
+        return standalone::run_http(http);
+    }
     if args.standalone {
         logging::init(args.log_level.as_deref())?;
         return standalone::run(settings);

@@ -42,6 +42,16 @@ pub struct ServeArgs {
     #[arg(long)]
     #[serde(skip)]
     pub standalone: bool,
+    /// With --standalone: serve MCP streamable HTTP on this loopback
+    /// address instead of stdio, the roots (-r, else this directory)
+    /// those of any session whose client lists none.
+    #[arg(long, value_name = "ADDR", requires = "standalone")]
+    #[serde(skip)]
+    pub http: Option<String>,
+    /// With --http: whether requests need the bearer token.
+    #[arg(long, value_name = "AUTH", requires = "http")]
+    #[serde(skip)]
+    pub http_auth: Option<crate::config::HttpAuth>,
     /// Log filter (error, warn, info, debug, trace) for the log file, and
     /// for stderr when given; without it the file gets info and stderr
     /// only warnings and errors (an MCP host shows a server's stderr as

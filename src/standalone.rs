@@ -2,9 +2,13 @@
 //! on stdio and ending with it: `serve --standalone`, and a bridge's
 //! fallback when no daemon can be reached or started. The session gets a
 //! control socket of its own in the runtime directory, recorded with it,
-//! for `status`, `monitor` and the hosts' hooks.
+//! for `status`, `monitor` and the hosts' hooks. `serve --standalone
+//! --http ADDR` serves MCP over HTTP instead, as many sessions as
+//! connect, until the process is stopped; no bridge attaches to it.
 
+use crate::config::HttpConfig;
 use crate::control::{self, Control};
+use crate::http::Endpoint;
 use crate::runtime_dir::RuntimeDir;
 use crate::tree;
 use anyhow::Result;
@@ -13,7 +17,7 @@ use std::time::Duration;
 use tokio::net::UnixListener;
 use windlass_actors::messages::gateway::Connection;
 use windlass_actors::settings::Settings;
-use windlass_actors::supervisor::{self, Mode, RestartPolicy};
+use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy};
 
 /// Serves MCP on this process's stdio until the client goes away.
 pub fn run(settings: Settings) -> Result<()> {
@@ -27,6 +31,37 @@ pub fn run(settings: Settings) -> Result<()> {
 }
 
 async fn serve(settings: Settings) -> Result<()> {
+    serve_tree(Mode::Standalone, Some((settings, Connection::Stdio)), None).await
+}
+
+/// Serves MCP over HTTP until the process is stopped.
+pub fn run_http(http: HttpConfig) -> Result<()> {
+    let config = crate::config::daemon_config()?;
+    // The daemon's limits on servers, but no lingering: the process ends
+    // when it is stopped, not when its clients go.
+    let lifetime = Lifetime {
+        linger: None,
+        server_idle: (config.server_idle > 0).then(|| Duration::from_secs(config.server_idle)),
+        memory_budget: config.memory_budget,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let served = runtime.block_on(async {
+        let endpoint = Endpoint::bind(http).await?;
+        serve_tree(Mode::Daemon(lifetime), None, Some(endpoint)).await
+    });
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    served
+}
+
+/// The tree with its first session, or its HTTP endpoint, and the
+/// process's own control socket.
+async fn serve_tree(
+    mode: Mode,
+    first: Option<(Settings, Connection)>,
+    endpoint: Option<Endpoint>,
+) -> Result<()> {
     let (socket, listener) = match bind().await {
         Some((socket, listener, inode)) => (Some((socket, inode)), Some(listener)),
         None => (None, None),
@@ -34,22 +69,34 @@ async fn serve(settings: Settings) -> Result<()> {
     let recorded = socket.as_ref().map(|(socket, _)| socket.clone());
     let arguments = |recorder| supervisor::Arguments {
         policy: RestartPolicy::default(),
-        mode: Mode::Standalone,
-        first: Some((settings, Connection::Stdio)),
+        mode,
+        first,
         recorder,
         socket: recorded,
     };
     let served = tree::run(arguments, |supervisor, recorder| async move {
-        match listener {
-            Some(listener) => {
-                let control = Control {
-                    supervisor,
-                    recorder,
-                    daemon: false,
-                };
-                control::accept(listener, control).await
+        let http = async {
+            match endpoint {
+                Some(endpoint) => endpoint.serve(supervisor.clone()).await,
+                None => std::future::pending().await,
             }
-            None => std::future::pending().await,
+        };
+        let control = async {
+            match listener {
+                Some(listener) => {
+                    let control = Control {
+                        supervisor: supervisor.clone(),
+                        recorder,
+                        daemon: false,
+                    };
+                    control::accept(listener, control).await
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            reason = http => reason,
+            reason = control => reason,
         }
     })
     .await;

@@ -3,8 +3,9 @@
 //! non-interactively against a scripted model served on loopback. Each
 //! test asserts on what reached the model: the hooks' diagnostics next to
 //! an edit's result, the MCP tools' answers, two agents sharing a file,
-//! roots that follow the host's directories, and which Windlass tools
-//! Claude Code's ToolSearch finds by keywords.
+//! roots that follow the host's directories, which Windlass tools
+//! Claude Code's ToolSearch finds by keywords, and Windlass reached over
+//! MCP streamable HTTP as the README tells a user to add it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -12,6 +13,7 @@ mod common;
 
 use common::anthropic;
 use common::host::{Finished, Host, Installed, Watchdog};
+use common::http::Endpoint;
 use common::model::{Model, Step, ToolResult};
 use common::project;
 use serde_json::json;
@@ -411,6 +413,72 @@ fn short(tool: &str) -> String {
 /// on the plugin, and at the repository root no error (the root's
 /// `hooks/hooks.json` is Gemini CLI's, whose events Claude Code does not
 /// know: warnings only).
+/// Windlass added to Claude Code as an HTTP server with the bearer token,
+/// as the README says: a hover and the diagnostics of a broken file reach
+/// the model from the endpoint's session, which the host's roots root.
+#[test]
+fn claude_code_reaches_windlass_over_http() {
+    let (host, what) = (Host::Claude, "claude over http");
+    let _watchdog = Watchdog::arm(what, TEST_LIMIT);
+    let (_dir, root) = python_project();
+    let Some(installed) = Installed::new(host, &[&root]) else {
+        return;
+    };
+    std::fs::write(
+        root.join("pkg/mathutil.py"),
+        MATHUTIL.replace(RETURN, BAD_RETURN),
+    )
+    .unwrap();
+    let endpoint = Endpoint::start(&[]);
+    let header = format!("Authorization: Bearer {}", endpoint.token());
+    installed.add_http_server(HTTP_SERVER, &endpoint.url(), &header, &root);
+    let mut script = vec![Step::tool_search(&format!(
+        "select:mcp__{HTTP_SERVER}__hover,mcp__{HTTP_SERVER}__diagnostics"
+    ))];
+    let hover = script.len();
+    script.extend([
+        Step::mcp_on(
+            HTTP_SERVER,
+            "hover",
+            json!({"file": "pkg/app.py", "line": 3, "symbol": "add"}),
+        ),
+        Step::mcp_on(
+            HTTP_SERVER,
+            "diagnostics",
+            json!({"file": "pkg/mathutil.py"}),
+        ),
+        Step::text("Done."),
+    ]);
+    let model = Model::start(host.api(), host.name());
+    model.script(script);
+    let run = installed.run(&root, &model, &[]);
+
+    let mut checks = Checks::new(what);
+    let answer = result(&model, hover);
+    checks.that(
+        "hover over HTTP answers with pyright's signature of add",
+        !answer.is_error && squashed(&answer.text).contains("defadd(a:int,b:int)->int"),
+        &shown(&answer),
+    );
+    let answer = result(&model, hover + 1);
+    checks.that(
+        "diagnostics over HTTP report the error at 2:12",
+        !answer.is_error && answer.text.contains("2:12 error"),
+        &shown(&answer),
+    );
+    let sessions = endpoint.windlass(&["list"]);
+    checks.that(
+        "the endpoint's session is listed over http with the host as its client",
+        sessions.contains("over http") && sessions.contains("client claude-code"),
+        &sessions,
+    );
+    checks.finish(&[(&model, &run)]);
+}
+
+/// The name Claude Code is told the endpoint's server by, beside the
+/// plugin's.
+const HTTP_SERVER: &str = "windlass-http";
+
 #[test]
 fn claude_plugin_validate_finds_no_problem() {
     let _watchdog = Watchdog::arm("plugin validate", TEST_LIMIT);

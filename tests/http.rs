@@ -367,23 +367,45 @@ fn the_conformance_suite_passes_the_scenarios_of_a_tools_only_server() {
     }
 }
 
+/// A daemon world whose user configuration serves Python with mockls.
+fn with_mockls() -> Daemon {
+    let daemon = Daemon::new();
+    let config = daemon.dir.path().join("config/windlass");
+    std::fs::create_dir_all(&config).unwrap();
+    let mockls = common::mockls_binary().display().to_string();
+    let table = common::python_server("python", &mockls, "", "");
+    std::fs::write(config.join("config.toml"), table).unwrap();
+    daemon
+}
+
+#[test]
+fn a_standalone_process_serves_several_http_sessions_and_no_bridge() {
+    let served = project(&[("main.py", "class Shape:\n    pass\n\nshape = Shape()\n")]);
+    let root = served.path().display().to_string();
+    let endpoint = Endpoint::standalone(with_mockls(), &["--http-auth", "none", "-r", &root]);
+    let mut sessions: Vec<HttpSession> = (0..3)
+        .map(|_| HttpSession::start(&endpoint, None))
+        .collect();
+    let question = json!({"file": "main.py", "line": 4, "column": 10});
+    for session in &mut sessions {
+        assert_eq!(session.call("hover", question.clone()).unwrap(), "Shape");
+    }
+    assert_eq!(children_named(endpoint.pid(), "mockls"), 1);
+    assert_eq!(endpoint.alive().len(), 3);
+    let sockets = endpoint.daemon.sockets();
+    assert!(
+        sockets.iter().all(|socket| socket
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().starts_with("session-"))),
+        "only the process's own control socket, no daemon's for bridges to attach to: {sockets:?}"
+    );
+}
+
 #[test]
 fn an_http_session_shares_the_daemons_server_with_a_bridge_and_keeps_to_its_roots() {
     let served = project(&[("main.py", "class Shape:\n    pass\n\nshape = Shape()\n")]);
     let elsewhere = project(&[("secret.py", "token = 1\n")]);
-    let daemon = Daemon::new();
-    let config = daemon.dir.path().join("config/windlass");
-    std::fs::create_dir_all(&config).unwrap();
-    std::fs::write(
-        config.join("config.toml"),
-        common::python_server(
-            "python",
-            &common::mockls_binary().display().to_string(),
-            "",
-            "",
-        ),
-    )
-    .unwrap();
+    let daemon = with_mockls();
     let root = served.path().display().to_string();
     let endpoint = Endpoint::start_in(daemon, &["--http-root", &root]);
     let mut http = HttpSession::start(&endpoint, Some(endpoint.token()));

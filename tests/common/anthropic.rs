@@ -39,8 +39,16 @@ fn said(action: &Action) -> Said<'_> {
             json!({"file_path": file, "old_string": old, "new_string": new}),
         ),
         Action::Read { file } => Said::Call("Read".to_owned(), json!({"file_path": file})),
-        Action::Mcp { tool, arguments } => {
-            Said::Call(format!("{MCP_PREFIX}{tool}"), arguments.clone())
+        Action::Mcp {
+            server,
+            tool,
+            arguments,
+        } => {
+            let name = match server {
+                Some(server) => format!("mcp__{server}__{tool}"),
+                None => format!("{MCP_PREFIX}{tool}"),
+            };
+            Said::Call(name, arguments.clone())
         }
         Action::ToolSearch { query } => Said::Call(
             "ToolSearch".to_owned(),

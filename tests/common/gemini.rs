@@ -32,7 +32,14 @@ fn part(action: &Action, turn: usize) -> Value {
         ),
         Action::Read { file } => ("read_file".to_owned(), json!({"file_path": file})),
         // Gemini CLI names an MCP tool `mcp_SERVER_TOOL`.
-        Action::Mcp { tool, arguments } => (format!("mcp_windlass_{tool}"), arguments.clone()),
+        Action::Mcp {
+            server,
+            tool,
+            arguments,
+        } => {
+            let server = server.as_deref().unwrap_or("windlass");
+            (format!("mcp_{server}_{tool}"), arguments.clone())
+        }
         Action::ToolSearch { .. } => panic!("Gemini CLI has no ToolSearch"),
     };
     json!({"functionCall": {"id": call_id(turn), "name": name, "args": args}})

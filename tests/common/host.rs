@@ -130,6 +130,25 @@ impl Installed {
         );
     }
 
+    /// Tells Claude Code of an MCP server over HTTP, as the README says:
+    /// `claude mcp add --transport http --header …`.
+    pub fn add_http_server(&self, name: &str, url: &str, header: &str, cwd: &Path) {
+        assert_eq!(self.host, Host::Claude, "only Claude Code's is scripted");
+        let args = [
+            "mcp",
+            "add",
+            "--transport",
+            "http",
+            "--scope",
+            "user",
+            name,
+            url,
+            "--header",
+            header,
+        ];
+        self.setup(&args, &cwd.display().to_string());
+    }
+
     /// What one of the host's own commands (no model) printed, run in
     /// `cwd`.
     pub fn output(&self, args: &[&str], cwd: &str) -> std::process::Output {
@@ -205,7 +224,7 @@ impl Installed {
                 "--allowedTools",
                 // A server's name alone allows every tool of it.
                 &format!(
-                    "Edit,Read,Write,ToolSearch,{}",
+                    "Edit,Read,Write,ToolSearch,{},mcp__windlass-http",
                     anthropic::MCP_PREFIX.trim_end_matches('_')
                 ),
             ]),

@@ -27,9 +27,20 @@ impl Endpoint {
 
     /// The same in `daemon`'s world (its user configuration, say).
     pub fn start_in(daemon: Daemon, flags: &[&str]) -> Endpoint {
+        Endpoint::spawn(daemon, &["daemon", "--foreground"], flags)
+    }
+
+    /// `windlass serve --standalone --http 127.0.0.1:PORT` with `flags`,
+    /// in `daemon`'s world but not its daemon.
+    pub fn standalone(daemon: Daemon, flags: &[&str]) -> Endpoint {
+        Endpoint::spawn(daemon, &["serve", "--standalone"], flags)
+    }
+
+    fn spawn(daemon: Daemon, command: &[&str], flags: &[&str]) -> Endpoint {
         let port = free_port();
         let child = Command::new(windlass_binary())
-            .args(["daemon", "--foreground", "--http"])
+            .args(command)
+            .arg("--http")
             .arg(format!("127.0.0.1:{port}"))
             .args(flags)
             .envs(daemon.environment())

@@ -37,8 +37,11 @@ pub enum Action {
     Read {
         file: PathBuf,
     },
-    /// A Windlass MCP tool by its own name (`hover`), with its arguments.
+    /// A Windlass MCP tool by its own name (`hover`), with its arguments:
+    /// the plugin's or extension's server, or the one the host was told
+    /// of by this name (`server`).
     Mcp {
+        server: Option<String>,
         tool: String,
         arguments: Value,
     },
@@ -86,6 +89,16 @@ impl Step {
 
     pub fn mcp(tool: &str, arguments: Value) -> Step {
         Step::from(Action::Mcp {
+            server: None,
+            tool: tool.to_owned(),
+            arguments,
+        })
+    }
+
+    /// A tool of the MCP server the host knows as `server`.
+    pub fn mcp_on(server: &str, tool: &str, arguments: Value) -> Step {
+        Step::from(Action::Mcp {
+            server: Some(server.to_owned()),
             tool: tool.to_owned(),
             arguments,
         })
