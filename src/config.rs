@@ -50,6 +50,15 @@ pub struct ConfigFile {
     /// Daemon (user configuration only): the roots of an HTTP session
     /// whose client lists none, until it does.
     pub http_roots: Option<Vec<PathBuf>>,
+    /// Daemon (user configuration only): serve HTTPS with this PEM
+    /// certificate chain (with `http_tls_key`).
+    pub http_tls_cert: Option<PathBuf>,
+    /// Daemon (user configuration only): the PEM private key of
+    /// `http_tls_cert`.
+    pub http_tls_key: Option<PathBuf>,
+    /// Daemon (user configuration only): allow an `http` address other
+    /// machines can reach; it needs TLS and the token.
+    pub http_remote: Option<bool>,
     /// Language servers by name; the name labels their errors.
     #[serde(default)]
     pub server: BTreeMap<String, ServerEntry>,
@@ -166,6 +175,30 @@ pub struct HttpConfig {
     /// A session without a request for this long ends: its client has
     /// most likely gone without saying so.
     pub session_idle: std::time::Duration,
+    /// The PEM certificate chain and key to serve HTTPS with.
+    pub tls: Option<TlsFiles>,
+    /// Whether an address other machines can reach was asked for.
+    pub remote: bool,
+}
+
+/// A certificate chain and its private key, PEM files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+impl TlsFiles {
+    /// Both files, or neither; one without the other is a mistake.
+    pub fn pair(cert: Option<PathBuf>, key: Option<PathBuf>) -> Result<Option<Self>> {
+        match (cert, key) {
+            (Some(cert), Some(key)) => Ok(Some(Self { cert, key })),
+            (None, None) => Ok(None),
+            _ => anyhow::bail!(
+                "TLS needs both a certificate (http_tls_cert) and its key (http_tls_key)"
+            ),
+        }
+    }
 }
 
 /// Whether HTTP requests need the bearer token.
@@ -191,6 +224,8 @@ impl HttpConfig {
             auth,
             roots,
             session_idle: std::time::Duration::from_secs(30 * 60),
+            tls: None,
+            remote: false,
         })
     }
 }
@@ -218,10 +253,12 @@ pub fn daemon_config() -> Result<DaemonConfig> {
             );
         }
         let auth = file.http_auth.unwrap_or_default();
-        config.http = Some(
-            HttpConfig::at(address, auth, roots)
-                .with_context(|| format!("{}: http", user.display()))?,
-        );
+        let mut http = HttpConfig::at(address, auth, roots)
+            .with_context(|| format!("{}: http", user.display()))?;
+        http.tls = TlsFiles::pair(file.http_tls_cert.clone(), file.http_tls_key.clone())
+            .with_context(|| format!("{}", user.display()))?;
+        http.remote = file.http_remote.unwrap_or(false);
+        config.http = Some(http);
     }
     Ok(config)
 }

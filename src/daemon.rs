@@ -6,7 +6,7 @@
 //! `windlass stop`, a signal, or when it has lingered without sessions
 //! (never while it serves HTTP).
 
-use crate::config::{HttpAuth, HttpConfig};
+use crate::config::{HttpAuth, HttpConfig, TlsFiles};
 use crate::control::protocol::{Answer, Request};
 use crate::control::{self, Control, client};
 use crate::http::Endpoint;
@@ -54,6 +54,16 @@ pub struct DaemonArgs {
     /// (default 1800).
     #[arg(long, env = "WINDLASS_HTTP_SESSION_IDLE", value_name = "SECS")]
     pub http_session_idle: Option<u64>,
+    /// Serve HTTPS with this PEM certificate chain (with --http-tls-key).
+    #[arg(long, value_name = "FILE", requires = "http_tls_key")]
+    pub http_tls_cert: Option<PathBuf>,
+    /// The PEM private key of --http-tls-cert.
+    #[arg(long, value_name = "FILE", requires = "http_tls_cert")]
+    pub http_tls_key: Option<PathBuf>,
+    /// Allow an --http address other machines can reach (it needs TLS
+    /// and the token).
+    #[arg(long)]
+    pub http_remote: bool,
     /// Log filter (error, warn, info, debug, trace) for the log file, and
     /// for stderr when given.
     #[arg(long, env = "WINDLASS_LOG")]
@@ -117,6 +127,13 @@ fn http_config(args: &DaemonArgs, configured: Option<HttpConfig>) -> Result<Opti
     if let Some(seconds) = args.http_session_idle {
         http.session_idle = Duration::from_secs(seconds.max(1));
     }
+    if let (Some(cert), Some(key)) = (&args.http_tls_cert, &args.http_tls_key) {
+        http.tls = Some(TlsFiles {
+            cert: std::path::absolute(cert)?,
+            key: std::path::absolute(key)?,
+        });
+    }
+    http.remote |= args.http_remote;
     Ok(Some(http))
 }
 

@@ -89,19 +89,124 @@ fn a_session_its_client_forgets_ends_after_the_idle_time() {
     );
 }
 
-#[test]
-fn a_non_loopback_address_is_refused_with_the_reason() {
+/// What `windlass daemon --http ADDR FLAGS` says on its way out.
+fn refusal(address: &str, flags: &[&str]) -> String {
     let daemon = Daemon::new();
     let output = Command::new(windlass_binary())
-        .args(["daemon", "--foreground", "--http", "0.0.0.0:0"])
+        .args(["daemon", "--foreground", "--http", address])
+        .args(flags)
         .envs(daemon.environment())
         .env_remove("WINDLASS_STATE_DIR")
         .output()
         .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("not a loopback address"), "{stderr}");
+    assert!(!output.status.success(), "{address} {flags:?} was served");
     assert!(daemon.sockets().is_empty(), "no daemon was left running");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A self-signed certificate for 127.0.0.1 and localhost, and its key.
+fn certificate(directory: &Path) -> (PathBuf, PathBuf) {
+    let (cert, key) = (directory.join("cert.pem"), directory.join("key.pem"));
+    let output = Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+        ])
+        .args(["-nodes", "-days", "2", "-subj", "/CN=localhost"])
+        .args(["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "openssl: {output:?}");
+    (cert, key)
+}
+
+#[test]
+fn an_address_other_machines_reach_needs_asking_tls_and_the_token() {
+    let stderr = refusal("0.0.0.0:0", &[]);
+    assert!(
+        stderr.contains("not a loopback address") && stderr.contains("--http-remote"),
+        "{stderr}"
+    );
+    let stderr = refusal("0.0.0.0:0", &["--http-remote"]);
+    assert!(
+        stderr.contains("needs TLS") && stderr.contains("--http-tls-cert"),
+        "{stderr}"
+    );
+    let files = tempfile::tempdir().unwrap();
+    let (cert, key) = certificate(files.path());
+    let (cert, key) = (cert.display().to_string(), key.display().to_string());
+    let tls = [
+        "--http-remote",
+        "--http-tls-cert",
+        &cert,
+        "--http-tls-key",
+        &key,
+    ];
+    let mut without_token = tls.to_vec();
+    without_token.extend(["--http-auth", "none"]);
+    let stderr = refusal("0.0.0.0:0", &without_token);
+    assert!(
+        stderr.contains("http_auth = \"none\" is refused"),
+        "{stderr}"
+    );
+    let stderr = refusal(
+        "127.0.0.1:0",
+        &["--http-tls-cert", &key, "--http-tls-key", &key],
+    );
+    assert!(stderr.contains("certificate"), "{stderr}");
+}
+
+#[test]
+fn https_with_the_token_serves_a_client_from_anywhere() {
+    let python = match mcp_python() {
+        Ok(python) => python,
+        Err(reason) => return skip(&reason),
+    };
+    let files = tempfile::tempdir().unwrap();
+    let (cert, key) = certificate(files.path());
+    let served = project(&[("notes.txt", "over TLS\n")]);
+    let root = served.path().display().to_string();
+    let (cert_arg, key_arg) = (cert.display().to_string(), key.display().to_string());
+    let endpoint = Endpoint::start_on(
+        "0.0.0.0",
+        &[
+            "--http-remote",
+            "--http-tls-cert",
+            &cert_arg,
+            "--http-tls-key",
+            &key_arg,
+            "--http-root",
+            &root,
+        ],
+    );
+    let url = format!("https://127.0.0.1:{}/mcp", endpoint.port);
+    let args = [
+        "--token".into(),
+        endpoint.token(),
+        "--cafile".into(),
+        cert_arg.clone(),
+        "--no-roots".into(),
+    ];
+    let mut client = SdkClient::start(&python, &url, &args);
+    let read = client
+        .call("read_file", json!({"file": "notes.txt"}))
+        .unwrap();
+    assert!(read.contains("over TLS"), "{read}");
+    client.finish();
+
+    let (status, _) = request(endpoint.port, "POST", &[], &initialize_body(json!({})));
+    assert_eq!(
+        status, 0,
+        "plain HTTP gets no answer from an HTTPS endpoint"
+    );
 }
 
 /// The Python interpreter that has the MCP SDK, or why there is none.

@@ -9,8 +9,11 @@
 //!
 //! In front of rmcp, [`admit`] refuses what it must not see: a request
 //! without the bearer token (unless the token is off, which only a
-//! loopback address allows) and a new session beyond the limit.
+//! loopback address allows) and a new session beyond the limit. An
+//! address other machines reach must be asked for (`http_remote`) and
+//! is served over TLS only ([`tls`]).
 
+mod tls;
 pub mod token;
 
 use crate::config::{HttpAuth, HttpConfig};
@@ -43,6 +46,7 @@ const MAX_BODY_BYTES: usize = 4 << 20;
 /// A bound endpoint, ready to serve.
 pub struct Endpoint {
     listener: TcpListener,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     config: HttpConfig,
 }
 
@@ -55,10 +59,18 @@ impl Endpoint {
             // from the first request.
             token::current_or_new(&token::path()?)?;
         }
+        let tls = match &config.tls {
+            Some(files) => Some(tls::acceptor(&files.cert, &files.key)?),
+            None => None,
+        };
         let listener = TcpListener::bind(config.address)
             .await
             .with_context(|| format!("binding the HTTP endpoint on {}", config.address))?;
-        Ok(Self { listener, config })
+        Ok(Self {
+            listener,
+            tls,
+            config,
+        })
     }
 
     pub fn address(&self) -> Result<SocketAddr> {
@@ -87,30 +99,51 @@ impl Endpoint {
         let router = axum::Router::new()
             .route_service(MCP_PATH, service)
             .layer(axum::middleware::from_fn_with_state(guard, admit));
-        tracing::info!(%address, auth = ?self.config.auth, "serving MCP over HTTP");
-        // Without it, the last small write of an answer waits for the
-        // client's delayed acknowledgement: 40 ms a call on Linux.
-        let listener = self.listener.tap_io(|stream| {
-            if let Err(error) = stream.set_nodelay(true) {
-                tracing::debug!("TCP_NODELAY not set on a connection: {error}");
+        tracing::info!(%address, auth = ?self.config.auth, tls = self.tls.is_some(), "serving MCP over HTTP");
+        let served = match self.tls {
+            Some(acceptor) => match tls::TlsListener::new(self.listener, acceptor) {
+                Ok(listener) => axum::serve(listener, router).await,
+                Err(error) => Err(std::io::Error::other(error.to_string())),
+            },
+            // Without it, the last small write of an answer waits for
+            // the client's delayed acknowledgement: 40 ms a call on Linux.
+            None => {
+                let listener = self.listener.tap_io(|stream| {
+                    if let Err(error) = stream.set_nodelay(true) {
+                        tracing::debug!("TCP_NODELAY not set on a connection: {error}");
+                    }
+                });
+                axum::serve(listener, router).await
             }
-        });
-        match axum::serve(listener, router).await {
+        };
+        match served {
             Ok(()) => format!("the HTTP endpoint on {address} closed"),
             Err(error) => format!("the HTTP endpoint on {address} failed: {error}"),
         }
     }
 }
 
-/// A loopback address only, and the token off only there.
+/// An address other machines reach only when asked for, over TLS, with
+/// the token.
 fn check(config: &HttpConfig) -> Result<()> {
-    if !config.address.ip().is_loopback() {
+    if config.address.ip().is_loopback() {
+        return Ok(());
+    }
+    let address = config.address;
+    if !config.remote {
         bail!(
-            "http = \"{}\" is not a loopback address: Windlass serves MCP over HTTP on loopback \
-             only (127.0.0.1 or [::1]); reach it from a container or another machine through an \
-             SSH tunnel or a TLS proxy",
-            config.address
+            "http = \"{address}\" is not a loopback address: serving MCP to other machines needs \
+             http_remote = true (--http-remote), TLS and the token"
         );
+    }
+    if config.tls.is_none() {
+        bail!(
+            "http = \"{address}\" is reachable from other machines and needs TLS: set \
+             http_tls_cert and http_tls_key (--http-tls-cert, --http-tls-key)"
+        );
+    }
+    if config.auth == HttpAuth::None {
+        bail!("http_auth = \"none\" is refused for \"{address}\", which other machines can reach");
     }
     Ok(())
 }
@@ -119,6 +152,14 @@ fn check(config: &HttpConfig) -> Result<()> {
 /// rebinding), and an `Origin`, when a browser sends one, must be a
 /// loopback page's.
 fn protocol_config(config: &HttpConfig) -> StreamableHttpServerConfig {
+    if !config.address.ip().is_loopback() {
+        // Other machines name this one as they please; DNS rebinding
+        // gets nowhere against TLS and the token, which a page cannot
+        // send.
+        return StreamableHttpServerConfig::default()
+            .disable_allowed_hosts()
+            .with_max_request_body_bytes(MAX_BODY_BYTES);
+    }
     let port = config.address.port();
     let hosts = ["localhost", "127.0.0.1", "[::1]", "::1"];
     let mut allowed_hosts: Vec<String> = hosts.iter().map(|host| (*host).to_owned()).collect();

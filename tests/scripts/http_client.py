@@ -1,7 +1,7 @@
 """Drives a Windlass session over MCP streamable HTTP with the official
 MCP Python SDK, one command per stdin line, one JSON answer per stdout line.
 
-    http_client.py URL [--token TOKEN] [--root DIR]... [--no-roots]
+    http_client.py URL [--token TOKEN] [--cafile PEM] [--root DIR]... [--no-roots]
 
 Commands (JSON objects, one per line):
     {"call": TOOL, "args": {...}}   -> {"text": ..., "error": bool}
@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import json
 import pathlib
+import ssl
 import sys
 
 import httpx2
@@ -31,6 +32,7 @@ async def main() -> None:
     parser.add_argument("--token")
     parser.add_argument("--root", action="append", default=[])
     parser.add_argument("--no-roots", action="store_true")
+    parser.add_argument("--cafile")
     options = parser.parse_args()
     roots = [uri(root) for root in options.root]
 
@@ -38,7 +40,10 @@ async def main() -> None:
         return types.ListRootsResult(roots=[types.Root(uri=root) for root in roots])
 
     headers = {"Authorization": f"Bearer {options.token}"} if options.token else {}
-    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(120.0, read=300.0))
+    verify = ssl.create_default_context(cafile=options.cafile) if options.cafile else True
+    http = httpx2.AsyncClient(
+        headers=headers, verify=verify, timeout=httpx2.Timeout(120.0, read=300.0)
+    )
     callback = None if options.no_roots else list_roots
     loop = asyncio.get_running_loop()
     async with http, streamable_http_client(options.url, http_client=http) as streams:
