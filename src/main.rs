@@ -23,6 +23,7 @@ mod session_args;
 mod standalone;
 mod state_dir;
 mod status;
+mod top;
 mod tree;
 mod trust;
 
@@ -62,6 +63,8 @@ enum Command {
     Gc(gc::GcArgs),
     /// A session's events, live (or every session's, --all).
     Monitor(live_events::MonitorArgs),
+    /// The whole daemon at a glance: sessions, servers, leases, events.
+    Top(top::TopArgs),
     /// A live session's servers, states, roots, CPU and memory.
     Status {
         /// A session id, or any unique prefix of one.
@@ -105,6 +108,7 @@ fn main() -> Result<()> {
         Some(Command::Gc(args)) => gc::run(args),
         Some(Command::Monitor(args)) => live_events::run(args),
         Some(Command::Status { session }) => status::run(&session),
+        Some(Command::Top(args)) => top::run(&args),
         Some(Command::Doctor(args)) => doctor::run(args),
         Some(Command::Acquire(args)) => hooks::acquire::run(&args),
         Some(Command::Release(args)) => hooks::release::run(&args),

@@ -1,0 +1,146 @@
+//! A picture as plain text: `windlass top --once`, for scripts and for
+//! terminals that are not TTYs. The dashboard draws the same columns.
+
+use super::snapshot::{LeaseView, ServerView, SessionView, Snapshot};
+use crate::clock::shown_time;
+
+/// Every pane of the picture, one section each, no wider than needed.
+pub fn render(snapshot: &Snapshot) -> String {
+    let mut out = vec![headline(snapshot), String::new()];
+    out.push(format!("SESSIONS ({})", snapshot.sessions.len()));
+    out.extend(table(
+        SESSION_COLUMNS,
+        snapshot.sessions.iter().map(session_row),
+    ));
+    out.push(String::new());
+    out.push(format!("SERVERS ({})", snapshot.servers.len()));
+    out.extend(table(
+        SERVER_COLUMNS,
+        snapshot.servers.iter().map(server_row),
+    ));
+    out.push(String::new());
+    out.push(format!("LEASES ({})", snapshot.leases.len()));
+    out.extend(table(LEASE_COLUMNS, snapshot.leases.iter().map(lease_row)));
+    out.push(String::new());
+    out.push("EVENTS (latest last)".into());
+    let shown = snapshot.events.len().saturating_sub(10);
+    out.extend(
+        snapshot.events[shown..]
+            .iter()
+            .map(|event| format!("  {}", crate::recorded::table_line(event))),
+    );
+    out.join("\n")
+}
+
+/// The status line: version, pid, uptime and the store's health.
+pub fn headline(snapshot: &Snapshot) -> String {
+    let daemon = &snapshot.daemon;
+    let pid = daemon
+        .pid
+        .map_or_else(String::new, |pid| format!("  pid {pid}"));
+    let store = match &daemon.store_trouble {
+        None => "store ok".to_owned(),
+        Some(trouble) => format!("store: {trouble}"),
+    };
+    format!(
+        "windlass {}{pid}  up {}  {store}",
+        daemon.version,
+        duration(daemon.uptime_seconds)
+    )
+}
+
+/// `3h05m`, `4m12s`, `9s`.
+pub fn duration(seconds: u64) -> String {
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m{:02}s", seconds / 60, seconds % 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+pub const SESSION_COLUMNS: &[&str] = &[
+    "id",
+    "transport",
+    "client",
+    "host session",
+    "calls/min",
+    "roots",
+    "last error",
+];
+
+pub fn session_row(session: &SessionView) -> Vec<String> {
+    let roots: Vec<String> = session
+        .roots
+        .iter()
+        .map(|root| root.display().to_string())
+        .collect();
+    vec![
+        session.id.clone(),
+        session.transport.clone(),
+        session.client.clone().unwrap_or_else(|| "-".into()),
+        session.host_session.clone().unwrap_or_else(|| "-".into()),
+        session.calls_last_minute.to_string(),
+        roots.join(" "),
+        session.last_error.clone().unwrap_or_default(),
+    ]
+}
+
+pub const SERVER_COLUMNS: &[&str] = &[
+    "server", "state", "pid", "cpu%", "rss", "sessions", "queued", "restarts", "command",
+];
+
+pub fn server_row(server: &ServerView) -> Vec<String> {
+    let mut state = server.state.clone();
+    if let Some(reason) = &server.reason {
+        state.push_str(&format!(": {reason}"));
+    }
+    vec![
+        server.name.clone(),
+        state,
+        server.pid.map_or_else(|| "-".into(), |pid| pid.to_string()),
+        server
+            .cpu_percent
+            .map_or_else(|| "-".into(), |cpu| format!("{cpu:.0}")),
+        server.rss_bytes.map_or_else(
+            || "-".into(),
+            |rss| format!("{:.0}M", rss as f64 / (1024.0 * 1024.0)),
+        ),
+        server.sessions.join(" "),
+        server.queued.to_string(),
+        server.restarts.to_string(),
+        server.command.clone(),
+    ]
+}
+
+pub const LEASE_COLUMNS: &[&str] = &["file", "owner", "mode", "since"];
+
+pub fn lease_row(lease: &LeaseView) -> Vec<String> {
+    vec![
+        lease.path.clone(),
+        lease.owner.clone(),
+        lease.mode.to_owned(),
+        shown_time(lease.since),
+    ]
+}
+
+/// Rows under their header, each column as wide as its widest cell.
+fn table(header: &[&str], rows: impl Iterator<Item = Vec<String>>) -> Vec<String> {
+    let rows: Vec<Vec<String>> = rows.collect();
+    let mut widths: Vec<usize> = header.iter().map(|name| name.chars().count()).collect();
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        format!("  {}", padded.join("  ").trim_end())
+    };
+    let mut lines = vec![line(header.iter().map(|name| (*name).to_owned()).collect())];
+    lines.extend(rows.into_iter().map(line));
+    lines
+}
