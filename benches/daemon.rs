@@ -5,7 +5,8 @@
 //! ```
 //!
 //! Prints the bridge's cost on a warm hover (bridge + daemon against one
-//! standalone process), the first hover of a second session when the
+//! standalone process), the same hover with `windlass top` attached and
+//! refreshing against without (when tmux is installed), the first hover of a second session when the
 //! daemon already has a warm pyright (against the first session's, cold),
 //! and eight sessions asking mixed questions for `DAEMON_BENCH_SECONDS`
 //! (default 60) against mockls and against pyright: lost and mismatched
@@ -42,6 +43,11 @@ fn main() {
         .and_then(|value| value.parse().ok())
         .unwrap_or(60);
     hover_overhead();
+    if have("tmux") {
+        hover_with_top();
+    } else {
+        println!("tmux is not on PATH: the hover with `top` attached is skipped");
+    }
     if have("pyright-langserver") {
         second_session_first_hover();
     } else {
@@ -94,6 +100,65 @@ fn hover_overhead() {
         "  bridge + daemon minus standalone",
         through.ms(0.5) - alone.ms(0.5),
         through.ms(0.9) - alone.ms(0.9)
+    );
+}
+
+/// Warm hovers through a bridge while `windlass top` runs in a terminal
+/// of its own (tmux), refreshing once a second, against the same hovers
+/// without it, in alternating blocks.
+fn hover_with_top() {
+    let dir = project(&[("main.py", "class Shape:\n    pass\n\nshape = Shape()\n")]);
+    let args = quiet(dir.path(), &["--lsp".into(), mockls_lsp("python", "")]);
+    let daemon = Daemon::new();
+    let bridged = daemon.session(&args);
+    let question = json!({"file": "main.py", "line": 4, "column": 10});
+    for _ in 0..100 {
+        assert_eq!(bridged.ok("hover", question.clone()), "Shape");
+    }
+    let socket = format!("windlass-top-bench-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        std::process::Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let (mut without, mut with) = (Vec::new(), Vec::new());
+    for _ in 0..10 {
+        for _ in 0..HOVERS / 10 {
+            let started = Instant::now();
+            bridged.ok("hover", question.clone());
+            without.push(started.elapsed());
+        }
+        let mut start = vec!["new-session", "-d", "-s", "top", "-x", "120", "-y", "40"];
+        let environment: Vec<String> = daemon
+            .environment()
+            .iter()
+            .map(|(name, value)| format!("{name}={value}"))
+            .collect();
+        for variable in &environment {
+            start.extend(["-e", variable.as_str()]);
+        }
+        let top = format!("{} top", windlass_binary().display());
+        start.push(&top);
+        tmux(&start);
+        // Its first pictures are taken before the block starts.
+        std::thread::sleep(Duration::from_millis(1500));
+        for _ in 0..HOVERS / 10 {
+            let started = Instant::now();
+            bridged.ok("hover", question.clone());
+            with.push(started.elapsed());
+        }
+        tmux(&["kill-server"]);
+    }
+    report("warm hover, bridge + daemon", &without);
+    report("  the same with `windlass top` attached", &with);
+    let (without, with) = (Percentiles::new(&without), Percentiles::new(&with));
+    println!(
+        "{:<44} median {:>+9.3} ms  p90 {:>+9.3} ms",
+        "  with top minus without",
+        with.ms(0.5) - without.ms(0.5),
+        with.ms(0.9) - without.ms(0.9)
     );
 }
 

@@ -1,6 +1,6 @@
 //! `windlass top` in a real terminal: tmux runs it in a shell against a
 //! daemon with two sessions, one mockls made busy and another made to
-//! crash, and a lease held; the test reads the screen (`capture-pane`),
+//! crash, a call in flight and a lease held; the test reads the screen (`capture-pane`),
 //! presses keys (`send-keys`), and checks that `q` gives the shell its
 //! screen back. `--once` and `--json` are checked without a terminal.
 
@@ -218,6 +218,11 @@ fn the_dashboard_shows_sessions_busy_and_crashed_servers_and_leases_and_takes_ke
     );
 
     stir(&busy);
+    let running = regex::Regex::new(r"diagnostics \d+\.\ds").unwrap();
+    terminal.until(
+        "the call the busy server holds up shows as running",
+        |screen| running.is_match(screen),
+    );
     terminal.until("the busy server's CPU shows", |screen| {
         server_cell(screen, "python", "cpu%").is_some_and(|cpu| cpu >= 50.0)
     });

@@ -21,6 +21,8 @@ use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, TableState};
 use ratatui::{DefaultTerminal, Frame};
 use std::collections::VecDeque;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 use windlass_actors::store::events::Event;
@@ -51,14 +53,16 @@ struct Dashboard {
     rows: [TableState; 4],
     filter: String,
     editing_filter: bool,
-    paused: bool,
+    /// Shared with the thread taking pictures, which stops meanwhile.
+    paused: Arc<AtomicBool>,
     /// The session whose status is open, and its lines.
     detail: Option<(String, Vec<String>)>,
     colour: bool,
 }
 
 pub fn run(socket: PathBuf) -> Result<()> {
-    let pictures = take_pictures(socket.clone());
+    let paused = Arc::new(AtomicBool::new(false));
+    let pictures = take_pictures(socket.clone(), paused.clone());
     let live = follow_events(socket.clone());
     let mut dashboard = Dashboard {
         socket,
@@ -69,7 +73,7 @@ pub fn run(socket: PathBuf) -> Result<()> {
         rows: Default::default(),
         filter: String::new(),
         editing_filter: false,
-        paused: false,
+        paused,
         detail: None,
         colour: std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty()),
     };
@@ -85,37 +89,53 @@ fn show(
     pictures: &Receiver<Result<Snapshot, String>>,
     live: &Receiver<Event>,
 ) -> Result<()> {
+    // Drawn only when something changed: an idle dashboard costs no CPU
+    // beside the agents it watches.
+    let mut changed = true;
     loop {
         for picture in pictures.try_iter() {
-            if !dashboard.paused {
-                dashboard.take(picture);
-            }
+            dashboard.take(picture);
+            changed = true;
         }
         for event in live.try_iter() {
-            if !dashboard.paused {
+            if !dashboard.paused() {
                 dashboard.events.push_back(event);
                 if dashboard.events.len() > EVENTS_KEPT {
                     dashboard.events.pop_front();
                 }
+                changed = true;
             }
         }
-        terminal.draw(|frame| draw(frame, dashboard))?;
-        if event::poll(Duration::from_millis(100))?
-            && let Input::Key(key) = event::read()?
-            && key.kind == KeyEventKind::Press
-            && dashboard.key(key)
-        {
-            return Ok(());
+        if changed {
+            terminal.draw(|frame| draw(frame, dashboard))?;
+            changed = false;
+        }
+        if event::poll(Duration::from_millis(100))? {
+            match event::read()? {
+                Input::Key(key) if key.kind == KeyEventKind::Press => {
+                    if dashboard.key(key) {
+                        return Ok(());
+                    }
+                    changed = true;
+                }
+                Input::Resize(..) => changed = true,
+                _ => {}
+            }
         }
     }
 }
 
-/// Pictures every [`REFRESH`], each measured against the one before.
-fn take_pictures(socket: PathBuf) -> Receiver<Result<Snapshot, String>> {
+/// Pictures every [`REFRESH`], each measured against the one before;
+/// none while `paused`.
+fn take_pictures(socket: PathBuf, paused: Arc<AtomicBool>) -> Receiver<Result<Snapshot, String>> {
     let (send, pictures) = channel();
     std::thread::spawn(move || {
         let mut previous: Option<Snapshot> = None;
         loop {
+            if paused.load(Ordering::Relaxed) {
+                std::thread::sleep(REFRESH);
+                continue;
+            }
             let taken =
                 snapshot::take(&socket, previous.as_ref()).map_err(|error| format!("{error:#}"));
             if let Ok(picture) = &taken {
@@ -204,11 +224,17 @@ impl Dashboard {
                 self.pane = Pane::Events;
                 self.editing_filter = true;
             }
-            KeyCode::Char('p') => self.paused = !self.paused,
+            KeyCode::Char('p') => {
+                self.paused.fetch_xor(true, Ordering::Relaxed);
+            }
             KeyCode::Enter if self.pane == Pane::Sessions => self.open_detail(),
             _ => {}
         }
         false
+    }
+
+    fn paused(&self) -> bool {
+        self.paused.load(Ordering::Relaxed)
     }
 
     fn index(&self) -> usize {
@@ -377,7 +403,7 @@ fn status_line(dashboard: &Dashboard) -> String {
             picture.leases.len()
         ));
     }
-    if dashboard.paused {
+    if dashboard.paused() {
         line.push_str("  PAUSED");
     }
     if let Some(trouble) = &dashboard.trouble {

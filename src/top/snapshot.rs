@@ -16,7 +16,7 @@ use windlass_actors::store::events::{self, Event};
 use windlass_actors::store::{self, sessions};
 use windlass_actors::vocabulary::events::EventKind;
 use windlass_actors::vocabulary::server_states::Phase;
-use windlass_actors::vocabulary::status::{ServerReport, SessionStatus};
+use windlass_actors::vocabulary::status::{RunningCall, ServerReport, SessionStatus};
 
 /// How long the daemon may take to answer one question.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
@@ -53,6 +53,8 @@ pub struct SessionView {
     pub transport: String,
     pub roots: Vec<PathBuf>,
     pub calls_last_minute: usize,
+    /// Its tool calls in flight, with how long each has run.
+    pub running: Vec<RunningCall>,
     pub last_error: Option<String>,
 }
 
@@ -157,6 +159,11 @@ pub fn take(socket: &Path, previous: Option<&Snapshot>) -> Result<Snapshot> {
                 .unwrap_or_else(|| "stdio".into()),
             roots: session.roots.clone(),
             calls_last_minute: recorded.calls.get(&session.id).copied().unwrap_or(0),
+            running: statuses
+                .iter()
+                .find(|(id, _)| *id == session.id)
+                .map(|(_, status)| status.running.clone())
+                .unwrap_or_default(),
             last_error: recorded.errors.get(&session.id).cloned(),
         })
         .collect();

@@ -64,6 +64,7 @@ pub const SESSION_COLUMNS: &[&str] = &[
     "client",
     "host session",
     "calls/min",
+    "running",
     "roots",
     "last error",
 ];
@@ -80,9 +81,23 @@ pub fn session_row(session: &SessionView) -> Vec<String> {
         session.client.clone().unwrap_or_else(|| "-".into()),
         session.host_session.clone().unwrap_or_else(|| "-".into()),
         session.calls_last_minute.to_string(),
+        running(session),
         roots.join(" "),
         session.last_error.clone().unwrap_or_default(),
     ]
+}
+
+/// `hover 2.1s`, the longest running call first; `-` for none.
+fn running(session: &SessionView) -> String {
+    let calls: Vec<String> = session
+        .running
+        .iter()
+        .map(|call| format!("{} {:.1}s", call.tool, call.seconds))
+        .collect();
+    match calls.is_empty() {
+        true => "-".into(),
+        false => calls.join(" "),
+    }
 }
 
 pub const SERVER_COLUMNS: &[&str] = &[

@@ -101,6 +101,7 @@ impl From<SessionParts> for Attached {
             roots: parts.roots,
             shared: parts.shared,
             settings: parts.settings,
+            in_flight: parts.in_flight,
         };
         Self {
             tools: Tools::new(context),

@@ -18,6 +18,7 @@ use crate::settings::Settings;
 use crate::vocabulary::documents::{DocumentSnapshot, ReadError};
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::running::InFlight;
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};
 use rmcp::service::{Peer, RoleServer};
@@ -39,6 +40,8 @@ pub struct Context {
     pub roots: ActorRef<RootsMsg>,
     pub shared: Shared,
     pub settings: Settings,
+    /// The session's tool calls in flight.
+    pub in_flight: InFlight,
 }
 
 impl Context {

@@ -45,6 +45,7 @@ use crate::messages::roots::RootsMsg;
 use crate::messages::session::{SessionMsg, SessionQuestion, Shared};
 use crate::settings::Settings;
 use crate::vocabulary::ids::SessionId;
+use crate::vocabulary::running::InFlight;
 use context::Context;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use rmcp::ServiceExt;
@@ -93,6 +94,7 @@ impl Actor for Gateway {
             roots: args.roots,
             shared: args.shared,
             settings: args.settings,
+            in_flight: InFlight::default(),
         };
         let service = match args.connection {
             Connection::Handed(handover) => {
@@ -102,6 +104,7 @@ impl Actor for Gateway {
                     roots: context.roots.clone(),
                     shared: context.shared.clone(),
                     settings: context.settings.clone(),
+                    in_flight: context.in_flight.clone(),
                     gateway: myself,
                 };
                 // Nobody waiting means the client's `initialize` was

@@ -67,12 +67,20 @@ pub async fn session_status(context: &Context) -> Result<SessionStatus> {
         };
         servers.push(report(record, live, own_roots.as_deref()));
     }
+    // The `status` call asking is in flight too; it is not news.
+    let running = context
+        .in_flight
+        .calls()
+        .into_iter()
+        .filter(|call| call.tool != "status")
+        .collect();
     Ok(SessionStatus {
         warnings,
         watching,
         daemon,
         roots,
         servers,
+        running,
     })
 }
 

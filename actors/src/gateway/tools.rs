@@ -325,6 +325,7 @@ impl ServerHandler for Tools {
     ) -> Result<CallToolResponse, ErrorData> {
         let started = Instant::now();
         let tool = request.name.to_string();
+        let _in_flight = self.context.in_flight.enter(&tool);
         let arguments = request.arguments.clone();
         let response = self
             .tool_router

@@ -3,6 +3,7 @@ use crate::messages::roots::RootsMsg;
 use crate::messages::session::{SessionMsg, SessionQuestion, Shared};
 use crate::settings::Settings;
 use crate::vocabulary::ids::SessionId;
+use crate::vocabulary::running::InFlight;
 use ractor::ActorRef;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::oneshot;
@@ -36,6 +37,8 @@ pub struct SessionParts {
     pub roots: ActorRef<RootsMsg>,
     pub shared: Shared,
     pub settings: Settings,
+    /// The session's calls in flight, which its `status` reports.
+    pub in_flight: InFlight,
     /// Told [`GatewayMsg::ClientClosed`] when the transport's session ends.
     pub gateway: ActorRef<GatewayMsg>,
 }

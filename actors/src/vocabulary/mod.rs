@@ -10,5 +10,6 @@ pub mod events;
 pub mod file_changes;
 pub mod ids;
 pub mod root_set;
+pub mod running;
 pub mod server_states;
 pub mod status;

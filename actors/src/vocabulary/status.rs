@@ -15,6 +15,17 @@ pub struct SessionStatus {
     pub daemon: Option<DaemonShare>,
     pub roots: Vec<RootStatus>,
     pub servers: Vec<ServerReport>,
+    /// Its tool calls in flight (not the `status` call asking), the
+    /// longest running first.
+    #[serde(default)]
+    pub running: Vec<RunningCall>,
+}
+
+/// A tool call in flight, and for how long so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunningCall {
+    pub tool: String,
+    pub seconds: f64,
 }
 
 /// Whether changes on disk are seen.
@@ -110,6 +121,14 @@ impl SessionStatus {
                 "session {} of daemon pid {} ({} attached)",
                 daemon.session, daemon.pid, daemon.sessions
             ));
+        }
+        if !self.running.is_empty() {
+            let calls: Vec<String> = self
+                .running
+                .iter()
+                .map(|call| format!("{} for {:.1}s", call.tool, call.seconds))
+                .collect();
+            lines.push(format!("running: {}", calls.join(", ")));
         }
         lines.extend(self.roots.iter().map(|root| {
             format!(
@@ -263,6 +282,10 @@ mod tests {
                 sources: vec!["client".into()],
             }],
             servers: vec![running, failed],
+            running: vec![RunningCall {
+                tool: "hover".into(),
+                seconds: 1.25,
+            }],
         };
         assert_eq!(
             status.lines(),
@@ -270,6 +293,7 @@ mod tests {
                 "warning: unknown key",
                 "watching 4 directories for changes",
                 "session a of daemon pid 7 (2 attached)",
+                "running: hover for 1.2s",
                 "root w /w (from client)",
                 "[python] pyright-langserver --stdio running ready pid 12 up 3s docs 2 utf-16 cpu 0.4s rss 80.0MB diagnostics by version in up to 2 rounds 150 ms apart restarts 0 shared by 2 sessions (also b)",
                 "[c,cpp] clangd (no diagnostics; files *.c) failed restarts 5",
