@@ -76,6 +76,8 @@ pub struct ServerView {
     pub rss_bytes: Option<u64>,
     pub sessions: Vec<String>,
     pub queued: usize,
+    /// Requests sent to it and not answered yet.
+    pub in_flight: usize,
     pub restarts: u32,
 }
 
@@ -240,6 +242,7 @@ fn view_of(report: &ServerReport) -> ServerView {
         rss_bytes: process.and_then(|process| process.usage.map(|(_, rss)| rss)),
         sessions: Vec::new(),
         queued: process.map_or(0, |process| process.queued),
+        in_flight: process.map_or(0, |process| process.in_flight),
         restarts: report.restarts,
     }
 }

@@ -101,7 +101,16 @@ fn running(session: &SessionView) -> String {
 }
 
 pub const SERVER_COLUMNS: &[&str] = &[
-    "server", "state", "pid", "cpu%", "rss", "sessions", "queued", "restarts", "command",
+    "server",
+    "state",
+    "pid",
+    "cpu%",
+    "rss",
+    "sessions",
+    "in flight",
+    "queued",
+    "restarts",
+    "command",
 ];
 
 pub fn server_row(server: &ServerView) -> Vec<String> {
@@ -121,6 +130,7 @@ pub fn server_row(server: &ServerView) -> Vec<String> {
             |rss| format!("{:.0}M", rss as f64 / (1024.0 * 1024.0)),
         ),
         server.sessions.join(" "),
+        server.in_flight.to_string(),
         server.queued.to_string(),
         server.restarts.to_string(),
         server.command.clone(),

@@ -146,6 +146,7 @@ fn process_report(live: ServerStatus) -> ProcessReport {
         rounds,
         round_gap_ms: u64::try_from(gap.as_millis()).unwrap_or(u64::MAX),
         queued: live.queued,
+        in_flight: live.in_flight,
         gaps: live.gaps,
     }
 }

@@ -504,6 +504,11 @@ impl State {
             last_error: self.last_error.clone(),
             gaps: self.coverage.gaps().to_vec(),
             queued: self.fairness.queued(),
+            in_flight: self
+                .pending
+                .values()
+                .filter(|pending| matches!(pending, Pending::Caller(_)))
+                .count(),
         }
     }
 }

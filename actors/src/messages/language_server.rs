@@ -228,6 +228,8 @@ pub struct ServerStatus {
     pub gaps: Vec<String>,
     /// Requests waiting for their session's turn.
     pub queued: usize,
+    /// Requests sent to the process and not answered yet.
+    pub in_flight: usize,
 }
 
 /// One caller's wait for the fresh diagnostics of a document.

@@ -98,6 +98,9 @@ pub struct ProcessReport {
     pub round_gap_ms: u64,
     /// Requests waiting for their session's turn.
     pub queued: usize,
+    /// Requests sent to it and not answered yet.
+    #[serde(default)]
+    pub in_flight: usize,
     /// What the server is known not to see (no compilation database).
     pub gaps: Vec<String>,
 }
@@ -217,6 +220,9 @@ impl ProcessReport {
                 self.rounds, self.round_gap_ms
             ));
         }
+        if self.in_flight > 0 {
+            shown.push_str(&format!(" in flight {}", self.in_flight));
+        }
         if self.queued > 0 {
             shown.push_str(&format!(" queued {}", self.queued));
         }
@@ -247,6 +253,7 @@ mod tests {
                 rounds: 2,
                 round_gap_ms: 150,
                 queued: 0,
+                in_flight: 2,
                 gaps: Vec::new(),
             }),
             restarts: 0,
@@ -295,7 +302,7 @@ mod tests {
                 "session a of daemon pid 7 (2 attached)",
                 "running: hover for 1.2s",
                 "root w /w (from client)",
-                "[python] pyright-langserver --stdio running ready pid 12 up 3s docs 2 utf-16 cpu 0.4s rss 80.0MB diagnostics by version in up to 2 rounds 150 ms apart restarts 0 shared by 2 sessions (also b)",
+                "[python] pyright-langserver --stdio running ready pid 12 up 3s docs 2 utf-16 cpu 0.4s rss 80.0MB diagnostics by version in up to 2 rounds 150 ms apart in flight 2 restarts 0 shared by 2 sessions (also b)",
                 "[c,cpp] clangd (no diagnostics; files *.c) failed restarts 5",
                 "  last error: exited",
                 "  stderr:",
