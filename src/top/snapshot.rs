@@ -42,6 +42,8 @@ pub struct DaemonView {
     pub uptime_seconds: u64,
     /// Why nothing is recorded, if nothing is.
     pub store_trouble: Option<String>,
+    /// The servers' resident memory above which idle ones stop.
+    pub memory_budget: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -101,6 +103,7 @@ impl Snapshot {
                 pid: None,
                 uptime_seconds: 0,
                 store_trouble: None,
+                memory_budget: None,
             },
             sessions: Vec::new(),
             servers: Vec::new(),
@@ -179,6 +182,12 @@ pub fn take(socket: &Path, previous: Option<&Snapshot>) -> Result<Snapshot> {
                 .find_map(|(_, status)| status.daemon.as_ref().map(|daemon| daemon.pid)),
             uptime_seconds: ((now as u128).saturating_sub(started) / 1000) as u64,
             store_trouble,
+            memory_budget: statuses.iter().find_map(|(_, status)| {
+                status
+                    .daemon
+                    .as_ref()
+                    .and_then(|daemon| daemon.memory_budget)
+            }),
         },
         sessions,
         servers: servers(&statuses, previous.zip(elapsed)),

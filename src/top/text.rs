@@ -42,11 +42,29 @@ pub fn headline(snapshot: &Snapshot) -> String {
         None => "store ok".to_owned(),
         Some(trouble) => format!("store: {trouble}"),
     };
+    let used: u64 = snapshot
+        .servers
+        .iter()
+        .filter_map(|server| server.rss_bytes)
+        .sum();
+    let memory = match daemon.memory_budget {
+        Some(budget) => format!(
+            "  servers {} of {} budget",
+            megabytes(used),
+            megabytes(budget)
+        ),
+        None => format!("  servers {}", megabytes(used)),
+    };
     format!(
-        "windlass {}{pid}  up {}  {store}",
+        "windlass {}{pid}  up {}  {store}{memory}",
         daemon.version,
         duration(daemon.uptime_seconds)
     )
+}
+
+/// `125M`.
+fn megabytes(bytes: u64) -> String {
+    format!("{:.0}M", bytes as f64 / (1024.0 * 1024.0))
 }
 
 /// `3h05m`, `4m12s`, `9s`.
@@ -125,10 +143,7 @@ pub fn server_row(server: &ServerView) -> Vec<String> {
         server
             .cpu_percent
             .map_or_else(|| "-".into(), |cpu| format!("{cpu:.0}")),
-        server.rss_bytes.map_or_else(
-            || "-".into(),
-            |rss| format!("{:.0}M", rss as f64 / (1024.0 * 1024.0)),
-        ),
+        server.rss_bytes.map_or_else(|| "-".into(), megabytes),
         server.sessions.join(" "),
         server.in_flight.to_string(),
         server.queued.to_string(),

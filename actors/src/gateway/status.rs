@@ -41,6 +41,7 @@ pub async fn session_status(context: &Context) -> Result<SessionStatus> {
         session: context.session.to_string(),
         pid: std::process::id(),
         sessions,
+        memory_budget: overview.memory_budget,
     });
     let roots = context
         .roots_listing()

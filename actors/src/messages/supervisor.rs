@@ -39,6 +39,9 @@ pub struct ServerRecord {
 pub struct Overview {
     /// `Some(sessions attached)` in a daemon.
     pub daemon_sessions: Option<usize>,
+    /// The servers' resident memory above which idle ones stop, in
+    /// bytes, when the daemon has a budget.
+    pub memory_budget: Option<u64>,
     pub servers: Vec<ServerRecord>,
 }
 

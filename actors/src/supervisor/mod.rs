@@ -278,6 +278,10 @@ impl Actor for Supervisor {
                 let overview = Overview {
                     daemon_sessions: matches!(state.mode, Mode::Daemon(_))
                         .then_some(state.sessions.len()),
+                    memory_budget: match state.mode {
+                        Mode::Daemon(lifetime) => lifetime.memory_budget,
+                        Mode::Standalone => None,
+                    },
                     servers: state.records(session),
                 };
                 let _gone = reply.send(overview);

@@ -45,6 +45,10 @@ pub struct DaemonShare {
     pub pid: u32,
     /// Sessions attached, this one included.
     pub sessions: usize,
+    /// The servers' resident memory above which idle ones stop, in
+    /// bytes, if the daemon has a budget.
+    #[serde(default)]
+    pub memory_budget: Option<u64>,
 }
 
 /// One root, and where it came from (`pinned`, `client`, `hook`, …).
@@ -282,6 +286,7 @@ mod tests {
                 session: "a".into(),
                 pid: 7,
                 sessions: 2,
+                memory_budget: None,
             }),
             roots: vec![RootStatus {
                 name: "w".into(),
