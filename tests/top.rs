@@ -301,6 +301,10 @@ fn once_and_json_print_one_picture_and_no_daemon_is_said_plainly() {
         text.contains("SERVERS (2)") && text.contains("LEASES (1)"),
         "{text}"
     );
+    assert!(
+        text.contains("of 4096M budget"),
+        "the default budget: {text}"
+    );
 
     let json = top(&busy.daemon, &["--json"]);
     let picture: Value = serde_json::from_slice(&json.stdout).unwrap();
