@@ -67,6 +67,9 @@ pub fn table_line(event: &Event) -> String {
     if event.ok == Some(false) {
         line.push_str("  failed");
     }
+    if let Some(error) = &event.error {
+        line.push_str(&format!(": {}", error.replace('\n', " ")));
+    }
     if !event.detail.is_null() {
         line.push_str(&format!("  {}", event.detail));
     }

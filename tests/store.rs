@@ -107,6 +107,12 @@ fn a_sessions_tool_calls_are_recorded_and_queried_back() {
     }
     assert_eq!(calls[0]["detail"]["symbol"], "greet");
     assert_eq!(calls[2]["detail"]["file"], "/etc/passwd");
+    assert_eq!(
+        calls[2]["error"],
+        refused.as_str(),
+        "what the client was told"
+    );
+    assert!(calls[0].get("error").is_none(), "{}", calls[0]);
 
     let table = stdout_of(
         &session,
@@ -114,6 +120,15 @@ fn a_sessions_tool_calls_are_recorded_and_queried_back() {
     );
     assert_eq!(table.lines().count(), 1, "{table}");
     assert!(table.contains("tool_call  document_symbols"), "{table}");
+
+    let failed = stdout_of(
+        &session,
+        &["query", "--session", &id, "--search", "outside"],
+    );
+    assert!(
+        failed.contains(&format!("failed: {}", refused.trim())),
+        "a failure is found by and shows its reason: {failed}"
+    );
 }
 
 #[test]

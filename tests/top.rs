@@ -297,6 +297,7 @@ fn top(daemon: &Daemon, args: &[&str]) -> Output {
 fn once_and_json_print_one_picture_and_no_daemon_is_said_plainly() {
     let busy = busy_daemon();
     let ids = session_ids(&busy);
+    let refusal = busy.sessions[1].err("hover", json!({"file": "/etc/hosts", "line": 1}));
     let once = top(&busy.daemon, &["--once"]);
     assert!(once.status.success(), "{once:?}");
     let text = String::from_utf8(once.stdout).unwrap();
@@ -312,8 +313,17 @@ fn once_and_json_print_one_picture_and_no_daemon_is_said_plainly() {
         "the default budget: {text}"
     );
 
-    let json = top(&busy.daemon, &["--json"]);
-    let picture: Value = serde_json::from_slice(&json.stdout).unwrap();
+    // The refusal reaches the store within the Recorder's batch window.
+    let mut picture = Value::Null;
+    common::wait_until("the refusal is recorded", || {
+        let json = top(&busy.daemon, &["--json"]);
+        picture = serde_json::from_slice(&json.stdout).unwrap();
+        picture["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|session| session["last_error"].is_string())
+    });
     assert_eq!(
         picture["sessions"].as_array().unwrap().len(),
         2,
@@ -326,6 +336,17 @@ fn once_and_json_print_one_picture_and_no_daemon_is_said_plainly() {
         .map(|server| server["name"].as_str().unwrap())
         .collect();
     assert_eq!(servers, ["c", "python"], "{picture}");
+    let refused = picture["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|session| session["id"] == ids[1].as_str())
+        .unwrap();
+    let last_error = refused["last_error"].as_str().unwrap();
+    assert!(
+        last_error.starts_with("hover failed at ") && last_error.ends_with(refusal.trim()),
+        "the last error and what its client was told ({refusal}): {picture}"
+    );
     assert_eq!(picture["leases"][0]["mode"], "editing");
     assert!(Path::new(picture["leases"][0]["path"].as_str().unwrap()).ends_with("app.py"));
 

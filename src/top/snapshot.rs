@@ -289,9 +289,12 @@ impl Recorded {
                 if event.ok == Some(false) {
                     let tool = event.tool.as_deref().unwrap_or("a tool");
                     let when = crate::clock::shown_time(event.at);
+                    let why = event.error.as_deref().map_or(String::new(), |error| {
+                        format!(": {}", error.lines().next().unwrap_or_default())
+                    });
                     recorded
                         .errors
-                        .insert(session.clone(), format!("{tool} failed at {when}"));
+                        .insert(session.clone(), format!("{tool} failed at {when}{why}"));
                 }
             }
         }

@@ -1,5 +1,6 @@
 //! What the Gateway tells the Recorder: each tool call (its tool,
-//! arguments, duration, outcome and output size) and who the client is.
+//! arguments, duration, outcome, output size and, when it failed, what
+//! its client was told) and who the client is.
 //! Sent as messages, never waited on.
 
 use super::context::Context;
@@ -19,13 +20,14 @@ impl Context {
         took: Duration,
         response: &Result<CallToolResponse, ErrorData>,
     ) {
-        let (ok, bytes) = outcome(response);
+        let Outcome { ok, bytes, error } = outcome(response);
         let mut event = Event::now(EventKind::ToolCall, Some(self.session.to_string()));
         event.tool = Some(tool);
         event.duration_us = Some(i64::try_from(took.as_micros()).unwrap_or(i64::MAX));
         event.bytes = Some(bytes);
         event.ok = Some(ok);
         event.detail = arguments.map_or(Value::Null, Value::Object);
+        event.error = error;
         let _stopped = self.shared.recorder.send_message(RecorderMsg::Event(event));
     }
 
@@ -38,20 +40,52 @@ impl Context {
     }
 }
 
-/// Whether the call succeeded, and the size of its text.
-fn outcome(response: &Result<CallToolResponse, ErrorData>) -> (bool, i64) {
+/// How long a failure's text may be in the store; the client saw it all.
+const ERROR_CHARS: usize = 500;
+
+/// What a call's response says of it.
+struct Outcome {
+    ok: bool,
+    /// The size of its text.
+    bytes: i64,
+    /// What the client was told, when the call failed.
+    error: Option<String>,
+}
+
+fn outcome(response: &Result<CallToolResponse, ErrorData>) -> Outcome {
     let size = |text: &str| i64::try_from(text.len()).unwrap_or(i64::MAX);
     match response {
-        Ok(CallToolResponse::Complete(result)) => (
-            result.is_error != Some(true),
-            result
-                .content
-                .iter()
-                .filter_map(|block| block.as_text())
-                .map(|text| size(&text.text))
-                .sum(),
-        ),
-        Ok(_) => (true, 0),
-        Err(error) => (false, size(&error.message)),
+        Ok(CallToolResponse::Complete(result)) => {
+            let texts = || {
+                result
+                    .content
+                    .iter()
+                    .filter_map(|block| block.as_text())
+                    .map(|text| text.text.as_str())
+            };
+            let ok = result.is_error != Some(true);
+            Outcome {
+                ok,
+                bytes: texts().map(size).sum(),
+                error: (!ok).then(|| shortened(&texts().collect::<Vec<_>>().join("\n"))),
+            }
+        }
+        Ok(_) => Outcome {
+            ok: true,
+            bytes: 0,
+            error: None,
+        },
+        Err(error) => Outcome {
+            ok: false,
+            bytes: size(&error.message),
+            error: Some(shortened(&error.message)),
+        },
+    }
+}
+
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(ERROR_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
     }
 }

@@ -21,6 +21,9 @@ pub struct Event {
     pub bytes: Option<i64>,
     pub ok: Option<bool>,
     pub detail: Value,
+    /// What a failed call's client was told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 impl Event {
@@ -36,14 +39,15 @@ impl Event {
             bytes: None,
             ok: None,
             detail: Value::Null,
+            error: None,
         }
     }
 }
 
 pub fn insert(transaction: &Transaction, event: &Event) -> rusqlite::Result<()> {
     let mut statement = transaction.prepare_cached(
-        "INSERT INTO events (at, session, kind, server, tool, duration_us, bytes, ok, detail)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO events (at, session, kind, server, tool, duration_us, bytes, ok, detail, error)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     statement.execute(params![
         event.at,
@@ -55,6 +59,7 @@ pub fn insert(transaction: &Transaction, event: &Event) -> rusqlite::Result<()> 
         event.bytes,
         event.ok,
         event.detail.to_string(),
+        event.error,
     ])?;
     Ok(())
 }
@@ -66,7 +71,7 @@ pub struct Filter {
     /// Milliseconds since the Unix epoch.
     pub since: Option<i64>,
     pub kind: Option<EventKind>,
-    /// Text that must appear in the tool, server or detail.
+    /// Text that must appear in the tool, server, detail or error.
     pub search: Option<String>,
     pub limit: usize,
 }
@@ -91,7 +96,7 @@ pub fn query(connection: &Connection, filter: &Filter) -> rusqlite::Result<Vec<E
         values.push(search.clone().into());
         let n = values.len();
         conditions.push(format!(
-            "(instr(coalesce(tool, ''), ?{n}) OR instr(coalesce(server, ''), ?{n}) OR instr(detail, ?{n}))"
+            "(instr(coalesce(tool, ''), ?{n}) OR instr(coalesce(server, ''), ?{n}) OR instr(detail, ?{n}) OR instr(coalesce(error, ''), ?{n}))"
         ));
     }
     let filter_sql = match conditions.is_empty() {
@@ -100,8 +105,8 @@ pub fn query(connection: &Connection, filter: &Filter) -> rusqlite::Result<Vec<E
     };
     values.push(i64::try_from(filter.limit).unwrap_or(i64::MAX).into());
     let sql = format!(
-        "SELECT at, session, kind, server, tool, duration_us, bytes, ok, detail FROM (
-            SELECT id, at, session, kind, server, tool, duration_us, bytes, ok, detail
+        "SELECT at, session, kind, server, tool, duration_us, bytes, ok, detail, error FROM (
+            SELECT id, at, session, kind, server, tool, duration_us, bytes, ok, detail, error
             FROM events {filter_sql} ORDER BY at DESC, id DESC LIMIT ?{}
          ) ORDER BY at, id",
         values.len()
@@ -127,7 +132,7 @@ pub fn written_after(
     session: Option<&str>,
 ) -> rusqlite::Result<Vec<(i64, Event)>> {
     let mut statement = connection.prepare_cached(
-        "SELECT id, at, session, kind, server, tool, duration_us, bytes, ok, detail
+        "SELECT id, at, session, kind, server, tool, duration_us, bytes, ok, detail, error
          FROM events WHERE id > ?1 AND (?2 IS NULL OR session = ?2)
            AND kind IN (SELECT value FROM json_each(?3))
          ORDER BY id",
@@ -140,7 +145,7 @@ pub fn written_after(
 }
 
 /// The event in a row's columns from `first` on: at, session, kind,
-/// server, tool, duration_us, bytes, ok, detail.
+/// server, tool, duration_us, bytes, ok, detail, error.
 fn event_at(row: &rusqlite::Row, first: usize) -> rusqlite::Result<Event> {
     let detail: String = row.get(first + 8)?;
     Ok(Event {
@@ -153,5 +158,6 @@ fn event_at(row: &rusqlite::Row, first: usize) -> rusqlite::Result<Event> {
         bytes: row.get(first + 6)?,
         ok: row.get(first + 7)?,
         detail: serde_json::from_str(&detail).unwrap_or(Value::String(detail)),
+        error: row.get(first + 9)?,
     })
 }

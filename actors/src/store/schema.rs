@@ -94,6 +94,8 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE file_locks ADD COLUMN renewed INTEGER;",
     // 6: how each session's client reaches Windlass (stdio or http).
     "ALTER TABLE sessions ADD COLUMN transport TEXT NOT NULL DEFAULT 'stdio';",
+    // 7: why a failed tool call failed, as its client was told.
+    "ALTER TABLE events ADD COLUMN error TEXT;",
 ];
 
 /// The version this build writes.
