@@ -431,14 +431,18 @@ fn table(
             *width = (*width).max(cell.chars().count().min(60) as u16);
         }
     }
-    // A lone column (the events) takes the whole width.
-    let constraints: Vec<Constraint> = match widths.as_slice() {
-        [_] => vec![Constraint::Fill(1)],
-        _ => widths
-            .iter()
-            .map(|width| Constraint::Length(*width))
-            .collect(),
-    };
+    // The last column (the events' only one, a session's last error, a
+    // server's command) takes what the others leave, so that a long text
+    // there never narrows the short ones before it.
+    let last = widths.len().saturating_sub(1);
+    let constraints: Vec<Constraint> = widths
+        .iter()
+        .enumerate()
+        .map(|(column, width)| match column == last {
+            true => Constraint::Fill(1),
+            false => Constraint::Length(*width),
+        })
+        .collect();
     let header = Row::new(columns.iter().map(|name| (*name).to_owned()))
         .style(Style::default().add_modifier(Modifier::BOLD));
     let border = if focused {
