@@ -295,7 +295,7 @@ fn top(daemon: &Daemon, args: &[&str]) -> Output {
 
 #[test]
 fn once_and_json_print_one_picture_and_no_daemon_is_said_plainly() {
-    let busy = busy_daemon();
+    let mut busy = busy_daemon();
     let ids = session_ids(&busy);
     let refusal = busy.sessions[1].err("hover", json!({"file": "/etc/hosts", "line": 1}));
     let once = top(&busy.daemon, &["--once"]);
@@ -349,6 +349,30 @@ fn once_and_json_print_one_picture_and_no_daemon_is_said_plainly() {
     );
     assert_eq!(picture["leases"][0]["mode"], "editing");
     assert!(Path::new(picture["leases"][0]["path"].as_str().unwrap()).ends_with("app.py"));
+
+    // A server whose sessions have all ended stays in the pool, warm for
+    // the next, and in the picture.
+    drop(busy.sessions.remove(0));
+    common::wait_until("the python session ends and its server stays", || {
+        let json = top(&busy.daemon, &["--json"]);
+        let picture: Value = serde_json::from_slice(&json.stdout).unwrap();
+        let python = picture["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|server| server["name"] == "python")
+            .cloned();
+        picture["sessions"].as_array().unwrap().len() == 1
+            && python
+                .is_some_and(|python| python["sessions"] == json!([]) && python["pid"].is_u64())
+    });
+    let once = top(&busy.daemon, &["--once"]);
+    let text = String::from_utf8(once.stdout).unwrap();
+    let python = text
+        .lines()
+        .find(|line| line.trim_start().starts_with("python"))
+        .unwrap_or_default();
+    assert!(python.contains(" none "), "{text}");
 
     let nobody = Daemon::new();
     let refused = top(&nobody, &["--once"]);

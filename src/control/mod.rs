@@ -22,6 +22,7 @@ use tokio::io::{AsyncReadExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
+use windlass_actors::gateway::server_reports;
 use windlass_actors::messages::gateway::Connection;
 use windlass_actors::messages::recorder::{Filter, RecorderMsg};
 use windlass_actors::messages::session::{Addressee, SessionQuestion};
@@ -214,6 +215,10 @@ async fn ask_about(question: Request, supervisor: &ActorRef<SupervisorMsg>) -> A
             )
             .await
         }
+        Request::Servers => match asked(supervisor, SupervisorMsg::Pool, ACTOR_TIMEOUT).await {
+            Ok(records) => Answer::Servers(server_reports(records, None).await),
+            Err(refusal) => refusal,
+        },
         Request::Attach(_) | Request::Stop | Request::Ping | Request::Subscribe { .. } => {
             Answer::Refused("not a question".into())
         }
@@ -243,10 +248,28 @@ where
     M: FnOnce(RpcReplyPort<Result<T, String>>) -> SupervisorMsg,
     T: Send + 'static,
 {
+    asked(supervisor, message, limit)
+        .await
+        .map_or_else(|refusal| refusal, answered)
+}
+
+/// The Supervisor's answer, or the refusal its error or its silence
+/// makes.
+async fn asked<T, M>(
+    supervisor: &ActorRef<SupervisorMsg>,
+    message: M,
+    limit: Duration,
+) -> Result<T, Answer>
+where
+    M: FnOnce(RpcReplyPort<Result<T, String>>) -> SupervisorMsg,
+    T: Send + 'static,
+{
     match supervisor.call(message, Some(limit)).await {
-        Ok(CallResult::Success(Ok(value))) => answered(value),
-        Ok(CallResult::Success(Err(error))) => Answer::Refused(error),
-        _ => Answer::Refused("the serving process did not answer in time".into()),
+        Ok(CallResult::Success(Ok(value))) => Ok(value),
+        Ok(CallResult::Success(Err(error))) => Err(Answer::Refused(error)),
+        _ => Err(Answer::Refused(
+            "the serving process did not answer in time".into(),
+        )),
     }
 }
 

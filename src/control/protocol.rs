@@ -16,7 +16,7 @@ use windlass_actors::messages::supervisor::AttachedSession;
 use windlass_actors::settings::Identity;
 use windlass_actors::vocabulary::diagnostics::FileDiagnostics;
 use windlass_actors::vocabulary::events::EventKind;
-use windlass_actors::vocabulary::status::SessionStatus;
+use windlass_actors::vocabulary::status::{ServerReport, SessionStatus};
 
 /// Longest handshake line read; a hello is a few hundred bytes.
 const MAX_LINE: usize = 1 << 20;
@@ -61,6 +61,10 @@ pub enum Request {
     },
     /// Every session attached to the daemon, most recent first.
     Sessions,
+    /// Every server the daemon has started, whether a session uses it or
+    /// it waits for the next, in name order; each report's `shared_with`
+    /// names all its sessions.
+    Servers,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -116,6 +120,7 @@ pub enum Answer {
         refused: Vec<String>,
     },
     Sessions(Vec<AttachedSession>),
+    Servers(Vec<ServerReport>),
     Pong {
         version: String,
         /// When the daemon started, in milliseconds since the Unix epoch.
@@ -252,6 +257,7 @@ mod tests {
         for request in [
             Request::Stop,
             Request::Sessions,
+            Request::Servers,
             Request::Status {
                 session: "abc".into(),
             },

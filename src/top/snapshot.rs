@@ -150,6 +150,18 @@ pub fn take(socket: &Path, previous: Option<&Snapshot>) -> Result<Snapshot> {
             statuses.push((session.id.clone(), status));
         }
     }
+    // A daemon older than `servers` is refused it: its sessions' servers
+    // are then all there is to show.
+    let pool = client::expect(
+        socket,
+        &Request::Servers,
+        ANSWER_TIMEOUT,
+        |answer| match answer {
+            Answer::Servers(reports) => Some(reports),
+            _ => None,
+        },
+    )
+    .ok();
     let recorded = Recorded::read(now).unwrap_or_default();
     let sessions = attached
         .iter()
@@ -190,34 +202,29 @@ pub fn take(socket: &Path, previous: Option<&Snapshot>) -> Result<Snapshot> {
             }),
         },
         sessions,
-        servers: servers(&statuses, previous.zip(elapsed)),
+        servers: servers(pool, &statuses, previous.zip(elapsed)),
         leases: recorded.leases,
         events: recorded.events,
     })
 }
 
-/// Each server once, with every session that uses it.
+/// Each server once, with every session that uses it: the daemon's
+/// whole pool, or else those its sessions' statuses list.
 fn servers(
+    pool: Option<Vec<ServerReport>>,
     statuses: &[(String, SessionStatus)],
     previous: Option<(&Snapshot, f64)>,
 ) -> Vec<ServerView> {
-    let mut servers: BTreeMap<(String, String, Option<u32>), ServerView> = BTreeMap::new();
-    for (session, status) in statuses {
-        for report in &status.servers {
-            let pid = report.process.as_ref().and_then(|process| process.pid);
-            let key = (report.name.clone(), report.command.clone(), pid);
-            let view = servers.entry(key).or_insert_with(|| view_of(report));
-            if !view.sessions.contains(session) {
-                view.sessions.push(session.clone());
-            }
-        }
-    }
-    // A session's whole table of servers is listed in its status; only
-    // those that were ever started are the daemon's.
-    let mut servers: Vec<ServerView> = servers
-        .into_values()
-        .filter(|server| server.state != Phase::NotStarted.name())
-        .collect();
+    let mut servers = match pool {
+        Some(reports) => reports
+            .iter()
+            .map(|report| ServerView {
+                sessions: report.shared_with.clone(),
+                ..view_of(report)
+            })
+            .collect(),
+        None => sessions_servers(statuses),
+    };
     if let Some((previous, elapsed)) = previous {
         for server in &mut servers {
             let before = previous
@@ -231,6 +238,26 @@ fn servers(
         }
     }
     servers
+}
+
+/// The servers the sessions' statuses list, each once, that were ever
+/// started: a status lists every server its session could use.
+fn sessions_servers(statuses: &[(String, SessionStatus)]) -> Vec<ServerView> {
+    let mut servers: BTreeMap<(String, String, Option<u32>), ServerView> = BTreeMap::new();
+    for (session, status) in statuses {
+        for report in &status.servers {
+            let pid = report.process.as_ref().and_then(|process| process.pid);
+            let key = (report.name.clone(), report.command.clone(), pid);
+            let view = servers.entry(key).or_insert_with(|| view_of(report));
+            if !view.sessions.contains(session) {
+                view.sessions.push(session.clone());
+            }
+        }
+    }
+    servers
+        .into_values()
+        .filter(|server| server.state != Phase::NotStarted.name())
+        .collect()
 }
 
 fn view_of(report: &ServerReport) -> ServerView {

@@ -144,7 +144,11 @@ pub fn server_row(server: &ServerView) -> Vec<String> {
             .cpu_percent
             .map_or_else(|| "-".into(), |cpu| format!("{cpu:.0}")),
         server.rss_bytes.map_or_else(|| "-".into(), megabytes),
-        server.sessions.join(" "),
+        match server.sessions.is_empty() {
+            // Kept warm in the pool for the next session.
+            true => "none".into(),
+            false => server.sessions.join(" "),
+        },
         server.in_flight.to_string(),
         server.queued.to_string(),
         server.restarts.to_string(),

@@ -39,6 +39,7 @@ mod tools;
 mod workspace_edit;
 
 pub use attaching::{Attaching, SettingsSource};
+pub use status::server_reports;
 
 use crate::messages::gateway::{Connection, GatewayMsg, SessionParts};
 use crate::messages::roots::RootsMsg;

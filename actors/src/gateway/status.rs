@@ -1,6 +1,7 @@
 //! The `status` tool: every configured server's health in a few lines,
 //! gathered as a [`SessionStatus`] (which the control socket also gives
-//! `windlass status`) and rendered by it.
+//! `windlass status`) and rendered by it; and the reports of the whole
+//! pool's servers that the control socket gives `windlass top`.
 
 use super::context::Context;
 use super::render;
@@ -54,20 +55,7 @@ pub async fn session_status(context: &Context) -> Result<SessionStatus> {
         true => Some(context.root_set().await?),
         false => None,
     };
-    let mut servers = Vec::new();
-    for record in overview.servers {
-        let live = match &record.actor {
-            Some(actor) => match actor
-                .call(LanguageServerMsg::Status, Some(STATUS_TIMEOUT))
-                .await
-            {
-                Ok(CallResult::Success(status)) => Some(status),
-                _ => None,
-            },
-            None => None,
-        };
-        servers.push(report(record, live, own_roots.as_deref()));
-    }
+    let servers = server_reports(overview.servers, own_roots.as_deref()).await;
     // The `status` call asking is in flight too; it is not news.
     let running = context
         .in_flight
@@ -85,6 +73,29 @@ pub async fn session_status(context: &Context) -> Result<SessionStatus> {
     })
 }
 
+/// Each server's report, with what its actor says of its process; what
+/// the server itself said shows no path outside `roots`, when given.
+pub async fn server_reports(
+    records: Vec<ServerRecord>,
+    roots: Option<&RootSet>,
+) -> Vec<ServerReport> {
+    let mut reports = Vec::with_capacity(records.len());
+    for record in records {
+        let live = match &record.actor {
+            Some(actor) => match actor
+                .call(LanguageServerMsg::Status, Some(STATUS_TIMEOUT))
+                .await
+            {
+                Ok(CallResult::Success(status)) => Some(status),
+                _ => None,
+            },
+            None => None,
+        };
+        reports.push(report(record, live, roots));
+    }
+    reports
+}
+
 fn root_status(root: &RootListing) -> RootStatus {
     RootStatus {
         name: root.name.clone(),
@@ -97,8 +108,6 @@ fn root_status(root: &RootListing) -> RootStatus {
     }
 }
 
-/// A server's report; what the server itself said shows no path outside
-/// `roots`, when given.
 fn report(
     record: ServerRecord,
     live: Option<ServerStatus>,

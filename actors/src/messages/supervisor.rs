@@ -55,6 +55,9 @@ pub enum SupervisorMsg {
     /// Every attached session, most recently attached first. Answered,
     /// as every question of the daemon's socket is, with a `Result`.
     Sessions(RpcReplyPort<Result<Vec<AttachedSession>, String>>),
+    /// Every server started, used by a session or kept for the next,
+    /// each with all its users as `shared_with`.
+    Pool(RpcReplyPort<Result<Vec<ServerRecord>, String>>),
     /// A new MCP connection: start its session.
     Attach {
         settings: Box<Settings>,

@@ -286,6 +286,9 @@ impl Actor for Supervisor {
                 };
                 let _gone = reply.send(overview);
             }
+            SupervisorMsg::Pool(reply) => {
+                let _gone = reply.send(Ok(state.pool_records()));
+            }
             SupervisorMsg::WorkspaceServers { session, reply } => {
                 state.workspace_servers(&myself, session, reply).await
             }
@@ -386,32 +389,51 @@ impl State {
                     .bound
                     .get(&spec.key())
                     .and_then(|server| self.slots.get(server));
-                ServerRecord {
-                    name: spec.name.clone(),
-                    languages: spec.languages.clone(),
-                    command: spec.command.clone(),
-                    duties: spec.duties.described(),
-                    phase: slot.map_or(Phase::NotStarted, |slot| slot.phase),
-                    actor: slot.and_then(|slot| slot.actor.clone()),
-                    restarts: slot.map_or(0, |slot| slot.restarts),
-                    last_error: slot.and_then(|slot| slot.last_error.clone()),
-                    stderr: slot.map(|slot| slot.stderr.clone()).unwrap_or_default(),
-                    shared_with: slot
-                        .map(|slot| {
-                            slot.users
-                                .keys()
-                                .filter(|user| **user != session)
-                                .map(ToString::to_string)
-                                .collect()
-                        })
-                        .unwrap_or_default(),
-                    stopped: slot
-                        .filter(|slot| slot.phase == Phase::Stopped)
-                        .and_then(|slot| slot.stopped.clone()),
-                }
+                record(spec, slot, Some(session))
             })
             .collect();
         records.sort_by(|a, b| a.name.cmp(&b.name));
         records
+    }
+
+    /// Every server the pool has started, whoever uses it (if anyone
+    /// does), in name order.
+    fn pool_records(&self) -> Vec<ServerRecord> {
+        let mut records: Vec<ServerRecord> = self
+            .slots
+            .values()
+            .filter(|slot| slot.phase != Phase::NotStarted)
+            .map(|slot| record(&slot.spec, Some(slot), None))
+            .collect();
+        records.sort_by(|a, b| a.name.cmp(&b.name));
+        records
+    }
+}
+
+/// What `status` shows of a server of `spec`, from its slot when it has
+/// one; its users other than `asking` are those it is shared with.
+fn record(spec: &ServerSpec, slot: Option<&Slot>, asking: Option<SessionId>) -> ServerRecord {
+    ServerRecord {
+        name: spec.name.clone(),
+        languages: spec.languages.clone(),
+        command: spec.command.clone(),
+        duties: spec.duties.described(),
+        phase: slot.map_or(Phase::NotStarted, |slot| slot.phase),
+        actor: slot.and_then(|slot| slot.actor.clone()),
+        restarts: slot.map_or(0, |slot| slot.restarts),
+        last_error: slot.and_then(|slot| slot.last_error.clone()),
+        stderr: slot.map(|slot| slot.stderr.clone()).unwrap_or_default(),
+        shared_with: slot
+            .map(|slot| {
+                slot.users
+                    .keys()
+                    .filter(|user| Some(**user) != asking)
+                    .map(ToString::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        stopped: slot
+            .filter(|slot| slot.phase == Phase::Stopped)
+            .and_then(|slot| slot.stopped.clone()),
     }
 }
