@@ -249,7 +249,18 @@ fn check_edit_reports_what_an_edit_would_change_and_writes_nothing() {
             "main.py, if edited (nothing written): no new problems, none fixed (1 problem as now)"
         );
         for (arguments, refusal) in [
-            (json!({"file": "main.py"}), "give `replacements` or `text`"),
+            (
+                json!({"file": "main.py"}),
+                "give one of `replacements`, `text` or `new_name`",
+            ),
+            (
+                json!({"file": "main.py", "text": "", "new_name": "w"}),
+                "give one of `replacements`, `text` or `new_name`",
+            ),
+            (
+                json!({"file": "main.py", "line": 1, "text": ""}),
+                "give `new_name` too",
+            ),
             (
                 json!({"file": "main.py", "replacements": [{"old": "v", "new": "w"}]}),
                 "replacement 1: `old` occurs 3 times",
@@ -260,6 +271,60 @@ fn check_edit_reports_what_an_edit_would_change_and_writes_nothing() {
         }
         session.keep(dir);
     }
+}
+
+/// `check_edit` of a rename checks every file the server's rename edits,
+/// together, and holds each file's other questions meanwhile.
+#[test]
+fn check_edit_of_a_rename_checks_every_file_it_edits() {
+    let dir = project(&[
+        ("main.py", "shared = 1\nv2 = 2\n"),
+        ("other.py", "v1 = 1\nprint(shared)\n"),
+    ]);
+    let record = record_path(dir.path());
+    let mut args = root_arg(dir.path());
+    let flags = format!(
+        "--publish-version --diagnostics-delay 400 --record {}",
+        record.display()
+    );
+    args.extend(["--lsp".into(), mockls_lsp("python", &flags)]);
+    let session = Session::start(&args);
+    let clean = "other.py: no problems";
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "other.py"})),
+        clean
+    );
+
+    let check = session.call_async(
+        "check_edit",
+        json!({"file": "main.py", "line": 1, "symbol": "shared", "new_name": "ERROR_shared"}),
+    );
+    wait_until("the server is given other.py as renamed", || {
+        recorded(&record).iter().any(|(direction, message)| {
+            direction == "in"
+                && message["method"] == "textDocument/didChange"
+                && message.to_string().contains("print(ERROR_shared)")
+        })
+    });
+    let meanwhile = session.call_async("diagnostics", json!({"file": "other.py"}));
+    let answer = outcome(wait(&check));
+    assert_eq!(
+        answer.text,
+        "rename to `ERROR_shared`: 2 edits in 2 files (checked, nothing written)\n\
+         main.py, if edited (nothing written): 1 new problem, 0 fixed\n\
+         \x20 new 1:1 error [mockls E1] mockls: ERROR on line 1\n\
+         other.py, if edited (nothing written): 1 new problem, 0 fixed\n\
+         \x20 new 2:7 error [mockls E1] mockls: ERROR on line 2"
+    );
+    assert_eq!(outcome(wait(&meanwhile)).text, clean);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("other.py")).unwrap(),
+        "v1 = 1\nprint(shared)\n"
+    );
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        "main.py: no problems"
+    );
 }
 
 /// A server that exits in the middle of a check: the next process runs

@@ -1,8 +1,9 @@
-//! `check_edit` on requests' own sources with pyright and ruff, in a
+//! `check_edit` on requests' own sources with pyright and ruff. In a
 //! daemon that two sessions share: a type error an edit would add, and
 //! one it would fix, each reported by both servers; the file's bytes and
 //! modification time unchanged; and the other session's diagnostics of
 //! the same file, asked while the check runs, those of the file on disk.
+//! And a rename's check, of every file the rename edits at once.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -72,4 +73,94 @@ fn check_edit_reports_an_edits_problems_and_no_other_session_sees_it() {
         still.starts_with("src/requests/api.py: 3 errors"),
         "{still}"
     );
+}
+
+/// `check_edit` of pyright's rename of a function used in four files of
+/// requests: all four checked together, so a rename that keeps the code
+/// right adds no type errors anywhere (only Ruff's import order), while a
+/// name that clashes with an import breaks every file that uses it; and
+/// nothing is written.
+#[test]
+fn check_edit_of_a_rename_checks_every_file_together() {
+    for server in ["pyright-langserver", "ruff"] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        return skip("target/real-projects/requests-2.34.2 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let files = [
+        "src/requests/utils.py",
+        "src/requests/adapters.py",
+        "src/requests/models.py",
+        "src/requests/sessions.py",
+    ];
+    let read = || -> Vec<String> {
+        files
+            .iter()
+            .map(|file| std::fs::read_to_string(dir.path().join(file)).unwrap())
+            .collect()
+    };
+    let original = read();
+    let rename = |new_name: &str| {
+        session.ok(
+            "check_edit",
+            json!({"file": files[0], "line": 1070, "symbol": "get_auth_from_url", "new_name": new_name}),
+        )
+    };
+
+    let kept = rename("auth_from_url");
+    let mut lines = kept.lines();
+    assert_eq!(
+        lines.next(),
+        Some("rename to `auth_from_url`: 8 edits in 4 files (checked, nothing written)"),
+        "{kept}"
+    );
+    for file in files {
+        assert!(
+            kept.lines()
+                .any(|line| line.starts_with(&format!("{file}, if edited (nothing written): "))),
+            "{file}: {kept}"
+        );
+    }
+    let new: Vec<&str> = kept
+        .lines()
+        .filter(|line| line.starts_with("  new "))
+        .collect();
+    assert!(
+        new.iter().all(|line| line.contains("[Ruff I001]")),
+        "checked one at a time, the callers would not find the new name: {kept}"
+    );
+
+    let clash = rename("urlparse");
+    for (file, problem) in [
+        (files[0], "[Ruff F811] Redefinition of unused `urlparse`"),
+        (
+            files[1],
+            "Cannot access attribute \"scheme\" for class \"tuple[str, str]\"",
+        ),
+        (
+            files[3],
+            "Cannot access attribute \"hostname\" for class \"tuple[str, str]\"",
+        ),
+    ] {
+        let section: Vec<&str> = clash
+            .lines()
+            .skip_while(|line| !line.starts_with(&format!("{file}, if edited")))
+            .skip(1)
+            .take_while(|line| line.starts_with("  "))
+            .collect();
+        assert!(
+            section.iter().any(|line| line.contains(problem)),
+            "{file} should show {problem}: {clash}"
+        );
+    }
+
+    assert_eq!(read(), original, "nothing written");
+    for file in files {
+        let now = session.ok("diagnostics", json!({"file": file}));
+        assert_eq!(now, format!("{file}: no problems"), "the disk text is back");
+    }
 }

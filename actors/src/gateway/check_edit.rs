@@ -1,18 +1,28 @@
 //! The `check_edit` tool: what an edit would add to and remove from a
-//! file's problems, before it is written. Every server of the file that
-//! contributes diagnostics checks the file as on disk and as the edit
+//! file's problems, before it is written. The edit is replacements, a
+//! whole new text, or the server's own rename of a symbol (every file it
+//! would edit, checked together). Every server of the file that
+//! contributes diagnostics checks each file as on disk and as the edit
 //! would make it (an unsaved version, given back the disk text after);
 //! the two are compared by what each problem says, wherever it stands.
 //! Nothing is written.
 
+use super::address::Position;
 use super::context::Context;
 use super::diagnostics::{from_each, problems, settled};
+use super::navigation::target_or_candidates;
+use super::render::{self, Sources};
+use super::workspace_edit::{applied, parts};
 use crate::error::{Error, Result};
+use crate::lsp::protocol::Feature;
+use crate::lsp::uri::uri_to_path;
+use crate::messages::language_server::EditedDocument;
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics};
-use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
+use lsp_types::request::{Rename, Request};
+use lsp_types::{RenameParams, WorkDoneProgressParams, WorkspaceEdit};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -22,8 +32,12 @@ use std::collections::HashMap;
 pub struct CheckEditArgs {
     pub file: String,
     pub replacements: Option<Vec<Replacement>>,
-    /// The whole new text, instead.
+    /// Whole new text, instead.
     pub text: Option<String>,
+    /// Or a rename of line/symbol.
+    pub new_name: Option<String>,
+    pub line: Option<u32>,
+    pub symbol: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -33,52 +47,163 @@ pub struct Replacement {
     pub new: String,
 }
 
+/// What is checked: each edited document, and what to say first.
+struct Planned {
+    edits: Vec<EditedDocument>,
+    notes: Vec<String>,
+}
+
 pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<String> {
     let (roots, path) = context.resolve(&args.file).await?;
-    let document = context.snapshot(&path, &args.file)?;
-    let edited = edited_text(&document.text, args)?;
+    let planned = match &args.new_name {
+        Some(new_name) if args.replacements.is_none() && args.text.is_none() => {
+            let position = Position {
+                file: Some(args.file.clone()),
+                line: args.line,
+                column: None,
+                symbol: args.symbol.clone(),
+            };
+            match renamed(context, &position, new_name).await? {
+                Ok(planned) => planned,
+                Err(candidates) => return Ok(candidates),
+            }
+        }
+        Some(_) => {
+            return Err(Error::InvalidArgument(
+                "give one of `replacements`, `text` or `new_name`".into(),
+            ));
+        }
+        None if args.line.is_some() || args.symbol.is_some() => {
+            return Err(Error::InvalidArgument(
+                "`line` and `symbol` address a rename: give `new_name` too".into(),
+            ));
+        }
+        None => {
+            let document = context.snapshot(&path, &args.file)?;
+            let text = edited_text(&document.text, args)?;
+            Planned {
+                edits: vec![EditedDocument { document, text }],
+                notes: Vec::new(),
+            }
+        }
+    };
     let servers = context.diagnosing(&path).await?;
     let several = servers.len() > 1;
     let reports = from_each(servers, |server| {
         let (context, roots) = (context.clone(), roots.clone());
-        let (document, edited) = (document.clone(), edited.clone());
-        async move { check(&context, &roots, &server, document, &edited, several).await }
+        let edits = planned.edits.clone();
+        async move { check(&context, &roots, &server, &edits, several).await }
     })
     .await;
     let (reports, warnings) = settled(reports, &args.file)?;
-    let mut notes = Vec::new();
-    let (mut before, mut after) = (Vec::new(), Vec::new());
-    for (disk, edit) in reports {
-        notes.extend(disk.notes.iter().cloned());
-        before.push(disk);
-        after.push(edit);
+    let mut lines = planned.notes;
+    let files = planned.edits.len();
+    let (mut before, mut after) = (vec![Vec::new(); files], vec![Vec::new(); files]);
+    for report in reports {
+        for (index, (disk, edit)) in report.into_iter().enumerate() {
+            lines.extend(disk.notes.iter().cloned());
+            before[index].push(disk);
+            after[index].push(edit);
+        }
     }
-    notes.extend(warnings);
-    let before = FileDiagnostics::merge(before);
-    let after = FileDiagnostics::merge(after);
-    let mut lines = notes;
-    lines.extend(compared(&before, &after));
-    Ok(super::render::bounded(
-        &lines,
-        context.settings.max_output_bytes,
-    ))
+    lines.extend(warnings);
+    for (before, after) in before.into_iter().zip(after) {
+        let before = FileDiagnostics::merge(before);
+        let after = FileDiagnostics::merge(after);
+        lines.extend(compared(&before, &after));
+    }
+    Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
-/// One server's problems of the file as on disk and as edited.
+/// One server's problems of each document as on disk and as edited.
 async fn check(
     context: &Context,
     roots: &RootSet,
     server: &ServerHandle,
-    document: DocumentSnapshot,
-    edited: &str,
+    edits: &[EditedDocument],
     several: bool,
-) -> Result<(FileDiagnostics, FileDiagnostics)> {
-    let reply = context.check_edit(server, document.clone(), edited).await?;
-    let edited = document.unsaved(edited.to_owned());
-    Ok((
-        problems(roots, server, &document, &reply.before, several),
-        problems(roots, server, &edited, &reply.after, several),
-    ))
+) -> Result<Vec<(FileDiagnostics, FileDiagnostics)>> {
+    let replies = context.check_edit(server, edits).await?;
+    Ok(edits
+        .iter()
+        .zip(replies)
+        .map(|(edit, reply)| {
+            let edited = edit.document.unsaved(edit.text.clone());
+            (
+                problems(roots, server, &edit.document, &reply.before, several),
+                problems(roots, server, &edited, &reply.after, several),
+            )
+        })
+        .collect())
+}
+
+/// The documents the server's rename of the symbol would edit, each with
+/// the text it would get; or the candidates, when the symbol is not one.
+async fn renamed(
+    context: &Context,
+    position: &Position,
+    new_name: &str,
+) -> Result<std::result::Result<Planned, String>> {
+    if new_name.trim().is_empty() {
+        return Err(Error::InvalidArgument("new_name must not be empty".into()));
+    }
+    let target = match target_or_candidates(context, position).await? {
+        Ok(target) => target,
+        Err(candidates) => return Ok(Err(candidates)),
+    };
+    let params = RenameParams {
+        text_document_position: target.position_params()?,
+        new_name: new_name.to_owned(),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let request = target.request(Rename::METHOD, &params, Feature::Rename)?;
+    let reply = context.request(&target.server, request).await?;
+    let label = target.server.label();
+    let edit: Option<WorkspaceEdit> = reply.read(&label, Feature::Rename)?;
+    let Some(edit) = edit.filter(|edit| !parts(edit).0.is_empty()) else {
+        return Err(Error::InvalidArgument(format!(
+            "[{label}] has nothing to rename at {}",
+            target.describe()
+        )));
+    };
+    let (files, operations) = parts(&edit);
+    let mut sources = Sources::new(&target.roots);
+    let mut by_path: Vec<(std::path::PathBuf, Vec<&lsp_types::TextEdit>)> = Vec::new();
+    for (uri, edits) in files {
+        let Some(path) = uri_to_path(uri.as_str()).filter(|path| sources.admit(path)) else {
+            continue;
+        };
+        match by_path.iter_mut().find(|(known, _)| *known == path) {
+            Some((_, known)) => known.extend(edits),
+            None => by_path.push((path, edits)),
+        }
+    }
+    let total: usize = by_path.iter().map(|(_, edits)| edits.len()).sum();
+    let mut notes = render::notes(&target.roots, &label, &reply);
+    notes.push(format!(
+        "rename to `{new_name}`: {} in {} (checked, nothing written)",
+        counted(total, "edit"),
+        counted(by_path.len(), "file")
+    ));
+    notes.extend(sources.outside_note());
+    if !operations.is_empty() {
+        notes.push(format!(
+            "note: the rename would also create, rename or delete {}; those are not checked",
+            counted(operations.len(), "file")
+        ));
+    }
+    let mut edits = Vec::with_capacity(by_path.len());
+    for (path, changes) in by_path {
+        let display = target.roots.display(&path);
+        let document = context.snapshot(&path, &display)?;
+        let text = applied(&document.text, &changes, reply.encoding).map_err(|why| {
+            Error::InvalidArgument(format!(
+                "[{label}] proposed an edit of {display} that does not apply: {why}"
+            ))
+        })?;
+        edits.push(EditedDocument { document, text });
+    }
+    Ok(Ok(Planned { edits, notes }))
 }
 
 /// The text the edit gives the file: its `replacements`, each of a text
@@ -89,7 +214,7 @@ fn edited_text(text: &str, args: &CheckEditArgs) -> Result<String> {
         (None, Some(whole)) => whole.clone(),
         _ => {
             return Err(Error::InvalidArgument(
-                "give `replacements` or `text`, not both".into(),
+                "give one of `replacements`, `text` or `new_name`".into(),
             ));
         }
     };

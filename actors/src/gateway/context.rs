@@ -5,8 +5,8 @@ use crate::error::{Error, Result};
 use crate::language::ServerSpec;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::{
-    Call, CheckCall, CheckReply, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply,
-    ServerRequest,
+    Call, CheckCall, CheckReply, DiagnosticsCall, DiagnosticsReply, EditedDocument,
+    LanguageServerMsg, Reply, ServerRequest,
 };
 use crate::messages::recorder::RecorderMsg;
 use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsMsg, Source};
@@ -410,23 +410,21 @@ impl Context {
         .await
     }
 
-    /// Asks for the diagnostics of a document as on disk and as `text`
-    /// would make it, without writing anything; bounded as `diagnostics`
-    /// is, for each of the check's two waits.
+    /// Asks for the diagnostics of documents as on disk and as their
+    /// edits would make them, without writing anything; bounded as
+    /// `diagnostics` is, for each of the check's two waits.
     pub async fn check_edit(
         &self,
         server: &ServerHandle,
-        document: DocumentSnapshot,
-        text: &str,
-    ) -> Result<CheckReply> {
+        edits: &[EditedDocument],
+    ) -> Result<Vec<CheckReply>> {
         let limit =
             crate::messages::language_server::DIAGNOSTICS_HARD_LIMIT * 2 + Duration::from_secs(10);
         let session = self.session;
         self.call_server(server, "check_edit", limit, |reply| {
             LanguageServerMsg::CheckEdit(CheckCall {
                 session,
-                document: document.clone(),
-                text: text.to_owned(),
+                edits: edits.to_vec(),
                 reply,
             })
         })

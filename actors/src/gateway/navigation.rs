@@ -67,7 +67,7 @@ impl Goto {
 pub struct ReferencesArgs {
     #[serde(flatten)]
     pub position: Position,
-    /// Default true.
+    // Default true; left out of the schema, where every byte is paid.
     pub include_declaration: Option<bool>,
     pub offset: Option<u32>,
 }

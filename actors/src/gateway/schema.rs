@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 const DROPPED_KEYS: &[&str] = &["$schema", "title", "format", "additionalProperties"];
 
 /// Inlines `$defs`, drops [`DROPPED_KEYS`] and zero minimums, and writes
-/// optional types (`["integer", "null"]`) as their plain type, since
+/// optional types (`["integer", "null"]`, or `anyOf` an object and null)
+/// as their plain type, since
 /// `required` already says what may be left out.
 pub fn compact(schema: &Map<String, Value>) -> Map<String, Value> {
     let definitions = schema
@@ -44,6 +45,7 @@ fn simplify(value: &Value, definitions: &Map<String, Value>) -> Value {
                 }
                 out.insert(key.clone(), simplify_entry(key, item, definitions));
             }
+            lift_optional(&mut out);
             Value::Object(out)
         }
         Value::Array(items) => Value::Array(
@@ -53,6 +55,26 @@ fn simplify(value: &Value, definitions: &Map<String, Value>) -> Value {
                 .collect(),
         ),
         other => other.clone(),
+    }
+}
+
+/// An optional object (`anyOf: [{…}, {"type": "null"}]`) written as the
+/// object itself, as optional plain types are.
+fn lift_optional(object: &mut Map<String, Value>) {
+    let Some(Value::Array(choices)) = object.get("anyOf") else {
+        return;
+    };
+    let concrete: Vec<&Value> = choices
+        .iter()
+        .filter(|choice| choice.get("type").and_then(Value::as_str) != Some("null"))
+        .collect();
+    let [Value::Object(single)] = concrete.as_slice() else {
+        return;
+    };
+    let single = single.clone();
+    object.remove("anyOf");
+    for (key, value) in single {
+        object.entry(key).or_insert(value);
     }
 }
 
@@ -83,11 +105,15 @@ mod tests {
             "title": "Args",
             "type": "object",
             "additionalProperties": false,
-            "$defs": {"Direction": {"type": "string", "enum": ["in", "out"]}},
+            "$defs": {
+                "Direction": {"type": "string", "enum": ["in", "out"]},
+                "Rename": {"type": "object", "properties": {"to": {"type": "string"}}},
+            },
             "properties": {
                 "line": {"type": ["integer", "null"], "format": "uint32", "minimum": 0, "description": "1-based"},
                 "direction": {"$ref": "#/$defs/Direction", "description": "which way"},
                 "either": {"type": ["string", "integer", "null"]},
+                "rename": {"anyOf": [{"$ref": "#/$defs/Rename"}, {"type": "null"}], "description": "or"},
             },
             "required": ["direction"],
         });
@@ -100,6 +126,7 @@ mod tests {
                     "line": {"type": "integer", "description": "1-based"},
                     "direction": {"type": "string", "enum": ["in", "out"], "description": "which way"},
                     "either": {"type": ["string", "integer", "null"]},
+                    "rename": {"type": "object", "properties": {"to": {"type": "string"}}, "description": "or"},
                 },
                 "required": ["direction"],
             })

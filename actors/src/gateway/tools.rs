@@ -92,7 +92,7 @@ impl Tools {
 #[tool_router]
 impl Tools {
     #[tool(
-        description = "Type, signature and docs of a symbol: what is this.",
+        description = "Type, signature and docs of a symbol.",
         annotations(read_only_hint = true)
     )]
     async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -155,7 +155,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Errors and warnings of files as on disk now: after an edit, did it break anything.",
+        description = "Errors and warnings of files as on disk: did an edit break anything?",
         annotations(read_only_hint = true)
     )]
     async fn diagnostics(&self, Parameters(args): Parameters<DiagnosticsArgs>) -> ToolResult {
@@ -164,7 +164,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Problems an edit would add or fix, before writing it.",
+        description = "What an edit or rename would break or fix, before writing it.",
         annotations(read_only_hint = true)
     )]
     async fn check_edit(&self, Parameters(args): Parameters<CheckEditArgs>) -> ToolResult {
@@ -173,7 +173,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "List a directory's files with type and size, gitignore-aware.",
+        description = "A directory's files with type and size, gitignore-aware.",
         annotations(read_only_hint = true)
     )]
     async fn list_directory(&self, Parameters(args): Parameters<ListDirectoryArgs>) -> ToolResult {
@@ -191,7 +191,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Blast radius of a change: a symbol's callers and theirs, tests marked.",
+        description = "Blast radius: a symbol's callers and theirs, tests marked.",
         annotations(read_only_hint = true)
     )]
     async fn impact(&self, Parameters(args): Parameters<ImpactArgs>) -> ToolResult {
@@ -200,7 +200,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Read lines start-end (1-based, inclusive) of a text file, numbered.",
+        description = "Numbered lines start-end (1-based, inclusive) of a file.",
         annotations(read_only_hint = true)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadFileArgs>) -> ToolResult {
@@ -245,7 +245,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Quick fixes and refactorings for lines, as proposed edits.",
+        description = "Quick fixes and refactorings for lines, as edits.",
         annotations(read_only_hint = true)
     )]
     async fn code_actions(&self, Parameters(args): Parameters<CodeActionsArgs>) -> ToolResult {
@@ -254,7 +254,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Rename a symbol everywhere: the edits, as text; nothing is written.",
+        description = "Rename a symbol everywhere: the edits as text, not written.",
         annotations(read_only_hint = true)
     )]
     async fn rename(&self, Parameters(args): Parameters<RenameArgs>) -> ToolResult {

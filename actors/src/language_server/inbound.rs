@@ -323,8 +323,12 @@ impl State {
         // A document under check goes on as it is on disk, and its check
         // is run again by the next process.
         let mut documents = self.documents.snapshots();
-        documents.retain(|document| !self.checks.contains_key(&document.uri));
-        documents.extend(self.checks.values().map(|check| check.document().clone()));
+        documents.retain(|document| !self.checks.iter().any(|check| check.covers(&document.uri)));
+        documents.extend(
+            self.checks
+                .iter()
+                .flat_map(|check| check.documents().cloned()),
+        );
         documents.append(&mut self.reopen);
         let mut orphans = std::mem::take(&mut self.orphans);
         if ending == Ending::Restart {
@@ -334,7 +338,7 @@ impl State {
         }
         orphans.extend(self.checks_to_hand_over());
         // A check's own steps are its; the check itself is run again.
-        orphans.retain(|work| work.document().is_none_or(|document| document.on_disk));
+        orphans.retain(|work| work.documents().iter().all(|document| document.on_disk));
         orphans.extend(self.held.drain(..).map(|held| Work::Request(held.call)));
         orphans.extend(
             self.fairness

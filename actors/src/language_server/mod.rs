@@ -174,8 +174,9 @@ pub struct State {
     diagnostics: diagnostics::Cache,
     waits: HashMap<u64, waiting::Parked>,
     next_wait: u64,
-    /// Checks of edits in progress, by URI, with the work they hold.
-    checks: HashMap<String, check::Check>,
+    /// Checks of edits in progress, with the work they hold.
+    checks: Vec<check::Check>,
+    next_check_id: u64,
     /// The earliest instant a `CheckDiagnostics` is already scheduled for.
     next_check: Option<Instant>,
     last_sample: Option<ProcessSample>,
@@ -247,7 +248,8 @@ impl Actor for LanguageServer {
             diagnostics: diagnostics::Cache::default(),
             waits: HashMap::new(),
             next_wait: 1,
-            checks: HashMap::new(),
+            checks: Vec::new(),
+            next_check_id: 0,
             next_check: None,
             last_sample: None,
             last_error: None,
@@ -340,7 +342,9 @@ impl Actor for LanguageServer {
                 state.usage.used();
                 state.check_edit(&myself, call)
             }
-            LanguageServerMsg::CheckStep { uri, result } => state.check_step(&myself, &uri, result),
+            LanguageServerMsg::CheckStep { check, uri, result } => {
+                state.check_step(&myself, check, &uri, result)
+            }
             LanguageServerMsg::Status(reply) => {
                 let _gone = reply.send(state.status());
             }

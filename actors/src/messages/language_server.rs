@@ -241,14 +241,22 @@ pub struct DiagnosticsCall {
     pub reply: RpcReplyPort<Result<DiagnosticsReply>>,
 }
 
-/// One caller's check of an edit before it is written: the document as
-/// on disk, and the text the edit would give it.
+/// One caller's check of an edit before it is written, of one document
+/// or of several that change together (a rename's).
 #[derive(Debug)]
 pub struct CheckCall {
     pub session: SessionId,
+    /// At least one; each document once.
+    pub edits: Vec<EditedDocument>,
+    /// A reply per edited document, in the same order.
+    pub reply: RpcReplyPort<Result<Vec<CheckReply>>>,
+}
+
+/// A document as on disk, and the text an edit would give it.
+#[derive(Debug, Clone)]
+pub struct EditedDocument {
     pub document: DocumentSnapshot,
     pub text: String,
-    pub reply: RpcReplyPort<Result<CheckReply>>,
 }
 
 /// Fresh diagnostics of a document as on disk, and as the edit would
@@ -283,12 +291,12 @@ impl Work {
         }
     }
 
-    /// The document the work is about, if any.
-    pub fn document(&self) -> Option<&DocumentSnapshot> {
+    /// The documents the work is about: none, one, or a check's.
+    pub fn documents(&self) -> Vec<&DocumentSnapshot> {
         match self {
-            Self::Request(call) => call.request.document.as_ref(),
-            Self::Diagnostics(call) => Some(&call.document),
-            Self::Check(call) => Some(&call.document),
+            Self::Request(call) => call.request.document.iter().collect(),
+            Self::Diagnostics(call) => vec![&call.document],
+            Self::Check(call) => call.edits.iter().map(|edit| &edit.document).collect(),
         }
     }
 }
@@ -297,8 +305,9 @@ pub enum LanguageServerMsg {
     Request(Call),
     Diagnostics(DiagnosticsCall),
     CheckEdit(CheckCall),
-    /// The diagnostics of the current step of the check of `uri`.
+    /// The diagnostics of `uri` at the current step of check `check`.
     CheckStep {
+        check: u64,
         uri: String,
         result: Result<DiagnosticsReply>,
     },
