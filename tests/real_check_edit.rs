@@ -164,3 +164,68 @@ fn check_edit_of_a_rename_checks_every_file_together() {
         assert_eq!(now, format!("{file}: no problems"), "the disk text is back");
     }
 }
+
+/// `check_edit` of a change of a function's return type in requests'
+/// `utils.py`: pyright checks the open files that import it again, and the
+/// answer names what the change would break there, though neither file is
+/// edited; another session's diagnostics of those files, asked while the
+/// check runs and after it, are those of the files on disk.
+#[test]
+fn check_edit_reports_what_an_edit_breaks_in_the_open_files_that_import_it() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        return skip("target/real-projects/requests-2.34.2 is missing (.ci/run unpacks it)");
+    };
+    let daemon = Daemon::new();
+    let args = root_arg(dir.path());
+    let (editor, other) = (daemon.session(&args), daemon.session(&args));
+    let importers = json!({"files": ["src/requests/adapters.py", "src/requests/sessions.py"]});
+    let clean = "src/requests/adapters.py: no problems\nsrc/requests/sessions.py: no problems";
+    assert_eq!(other.ok("diagnostics", importers.clone()), clean);
+
+    let triple = json!({"file": "src/requests/utils.py", "replacements": [
+        {"old": "def get_auth_from_url(url: str) -> tuple[str, str]:",
+         "new": "def get_auth_from_url(url: str) -> tuple[str, str, str]:"},
+        {"old": "        auth = (\"\", \"\")\n", "new": "        auth = (\"\", \"\", \"\")\n"},
+        {"old": "unquote(parsed.password))", "new": "unquote(parsed.password), \"\")"},
+    ]});
+    let check = editor.call_async("check_edit", triple);
+    let meanwhile = other.call_async("diagnostics", importers.clone());
+    let answer = outcome(wait(&check));
+    let mismatch = "error [Pyright reportAssignmentType] Expression with type \"tuple[str, str, str]\" cannot be assigned to target tuple";
+    let lines: Vec<&str> = answer.text.lines().collect();
+    assert!(
+        lines[0].starts_with("src/requests/utils.py, if edited (nothing written): no new problems"),
+        "{}",
+        answer.text
+    );
+    assert_eq!(
+        lines[1], "src/requests/adapters.py, not edited, after the edit: 2 new problems, 0 fixed",
+        "{}",
+        answer.text
+    );
+    assert!(
+        lines[2].starts_with(&format!("  new 284:13 {mismatch}")),
+        "{}",
+        answer.text
+    );
+    assert!(
+        lines[3].starts_with(&format!("  new 627:9 {mismatch}")),
+        "{}",
+        answer.text
+    );
+    assert_eq!(
+        lines[4], "src/requests/sessions.py, not edited, after the edit: 1 new problem, 0 fixed",
+        "{}",
+        answer.text
+    );
+    assert!(
+        lines[5].starts_with(&format!("  new 359:13 {mismatch}")),
+        "{}",
+        answer.text
+    );
+    assert_eq!(outcome(wait(&meanwhile)).text, clean);
+    assert_eq!(other.ok("diagnostics", importers), clean);
+}

@@ -25,7 +25,8 @@ use lsp_types::request::{Rename, Request};
 use lsp_types::{RenameParams, WorkDoneProgressParams, WorkspaceEdit};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -99,34 +100,62 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
     let mut lines = planned.notes;
     let files = planned.edits.len();
     let (mut before, mut after) = (vec![Vec::new(); files], vec![Vec::new(); files]);
+    let mut dependents: BTreeMap<PathBuf, (Vec<FileDiagnostics>, Vec<FileDiagnostics>)> =
+        BTreeMap::new();
+    let mut sources = Sources::new(&roots);
     for report in reports {
-        for (index, (disk, edit)) in report.into_iter().enumerate() {
+        for (index, (disk, edit)) in report.edited.into_iter().enumerate() {
             lines.extend(disk.notes.iter().cloned());
             before[index].push(disk);
             after[index].push(edit);
+        }
+        // A shared server also holds other sessions' files open.
+        for (path, disk, edit) in report.dependents {
+            if sources.admit(&path) {
+                let (before, after) = dependents.entry(path).or_default();
+                before.push(disk);
+                after.push(edit);
+            }
         }
     }
     lines.extend(warnings);
     for (before, after) in before.into_iter().zip(after) {
         let before = FileDiagnostics::merge(before);
         let after = FileDiagnostics::merge(after);
-        lines.extend(compared(&before, &after));
+        lines.extend(compared(&before, &after, EDITED));
     }
+    for (before, after) in dependents.into_values() {
+        let before = FileDiagnostics::merge(before);
+        let after = FileDiagnostics::merge(after);
+        lines.extend(compared(&before, &after, DEPENDENT));
+    }
+    lines.extend(sources.outside_note());
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
-/// One server's problems of each document as on disk and as edited.
+/// What a file's comparison says of it: edited, or touched without being
+/// edited.
+const EDITED: &str = "if edited (nothing written)";
+const DEPENDENT: &str = "not edited, after the edit";
+
+/// One server's problems of each edited document, and of each open
+/// document whose problems the edit changed, as on disk and as edited.
+struct ServerCheck {
+    edited: Vec<(FileDiagnostics, FileDiagnostics)>,
+    dependents: Vec<(PathBuf, FileDiagnostics, FileDiagnostics)>,
+}
+
 async fn check(
     context: &Context,
     roots: &RootSet,
     server: &ServerHandle,
     edits: &[EditedDocument],
     several: bool,
-) -> Result<Vec<(FileDiagnostics, FileDiagnostics)>> {
-    let replies = context.check_edit(server, edits).await?;
-    Ok(edits
+) -> Result<ServerCheck> {
+    let answer = context.check_edit(server, edits).await?;
+    let edited = edits
         .iter()
-        .zip(replies)
+        .zip(answer.edited)
         .map(|(edit, reply)| {
             let edited = edit.document.unsaved(edit.text.clone());
             (
@@ -134,7 +163,20 @@ async fn check(
                 problems(roots, server, &edited, &reply.after, several),
             )
         })
-        .collect())
+        .collect();
+    let dependents = answer
+        .dependents
+        .into_iter()
+        .map(|dependent| {
+            let document = &dependent.document;
+            (
+                document.path.clone(),
+                problems(roots, server, document, &dependent.check.before, several),
+                problems(roots, server, document, &dependent.check.after, several),
+            )
+        })
+        .collect();
+    Ok(ServerCheck { edited, dependents })
 }
 
 /// The documents the server's rename of the symbol would edit, each with
@@ -252,7 +294,7 @@ fn replaced(text: &str, replacements: &[Replacement]) -> Result<String> {
 
 /// The problems the edit adds (where they would stand) and removes (where
 /// they stand now), each known by what it says.
-fn compared(before: &FileDiagnostics, after: &FileDiagnostics) -> Vec<String> {
+fn compared(before: &FileDiagnostics, after: &FileDiagnostics, said: &str) -> Vec<String> {
     let (Some(old), Some(new)) = (&before.diagnostics, &after.diagnostics) else {
         return vec![format!(
             "{}: no diagnostics from [{}]",
@@ -263,12 +305,12 @@ fn compared(before: &FileDiagnostics, after: &FileDiagnostics) -> Vec<String> {
     let fixed = missing_from(old, new);
     let summary = match (added.len(), fixed.len()) {
         (0, 0) => format!(
-            "{}, if edited (nothing written): no new problems, none fixed ({} as now)",
+            "{}, {said}: no new problems, none fixed ({} as now)",
             before.file,
             counted(new.len(), "problem")
         ),
         (added, fixed) => format!(
-            "{}, if edited (nothing written): {}, {fixed} fixed",
+            "{}, {said}: {}, {fixed} fixed",
             before.file,
             counted(added, "new problem"),
         ),
@@ -354,14 +396,14 @@ mod tests {
         let before = report(vec![problem(3, "old"), problem(9, "kept")]);
         let after = report(vec![problem(11, "kept"), problem(4, "new")]);
         assert_eq!(
-            compared(&before, &after),
+            compared(&before, &after, EDITED),
             vec![
                 "a.ts, if edited (nothing written): 1 new problem, 1 fixed",
                 "  new 4:1 error [ts] new",
                 "  fixed 3:1 error [ts] old",
             ]
         );
-        let same = compared(&before, &before);
+        let same = compared(&before, &before, EDITED);
         assert_eq!(
             same,
             vec![

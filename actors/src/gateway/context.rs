@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::language::ServerSpec;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::{
-    Call, CheckCall, CheckReply, DiagnosticsCall, DiagnosticsReply, EditedDocument,
+    Call, CheckAnswer, CheckCall, DiagnosticsCall, DiagnosticsReply, EditedDocument,
     LanguageServerMsg, Reply, ServerRequest,
 };
 use crate::messages::recorder::RecorderMsg;
@@ -411,15 +411,16 @@ impl Context {
     }
 
     /// Asks for the diagnostics of documents as on disk and as their
-    /// edits would make them, without writing anything; bounded as
-    /// `diagnostics` is, for each of the check's two waits.
+    /// edits would make them, and of the open documents the edits touch,
+    /// without writing anything; bounded as `diagnostics` is, for each of
+    /// the check's waits.
     pub async fn check_edit(
         &self,
         server: &ServerHandle,
         edits: &[EditedDocument],
-    ) -> Result<Vec<CheckReply>> {
+    ) -> Result<CheckAnswer> {
         let limit =
-            crate::messages::language_server::DIAGNOSTICS_HARD_LIMIT * 2 + Duration::from_secs(10);
+            crate::messages::language_server::DIAGNOSTICS_HARD_LIMIT * 3 + Duration::from_secs(10);
         let session = self.session;
         self.call_server(server, "check_edit", limit, |reply| {
             LanguageServerMsg::CheckEdit(CheckCall {

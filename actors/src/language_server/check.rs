@@ -4,33 +4,71 @@
 //! that documents which change together, as a rename's do, are checked
 //! together), then the disk texts sent back.
 //!
+//! Open documents the check does not edit are its bystanders. A server
+//! that checks importers again publishes theirs while the edit is in: those
+//! whose diagnostics changed are the edit's dependents, answered beside
+//! the edited documents. Their cache then holds answers to a text that was
+//! never written, so once there are dependents the check waits, after the
+//! disk texts are back, for the server's fresh diagnostics of them, and
+//! gives any dependent not published again since its diagnostics from
+//! before.
+//!
 //! While a check runs, every other caller's work about one of its
-//! documents (requests, diagnostics waits, other checks) is held and taken
-//! up once the disk texts are back, so no session is answered from a text
-//! that was never written. Each step is an ordinary diagnostics call of
-//! the actor's own (a wait for a publication, or a question to a server
-//! that is asked), whose answer comes back as `CheckStep`.
+//! documents (requests, diagnostics waits, other checks), and every
+//! diagnostics wait once the edit is in, is held and taken up when the
+//! check ends, so no session is answered from a text that was never
+//! written. Each step is an ordinary diagnostics call of the actor's own
+//! (a wait for a publication, or a question to a server that is asked),
+//! whose answer comes back as `CheckStep`.
 
 use super::State;
 use crate::error::{Error, Result};
 use crate::messages::language_server::{
-    CheckCall, CheckReply, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Work,
+    CheckAnswer, CheckCall, CheckReply, DependentReply, DiagnosticsCall, DiagnosticsReply,
+    LanguageServerMsg, Work,
 };
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::SessionId;
 use ractor::ActorRef;
+use serde_json::Value;
+use std::sync::Arc;
 use tokio::sync::oneshot;
 
-/// One check in progress.
+/// The check in progress; one runs at a time.
 pub struct Check {
     id: u64,
     call: CheckCall,
-    /// The diagnostics as on disk, per edited document, once all are in.
-    before: Option<Vec<DiagnosticsReply>>,
+    stage: Stage,
     /// The current step's diagnostics, per edited document.
     step: Vec<Option<DiagnosticsReply>>,
-    /// Other callers' work about its documents, in arrival order.
+    /// Other callers' work, in arrival order.
     held: Vec<Work>,
+}
+
+/// Where a check is, with what it has learned so far.
+enum Stage {
+    /// Waiting for the diagnostics of the disk texts.
+    Disk,
+    /// The edits' texts are in; waiting for their diagnostics.
+    Edited {
+        before: Vec<DiagnosticsReply>,
+        bystanders: Vec<Bystander>,
+    },
+    /// The disk texts are back; waiting for the server to have checked
+    /// them again, because the edit touched dependents.
+    Restored {
+        answer: CheckAnswer,
+        /// Each dependent's generation and diagnostics while the edit was in.
+        touched: Vec<(u64, Arc<[Value]>)>,
+    },
+}
+
+/// An open document outside a check, as its diagnostics stood when the
+/// edits' texts were sent.
+struct Bystander {
+    document: DocumentSnapshot,
+    generation: u64,
+    items: Arc<[Value]>,
 }
 
 impl Check {
@@ -42,17 +80,28 @@ impl Check {
     pub(super) fn covers(&self, uri: &str) -> bool {
         self.documents().any(|document| document.uri == uri)
     }
+
+    /// Whether `work` must wait for this check: another check (one runs
+    /// at a time, so that none starts from another's text), work about one
+    /// of the check's documents, or a diagnostics wait once the edit is in,
+    /// which may be answered from the edit until the check ends.
+    fn holds(&self, work: &Work) -> bool {
+        let edit_in = !matches!(self.stage, Stage::Disk);
+        match work {
+            Work::Check(_) => true,
+            Work::Diagnostics(_) if edit_in => true,
+            _ => work
+                .documents()
+                .iter()
+                .any(|document| self.covers(&document.uri)),
+        }
+    }
 }
 
 impl State {
-    /// Starts a check, or holds it behind one running on its documents.
+    /// Starts a check, or holds it behind the one running.
     pub(super) fn check_edit(&mut self, myself: &ActorRef<LanguageServerMsg>, call: CheckCall) {
-        let running = self.checks.iter_mut().find(|check| {
-            call.edits
-                .iter()
-                .any(|edit| check.covers(&edit.document.uri))
-        });
-        if let Some(running) = running {
+        if let Some(running) = &mut self.check {
             running.held.push(Work::Check(call));
             return;
         }
@@ -64,25 +113,20 @@ impl State {
             .map(|edit| edit.document.clone())
             .collect();
         let session = call.session;
-        self.checks.push(Check {
+        self.check = Some(Check {
             id,
             step: vec![None; call.edits.len()],
             call,
-            before: None,
+            stage: Stage::Disk,
             held: Vec::new(),
         });
         self.check_diagnostics(myself, id, session, disk);
     }
 
-    /// Takes work about a document under check into that check's hold;
-    /// gives it back when there is no such check.
+    /// Takes work the running check must hold into its hold; gives it
+    /// back when there is no such check.
     pub(super) fn hold_for_check(&mut self, work: Work) -> Option<Work> {
-        let running = self.checks.iter_mut().find(|check| {
-            work.documents()
-                .iter()
-                .any(|document| check.covers(&document.uri))
-        });
-        match running {
+        match self.check.as_mut().filter(|check| check.holds(&work)) {
             Some(check) => {
                 check.held.push(work);
                 None
@@ -92,8 +136,9 @@ impl State {
     }
 
     /// The diagnostics of one document at one step are in. Once every
-    /// document's are: after the disk texts', the edits' texts are sent;
-    /// after those, the disk texts are sent back and the caller answered.
+    /// document's are, the check moves on: from the disk texts to the
+    /// edits', from the edits' to the disk texts again, and from those to
+    /// its end.
     pub(super) fn check_step(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
@@ -101,7 +146,7 @@ impl State {
         uri: &str,
         result: Result<DiagnosticsReply>,
     ) {
-        let Some(check) = self.checks.iter_mut().find(|check| check.id == id) else {
+        let Some(check) = self.check.as_mut().filter(|check| check.id == id) else {
             return;
         };
         let reply = match result {
@@ -117,41 +162,142 @@ impl State {
         }
         let replies: Vec<DiagnosticsReply> =
             check.step.iter_mut().filter_map(Option::take).collect();
-        match check.before.take() {
-            None => {
-                check.before = Some(replies);
-                let session = check.call.session;
-                let edited = check
-                    .call
-                    .edits
-                    .iter()
-                    .map(|edit| edit.document.unsaved(edit.text.clone()))
-                    .collect();
-                self.check_diagnostics(myself, id, session, edited);
+        match std::mem::replace(&mut check.stage, Stage::Disk) {
+            Stage::Disk => self.send_edits(myself, id, replies),
+            Stage::Edited { before, bystanders } => {
+                self.edits_checked(myself, id, before, replies, bystanders)
             }
-            Some(before) => {
-                let answer = before
-                    .into_iter()
-                    .zip(replies)
-                    .map(|(before, after)| CheckReply { before, after })
-                    .collect();
+            Stage::Restored { answer, touched } => {
+                self.put_back_dependents(&answer, &touched);
                 self.finish_check(myself, id, Ok(answer));
             }
         }
     }
 
-    /// Sends the disk texts back, answers the caller, and takes up the
-    /// work held meanwhile.
+    /// The disk texts' diagnostics are in: notes where every other open
+    /// document stands, and sends the edits' texts.
+    fn send_edits(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        id: u64,
+        before: Vec<DiagnosticsReply>,
+    ) {
+        let bystanders = self.bystanders(id);
+        let Some(check) = self.check.as_mut().filter(|check| check.id == id) else {
+            return;
+        };
+        check.stage = Stage::Edited { before, bystanders };
+        let session = check.call.session;
+        let edited = check
+            .call
+            .edits
+            .iter()
+            .map(|edit| edit.document.unsaved(edit.text.clone()))
+            .collect();
+        self.check_diagnostics(myself, id, session, edited);
+    }
+
+    /// The open documents outside check `id`, with their diagnostics now.
+    fn bystanders(&self, id: u64) -> Vec<Bystander> {
+        let Some(check) = self.check.as_ref().filter(|check| check.id == id) else {
+            return Vec::new();
+        };
+        self.documents
+            .snapshots()
+            .into_iter()
+            .filter(|document| !check.covers(&document.uri))
+            .filter_map(|document| {
+                let entry = self.diagnostics.entry(&document.uri)?;
+                Some(Bystander {
+                    generation: entry.generation,
+                    items: entry.items.clone(),
+                    document,
+                })
+            })
+            .collect()
+    }
+
+    /// The edits' diagnostics are in: the answer, with the dependents the
+    /// server published again meanwhile. Without dependents the check
+    /// ends; with some, the disk texts are checked again first.
+    fn edits_checked(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        id: u64,
+        before: Vec<DiagnosticsReply>,
+        after: Vec<DiagnosticsReply>,
+        bystanders: Vec<Bystander>,
+    ) {
+        let edited = before
+            .into_iter()
+            .zip(after)
+            .map(|(before, after)| CheckReply { before, after })
+            .collect();
+        let mut dependents = Vec::new();
+        let mut touched = Vec::new();
+        for bystander in bystanders {
+            let Some(entry) = self.diagnostics.entry(&bystander.document.uri) else {
+                continue;
+            };
+            if entry.generation == bystander.generation || entry.items == bystander.items {
+                continue;
+            }
+            touched.push((entry.generation, entry.items.clone()));
+            dependents.push(DependentReply {
+                check: CheckReply {
+                    before: self.cached_reply(bystander.items),
+                    after: self.cached_reply(entry.items.clone()),
+                },
+                document: bystander.document,
+            });
+        }
+        let answer = CheckAnswer { edited, dependents };
+        if answer.dependents.is_empty() {
+            return self.finish_check(myself, id, Ok(answer));
+        }
+        let Some(check) = self.check.as_mut().filter(|check| check.id == id) else {
+            return;
+        };
+        check.stage = Stage::Restored { answer, touched };
+        let session = check.call.session;
+        let disk: Vec<DocumentSnapshot> = check.documents().cloned().collect();
+        self.check_diagnostics(myself, id, session, disk);
+    }
+
+    fn cached_reply(&self, items: Arc<[Value]>) -> DiagnosticsReply {
+        DiagnosticsReply {
+            items: Some(items),
+            encoding: self.encoding(),
+            file_problem: None,
+        }
+    }
+
+    /// Gives each dependent the server has not published again since the
+    /// edit's text the diagnostics it had before it.
+    fn put_back_dependents(&mut self, answer: &CheckAnswer, touched: &[(u64, Arc<[Value]>)]) {
+        for (dependent, (generation, _)) in answer.dependents.iter().zip(touched) {
+            let uri = &dependent.document.uri;
+            let unchanged = self
+                .diagnostics
+                .entry(uri)
+                .is_some_and(|entry| entry.generation == *generation);
+            if let (true, Some(items)) = (unchanged, &dependent.check.before.items) {
+                self.diagnostics.put_back(uri, items.clone());
+            }
+        }
+    }
+
+    /// Sends the disk texts back (a check ending early may not have),
+    /// answers the caller, and takes up the work held meanwhile.
     fn finish_check(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         id: u64,
-        answer: Result<Vec<CheckReply>>,
+        answer: Result<CheckAnswer>,
     ) {
-        let Some(index) = self.checks.iter().position(|check| check.id == id) else {
+        let Some(check) = self.check.take_if(|check| check.id == id) else {
             return;
         };
-        let check = self.checks.remove(index);
         if let super::Phase::Ready(capabilities) = &self.phase {
             let capabilities = capabilities.clone();
             for document in check.documents() {
@@ -198,21 +344,21 @@ impl State {
         }
     }
 
-    /// Every check's caller and held work, for a process that is going:
-    /// the checks to be run again by the next one, and the documents under
-    /// check as they are on disk.
+    /// The check's caller and held work, for a process that is going: the
+    /// check to be run again by the next one, and its documents as they
+    /// are on disk.
     pub(super) fn checks_to_hand_over(&mut self) -> Vec<Work> {
         let mut work = Vec::new();
-        for check in self.checks.drain(..) {
+        if let Some(check) = self.check.take() {
             work.push(Work::Check(check.call));
             work.extend(check.held);
         }
         work
     }
 
-    /// Answers every check's caller and held work with `error`.
+    /// Answers the check's caller and held work with `error`.
     pub(super) fn fail_checks(&mut self, error: &Error) {
-        for check in self.checks.drain(..) {
+        if let Some(check) = self.check.take() {
             let _gone = check.call.reply.send(Err(error.clone()));
             for work in check.held {
                 work.fail(error.clone());

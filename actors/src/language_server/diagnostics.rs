@@ -165,6 +165,16 @@ impl Cache {
         }
     }
 
+    /// Gives `uri` back the diagnostics it had, when what it holds now
+    /// answered a text that was never written (another document's
+    /// unsaved version, since taken back). Its generation stays: no
+    /// change of its own is waiting for it.
+    pub fn put_back(&mut self, uri: &str, items: Arc<[Value]>) {
+        if let Some(entry) = self.entries.get_mut(uri) {
+            entry.items = items;
+        }
+    }
+
     fn evict(&mut self) {
         while self.entries.len() > MAX_URIS {
             let oldest = self

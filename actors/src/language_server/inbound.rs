@@ -323,12 +323,10 @@ impl State {
         // A document under check goes on as it is on disk, and its check
         // is run again by the next process.
         let mut documents = self.documents.snapshots();
-        documents.retain(|document| !self.checks.iter().any(|check| check.covers(&document.uri)));
-        documents.extend(
-            self.checks
-                .iter()
-                .flat_map(|check| check.documents().cloned()),
-        );
+        if let Some(check) = &self.check {
+            documents.retain(|document| !check.covers(&document.uri));
+            documents.extend(check.documents().cloned());
+        }
         documents.append(&mut self.reopen);
         let mut orphans = std::mem::take(&mut self.orphans);
         if ending == Ending::Restart {

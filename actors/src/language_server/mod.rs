@@ -174,8 +174,8 @@ pub struct State {
     diagnostics: diagnostics::Cache,
     waits: HashMap<u64, waiting::Parked>,
     next_wait: u64,
-    /// Checks of edits in progress, with the work they hold.
-    checks: Vec<check::Check>,
+    /// The check of an edit in progress, with the work it holds.
+    check: Option<check::Check>,
     next_check_id: u64,
     /// The earliest instant a `CheckDiagnostics` is already scheduled for.
     next_check: Option<Instant>,
@@ -248,7 +248,7 @@ impl Actor for LanguageServer {
             diagnostics: diagnostics::Cache::default(),
             waits: HashMap::new(),
             next_wait: 1,
-            checks: Vec::new(),
+            check: None,
             next_check_id: 0,
             next_check: None,
             last_sample: None,
@@ -469,7 +469,7 @@ impl State {
             .any(|pending| matches!(pending, Pending::Caller(_)))
             || !self.held.is_empty()
             || !self.waits.is_empty()
-            || !self.checks.is_empty()
+            || self.check.is_some()
             || self.fairness.queued() > 0
             || queued_at_start
     }

@@ -248,8 +248,23 @@ pub struct CheckCall {
     pub session: SessionId,
     /// At least one; each document once.
     pub edits: Vec<EditedDocument>,
-    /// A reply per edited document, in the same order.
-    pub reply: RpcReplyPort<Result<Vec<CheckReply>>>,
+    pub reply: RpcReplyPort<Result<CheckAnswer>>,
+}
+
+/// What a check found: a reply per edited document, in the order of the
+/// call's edits, and the open documents the edit touched without editing
+/// them (their importers, for servers that check those again).
+#[derive(Debug, Clone)]
+pub struct CheckAnswer {
+    pub edited: Vec<CheckReply>,
+    pub dependents: Vec<DependentReply>,
+}
+
+/// An open document the edit did not change whose diagnostics it did.
+#[derive(Debug, Clone)]
+pub struct DependentReply {
+    pub document: DocumentSnapshot,
+    pub check: CheckReply,
 }
 
 /// A document as on disk, and the text an edit would give it.
