@@ -11,7 +11,8 @@
 //! LZ4 with clangd, as `.ci/run` unpacks them) against reading the files
 //! its spans are in. Check before writing: `check_edit` of an edit to
 //! requests' `api.py` (pyright and ruff) against writing the edit and
-//! asking `diagnostics`, 10 cycles each. Search: the `search` tool over a
+//! asking `diagnostics`, 10 cycles each; then of a change to `utils.py`
+//! that breaks two open files importing it. Search: the `search` tool over a
 //! generated tree of 10,000 files, where only the text heatmap has work.
 
 #![allow(
@@ -249,6 +250,69 @@ fn check_before_writing() {
     }
     report("check_edit, requests api.py (pyright + ruff)", &checked);
     report("written, then diagnostics (pyright + ruff)", &written);
+    check_with_importers(&session, dir.path());
+}
+
+/// A change of `get_auth_from_url`'s return type in `utils.py`, with the
+/// two files that unpack its result open: the check answers what it
+/// breaks there, and waits for pyright to check them again once the disk
+/// text is back. Against writing the change and asking all three files'
+/// diagnostics.
+fn check_with_importers(session: &Session, root: &std::path::Path) {
+    let utils = "src/requests/utils.py";
+    let path = root.join(utils);
+    let original = std::fs::read_to_string(&path).unwrap();
+    let files = json!({"files": [utils, "src/requests/adapters.py", "src/requests/sessions.py"]});
+    session.ok("diagnostics", files.clone());
+    let (mut checked, mut written) = (Vec::new(), Vec::new());
+    for cycle in 0..10 {
+        // Each cycle's answer differs from the one before it.
+        let size = 3 + cycle % 2;
+        let returned = format!("tuple[{}]", vec!["str"; size].join(", "));
+        let value = format!("({})", vec!["\"\""; size].join(", "));
+        let replacements = [
+            (
+                "def get_auth_from_url(url: str) -> tuple[str, str]:".to_owned(),
+                format!("def get_auth_from_url(url: str) -> {returned}:"),
+            ),
+            (
+                "        auth = (\"\", \"\")\n".to_owned(),
+                format!("        auth = {value}\n"),
+            ),
+            (
+                "unquote(parsed.password))".to_owned(),
+                format!("unquote(parsed.password){})", ", \"\"".repeat(size - 2)),
+            ),
+        ];
+        let edit = json!({"file": utils, "replacements": replacements
+            .iter()
+            .map(|(old, new)| json!({"old": old, "new": new}))
+            .collect::<Vec<_>>()});
+        let expected = format!("received {size}");
+        let started = Instant::now();
+        let answer = session.ok("check_edit", edit);
+        checked.push(started.elapsed());
+        assert!(
+            answer.contains("adapters.py, not edited") && answer.contains(&expected),
+            "{answer}"
+        );
+        let mut changed = original.clone();
+        for (old, new) in &replacements {
+            changed = changed.replacen(old.as_str(), new, 1);
+        }
+        std::fs::write(&path, changed).unwrap();
+        let started = Instant::now();
+        let answer = session.ok("diagnostics", files.clone());
+        written.push(started.elapsed());
+        assert!(answer.contains(&expected), "{answer}");
+        std::fs::write(&path, &original).unwrap();
+        session.ok("diagnostics", files.clone());
+    }
+    report(
+        "check_edit, utils.py with 2 importers open (pyright + ruff)",
+        &checked,
+    );
+    report("written, then diagnostics of all three", &written);
 }
 
 fn search_speed() {

@@ -8,10 +8,10 @@
 //! that checks importers again publishes theirs while the edit is in: those
 //! whose diagnostics changed are the edit's dependents, answered beside
 //! the edited documents. Their cache then holds answers to a text that was
-//! never written, so once there are dependents the check waits, after the
-//! disk texts are back, for the server's fresh diagnostics of them, and
-//! gives any dependent not published again since its diagnostics from
-//! before.
+//! never written, so once there are dependents the caller is answered and
+//! the check goes on: it waits, after the disk texts are back, for the
+//! server's fresh diagnostics of them, and gives any dependent not
+//! published again since its diagnostics from before.
 //!
 //! While a check runs, every other caller's work about one of its
 //! documents (requests, diagnostics waits, other checks), and every
@@ -25,11 +25,11 @@ use super::State;
 use crate::error::{Error, Result};
 use crate::messages::language_server::{
     CheckAnswer, CheckCall, CheckReply, DependentReply, DiagnosticsCall, DiagnosticsReply,
-    LanguageServerMsg, Work,
+    EditedDocument, LanguageServerMsg, Work,
 };
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::SessionId;
-use ractor::ActorRef;
+use ractor::{ActorRef, RpcReplyPort};
 use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::oneshot;
@@ -37,7 +37,10 @@ use tokio::sync::oneshot;
 /// The check in progress; one runs at a time.
 pub struct Check {
     id: u64,
-    call: CheckCall,
+    session: SessionId,
+    edits: Vec<EditedDocument>,
+    /// The caller, until it is answered.
+    reply: Option<RpcReplyPort<Result<CheckAnswer>>>,
     stage: Stage,
     /// The current step's diagnostics, per edited document.
     step: Vec<Option<DiagnosticsReply>>,
@@ -54,13 +57,18 @@ enum Stage {
         before: Vec<DiagnosticsReply>,
         bystanders: Vec<Bystander>,
     },
-    /// The disk texts are back; waiting for the server to have checked
-    /// them again, because the edit touched dependents.
-    Restored {
-        answer: CheckAnswer,
-        /// Each dependent's generation and diagnostics while the edit was in.
-        touched: Vec<(u64, Arc<[Value]>)>,
-    },
+    /// The caller is answered and the disk texts are back; waiting for
+    /// the server to have checked them again, because the edit touched
+    /// dependents.
+    Restored { touched: Vec<Touched> },
+}
+
+/// A dependent: the generation of its diagnostics while the edit was in,
+/// and its diagnostics before.
+struct Touched {
+    uri: String,
+    generation: u64,
+    before: Arc<[Value]>,
 }
 
 /// An open document outside a check, as its diagnostics stood when the
@@ -74,7 +82,7 @@ struct Bystander {
 impl Check {
     /// Its documents as they are on disk.
     pub(super) fn documents(&self) -> impl Iterator<Item = &DocumentSnapshot> {
-        self.call.edits.iter().map(|edit| &edit.document)
+        self.edits.iter().map(|edit| &edit.document)
     }
 
     pub(super) fn covers(&self, uri: &str) -> bool {
@@ -115,8 +123,10 @@ impl State {
         let session = call.session;
         self.check = Some(Check {
             id,
+            session,
             step: vec![None; call.edits.len()],
-            call,
+            edits: call.edits,
+            reply: Some(call.reply),
             stage: Stage::Disk,
             held: Vec::new(),
         });
@@ -151,7 +161,7 @@ impl State {
         };
         let reply = match result {
             Ok(reply) => reply,
-            Err(error) => return self.finish_check(myself, id, Err(error)),
+            Err(error) => return self.finish_check(myself, id, Some(Err(error))),
         };
         let Some(index) = check.documents().position(|document| document.uri == uri) else {
             return;
@@ -167,9 +177,9 @@ impl State {
             Stage::Edited { before, bystanders } => {
                 self.edits_checked(myself, id, before, replies, bystanders)
             }
-            Stage::Restored { answer, touched } => {
-                self.put_back_dependents(&answer, &touched);
-                self.finish_check(myself, id, Ok(answer));
+            Stage::Restored { touched } => {
+                self.put_back_dependents(&touched);
+                self.finish_check(myself, id, None);
             }
         }
     }
@@ -187,9 +197,8 @@ impl State {
             return;
         };
         check.stage = Stage::Edited { before, bystanders };
-        let session = check.call.session;
+        let session = check.session;
         let edited = check
-            .call
             .edits
             .iter()
             .map(|edit| edit.document.unsaved(edit.text.clone()))
@@ -219,7 +228,8 @@ impl State {
 
     /// The edits' diagnostics are in: the answer, with the dependents the
     /// server published again meanwhile. Without dependents the check
-    /// ends; with some, the disk texts are checked again first.
+    /// ends; with some, the caller is answered at once and the check goes
+    /// on, holding other work, until the disk texts are checked again.
     fn edits_checked(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
@@ -242,7 +252,11 @@ impl State {
             if entry.generation == bystander.generation || entry.items == bystander.items {
                 continue;
             }
-            touched.push((entry.generation, entry.items.clone()));
+            touched.push(Touched {
+                uri: bystander.document.uri.clone(),
+                generation: entry.generation,
+                before: bystander.items.clone(),
+            });
             dependents.push(DependentReply {
                 check: CheckReply {
                     before: self.cached_reply(bystander.items),
@@ -252,14 +266,17 @@ impl State {
             });
         }
         let answer = CheckAnswer { edited, dependents };
-        if answer.dependents.is_empty() {
-            return self.finish_check(myself, id, Ok(answer));
+        if touched.is_empty() {
+            return self.finish_check(myself, id, Some(Ok(answer)));
         }
         let Some(check) = self.check.as_mut().filter(|check| check.id == id) else {
             return;
         };
-        check.stage = Stage::Restored { answer, touched };
-        let session = check.call.session;
+        if let Some(reply) = check.reply.take() {
+            let _gone = reply.send(Ok(answer));
+        }
+        check.stage = Stage::Restored { touched };
+        let session = check.session;
         let disk: Vec<DocumentSnapshot> = check.documents().cloned().collect();
         self.check_diagnostics(myself, id, session, disk);
     }
@@ -274,26 +291,27 @@ impl State {
 
     /// Gives each dependent the server has not published again since the
     /// edit's text the diagnostics it had before it.
-    fn put_back_dependents(&mut self, answer: &CheckAnswer, touched: &[(u64, Arc<[Value]>)]) {
-        for (dependent, (generation, _)) in answer.dependents.iter().zip(touched) {
-            let uri = &dependent.document.uri;
+    fn put_back_dependents(&mut self, touched: &[Touched]) {
+        for dependent in touched {
             let unchanged = self
                 .diagnostics
-                .entry(uri)
-                .is_some_and(|entry| entry.generation == *generation);
-            if let (true, Some(items)) = (unchanged, &dependent.check.before.items) {
-                self.diagnostics.put_back(uri, items.clone());
+                .entry(&dependent.uri)
+                .is_some_and(|entry| entry.generation == dependent.generation);
+            if unchanged {
+                self.diagnostics
+                    .put_back(&dependent.uri, dependent.before.clone());
             }
         }
     }
 
     /// Sends the disk texts back (a check ending early may not have),
-    /// answers the caller, and takes up the work held meanwhile.
+    /// answers the caller if it is still waiting, and takes up the work
+    /// held meanwhile.
     fn finish_check(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         id: u64,
-        answer: Result<CheckAnswer>,
+        answer: Option<Result<CheckAnswer>>,
     ) {
         let Some(check) = self.check.take_if(|check| check.id == id) else {
             return;
@@ -304,7 +322,9 @@ impl State {
                 self.sync_document(document.clone(), &capabilities);
             }
         }
-        let _gone = check.call.reply.send(answer);
+        if let (Some(reply), Some(answer)) = (check.reply, answer) {
+            let _gone = reply.send(answer);
+        }
         for work in check.held {
             let _stopped = myself.send_message(work.into_message());
         }
@@ -345,12 +365,18 @@ impl State {
     }
 
     /// The check's caller and held work, for a process that is going: the
-    /// check to be run again by the next one, and its documents as they
-    /// are on disk.
+    /// check to be run again by the next one unless its caller has its
+    /// answer, and its documents as they are on disk.
     pub(super) fn checks_to_hand_over(&mut self) -> Vec<Work> {
         let mut work = Vec::new();
         if let Some(check) = self.check.take() {
-            work.push(Work::Check(check.call));
+            if let Some(reply) = check.reply {
+                work.push(Work::Check(CheckCall {
+                    session: check.session,
+                    edits: check.edits,
+                    reply,
+                }));
+            }
             work.extend(check.held);
         }
         work
@@ -359,7 +385,9 @@ impl State {
     /// Answers the check's caller and held work with `error`.
     pub(super) fn fail_checks(&mut self, error: &Error) {
         if let Some(check) = self.check.take() {
-            let _gone = check.call.reply.send(Err(error.clone()));
+            if let Some(reply) = check.reply {
+                let _gone = reply.send(Err(error.clone()));
+            }
             for work in check.held {
                 work.fail(error.clone());
             }
