@@ -17,6 +17,7 @@
 //! languages, zero-config: the first `diagnostics` call over a file of
 //! each language, timed from the process start; then every file edited
 //! at once and one call, and the undo and one call, 5 cycles.
+//! `LANGUAGES_ONLY=TEXT` runs only the cases whose label holds TEXT.
 
 #![allow(
     clippy::unwrap_used,
@@ -239,11 +240,35 @@ fn main() {
                     \x20 18:1 hint [intelephense P1003] Symbol 'LogLevel' is declared but not used.\n\
                     \x20 340:81 hint [intelephense P1078] Implicitly nullable parameters are deprecated.",
         },
+        Case {
+            label: "svelte-language-server, svelte-french-toast ToastBar.svelte",
+            servers: &["svelteserver"],
+            config: "",
+            project: "svelte-french-toast-1.2.0",
+            file: "dist/components/ToastBar.svelte",
+            first: (
+                "hover",
+                || json!({"file": "dist/components/ToastBar.svelte", "line": 1, "symbol": "ToastIcon"}),
+                "class ToastIcon",
+            ),
+            broken: |text, n| text.replacen("</div>", &format!("</div>\n</broken{n}>"), 1),
+            expected: |n| {
+                vec![format!(
+                    "[svelte invalid-closing-tag] </broken{n}> attempted to close an element that was not open"
+                )]
+            },
+            clean: "dist/components/ToastBar.svelte: no problems",
+        },
     ];
-    for case in &cases {
+    // `LANGUAGES_ONLY=svelte` runs the cases whose label holds the text
+    // ("monorepo" for the last part).
+    let only = std::env::var("LANGUAGES_ONLY").unwrap_or_default();
+    for case in cases.iter().filter(|case| case.label.contains(&only)) {
         run(case);
     }
-    run_monorepo();
+    if "monorepo".contains(&only) {
+        run_monorepo();
+    }
 }
 
 fn run_monorepo() {

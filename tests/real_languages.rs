@@ -546,6 +546,79 @@ fn dockerfile_server_answers_on_gunicorns_example() {
     );
 }
 
+/// svelte-language-server on svelte-french-toast's published components.
+/// The first answer is complete: the component is broken on disk before
+/// the server starts, and the first `diagnostics` already has its
+/// compiler's error; then the fix and the break again are each answered
+/// fresh; and the outline, hover, definition (into the sibling
+/// component's declarations) and references of the component's script.
+#[test]
+fn svelte_server_answers_on_svelte_french_toast() {
+    if !have("svelteserver") {
+        return skip("svelteserver is not on PATH");
+    }
+    let Some(dir) = real_project("svelte-french-toast-1.2.0") else {
+        return skip(
+            "target/real-projects/svelte-french-toast-1.2.0 is missing (.ci/run unpacks it)",
+        );
+    };
+    let file = "dist/components/ToastBar.svelte";
+    let path = dir.path().join(file);
+    let original = std::fs::read_to_string(&path).unwrap();
+    let broken = original.replacen("{/if}", "", 1);
+    std::fs::write(&path, &broken).unwrap();
+    let session = Session::start(&root_arg(dir.path()));
+    let errors = "dist/components/ToastBar.svelte: 2 errors\n\
+                  \x20 34:1 error [svelte invalid-closing-tag] </div> attempted to close an element that was not open\n\
+                  \x20 34:1 error [js -1] </div> attempted to close an element that was not open";
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), errors);
+    std::fs::write(&path, &original).unwrap();
+    let clean = "dist/components/ToastBar.svelte: no problems";
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), clean);
+    std::fs::write(&path, &broken).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), errors);
+    std::fs::write(&path, &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), clean);
+
+    let outline = session.ok("document_symbols", json!({"file": file}));
+    assert!(
+        outline.starts_with("field script 1-16\n  variable ToastIcon 1\n"),
+        "{outline}"
+    );
+    assert!(
+        outline.contains("\n  field svelte:component 24-27\n"),
+        "{outline}"
+    );
+    assert!(outline.ends_with("  class .fadeOut 107-109"), "{outline}");
+    let hover = session.ok(
+        "hover",
+        json!({"file": file, "line": 1, "symbol": "ToastIcon"}),
+    );
+    assert!(hover.contains("class ToastIcon"), "{hover}");
+    let definition = session.ok(
+        "definition",
+        json!({"file": file, "line": 25, "symbol": "ToastIcon"}),
+    );
+    assert!(
+        definition.starts_with(
+            "dist/components/ToastIcon.svelte.d.ts:15:22  export default class ToastIcon"
+        ),
+        "{definition}"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": file, "line": 8, "symbol": "factor"}),
+    );
+    assert_eq!(
+        references,
+        "3 references in 1 file\n\
+         dist/components/ToastBar.svelte (3)\n\
+         \x20 8:5  let factor;\n\
+         \x20 12:3  factor = top ? 1 : -1;\n\
+         \x20 21:18  style:--factor={factor}"
+    );
+}
+
 /// tsgo, configured as a user picks it over typescript-language-server,
 /// on zod's own sources. It publishes nothing: Windlass asks it for each
 /// file's diagnostics (`textDocument/diagnostic`).

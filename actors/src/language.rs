@@ -362,7 +362,8 @@ const SVELTE_LANGUAGE_SERVER: BuiltIn = server(
     "svelteserver",
     &["--stdio"],
     "npm install -g svelte-language-server",
-);
+)
+.verified();
 const SQL_LANGUAGE_SERVER: BuiltIn = server(
     "sql",
     "sql-language-server",
