@@ -241,6 +241,23 @@ fn main() {
                     \x20 340:81 hint [intelephense P1078] Implicitly nullable parameters are deprecated.",
         },
         Case {
+            label: "gopls (Debian's 0.5), pkg/errors errors.go",
+            servers: &["gopls"],
+            config: "",
+            project: "pkg-errors-0.9.1",
+            file: "errors.go",
+            first: (
+                "hover",
+                || json!({"file": "errors.go", "line": 102, "symbol": "New"}),
+                "func New(message string) error",
+            ),
+            broken: |text, n| format!("{text}\nfunc broken{n}() int {{\n\treturn \"text\"\n}}\n"),
+            expected: |_| {
+                vec!["[compiler IncompatibleAssign] cannot use \"text\" (untyped string constant) as int value in return statement".into()]
+            },
+            clean: "errors.go: no problems",
+        },
+        Case {
             label: "svelte-language-server, svelte-french-toast ToastBar.svelte",
             servers: &["svelteserver"],
             config: "",

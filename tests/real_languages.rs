@@ -619,6 +619,75 @@ fn svelte_server_answers_on_svelte_french_toast() {
     );
 }
 
+/// gopls as Debian ships it (0.5) on pkg/errors' sources as Debian ships
+/// them. The first answer is complete (the file is broken on disk before
+/// gopls starts); the fix and the break again are answered fresh; and the
+/// outline, hover, definition in another file and references across the
+/// package's tests.
+#[test]
+fn gopls_answers_on_pkg_errors() {
+    if !have("gopls") {
+        return skip("gopls is not on PATH");
+    }
+    let Some(dir) = real_project("pkg-errors-0.9.1") else {
+        return skip("target/real-projects/pkg-errors-0.9.1 is missing (.ci/run unpacks it)");
+    };
+    let file = "errors.go";
+    let path = dir.path().join(file);
+    let original = std::fs::read_to_string(&path).unwrap();
+    let broken = format!("{original}\nfunc broken() int {{\n\treturn \"text\"\n}}\n");
+    std::fs::write(&path, &broken).unwrap();
+    let session = Session::start(&root_arg(dir.path()));
+    let error = "errors.go: 1 error\n\
+                 \x20 291:9 error [compiler IncompatibleAssign] cannot use \"text\" (untyped string constant) as int value in return statement";
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), error);
+    std::fs::write(&path, &original).unwrap();
+    let clean = "errors.go: no problems";
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), clean);
+    std::fs::write(&path, &broken).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), error);
+    std::fs::write(&path, &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), clean);
+
+    let outline = session.ok("document_symbols", json!({"file": file}));
+    assert!(
+        outline.starts_with(
+            "function New 102-107\nfunction Errorf 112-117\nstruct fundamental 120-123\n"
+        ),
+        "{outline}"
+    );
+    assert!(outline.ends_with("\nfunction Cause 275-288"), "{outline}");
+    let hover = session.ok("hover", json!({"file": file, "line": 102, "symbol": "New"}));
+    assert!(
+        hover.starts_with(
+            "func New(message string) error\n\nNew returns an error with the supplied message."
+        ),
+        "{hover}"
+    );
+    let definition = session.ok(
+        "definition",
+        json!({"file": file, "line": 105, "symbol": "callers"}),
+    );
+    assert!(
+        definition.starts_with("stack.go:163:6  func callers() *stack {"),
+        "{definition}"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": file, "line": 102, "symbol": "New"}),
+    );
+    assert!(
+        references.starts_with(
+            "40 references in 7 files\nerrors.go (1)\n  102:6  func New(message string) error {\n"
+        ),
+        "{references}"
+    );
+    assert!(
+        references.contains("\nexample_test.go (9)\n  10:16  err := errors.New(\"whoops\")\n"),
+        "{references}"
+    );
+}
+
 /// tsgo, configured as a user picks it over typescript-language-server,
 /// on zod's own sources. It publishes nothing: Windlass asks it for each
 /// file's diagnostics (`textDocument/diagnostic`).

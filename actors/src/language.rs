@@ -270,9 +270,10 @@ const GOPLS: BuiltIn = server(
     "go",
     "gopls",
     &[],
-    "go install golang.org/x/tools/gopls@latest",
+    "go install golang.org/x/tools/gopls@latest, or apt install gopls",
 )
-.checked_with(&["version"]);
+.checked_with(&["version"])
+.verified();
 const CLANGD: BuiltIn = server("c,cpp", "clangd", &[], "apt install clangd")
     .checked_with(VERSION)
     .verified();
