@@ -455,6 +455,12 @@ const COMPILATION_DATABASE: ProjectFiles = ProjectFiles {
     gap: "has no compile_commands.json, so it knows only the files it has opened; \
           references, renames and callers may be incomplete",
 };
+const GO_MODULE: ProjectFiles = ProjectFiles {
+    names: &["go.mod", "go.work"],
+    depth: 3,
+    gap: "has no go.mod or go.work, so it cannot load the packages as a module; references \
+          and diagnostics may be incomplete",
+};
 const TSCONFIG: ProjectFiles = ProjectFiles {
     names: &["tsconfig.json", "jsconfig.json"],
     depth: 4,
@@ -508,6 +514,7 @@ pub const LANGUAGES: &[Language] = &[
     Language {
         extensions: &["go"],
         servers: &[&GOPLS],
+        project: Some(&GO_MODULE),
         ..Language::new("go")
     },
     Language {
