@@ -291,7 +291,7 @@ fn bad_input_gets_a_clear_error_and_windlass_stays_up() {
     let dir = project(&[
         ("main.py", MAIN),
         ("data.xyz", "x"),
-        ("prog.go", "package main\n"),
+        ("notes.txt", "plain words\n"),
     ]);
     std::fs::write(
         dir.path().parent().unwrap().join("windlass-outside.py"),
@@ -322,8 +322,8 @@ fn bad_input_gets_a_clear_error_and_windlass_stays_up() {
         ),
         (
             "hover",
-            json!({"file": "prog.go", "line": 1, "column": 1}),
-            "no language server configured for language `go`",
+            json!({"file": "notes.txt", "line": 1, "column": 1}),
+            "no language server configured for language `plaintext`",
         ),
         (
             "hover",

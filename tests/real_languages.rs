@@ -546,6 +546,34 @@ fn dockerfile_server_answers_on_gunicorns_example() {
     );
 }
 
+/// A session started on `root` with `file` broken on disk by `breaking`:
+/// its first `diagnostics` must already be `errors` (the first answer is
+/// complete, not whatever came first), then the fix and the break again
+/// are each answered fresh. Returns with the file as it was.
+fn started_on_a_broken_file(
+    root: &std::path::Path,
+    file: &str,
+    breaking: fn(&str) -> String,
+    errors: &str,
+) -> Session {
+    let path = root.join(file);
+    let original = std::fs::read_to_string(&path).unwrap();
+    let broken = breaking(&original);
+    std::fs::write(&path, &broken).unwrap();
+    let session = Session::start(&root_arg(root));
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), errors);
+    let clean = format!("{file}: no problems");
+    for (text, answer) in [
+        (&original, clean.as_str()),
+        (&broken, errors),
+        (&original, clean.as_str()),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(session.ok("diagnostics", json!({"file": file})), answer);
+    }
+    session
+}
+
 /// svelte-language-server on svelte-french-toast's published components.
 /// The first answer is complete: the component is broken on disk before
 /// the server starts, and the first `diagnostics` already has its
@@ -563,22 +591,14 @@ fn svelte_server_answers_on_svelte_french_toast() {
         );
     };
     let file = "dist/components/ToastBar.svelte";
-    let path = dir.path().join(file);
-    let original = std::fs::read_to_string(&path).unwrap();
-    let broken = original.replacen("{/if}", "", 1);
-    std::fs::write(&path, &broken).unwrap();
-    let session = Session::start(&root_arg(dir.path()));
-    let errors = "dist/components/ToastBar.svelte: 2 errors\n\
-                  \x20 34:1 error [svelte invalid-closing-tag] </div> attempted to close an element that was not open\n\
-                  \x20 34:1 error [js -1] </div> attempted to close an element that was not open";
-    assert_eq!(session.ok("diagnostics", json!({"file": file})), errors);
-    std::fs::write(&path, &original).unwrap();
-    let clean = "dist/components/ToastBar.svelte: no problems";
-    assert_eq!(session.ok("diagnostics", json!({"file": file})), clean);
-    std::fs::write(&path, &broken).unwrap();
-    assert_eq!(session.ok("diagnostics", json!({"file": file})), errors);
-    std::fs::write(&path, &original).unwrap();
-    assert_eq!(session.ok("diagnostics", json!({"file": file})), clean);
+    let session = started_on_a_broken_file(
+        dir.path(),
+        file,
+        |text| text.replacen("{/if}", "", 1),
+        "dist/components/ToastBar.svelte: 2 errors\n\
+         \x20 34:1 error [svelte invalid-closing-tag] </div> attempted to close an element that was not open\n\
+         \x20 34:1 error [js -1] </div> attempted to close an element that was not open",
+    );
 
     let outline = session.ok("document_symbols", json!({"file": file}));
     assert!(
@@ -633,21 +653,13 @@ fn gopls_answers_on_pkg_errors() {
         return skip("target/real-projects/pkg-errors-0.9.1 is missing (.ci/run unpacks it)");
     };
     let file = "errors.go";
-    let path = dir.path().join(file);
-    let original = std::fs::read_to_string(&path).unwrap();
-    let broken = format!("{original}\nfunc broken() int {{\n\treturn \"text\"\n}}\n");
-    std::fs::write(&path, &broken).unwrap();
-    let session = Session::start(&root_arg(dir.path()));
-    let error = "errors.go: 1 error\n\
-                 \x20 291:9 error [compiler IncompatibleAssign] cannot use \"text\" (untyped string constant) as int value in return statement";
-    assert_eq!(session.ok("diagnostics", json!({"file": file})), error);
-    std::fs::write(&path, &original).unwrap();
-    let clean = "errors.go: no problems";
-    assert_eq!(session.ok("diagnostics", json!({"file": file})), clean);
-    std::fs::write(&path, &broken).unwrap();
-    assert_eq!(session.ok("diagnostics", json!({"file": file})), error);
-    std::fs::write(&path, &original).unwrap();
-    assert_eq!(session.ok("diagnostics", json!({"file": file})), clean);
+    let session = started_on_a_broken_file(
+        dir.path(),
+        file,
+        |text| format!("{text}\nfunc broken() int {{\n\treturn \"text\"\n}}\n"),
+        "errors.go: 1 error\n\
+         \x20 291:9 error [compiler IncompatibleAssign] cannot use \"text\" (untyped string constant) as int value in return statement",
+    );
 
     let outline = session.ok("document_symbols", json!({"file": file}));
     assert!(
