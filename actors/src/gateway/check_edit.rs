@@ -10,19 +10,16 @@
 use super::address::Position;
 use super::context::Context;
 use super::diagnostics::{from_each, problems, settled};
-use super::navigation::target_or_candidates;
+use super::proposals::{RenameProposal, proposed_rename};
 use super::render::{self, Sources};
 use super::workspace_edit::{applied, parts};
 use crate::error::{Error, Result};
-use crate::lsp::protocol::Feature;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::EditedDocument;
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics};
 use crate::vocabulary::root_set::RootSet;
-use lsp_types::request::{Rename, Request};
-use lsp_types::{RenameParams, WorkDoneProgressParams, WorkspaceEdit};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
@@ -186,22 +183,15 @@ async fn renamed(
     position: &Position,
     new_name: &str,
 ) -> Result<std::result::Result<Planned, String>> {
-    if new_name.trim().is_empty() {
-        return Err(Error::InvalidArgument("new_name must not be empty".into()));
-    }
-    let target = match target_or_candidates(context, position).await? {
-        Ok(target) => target,
+    let RenameProposal {
+        target,
+        reply,
+        edit,
+    } = match proposed_rename(context, position, new_name).await? {
+        Ok(proposal) => proposal,
         Err(candidates) => return Ok(Err(candidates)),
     };
-    let params = RenameParams {
-        text_document_position: target.position_params()?,
-        new_name: new_name.to_owned(),
-        work_done_progress_params: WorkDoneProgressParams::default(),
-    };
-    let request = target.request(Rename::METHOD, &params, Feature::Rename)?;
-    let reply = context.request(&target.server, request).await?;
     let label = target.server.label();
-    let edit: Option<WorkspaceEdit> = reply.read(&label, Feature::Rename)?;
     let Some(edit) = edit.filter(|edit| !parts(edit).0.is_empty()) else {
         return Err(Error::InvalidArgument(format!(
             "[{label}] has nothing to rename at {}",
@@ -210,7 +200,7 @@ async fn renamed(
     };
     let (files, operations) = parts(&edit);
     let mut sources = Sources::new(&target.roots);
-    let mut by_path: Vec<(std::path::PathBuf, Vec<&lsp_types::TextEdit>)> = Vec::new();
+    let mut by_path: Vec<(PathBuf, Vec<&lsp_types::TextEdit>)> = Vec::new();
     for (uri, edits) in files {
         let Some(path) = uri_to_path(uri.as_str()).filter(|path| sources.admit(path)) else {
             continue;

@@ -1,7 +1,7 @@
 //! `code_actions` and `rename`: what the server proposes, as text. Nothing
 //! is ever written; the agent applies what it wants with its own tools.
 
-use super::address::Position;
+use super::address::{Position, Target};
 use super::context::Context;
 use super::navigation::target_or_candidates;
 use super::render::{self, Sources};
@@ -9,7 +9,7 @@ use super::workspace_edit::workspace_edit_lines;
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
 use crate::lsp::protocol::Feature;
-use crate::messages::language_server::{ServerRequest, document_identifier, read_each};
+use crate::messages::language_server::{Reply, ServerRequest, document_identifier, read_each};
 use lsp_types::request::{CodeActionRequest, CodeActionResolveRequest, Rename, Request};
 use lsp_types::{
     CodeAction, CodeActionContext, CodeActionOrCommand, CodeActionParams, CodeActionTriggerKind,
@@ -107,6 +107,42 @@ fn line_number(line: usize) -> u32 {
     u32::try_from(line).unwrap_or(u32::MAX)
 }
 
+/// The server's rename of the symbol at a position, as it proposed it.
+pub struct RenameProposal {
+    pub target: Target,
+    pub reply: Reply,
+    pub edit: Option<WorkspaceEdit>,
+}
+
+/// Asks the server to rename the symbol at `position` to `new_name`; the
+/// candidates instead, when the position names no one symbol.
+pub async fn proposed_rename(
+    context: &Context,
+    position: &Position,
+    new_name: &str,
+) -> Result<std::result::Result<RenameProposal, String>> {
+    if new_name.trim().is_empty() {
+        return Err(Error::InvalidArgument("new_name must not be empty".into()));
+    }
+    let target = match target_or_candidates(context, position).await? {
+        Ok(target) => target,
+        Err(candidates) => return Ok(Err(candidates)),
+    };
+    let params = RenameParams {
+        text_document_position: target.position_params()?,
+        new_name: new_name.to_owned(),
+        work_done_progress_params: WorkDoneProgressParams::default(),
+    };
+    let request = target.request(Rename::METHOD, &params, Feature::Rename)?;
+    let reply = context.request(&target.server, request).await?;
+    let edit = reply.read(&target.server.label(), Feature::Rename)?;
+    Ok(Ok(RenameProposal {
+        target,
+        reply,
+        edit,
+    }))
+}
+
 /// 0-based first and last line, checked against the file.
 fn line_range(text: &str, start: u32, end: u32) -> Result<(usize, usize)> {
     let count = text.lines().count().max(1);
@@ -190,21 +226,14 @@ fn action_lines(
 }
 
 pub async fn rename(context: &Context, args: &RenameArgs) -> Result<String> {
-    if args.new_name.trim().is_empty() {
-        return Err(Error::InvalidArgument("new_name must not be empty".into()));
-    }
-    let target = match target_or_candidates(context, &args.position).await? {
-        Ok(target) => target,
+    let RenameProposal {
+        target,
+        reply,
+        edit,
+    } = match proposed_rename(context, &args.position, &args.new_name).await? {
+        Ok(proposal) => proposal,
         Err(candidates) => return Ok(candidates),
     };
-    let params = RenameParams {
-        text_document_position: target.position_params()?,
-        new_name: args.new_name.clone(),
-        work_done_progress_params: WorkDoneProgressParams::default(),
-    };
-    let request = target.request(Rename::METHOD, &params, Feature::Rename)?;
-    let reply = context.request(&target.server, request).await?;
-    let edit: Option<WorkspaceEdit> = reply.read(&target.server.label(), Feature::Rename)?;
     let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
     let Some(edit) = edit else {
         lines.push(format!("nothing to rename at {}", target.describe()));

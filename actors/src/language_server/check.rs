@@ -109,10 +109,9 @@ impl Check {
 impl State {
     /// Starts a check, or holds it behind the one running.
     pub(super) fn check_edit(&mut self, myself: &ActorRef<LanguageServerMsg>, call: CheckCall) {
-        if let Some(running) = &mut self.check {
-            running.held.push(Work::Check(call));
+        let Some(Work::Check(call)) = self.hold_for_check(Work::Check(call)) else {
             return;
-        }
+        };
         let id = self.next_check_id;
         self.next_check_id += 1;
         let disk: Vec<DocumentSnapshot> = call
