@@ -372,8 +372,8 @@ pub fn parse_lsp_flag(flag: &str) -> Result<(String, ServerEntry)> {
 
 /// Turns the merged entries into server specs: configured servers first,
 /// then, for each language no configured server serves, the built-ins
-/// whose binary is on PATH and that start unconfigured: its first
-/// language server and every linter.
+/// whose binary is on PATH: its first language server and every linter
+/// (one with configuration files only for the files beside them).
 /// A configured server that runs a built-in's command also takes that
 /// built-in's other languages, so one command never runs as two
 /// processes. Language servers come before linters, which answer only
@@ -387,7 +387,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
     }
     let configured = specs.clone();
     for (built_in, languages) in language::built_in_servers() {
-        if entries.contains_key(built_in.name) || !built_in.starts_unconfigured {
+        if entries.contains_key(built_in.name) {
             continue;
         }
         // A language someone configured a server for has the servers
@@ -429,7 +429,10 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             settings: built_in.default_settings(),
             check: built_in.check.map(strings),
             pull_diagnostics: built_in.pulls_diagnostics,
-            duties: Duties::of(built_in.role),
+            duties: Duties {
+                config_files: built_in.config_files,
+                ..Duties::of(built_in.role)
+            },
         });
     }
     specs.sort_by_key(|spec| spec.duties.role == Role::Linter);
@@ -496,6 +499,7 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         diagnostics: entry.diagnostics.unwrap_or(true),
         min_severity: entry.min_severity,
         file_patterns: entry.file_patterns.clone().unwrap_or_default(),
+        config_files: &[],
     };
     if let Err(error) = duties.file_matcher() {
         bail!("[server.{name}] file_patterns: {error}");

@@ -40,10 +40,13 @@ fn render() -> String {
          built-in ones.\n\n\
          Of a language's servers, the first found on PATH (and, where it\n\
          has a version option, running it) serves the language; the others\n\
-         are alternatives a user picks by configuring them. A linter that\n\
-         starts unconfigured starts too when found: its diagnostics are\n\
-         merged with the language server's, each named by its source, and\n\
-         it answers what the language server has no capability for. A language someone\n\
+         are alternatives a user picks by configuring them. A linter\n\
+         starts too when found: its diagnostics are merged with the\n\
+         language server's, each named by its source, and it answers what\n\
+         the language server has no capability for. A linter whose rules\n\
+         are the project's choice (ESLint, Biome) serves, unconfigured,\n\
+         only the files in a directory holding its configuration file or\n\
+         below one, and starts only when the roots hold one. A language someone\n\
          configured a server for has only its configured servers. `windlass doctor`\n\
          names, for each language with no server, the one to install and\n\
          how.\n\n\
@@ -75,7 +78,7 @@ fn render() -> String {
     }
     page.push_str(
         "\n## Servers\n\n\
-         | server (configuration key) | command | role | languages | how to install | starts unconfigured | diagnostics | verified here |\n\
+         | server (configuration key) | command | role | languages | how to install | serves unconfigured | diagnostics | verified here |\n\
          |---|---|---|---|---|---|---|---|\n",
     );
     for (server, languages) in built_in_servers() {
@@ -92,10 +95,10 @@ fn render() -> String {
             },
             languages.join(", "),
             server.install,
-            if server.starts_unconfigured {
-                "yes"
+            if server.config_files.is_empty() {
+                "every file".to_owned()
             } else {
-                "no: configure it"
+                format!("beside {}", code_list(server.config_files, ", "))
             },
             if server.pulls_diagnostics {
                 "asked for"

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::projects::real_project;
+use common::projects::{lint_with_eslint, real_project, real_projects, write};
 use common::*;
 use serde_json::json;
 
@@ -828,6 +828,95 @@ fn biome_lints_beside_tsgo_on_zod() {
     assert!(biome.contains("(linter)"), "{status}");
     assert!(
         !lines.next().unwrap_or_default().contains("note:"),
+        "{status}"
+    );
+}
+
+/// ESLint, found on PATH and not configured, lints the TypeScript of a
+/// project that has an ESLint configuration and installed ESLint (zod's
+/// sources, with typescript-eslint's recommended rules) beside
+/// typescript-language-server, which answers questions: its first answer
+/// complete, fresh after an edit and after its undo. A project whose
+/// ESLint is not installed is told so, not answered "no problems" as if
+/// linted, and a project without a configuration is not its business.
+#[test]
+fn eslint_lints_the_projects_that_chose_it() {
+    for server in ["vscode-eslint-language-server", "typescript-language-server"] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_projects(&[("zod-4.6.7", "app")]) else {
+        return skip("target/real-projects/zod-4.6.7 is missing (.ci/run unpacks it)");
+    };
+    if !lint_with_eslint(&dir.path().join("app")) {
+        return skip("target/real-projects/eslint-9.39.5 is missing (.ci/run installs it)");
+    }
+    let answer = "export const answer: number = 42;\n";
+    write(dir.path(), "uninstalled/eslint.config.mjs", "export default [];\n");
+    write(dir.path(), "uninstalled/src/index.ts", answer);
+    write(dir.path(), "plain/src/index.ts", answer);
+    let session = Session::start(&root_arg(dir.path()));
+
+    let coerce = "app/src/v4/classic/coerce.ts";
+    let first = session.ok("diagnostics", json!({"file": coerce}));
+    let empty = "error [eslint @typescript-eslint/no-empty-object-type] An interface declaring \
+                 no members is equivalent to its supertype.";
+    assert!(
+        first.starts_with(&format!("{coerce}: 5 errors\n  4:18 {empty}\n  9:18 {empty}\n")),
+        "{first}"
+    );
+    assert_eq!(
+        session.ok(
+            "hover",
+            json!({"file": coerce, "line": 4, "symbol": "ZodCoercedString"})
+        ),
+        "interface ZodCoercedString<T = unknown>",
+        "the language server answers, not the linter"
+    );
+
+    let iso = "app/src/v4/classic/iso.ts";
+    let original = std::fs::read_to_string(dir.path().join(iso)).unwrap();
+    let line = original.lines().count() + 2;
+    std::fs::write(
+        dir.path().join(iso),
+        format!("{original}\nvar unused_total = 1;\n"),
+    )
+    .unwrap();
+    let linted = session.ok("diagnostics", json!({"file": iso}));
+    for problem in [
+        format!("  {line}:1 error [eslint no-var] Unexpected var, use let or const instead."),
+        format!(
+            "  {line}:5 error [eslint @typescript-eslint/no-unused-vars] 'unused_total' is \
+             assigned a value but never used."
+        ),
+    ] {
+        assert!(linted.contains(&format!("{problem}\n")) || linted.ends_with(&problem), "{linted}");
+    }
+    std::fs::write(dir.path().join(iso), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": iso})),
+        format!("{iso}: no problems")
+    );
+
+    let uninstalled = session.ok("diagnostics", json!({"file": "uninstalled/src/index.ts"}));
+    assert!(
+        uninstalled.starts_with(
+            "warning: [eslint] reported: ESLint is not installed where this file's project loads it from"
+        ),
+        "{uninstalled}"
+    );
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "plain/src/index.ts"})),
+        "plain/src/index.ts: no problems"
+    );
+    let status = session.ok("status", json!({}));
+    let eslint = status
+        .lines()
+        .find(|line| line.starts_with("[eslint]"))
+        .unwrap_or_default();
+    assert!(
+        eslint.contains("(linter; beside eslint.config.js or the like) running"),
         "{status}"
     );
 }

@@ -29,9 +29,11 @@ pub struct BuiltIn {
     /// How a user installs it, for `doctor` and docs/languages.md.
     pub install: &'static str,
     pub role: Role,
-    /// Whether it starts when found on PATH; one that is of no use
-    /// without the user's own settings starts only when configured.
-    pub starts_unconfigured: bool,
+    /// Files whose presence says a project chose this linter (its own
+    /// configuration file): found on PATH and not configured, it serves
+    /// only files in a directory holding one, or below it. Empty: every
+    /// file of its languages.
+    pub config_files: &'static [&'static str],
     /// Settings answered to its `workspace/configuration` when the user
     /// gives none, as JSON: what the editor it was written for would
     /// answer, where the server breaks on the protocol's `null`.
@@ -72,7 +74,7 @@ const fn server(
         check: None,
         install,
         role: Role::Language,
-        starts_unconfigured: true,
+        config_files: &[],
         settings: "{}",
         verified: false,
         pulls_diagnostics: false,
@@ -99,9 +101,9 @@ impl BuiltIn {
         }
     }
 
-    const fn only_when_configured(self) -> Self {
+    const fn only_beside(self, config_files: &'static [&'static str]) -> Self {
         Self {
-            starts_unconfigured: false,
+            config_files,
             ..self
         }
     }
@@ -241,20 +243,43 @@ const TSGO: BuiltIn = server(
 .checked_with(VERSION)
 .pulls_diagnostics()
 .verified();
-// It runs the project's own ESLint with the editor's settings for it;
-// started with neither, it publishes nothing, and every diagnostics
-// answer of the language would wait for it.
+// It runs the project's own ESLint, and reads every setting VS Code's
+// extension would send (all at once, as the empty section) without
+// defaults of its own: a missing `experimental` or `nodePath` throws, and
+// the file is then never linted.
 const ESLINT: BuiltIn = server(
     "eslint",
     "vscode-eslint-language-server",
     &["--stdio"],
     "npm install -g vscode-langservers-extracted",
 )
+.settings(
+    r#"{"validate": "on", "run": "onType", "packageManager": "npm", "nodePath": null,
+        "useESLintClass": false, "experimental": {"useFlatConfig": false},
+        "options": {}, "format": false, "quiet": false, "onIgnoredFiles": "off",
+        "rulesCustomizations": [], "problems": {"shortenToSingleLine": false},
+        "codeActionOnSave": {"enable": false, "mode": "all"},
+        "codeAction": {"disableRuleComment": {"enable": true, "location": "separateLine",
+        "commentStyle": "line"}, "showDocumentation": {"enable": true}}}"#,
+)
 .linter()
-.only_when_configured();
-// Its recommended rules are a project's choice: unconfigured, it would
-// add lints to every TypeScript, JSON and CSS answer of projects that
-// never chose them (`noExplicitAny` six times in one file of zod).
+.only_beside(&[
+    "eslint.config.js",
+    "eslint.config.mjs",
+    "eslint.config.cjs",
+    "eslint.config.ts",
+    "eslint.config.mts",
+    "eslint.config.cts",
+    ".eslintrc.js",
+    ".eslintrc.cjs",
+    ".eslintrc.json",
+    ".eslintrc.yaml",
+    ".eslintrc.yml",
+])
+.verified();
+// Its recommended rules are a project's choice: beside no `biome.json`,
+// it would add lints to every TypeScript, JSON and CSS answer of projects
+// that never chose them (`noExplicitAny` six times in one file of zod).
 const BIOME: BuiltIn = server(
     "biome",
     "biome",
@@ -263,7 +288,7 @@ const BIOME: BuiltIn = server(
 )
 .checked_with(VERSION)
 .linter()
-.only_when_configured()
+.only_beside(&["biome.json", "biome.jsonc"])
 .verified();
 
 const GOPLS: BuiltIn = server(
@@ -798,6 +823,14 @@ pub fn built_in_servers() -> Vec<(&'static BuiltIn, Vec<&'static str>)> {
     servers
 }
 
+/// Every file name some built-in linter takes as a project's choice of it
+/// ([`BuiltIn::config_files`]).
+pub fn config_file_names() -> impl Iterator<Item = &'static str> {
+    built_in_servers()
+        .into_iter()
+        .flat_map(|(server, _)| server.config_files.iter().copied())
+}
+
 /// What a server of `language` needs to see a whole project, if anything.
 pub fn project_files(language: &str) -> Option<&'static ProjectFiles> {
     LANGUAGES
@@ -840,6 +873,10 @@ pub struct Duties {
     /// Globs the end of a file's path must match for it to serve the
     /// file; none: every file of its languages.
     pub file_patterns: Vec<String>,
+    /// A linter started because it was found, not configured: the files
+    /// one of which must be in the file's directory or above it
+    /// ([`BuiltIn::config_files`]).
+    pub config_files: &'static [&'static str],
 }
 
 impl Duties {
@@ -849,6 +886,7 @@ impl Duties {
             diagnostics: true,
             min_severity: None,
             file_patterns: Vec::new(),
+            config_files: &[],
         }
     }
 
@@ -885,6 +923,9 @@ impl Duties {
         }
         if !self.file_patterns.is_empty() {
             words.push(format!("files {}", self.file_patterns.join(", ")));
+        }
+        if let Some(first) = self.config_files.first() {
+            words.push(format!("beside {first} or the like"));
         }
         words
     }

@@ -160,9 +160,7 @@ pub fn real_project(name: &str) -> Option<tempfile::TempDir> {
 /// each into its own folder, as a monorepo holds them; `None` when one is
 /// missing.
 pub fn real_projects(parts: &[(&str, &str)]) -> Option<tempfile::TempDir> {
-    let kept = std::env::var_os("WINDLASS_REAL_PROJECTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/real-projects"));
+    let kept = kept_projects();
     if !parts.iter().all(|(name, _)| kept.join(name).is_dir()) {
         return None;
     }
@@ -171,6 +169,40 @@ pub fn real_projects(parts: &[(&str, &str)]) -> Option<tempfile::TempDir> {
         copy_tree(&kept.join(name), &copy.path().join(folder));
     }
     Some(copy)
+}
+
+/// Where .ci/run unpacks the real projects.
+fn kept_projects() -> PathBuf {
+    std::env::var_os("WINDLASS_REAL_PROJECTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/real-projects"))
+}
+
+/// The ESLint configuration a TypeScript project would write: the
+/// recommended rules of typescript-eslint for its sources, `any` allowed.
+pub const ESLINT_CONFIG: &str = r#"import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["**/*.js", "**/*.cjs", "**/*.d.ts", "**/*.d.cts", "src/**/tests/**"] },
+  {
+    files: ["src/**/*.ts"],
+    extends: [tseslint.configs.recommended],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
+  },
+);
+"#;
+
+/// Makes `folder` a project linted by ESLint: its configuration, and the
+/// `node_modules` that `npm install eslint typescript-eslint` gives it
+/// (a link to the copy .ci/run installs). `false` when that is missing.
+pub fn lint_with_eslint(folder: &Path) -> bool {
+    let modules = kept_projects().join("eslint-9.39.5/node_modules");
+    if !modules.is_dir() {
+        return false;
+    }
+    std::fs::write(folder.join("eslint.config.mjs"), ESLINT_CONFIG).unwrap();
+    std::os::unix::fs::symlink(modules, folder.join("node_modules")).unwrap();
+    true
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -1,7 +1,8 @@
 //! What a server is known not to see, so that answers can say so: a
 //! project index it cannot build (a C tree without a compilation database,
 //! a TypeScript tree without a tsconfig), and files it said it could not
-//! read (errors and warnings in its log that name a file).
+//! read (errors and warnings in its log that name a file, and ESLint's
+//! requests to tell the user it could not lint one).
 
 use crate::language::{ProjectFiles, project_files};
 use crate::lsp::protocol::WorkspaceFolder;
@@ -84,6 +85,41 @@ impl Coverage {
         let Some(uri) = named_uri(message) else {
             return;
         };
+        self.keep(uri, message);
+    }
+
+    /// Keeps what a request the server sent its client says about a
+    /// file it could not serve; `false` when `method` is no such request.
+    /// ESLint asks its editor to tell the user instead of publishing
+    /// anything, so the file would look clean.
+    pub fn note_request(&mut self, method: &str, params: &Value) -> bool {
+        let (uri, message) = match method {
+            "eslint/noLibrary" => (
+                params.pointer("/source/uri"),
+                "ESLint is not installed where this file's project loads it from \
+                 (`npm install eslint` in the project), so the file was not linted",
+            ),
+            "eslint/noConfig" => (
+                params.pointer("/document/uri"),
+                params
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("ESLint found no configuration for this file, so it was not linted"),
+            ),
+            "eslint/probeFailed" => (
+                params.pointer("/textDocument/uri"),
+                "ESLint has no configuration or plugin for this file's language, so the file \
+                 was not linted",
+            ),
+            _ => return false,
+        };
+        if let Some(uri) = uri.and_then(Value::as_str) {
+            self.keep(uri.to_owned(), message);
+        }
+        true
+    }
+
+    fn keep(&mut self, uri: String, message: &str) {
         if self.problems.len() >= MAX_PROBLEMS && !self.problems.contains_key(&uri) {
             return;
         }
@@ -173,6 +209,7 @@ fn shorten(message: &str) -> String {
 mod tests {
     use super::*;
     use crate::lsp::uri::path_to_uri;
+    use serde_json::json;
 
     fn folder(path: &Path) -> WorkspaceFolder {
         WorkspaceFolder {
@@ -237,5 +274,20 @@ mod tests {
         assert_eq!(coverage.problems().len(), 1);
         coverage.forget("file:///w/big.sh");
         assert!(coverage.problems().is_empty());
+    }
+
+    #[test]
+    fn eslint_saying_it_could_not_lint_a_file_is_kept_for_that_file() {
+        let mut coverage = Coverage::default();
+        let no_library = json!({"source": {"uri": "file:///w/a.ts"}});
+        assert!(coverage.note_request("eslint/noLibrary", &no_library));
+        let no_config = json!({"message": "No ESLint configuration found.", "document": {"uri": "file:///w/b.ts"}});
+        assert!(coverage.note_request("eslint/noConfig", &no_config));
+        assert!(!coverage.note_request("workspace/configuration", &json!({})));
+        assert!(coverage.note_request("eslint/probeFailed", &json!({})));
+        let said = |uri: &str| coverage.problem(uri).map(|problem| problem.message);
+        assert!(said("file:///w/a.ts").is_some_and(|message| message.contains("npm install eslint")));
+        assert_eq!(said("file:///w/b.ts").as_deref(), Some("No ESLint configuration found."));
+        assert_eq!(coverage.problems().len(), 2);
     }
 }

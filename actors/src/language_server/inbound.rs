@@ -49,8 +49,15 @@ impl State {
                         result,
                         encoding,
                         warnings: std::mem::take(&mut sent.warnings),
-                        file_problem: sent.file_problem.take(),
-                        problems: std::mem::take(&mut sent.problems),
+                        file_problem: sent
+                            .request
+                            .document
+                            .as_ref()
+                            .and_then(|document| self.coverage.problem(&document.uri)),
+                        problems: match sent.request.document {
+                            Some(_) => Vec::new(),
+                            None => self.coverage.problems(),
+                        },
                     }),
                     Err(error) => Err(self.server_error(error)),
                 };
@@ -122,12 +129,13 @@ impl State {
             "client/unregisterCapability" => self.registrations.unregister(params),
             _ => {}
         }
-        let body = match protocol::answer_server_request(
-            method,
-            params,
-            &self.spec.settings,
-            &self.folders,
-        ) {
+        let answered = match self.coverage.note_request(method, params) {
+            true => Some(Value::Null),
+            false => {
+                protocol::answer_server_request(method, params, &self.spec.settings, &self.folders)
+            }
+        };
+        let body = match answered {
             Some(result) => message::response(id, result),
             None => {
                 message::error_response(id, message::METHOD_NOT_FOUND, "not supported by windlass")

@@ -51,7 +51,7 @@ use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{self, Capabilities, WorkspaceFolder};
 use crate::lsp::transport::Transport;
 use crate::messages::language_server::{
-    Call, LanguageServerMsg, Problem, Reply, ServerRequest, ServerStatus, Work,
+    Call, LanguageServerMsg, Reply, ServerRequest, ServerStatus, Work,
 };
 use crate::messages::monitor::{MonitorMsg, ProcessSample};
 use crate::messages::recorder::RecorderMsg;
@@ -126,8 +126,6 @@ struct Sent {
     /// Times it was sent again after `ContentModified` / `ServerCancelled`.
     retries: u32,
     warnings: Vec<String>,
-    file_problem: Option<Problem>,
-    problems: Vec<Problem>,
 }
 
 /// A request waiting until the server can answer it truthfully.

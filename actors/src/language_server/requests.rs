@@ -134,10 +134,6 @@ impl State {
             request.method,
             &request.params,
         ));
-        let (file_problem, problems) = match &request.document {
-            Some(document) => (self.coverage.problem(&document.uri), Vec::new()),
-            None => (None, self.coverage.problems()),
-        };
         let id = self.send_request(request.method, params.clone(), myself);
         self.asked.insert(key.clone(), id);
         let sent = Sent {
@@ -150,8 +146,6 @@ impl State {
             params,
             retries: 0,
             warnings,
-            file_problem,
-            problems,
         };
         self.pending.insert(id, Pending::Caller(Box::new(sent)));
     }

@@ -301,7 +301,9 @@ pub fn answer_server_request(
     }
 }
 
-/// One settings value per requested item, `null` where nothing is set.
+/// One settings value per requested item, `null` where nothing is set;
+/// an item without a section, or with the empty one (as VS Code's
+/// `getConfiguration("")` asks), gets them all.
 /// Read as JSON, not as lsp-types' `ConfigurationParams`: only `section`
 /// counts, and lsp-types would refuse the whole request for a `scopeUri`
 /// written with characters URIs do not allow (`é`, as Java's
@@ -312,8 +314,8 @@ fn configuration(params: &Value, settings: &Value) -> Value {
         .into_iter()
         .flatten()
         .map(|item| match item.get("section").and_then(Value::as_str) {
-            Some(section) => lookup_section(settings, section),
-            None => settings.clone(),
+            Some(section) if !section.is_empty() => lookup_section(settings, section),
+            _ => settings.clone(),
         })
         .collect();
     Value::Array(answers)
@@ -403,12 +405,13 @@ mod tests {
     fn answers_configuration_by_section() {
         let settings = json!({"python": {"analysis": {"typeCheckingMode": "strict"}}, "a.b": 1});
         let params = json!({"items": [
-            {"section": "python.analysis"}, {"section": "a.b"}, {"section": "missing"}, {}
+            {"section": "python.analysis"}, {"section": "a.b"}, {"section": "missing"}, {},
+            {"section": ""}
         ]});
         let answer = answer_server_request("workspace/configuration", &params, &settings, &[]);
         assert_eq!(
             answer,
-            Some(json!([{"typeCheckingMode": "strict"}, 1, null, settings]))
+            Some(json!([{"typeCheckingMode": "strict"}, 1, null, settings, settings]))
         );
     }
 

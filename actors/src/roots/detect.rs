@@ -6,15 +6,16 @@ use crate::messages::roots::Detection;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How many files detection looks at before it stops.
 const DETECTION_FILE_LIMIT: usize = 5_000;
 
 /// The configured servers that the files in the roots need, judged from
 /// at most [`DETECTION_FILE_LIMIT`] files, each with a file to open first.
-/// A server limited to some files (`file_patterns`) is needed only when
-/// one of them is there, and opens one of them.
+/// A server limited to some files (`file_patterns`, or a linter's
+/// configuration files beside them) is needed only when one of them is
+/// there, and opens one of them.
 pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
     let files = source_files(roots);
     let languages: BTreeSet<&str> = files.iter().map(|file| file.language).collect();
@@ -30,29 +31,34 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
     }
     let mut detection = Detection::default();
     for spec in specs {
-        let probe = match spec.duties.file_matcher().ok().flatten() {
-            None => {
-                if !languages.iter().any(|language| spec.serves(language)) {
-                    continue;
-                }
-                spec.languages
-                    .iter()
-                    .find_map(|language| samples.get(language.as_str()))
-                    .map(|file| &file.path)
+        let limited = spec.duties.file_matcher().ok().flatten();
+        let config_files = spec.duties.config_files;
+        let probe = if limited.is_none() && config_files.is_empty() {
+            if !languages.iter().any(|language| spec.serves(language)) {
+                continue;
             }
-            Some(matcher) => {
-                let mut taken = files
-                    .iter()
-                    .filter(|file| spec.serves(file.language) && matcher.is_match(&file.path))
-                    .peekable();
-                if taken.peek().is_none() {
-                    continue;
-                }
-                taken
-                    .filter(|file| file.alone)
-                    .min_by_key(|file| file.depth)
-                    .map(|file| &file.path)
+            spec.languages
+                .iter()
+                .find_map(|language| samples.get(language.as_str()))
+                .map(|file| &file.path)
+        } else {
+            let configured = configured_directories(&files, config_files);
+            let mut taken = files
+                .iter()
+                .filter(|file| {
+                    spec.serves(file.language)
+                        && limited.as_ref().is_none_or(|set| set.is_match(&file.path))
+                        && (config_files.is_empty()
+                            || configured.iter().any(|dir| file.path.starts_with(dir)))
+                })
+                .peekable();
+            if taken.peek().is_none() {
+                continue;
             }
+            taken
+                .filter(|file| file.alone)
+                .min_by_key(|file| file.depth)
+                .map(|file| &file.path)
         };
         detection.needed.push(spec.name.clone());
         if let Some(probe) = probe.and_then(|path| DocumentSnapshot::read(path).ok()) {
@@ -60,6 +66,21 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
         }
     }
     detection
+}
+
+/// The directories holding one of a linter's configuration files among
+/// the files found.
+fn configured_directories<'a>(files: &'a [Found], names: &[&str]) -> Vec<&'a Path> {
+    files
+        .iter()
+        .filter(|file| {
+            file.path
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| names.contains(&name))
+        })
+        .filter_map(|file| file.path.parent())
+        .collect()
 }
 
 /// A source file found in the roots.
