@@ -13,7 +13,7 @@
 //! every answer is checked. A server or package that is missing is
 //! skipped with a note.
 //!
-//! Then the monorepo of four packages with nine servers for eight
+//! Then the monorepo of five packages with twelve servers for ten
 //! languages, zero-config: the first `diagnostics` call over a file of
 //! each language, timed from the process start; then every file edited
 //! at once and one call, and the undo and one call, 5 cycles.
@@ -302,7 +302,7 @@ fn run_monorepo() {
     let session = Session::start(&root_arg(dir.path()));
     let first = session.ok("diagnostics", json!({"files": files}));
     report(
-        "monorepo, 8 files of 8 languages: first answer",
+        "monorepo, 10 files of 10 languages: first answer",
         &[started.elapsed()],
     );
     let originals: Vec<String> = files
@@ -327,7 +327,7 @@ fn run_monorepo() {
         assert_eq!(session.ok("diagnostics", json!({"files": files})), first);
         undone.push(asked.elapsed());
     }
-    report("monorepo: all 8 edited to fresh diagnostics", &edited);
+    report("monorepo: all 10 edited to fresh diagnostics", &edited);
     report("monorepo: undo to fresh diagnostics", &undone);
 }
 

@@ -27,8 +27,11 @@ const TOTAL_LIMIT: u64 = 100 * 1024 * 1024;
 
 /// What the log file gets unless told otherwise.
 const FILE_LEVEL: &str = "info";
-/// What stderr gets unless told otherwise: real failures only.
-const STDERR_LEVEL: &str = "warn";
+/// What stderr gets unless told otherwise: real failures only. The file
+/// watcher warns of races it recovers from (a watch on a directory that
+/// was deleted before the watch was removed, as a build's temporary
+/// directories are), which are no failure of the session.
+const STDERR_LEVEL: &str = "warn,notify=error";
 
 pub fn init(level: Option<&str>) -> Result<()> {
     let filter = |default: &str| {

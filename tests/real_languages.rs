@@ -306,15 +306,6 @@ fn rust_analyzer_answers_on_regex_syntax() {
     );
 }
 
-/// Whether `rust-analyzer` on PATH is the server, not rustup's proxy
-/// without its component.
-fn rust_analyzer_runs() -> bool {
-    std::process::Command::new("rust-analyzer")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success())
-}
-
 /// One Python server, configured alone, on requests: what its hover
 /// starts with, and the edit it is checked with and what it reports.
 struct PythonServer {
@@ -841,7 +832,10 @@ fn biome_lints_beside_tsgo_on_zod() {
 /// linted, and a project without a configuration is not its business.
 #[test]
 fn eslint_lints_the_projects_that_chose_it() {
-    for server in ["vscode-eslint-language-server", "typescript-language-server"] {
+    for server in [
+        "vscode-eslint-language-server",
+        "typescript-language-server",
+    ] {
         if !have(server) {
             return skip(&format!("{server} is not on PATH"));
         }
@@ -853,7 +847,11 @@ fn eslint_lints_the_projects_that_chose_it() {
         return skip("target/real-projects/eslint-9.39.5 is missing (.ci/run installs it)");
     }
     let answer = "export const answer: number = 42;\n";
-    write(dir.path(), "uninstalled/eslint.config.mjs", "export default [];\n");
+    write(
+        dir.path(),
+        "uninstalled/eslint.config.mjs",
+        "export default [];\n",
+    );
     write(dir.path(), "uninstalled/src/index.ts", answer);
     write(dir.path(), "plain/src/index.ts", answer);
     let session = Session::start(&root_arg(dir.path()));
@@ -863,7 +861,9 @@ fn eslint_lints_the_projects_that_chose_it() {
     let empty = "error [eslint @typescript-eslint/no-empty-object-type] An interface declaring \
                  no members is equivalent to its supertype.";
     assert!(
-        first.starts_with(&format!("{coerce}: 5 errors\n  4:18 {empty}\n  9:18 {empty}\n")),
+        first.starts_with(&format!(
+            "{coerce}: 5 errors\n  4:18 {empty}\n  9:18 {empty}\n"
+        )),
         "{first}"
     );
     assert_eq!(
@@ -891,7 +891,10 @@ fn eslint_lints_the_projects_that_chose_it() {
              assigned a value but never used."
         ),
     ] {
-        assert!(linted.contains(&format!("{problem}\n")) || linted.ends_with(&problem), "{linted}");
+        assert!(
+            linted.contains(&format!("{problem}\n")) || linted.ends_with(&problem),
+            "{linted}"
+        );
     }
     std::fs::write(dir.path().join(iso), &original).unwrap();
     assert_eq!(

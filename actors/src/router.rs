@@ -307,7 +307,10 @@ mod tests {
 
         let config = app.join("eslint.config.mjs");
         std::fs::write(&config, "export default [];").unwrap();
-        assert!(!config_files.beside(&deep, names), "looked for once per directory");
+        assert!(
+            !config_files.beside(&deep, names),
+            "looked for once per directory"
+        );
         config_files.forget_changed(&[FileChange::new(config.clone(), ChangeKind::Created)]);
         assert!(config_files.beside(&deep, names));
         assert!(config_files.beside(&app.join("b.ts"), names));

@@ -53,6 +53,15 @@ pub fn have(command: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether `rust-analyzer` on PATH is the server, not rustup's proxy
+/// without its component.
+pub fn rust_analyzer_runs() -> bool {
+    std::process::Command::new("rust-analyzer")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
 /// Prints why a test did not run. Under `CI=true` a missing server (or
 /// anything else CI provides) is a failure instead: a skip there would let
 /// the suite pass without testing anything real.

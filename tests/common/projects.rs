@@ -218,23 +218,26 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// Four published packages in one root, as a monorepo holds them: the
+/// Five published packages in one root, as a monorepo holds them: the
 /// gunicorn example (Python, YAML, Dockerfile, shell), bootstrap (SCSS,
-/// JSON, JavaScript), zod (TypeScript) and Monolog (PHP). `None` when one
-/// is missing.
+/// JSON, JavaScript), zod (TypeScript, linted by ESLint), Monolog (PHP)
+/// and regex-syntax (Rust, TOML). `None` when one, or the ESLint that
+/// zod is linted with, is missing.
 pub fn monorepo() -> Option<tempfile::TempDir> {
-    real_projects(&[
+    let dir = real_projects(&[
         ("gunicorn-27.0.1/examples/celery_alternative", "service"),
         ("bootstrap-5.3.8", "web"),
         ("zod-4.6.7", "lib"),
         ("monolog-2.9.1", "php"),
-    ])
+        ("regex-syntax-0.8.11", "crate"),
+    ])?;
+    lint_with_eslint(&dir.path().join("lib")).then_some(dir)
 }
 
 /// A file of each of the monorepo's languages, what an edit appends to
 /// it, and the problem its servers must then report (with the line the
 /// edit lands on).
-pub const MONOREPO_EDITS: [(&str, &str, &str); 8] = [
+pub const MONOREPO_EDITS: [(&str, &str, &str); 10] = [
     (
         "service/app.py",
         "\nprint(undefined_total)\n",
@@ -271,6 +274,16 @@ pub const MONOREPO_EDITS: [(&str, &str, &str); 8] = [
         "  311:7 error [typescript 2322] Type 'string' is not assignable to type 'number'.",
     ),
     (
+        "crate/src/parser.rs",
+        "\nfn broken() -> u32 {\n    \"text\"\n}\n",
+        "  257:5 error [rust-analyzer E0308] expected u32, found &'static str",
+    ),
+    (
+        "crate/Cargo.toml",
+        "\n[extra]\nbroken = \n",
+        "  100:10 error [Even Better TOML] expected value",
+    ),
+    (
         "php/Monolog/Logger.php",
         "\nnew UnknownThing();\n",
         "  763:5 error [intelephense P1009] Undefined type 'Monolog\\UnknownThing'.",
@@ -278,7 +291,7 @@ pub const MONOREPO_EDITS: [(&str, &str, &str); 8] = [
 ];
 
 /// The servers the monorepo needs, by the command each runs.
-pub const MONOREPO_SERVERS: [&str; 10] = [
+pub const MONOREPO_SERVERS: [&str; 13] = [
     "pyright-langserver",
     "ruff",
     "docker-langserver",
@@ -289,6 +302,9 @@ pub const MONOREPO_SERVERS: [&str; 10] = [
     "vscode-json-language-server",
     "typescript-language-server",
     "intelephense",
+    "vscode-eslint-language-server",
+    "rust-analyzer",
+    "taplo",
 ];
 
 /// Mixed questions about the shapes project ([`SHAPES_PY`],

@@ -384,23 +384,31 @@ fn is_identifier_char(character: char) -> bool {
 }
 
 /// The code-point column of `word` as a whole identifier on `line`, at or
-/// after column `from`.
+/// after column `from`; failing that, of `word` after a `$` sigil, as a
+/// shell, PHP or SCSS variable is written where it is used (`$SCRIPT_DIR`
+/// for `SCRIPT_DIR`). In JavaScript `$` is part of a name, so a whole
+/// identifier comes first.
 pub fn find_word(line: &str, word: &str, from: usize) -> Option<usize> {
     let characters: Vec<char> = line.chars().collect();
     let wanted: Vec<char> = word.chars().collect();
     if wanted.is_empty() {
         return None;
     }
-    (from..=characters.len().checked_sub(wanted.len())?).find(|&start| {
-        let end = start + wanted.len();
-        characters[start..end] == wanted[..]
-            && (start == 0
-                || !is_identifier_char(characters[start - 1])
-                || !is_identifier_char(wanted[0]))
-            && characters
-                .get(end)
-                .is_none_or(|next| !is_identifier_char(*next))
-    })
+    let last = characters.len().checked_sub(wanted.len())?;
+    let found = |after_sigil: bool| {
+        (from..=last).find(|&start| {
+            let end = start + wanted.len();
+            let before = start.checked_sub(1).map(|index| characters[index]);
+            characters[start..end] == wanted[..]
+                && (before.is_none_or(|before| !is_identifier_char(before))
+                    || !is_identifier_char(wanted[0])
+                    || (after_sigil && before == Some('$')))
+                && characters
+                    .get(end)
+                    .is_none_or(|next| !is_identifier_char(*next))
+        })
+    };
+    found(false).or_else(|| found(true))
 }
 
 /// The identifier that covers code-point column `column`.
@@ -437,6 +445,8 @@ mod tests {
         assert_eq!(find_word("afoo", "foo", 0), None);
         assert_eq!(find_word("foo foo", "foo", 1), Some(4));
         assert_eq!(find_word("", "foo", 0), None);
+        assert_eq!(find_word("cd \"$SCRIPT_DIR/..\"", "SCRIPT_DIR", 0), Some(5));
+        assert_eq!(find_word("const $foo = foo;", "foo", 0), Some(13));
     }
 
     #[test]

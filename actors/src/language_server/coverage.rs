@@ -286,8 +286,13 @@ mod tests {
         assert!(!coverage.note_request("workspace/configuration", &json!({})));
         assert!(coverage.note_request("eslint/probeFailed", &json!({})));
         let said = |uri: &str| coverage.problem(uri).map(|problem| problem.message);
-        assert!(said("file:///w/a.ts").is_some_and(|message| message.contains("npm install eslint")));
-        assert_eq!(said("file:///w/b.ts").as_deref(), Some("No ESLint configuration found."));
+        assert!(
+            said("file:///w/a.ts").is_some_and(|message| message.contains("npm install eslint"))
+        );
+        assert_eq!(
+            said("file:///w/b.ts").as_deref(),
+            Some("No ESLint configuration found.")
+        );
         assert_eq!(coverage.problems().len(), 2);
     }
 }

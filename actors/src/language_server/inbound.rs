@@ -164,12 +164,23 @@ impl State {
             }
             // rust-analyzer's word on whether it is still loading, and on
             // what failed ("Failed to load workspaces."), which `status`
-            // shows.
+            // shows until it says it is healthy again (the manifest that
+            // broke the load was fixed).
             "experimental/serverStatus" => {
-                if params.get("health").and_then(Value::as_str) == Some("error")
-                    && let Some(message) = params.get("message").and_then(Value::as_str)
-                {
-                    self.last_error = Some(format!("[{}] {message}", self.spec.label()));
+                let message = params.get("message").and_then(Value::as_str);
+                match (params.get("health").and_then(Value::as_str), message) {
+                    (Some("error"), Some(message)) => {
+                        let error = format!("[{}] {message}", self.spec.label());
+                        self.health_error = Some(error.clone());
+                        self.last_error = Some(error);
+                    }
+                    (Some("ok"), _) => {
+                        let withdrawn = self.health_error.take();
+                        if withdrawn.is_some() && self.last_error == withdrawn {
+                            self.last_error = None;
+                        }
+                    }
+                    _ => {}
                 }
                 if let Some(quiescent) = params.get("quiescent").and_then(Value::as_bool) {
                     self.readiness.server_status(quiescent, Instant::now());

@@ -179,6 +179,9 @@ pub struct State {
     next_check: Option<Instant>,
     last_sample: Option<ProcessSample>,
     last_error: Option<String>,
+    /// What the server last said was wrong with its health, withdrawn
+    /// from `last_error` when it says it is healthy again.
+    health_error: Option<String>,
     /// Why the process was stopped on purpose, told to requests in flight.
     retired: Option<String>,
     /// Work the process never received because it had died; handed to
@@ -251,6 +254,7 @@ impl Actor for LanguageServer {
             next_check: None,
             last_sample: None,
             last_error: None,
+            health_error: None,
             retired: None,
             orphans: Vec::new(),
             exiting: false,
