@@ -30,10 +30,13 @@
 mod common;
 mod percentiles;
 
-use common::projects::{MONOREPO_EDITS, MONOREPO_SERVERS, monorepo, real_project};
+use common::projects::{
+    MONOREPO_EDITS, MONOREPO_SERVERS, lint_with_eslint, monorepo, real_project,
+};
 use common::*;
 use percentiles::report;
 use serde_json::{Value, json};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 const CYCLES: usize = 10;
@@ -46,6 +49,9 @@ struct Case {
     /// configured; empty for none.
     config: &'static str,
     project: &'static str,
+    /// What the copy of the project needs before the session starts;
+    /// `false` when something it needs is missing.
+    prepare: fn(&Path) -> bool,
     file: &'static str,
     /// The first question, and a piece its complete answer contains.
     first: (&'static str, fn() -> Value, &'static str),
@@ -63,6 +69,7 @@ fn main() {
             servers: &["vscode-css-language-server"],
             config: "",
             project: "bootstrap-5.3.8",
+            prepare: as_unpacked,
             file: "scss/_buttons.scss",
             first: (
                 "document_symbols",
@@ -78,6 +85,7 @@ fn main() {
             servers: &["vscode-json-language-server"],
             config: "",
             project: "bootstrap-5.3.8",
+            prepare: as_unpacked,
             file: "package.json",
             first: (
                 "document_symbols",
@@ -99,6 +107,7 @@ fn main() {
             servers: &["yaml-language-server"],
             config: "",
             project: "ansible-core-2.21.5/lib/ansible/config",
+            prepare: as_unpacked,
             file: "base.yml",
             first: (
                 "document_symbols",
@@ -120,6 +129,7 @@ fn main() {
             servers: &["vscode-html-language-server"],
             config: "",
             project: "html5-boilerplate-9.0.1/dist",
+            prepare: as_unpacked,
             file: "index.html",
             first: (
                 "document_symbols",
@@ -141,6 +151,7 @@ fn main() {
             servers: &["docker-langserver"],
             config: "",
             project: "gunicorn-27.0.1/examples/celery_alternative",
+            prepare: as_unpacked,
             file: "Dockerfile",
             first: (
                 "document_symbols",
@@ -158,6 +169,7 @@ fn main() {
             servers: &["rust-analyzer"],
             config: "",
             project: "regex-syntax-0.8.11",
+            prepare: as_unpacked,
             file: "src/parser.rs",
             first: (
                 "hover",
@@ -173,6 +185,7 @@ fn main() {
             servers: &["pyright-langserver", "ruff"],
             config: "",
             project: "requests-2.34.2",
+            prepare: as_unpacked,
             file: "src/requests/api.py",
             first: (
                 "hover",
@@ -195,10 +208,35 @@ fn main() {
             clean: "src/requests/api.py: no problems",
         },
         Case {
+            label: "vscode-eslint-language-server beside typescript-language-server, zod iso.ts",
+            servers: &[
+                "vscode-eslint-language-server",
+                "typescript-language-server",
+            ],
+            config: "",
+            project: "zod-4.6.7",
+            prepare: lint_with_eslint,
+            file: "src/v4/classic/iso.ts",
+            first: (
+                "diagnostics",
+                || json!({"file": "src/v4/classic/coerce.ts"}),
+                "[eslint @typescript-eslint/no-empty-object-type]",
+            ),
+            broken: |text, n| format!("{text}\nvar unused_{n} = 1;\n"),
+            expected: |n| {
+                vec![
+                    "[eslint no-var] Unexpected var, use let or const instead.".into(),
+                    format!("'unused_{n}' is assigned a value but never used."),
+                ]
+            },
+            clean: "src/v4/classic/iso.ts: no problems",
+        },
+        Case {
             label: "tsgo (asked for diagnostics), zod parse.ts",
             servers: &["tsgo"],
             config: "[server.tsgo]\n",
             project: "zod-4.6.7",
+            prepare: as_unpacked,
             file: "src/v4/core/parse.ts",
             first: (
                 "hover",
@@ -216,6 +254,7 @@ fn main() {
             servers: &["intelephense"],
             config: "",
             project: "monolog-2.9.1",
+            prepare: as_unpacked,
             file: "Monolog/Logger.php",
             first: (
                 "hover",
@@ -245,6 +284,7 @@ fn main() {
             servers: &["gopls"],
             config: "",
             project: "pkg-errors-0.9.1",
+            prepare: as_unpacked,
             file: "errors.go",
             first: (
                 "hover",
@@ -262,6 +302,7 @@ fn main() {
             servers: &["svelteserver"],
             config: "",
             project: "svelte-french-toast-1.2.0",
+            prepare: as_unpacked,
             file: "dist/components/ToastBar.svelte",
             first: (
                 "hover",
@@ -343,6 +384,10 @@ fn run(case: &Case) {
         );
         return;
     };
+    if !(case.prepare)(dir.path()) {
+        println!("{}: skipped, what the project needs is missing", case.label);
+        return;
+    }
     let started = Instant::now();
     let session = match case.config {
         "" => Session::start(&root_arg(dir.path())),
@@ -388,4 +433,9 @@ fn run(case: &Case) {
         &format!("{}: undo to fresh diagnostics", case.label),
         &fixed_times,
     );
+}
+
+/// A project used as its package was unpacked.
+fn as_unpacked(_: &Path) -> bool {
+    true
 }

@@ -924,6 +924,90 @@ fn eslint_lints_the_projects_that_chose_it() {
     );
 }
 
+/// A query of GitHub's API, as an application of it keeps one.
+const VIEWER_QUERY: &str = "\
+query ViewerRepositories($count: Int!) {
+  viewer {
+    login
+    repositories(first: $count, orderBy: {field: UPDATED_AT, direction: DESC}) {
+      nodes {
+        name
+        stargazerCount
+      }
+    }
+  }
+}
+";
+
+/// graphql-lsp on GitHub's published schema (@octokit/graphql-schema,
+/// 64,000 lines the server takes seconds to load), named by the project's
+/// GraphQL config, and a query of it. The first answer is complete (the
+/// query is broken on disk before the server starts); the fix and the
+/// break again are answered fresh; hover, definition into the schema and
+/// the query's outline. Without a config, every answer says that the
+/// server knows no schema.
+#[test]
+fn graphql_server_answers_on_githubs_schema() {
+    if !have("graphql-lsp") {
+        return skip("graphql-lsp is not on PATH");
+    }
+    let package = "octokit-graphql-schema-15.25.0";
+    let (Some(dir), Some(unconfigured)) = (real_project(package), real_project(package)) else {
+        return skip(&format!(
+            "target/real-projects/{package} is missing (.ci/run unpacks it)"
+        ));
+    };
+    let query = "queries/viewer.graphql";
+    write(dir.path(), query, VIEWER_QUERY);
+    write(
+        dir.path(),
+        ".graphqlrc.yml",
+        "schema: schema.graphql\ndocuments: \"queries/**/*.graphql\"\n",
+    );
+    let session = started_on_a_broken_file(
+        dir.path(),
+        query,
+        |text| text.replacen("stargazerCount", "starCount", 1),
+        "queries/viewer.graphql: 1 error\n\
+         \x20 7:9 error [GraphQL: Validation] Cannot query field \"starCount\" on type \
+         \"Repository\". Did you mean \"forkCount\"?",
+    );
+    assert_eq!(
+        session.ok(
+            "hover",
+            json!({"file": query, "line": 7, "symbol": "stargazerCount"})
+        ),
+        "Repository.stargazerCount: Int!\n\n\
+         Returns a count of how many stargazers there are on this object"
+    );
+    let definition = session.ok(
+        "definition",
+        json!({"file": query, "line": 4, "symbol": "repositories"}),
+    );
+    assert_eq!(definition, "schema.graphql:61146:3  repositories(");
+    assert_eq!(
+        session.ok("document_symbols", json!({"file": query})),
+        "class ViewerRepositories 1-11\n\
+         field viewer 2-10\n\
+         field login 3\n\
+         field repositories 4-9\n\
+         field nodes 5-8\n\
+         field name 6\n\
+         field stargazerCount 7"
+    );
+
+    write(unconfigured.path(), query, VIEWER_QUERY);
+    let session = Session::start(&root_arg(unconfigured.path()));
+    let hover = session.ok(
+        "hover",
+        json!({"file": query, "line": 7, "symbol": "stargazerCount"}),
+    );
+    assert!(
+        hover.starts_with("warning: [graphql] has no GraphQL config (.graphqlrc.yml or graphql.config.*) naming the schema"),
+        "{hover}"
+    );
+}
+
 /// intelephense, found on PATH, on Monolog's sources as Debian ships them
 /// (with the PSR logger interfaces they implement beside them).
 #[test]

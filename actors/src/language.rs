@@ -139,6 +139,9 @@ pub struct ProjectFiles {
     pub depth: usize,
     /// What is missing without one, after the server's label.
     pub gap: &'static str,
+    /// Whether every answer of the server misses it, not only those
+    /// that need the whole project (references, renames, symbols).
+    pub every_answer: bool,
 }
 
 /// One language.
@@ -402,7 +405,8 @@ const GRAPHQL_LSP: BuiltIn = server(
     &["server", "-m", "stream"],
     "npm install -g graphql-language-service-cli",
 )
-.checked_with(VERSION);
+.checked_with(VERSION)
+.verified();
 const MARKSMAN: BuiltIn = server(
     "markdown",
     "marksman",
@@ -479,18 +483,44 @@ const COMPILATION_DATABASE: ProjectFiles = ProjectFiles {
     depth: 3,
     gap: "has no compile_commands.json, so it knows only the files it has opened; \
           references, renames and callers may be incomplete",
+    every_answer: false,
 };
 const GO_MODULE: ProjectFiles = ProjectFiles {
     names: &["go.mod", "go.work"],
     depth: 3,
     gap: "has no go.mod or go.work, so it cannot load the packages as a module; references \
           and diagnostics may be incomplete",
+    every_answer: false,
 };
 const TSCONFIG: ProjectFiles = ProjectFiles {
     names: &["tsconfig.json", "jsconfig.json"],
     depth: 4,
     gap: "has no tsconfig.json or jsconfig.json, so it sees only the files that open files \
           import; references, renames and symbols may be incomplete",
+    every_answer: false,
+};
+// graphql-config's file names; without one the server knows no schema.
+const GRAPHQL_CONFIG: ProjectFiles = ProjectFiles {
+    names: &[
+        ".graphqlrc",
+        ".graphqlrc.yml",
+        ".graphqlrc.yaml",
+        ".graphqlrc.json",
+        ".graphqlrc.toml",
+        ".graphqlrc.js",
+        ".graphqlrc.ts",
+        "graphql.config.yml",
+        "graphql.config.yaml",
+        "graphql.config.json",
+        "graphql.config.toml",
+        "graphql.config.js",
+        "graphql.config.cjs",
+        "graphql.config.ts",
+    ],
+    depth: 3,
+    gap: "has no GraphQL config (.graphqlrc.yml or graphql.config.*) naming the schema, so it \
+          checks syntax only: validation, hover and definitions know no schema",
+    every_answer: true,
 };
 
 const PYTHON_SERVERS: &[&BuiltIn] = &[&PYRIGHT, &BASEDPYRIGHT, &PYLSP, &JEDI, &PYREFLY, &TY, &RUFF];
@@ -643,6 +673,7 @@ pub const LANGUAGES: &[Language] = &[
     Language {
         extensions: &["graphql", "graphqls", "gql"],
         servers: &[&GRAPHQL_LSP],
+        project: Some(&GRAPHQL_CONFIG),
         ..Language::new("graphql")
     },
     Language {

@@ -195,9 +195,16 @@ fn spots(
 ) -> Result<(Vec<Spot>, Option<String>)> {
     let locations = render::locations(reply, &target.server.label(), feature)?;
     let mut sources = Sources::new(&target.roots);
+    let word = target.word();
     let spots = locations
         .into_iter()
-        .filter_map(|location| sources.spot(location.uri.as_str(), location.range, reply.encoding))
+        .filter_map(|location| {
+            let (uri, range) = (location.uri.as_str(), location.range);
+            match &word {
+                Some(word) => sources.spot_of_declared(uri, range, reply.encoding, word),
+                None => sources.spot(uri, range, reply.encoding),
+            }
+        })
         .collect();
     Ok((spots, sources.outside_note()))
 }

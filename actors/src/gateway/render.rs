@@ -182,6 +182,42 @@ impl Sources<'_> {
         }
         Some(spot)
     }
+
+    /// A location's spot, moved onto a later line of its range that
+    /// begins with `name` when its first line does not hold `name`: a
+    /// server's range that starts at the declaration's description
+    /// (GraphQL's `"""` block above a field) points at the declaration.
+    pub fn spot_of_declared(
+        &mut self,
+        uri: &str,
+        range: Range,
+        encoding: PositionEncoding,
+        name: &str,
+    ) -> Option<Spot> {
+        let spot = self.spot(uri, range, encoding)?;
+        let path = uri_to_path(uri)?;
+        let first = spot.line - 1;
+        let named = |line: &str| crate::gateway::address::find_word(line, name, 0);
+        if self.line(&path, first).as_deref().and_then(named).is_some() {
+            return Some(spot);
+        }
+        let (last, _) = self.point(&path, range.end, encoding);
+        for index in first + 1..=last {
+            let Some(text) = self.line(&path, index) else {
+                break;
+            };
+            let indent = text.chars().take_while(|c| c.is_whitespace()).count();
+            if named(&text) == Some(indent) {
+                return Some(Spot {
+                    line: index + 1,
+                    column: indent + 1,
+                    source: Some(text.trim().to_owned()),
+                    ..spot
+                });
+            }
+        }
+        Some(spot)
+    }
 }
 
 /// Every location of a definition-style answer: one `Location`, or a

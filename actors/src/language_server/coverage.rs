@@ -39,19 +39,18 @@ const MAX_MESSAGE_BYTES: usize = 300;
 
 #[derive(Debug, Default)]
 pub struct Coverage {
-    gaps: Vec<String>,
+    gaps: Vec<&'static ProjectFiles>,
     problems: BTreeMap<String, String>,
 }
 
-/// The project files the server's languages need that no root has, as
-/// the gaps they leave. Walks the roots' top levels: run it off the
-/// actor's thread.
-pub fn find_gaps(languages: &[String], folders: &[WorkspaceFolder]) -> Vec<String> {
+/// The project files the server's languages need that no root has.
+/// Walks the roots' top levels: run it off the actor's thread.
+pub fn find_gaps(languages: &[String], folders: &[WorkspaceFolder]) -> Vec<&'static ProjectFiles> {
     let roots: Vec<PathBuf> = folders
         .iter()
         .filter_map(|folder| uri_to_path(&folder.uri))
         .collect();
-    let mut needed: Vec<&ProjectFiles> = Vec::new();
+    let mut needed: Vec<&'static ProjectFiles> = Vec::new();
     for project in languages
         .iter()
         .filter_map(|language| project_files(language))
@@ -63,17 +62,20 @@ pub fn find_gaps(languages: &[String], folders: &[WorkspaceFolder]) -> Vec<Strin
     needed
         .into_iter()
         .filter(|project| !roots.iter().any(|root| has_any(root, project)))
-        .map(|project| project.gap.to_owned())
         .collect()
 }
 
 impl Coverage {
-    pub fn set_gaps(&mut self, gaps: Vec<String>) {
+    pub fn set_gaps(&mut self, gaps: Vec<&'static ProjectFiles>) {
         self.gaps = gaps;
     }
 
-    pub fn gaps(&self) -> &[String] {
-        &self.gaps
+    /// What the server misses for want of its project files.
+    pub fn gaps(&self) -> Vec<String> {
+        self.gaps
+            .iter()
+            .map(|project| project.gap.to_owned())
+            .collect()
     }
 
     /// Keeps an error or warning from the server's log when it names a
@@ -132,15 +134,14 @@ impl Coverage {
         self.problems.remove(uri);
     }
 
-    /// Warnings for an answer to `method` with `params`: the index gaps
-    /// it depends on.
+    /// Warnings for an answer to `method` with `params`: the gaps it
+    /// depends on.
     pub fn warnings_for(&self, label: &str, method: &str, params: &Value) -> Vec<String> {
-        if !needs_index(method, params) {
-            return Vec::new();
-        }
+        let index = needs_index(method, params);
         self.gaps
             .iter()
-            .map(|gap| format!("warning: [{label}] {gap}"))
+            .filter(|project| index || project.every_answer)
+            .map(|project| format!("warning: [{label}] {}", project.gap))
             .collect()
     }
 

@@ -508,7 +508,7 @@ impl State {
             ),
             process: self.last_sample,
             last_error: self.last_error.clone(),
-            gaps: self.coverage.gaps().to_vec(),
+            gaps: self.coverage.gaps(),
             queued: self.fairness.queued(),
             in_flight: self
                 .pending

@@ -3,6 +3,7 @@
 //! how answers are read back into lsp-types, and what the Watcher, the
 //! Monitor and the Supervisor tell it.
 use crate::error::{Error, Result};
+use crate::language::ProjectFiles;
 use crate::lsp::message::Incoming;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{Feature, WorkspaceFolder};
@@ -350,7 +351,7 @@ pub enum LanguageServerMsg {
         restart: bool,
     },
     /// The project files the server lacks, found off the actor's thread.
-    Gaps(Vec<String>),
+    Gaps(Vec<&'static ProjectFiles>),
     /// The roots changed: new workspace folders, from the Supervisor.
     Folders(FolderChange),
     /// The server announced it can be asked for diagnostics but refused
