@@ -232,6 +232,22 @@ fn main() {
             clean: "src/v4/classic/iso.ts: no problems",
         },
         Case {
+            label: "graphql-lsp, a query of GitHub's schema (octokit-graphql-schema)",
+            servers: &["graphql-lsp"],
+            config: "",
+            project: "octokit-graphql-schema-15.25.0",
+            prepare: query_githubs_schema,
+            file: "queries/viewer.graphql",
+            first: (
+                "hover",
+                || json!({"file": "queries/viewer.graphql", "line": 1, "symbol": "login"}),
+                "User.login: String!",
+            ),
+            broken: |text, n| text.replacen("login", &format!("login{n}"), 1),
+            expected: |n| vec![format!("Cannot query field \"login{n}\" on type \"User\".")],
+            clean: "queries/viewer.graphql: no problems",
+        },
+        Case {
             label: "tsgo (asked for diagnostics), zod parse.ts",
             servers: &["tsgo"],
             config: "[server.tsgo]\n",
@@ -439,3 +455,19 @@ fn run(case: &Case) {
 fn as_unpacked(_: &Path) -> bool {
     true
 }
+
+/// GitHub's schema with the GraphQL config that names it, and a query.
+fn query_githubs_schema(root: &Path) -> bool {
+    common::projects::write(
+        root,
+        ".graphqlrc.yml",
+        "schema: schema.graphql\ndocuments: \"queries/**/*.graphql\"\n",
+    );
+    common::projects::write(
+        root,
+        "queries/viewer.graphql",
+        "query { viewer { login name } }\n",
+    );
+    true
+}
+
