@@ -470,4 +470,3 @@ fn query_githubs_schema(root: &Path) -> bool {
     );
     true
 }
-

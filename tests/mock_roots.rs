@@ -97,6 +97,14 @@ fn client_roots_are_followed_and_servers_told_once() {
         refused,
         format!("{} is outside the workspace roots", main.display())
     );
+    let file = main.display().to_string();
+    for asked in [json!({"file": file}), json!({"files": [file]})] {
+        let answer = session.call("diagnostics", asked).text;
+        assert!(
+            answer.contains("is outside the workspace roots"),
+            "a removed root's file is not answered as checked: {answer}"
+        );
+    }
     // The server reads what Windlass sent in its own time.
     wait_until("the documents of the removed root are closed", || {
         received(&record, "textDocument/didClose")

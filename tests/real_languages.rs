@@ -1002,9 +1002,14 @@ fn graphql_server_answers_on_githubs_schema() {
         "hover",
         json!({"file": query, "line": 7, "symbol": "stargazerCount"}),
     );
+    let gap = "warning: [graphql] has no GraphQL config (.graphqlrc.yml or graphql.config.*) \
+               naming the schema, so it checks syntax only";
+    assert!(hover.starts_with(gap), "{hover}");
+    let diagnostics = session.ok("diagnostics", json!({"file": query}));
     assert!(
-        hover.starts_with("warning: [graphql] has no GraphQL config (.graphqlrc.yml or graphql.config.*) naming the schema"),
-        "{hover}"
+        diagnostics.starts_with(gap)
+            && diagnostics.ends_with("\nqueries/viewer.graphql: no problems"),
+        "{diagnostics}"
     );
 }
 

@@ -160,11 +160,13 @@ pub fn problems(
     reply: &DiagnosticsReply,
     several: bool,
 ) -> FileDiagnostics {
-    let mut notes: Vec<String> = reply
-        .file_problem
-        .iter()
-        .map(|problem| render::problem_line(roots, &server.label(), problem))
-        .collect();
+    let mut notes: Vec<String> = reply.warnings.clone();
+    notes.extend(
+        reply
+            .file_problem
+            .iter()
+            .map(|problem| render::problem_line(roots, &server.label(), problem)),
+    );
     let duties = &server.spec.duties;
     let diagnostics = reply.items.as_ref().map(|items| {
         let (mut found, unreadable) = read(items, &document.text, reply);
@@ -246,6 +248,7 @@ mod tests {
             items: None,
             encoding: PositionEncoding::Utf16,
             file_problem: None,
+            warnings: Vec::new(),
         }
     }
 

@@ -285,6 +285,7 @@ impl State {
             items: Some(items),
             encoding: self.encoding(),
             file_problem: None,
+            warnings: self.coverage.answer_warnings(&self.spec.label()),
         }
     }
 

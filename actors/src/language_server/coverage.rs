@@ -138,9 +138,19 @@ impl Coverage {
     /// depends on.
     pub fn warnings_for(&self, label: &str, method: &str, params: &Value) -> Vec<String> {
         let index = needs_index(method, params);
+        self.gap_warnings(label, |project| index || project.every_answer)
+    }
+
+    /// Warnings for every answer of the server, diagnostics included: the
+    /// gaps that leave it unable to check anything against the project.
+    pub fn answer_warnings(&self, label: &str) -> Vec<String> {
+        self.gap_warnings(label, |project| project.every_answer)
+    }
+
+    fn gap_warnings(&self, label: &str, shown: impl Fn(&ProjectFiles) -> bool) -> Vec<String> {
         self.gaps
             .iter()
-            .filter(|project| index || project.every_answer)
+            .filter(|project| shown(project))
             .map(|project| format!("warning: [{label}] {}", project.gap))
             .collect()
     }

@@ -147,6 +147,7 @@ impl Report {
             items: Some(items.into()),
             encoding: reply.encoding,
             file_problem: reply.file_problem,
+            warnings: reply.warnings,
         })
     }
 }

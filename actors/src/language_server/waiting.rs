@@ -145,10 +145,12 @@ impl State {
                     continue;
                 }
                 let file_problem = self.coverage.problem(&parked.wait.uri);
+                let warnings = self.coverage.answer_warnings(&self.spec.label());
                 let answer = self
                     .diagnostics_answer(verdict)
                     .map(|reply| DiagnosticsReply {
                         file_problem,
+                        warnings,
                         ..reply
                     });
                 let _gone = parked.reply.send(answer);
@@ -185,6 +187,7 @@ impl State {
             items,
             encoding: self.encoding(),
             file_problem: None,
+            warnings: Vec::new(),
         };
         let server = self.spec.label();
         match verdict {

@@ -209,6 +209,9 @@ pub struct DiagnosticsReply {
     pub items: Option<Arc<[Value]>>,
     pub encoding: PositionEncoding,
     pub file_problem: Option<Problem>,
+    /// What the server cannot have checked, shown before the problems
+    /// (a GraphQL server with no schema checks syntax only).
+    pub warnings: Vec<String>,
 }
 
 /// One server's health, as `status` shows it.
