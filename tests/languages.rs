@@ -59,7 +59,10 @@ fn render() -> String {
          This page is written from the table in `actors/src/language.rs` by\n\
          `tests/languages.rs`, which fails when the two differ, and which\n\
          holds every server marked verified here to a real-server test\n\
-         (`tests/real_*.rs`) that runs it on real code in CI.\n\n\
+         (`tests/real_*.rs`) that runs it on real code in CI. A server not\n\
+         verified here that cannot be installed on the test machine is\n\
+         played by mockls, with what is known of how it behaves, started\n\
+         from this table (`tests/mock_languages.rs`).\n\n\
          ## Languages\n\n\
          | language id | files | servers, in order | needs to see the whole project |\n\
          |---|---|---|---|\n",
