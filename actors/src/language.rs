@@ -393,11 +393,15 @@ const SVELTE_LANGUAGE_SERVER: BuiltIn = server(
     "npm install -g svelte-language-server",
 )
 .verified();
+// Its published dependency ranges now resolve to a protocol library
+// whose exports hide a module it imports, and it does not start; pinned
+// to the protocol of its time it starts, and parses a subset of SQL.
 const SQL_LANGUAGE_SERVER: BuiltIn = server(
     "sql",
     "sql-language-server",
     &["up", "--method", "stdio"],
-    "npm install -g sql-language-server",
+    "npm install sql-language-server@1.7.1 in a package whose overrides pin \
+     vscode-languageserver-protocol to 3.16.0, its bin on PATH",
 );
 const GRAPHQL_LSP: BuiltIn = server(
     "graphql",
