@@ -31,7 +31,14 @@ fn every_language_of_a_monorepo_is_served_without_configuration() {
             "hover",
             json!({"file": file, "line": line, "symbol": symbol}),
         );
-        assert!(hover.starts_with(begins), "{file}: {hover}");
+        // Twelve servers starting at once on two cores: a server may
+        // still be loading, and the answer then says so first.
+        let answer = hover
+            .strip_prefix("warning: ")
+            .filter(|warning| warning.contains("is still loading"))
+            .and_then(|warning| warning.split_once('\n'))
+            .map_or(hover.as_str(), |(_, answer)| answer);
+        assert!(answer.starts_with(begins), "{file}: {hover}");
     }
     let files: Vec<&str> = MONOREPO_EDITS.iter().map(|(file, _, _)| *file).collect();
 
