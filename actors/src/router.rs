@@ -78,14 +78,19 @@ impl ConfigFiles {
         })
     }
 
+    /// Looked up without allocating: every route of a linted language's
+    /// file asks for each of its directories.
     fn held_by(&mut self, directory: &Path) -> &[&'static str] {
+        if !self.by_directory.contains_key(directory) {
+            let held = language::config_file_names()
+                .filter(|name| directory.join(name).is_file())
+                .collect();
+            self.by_directory.insert(directory.to_path_buf(), held);
+        }
         self.by_directory
-            .entry(directory.to_path_buf())
-            .or_insert_with(|| {
-                language::config_file_names()
-                    .filter(|name| directory.join(name).is_file())
-                    .collect()
-            })
+            .get(directory)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
     }
 
     fn forget_changed(&mut self, changes: &[FileChange]) {
