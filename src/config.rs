@@ -6,7 +6,7 @@
 //! keeps the built-in command. A project file's server commands run only
 //! once the user has trusted that file (see `trust`).
 
-use crate::trust;
+use crate::{trust, tsserver_plugins};
 use anyhow::{Context as _, Result, bail};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -436,7 +436,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
         });
     }
     specs.sort_by_key(|spec| spec.duties.role == Role::Linter);
-    Ok(specs)
+    Ok(tsserver_plugins::load_plugins(specs))
 }
 
 /// A built-in server that would serve languages nobody serves now, had
@@ -543,7 +543,10 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
 
 /// The built-ins a configured server is, by its name or by the program
 /// it runs: it takes on their role and the way their diagnostics come.
-fn known_as<'a>(name: &'a str, command: &'a str) -> impl Iterator<Item = &'static BuiltIn> + 'a {
+pub(crate) fn known_as<'a>(
+    name: &'a str,
+    command: &'a str,
+) -> impl Iterator<Item = &'static BuiltIn> + 'a {
     language::built_in_servers()
         .into_iter()
         .map(|(known, _)| known)
@@ -552,7 +555,7 @@ fn known_as<'a>(name: &'a str, command: &'a str) -> impl Iterator<Item = &'stati
 
 /// Whether a configured command runs a known server's program: the same
 /// name, directly or as the last component of a path.
-fn runs_same_program(command: &str, known: &str) -> bool {
+pub(crate) fn runs_same_program(command: &str, known: &str) -> bool {
     Path::new(command)
         .file_name()
         .and_then(|name| name.to_str())
@@ -569,12 +572,19 @@ fn to_json(value: toml::Value) -> Result<Value> {
 
 /// Whether `command` names an executable, directly or on PATH.
 pub fn on_path(command: &str) -> bool {
+    find_on_path(command).is_some()
+}
+
+/// The executable `command` names, directly or as the first on PATH.
+pub fn find_on_path(command: &str) -> Option<PathBuf> {
     if command.contains('/') {
-        return is_executable(Path::new(command));
+        let path = PathBuf::from(command);
+        return is_executable(&path).then_some(path);
     }
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(command))))
-        .unwrap_or(false)
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(command))
+        .find(|path| is_executable(path))
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -26,6 +26,7 @@ mod status;
 mod top;
 mod tree;
 mod trust;
+mod tsserver_plugins;
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, Subcommand};

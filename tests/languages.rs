@@ -50,6 +50,16 @@ fn render() -> String {
          configured a server for has only its configured servers. `windlass doctor`\n\
          names, for each language with no server, the one to install and\n\
          how.\n\n\
+         Vue's server answers templates and styles, and asks every\n\
+         TypeScript question of its client (`tsserver/request`), which\n\
+         Windlass relays to typescript-language-server: found beside it,\n\
+         that server starts with the Vue server's TypeScript plugin, serves\n\
+         `.vue` files too, and comes first for them. TypeScript answers\n\
+         hover, definitions, references and the type errors of scripts and\n\
+         templates; the Vue server adds its compiler's errors and the\n\
+         outline. The Vue server runs the TypeScript whose `tsserver` is on\n\
+         PATH: the one npm gives it by itself (TypeScript 7) has no\n\
+         tsserver, and without one it is not started.\n\n\
          Most servers publish their diagnostics when they have checked a\n\
          change; a server marked \"asked for\" publishes none, and Windlass\n\
          asks it for each file's (`textDocument/diagnostic`). Any other\n\

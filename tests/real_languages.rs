@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::projects::{lint_with_eslint, real_project, real_projects, write};
+use common::projects::{lint_with_eslint, real_project, real_projects, vitepress_theme, write};
 use common::*;
 use serde_json::json;
 
@@ -563,6 +563,88 @@ fn started_on_a_broken_file(
         assert_eq!(session.ok("diagnostics", json!({"file": file})), answer);
     }
     session
+}
+
+/// @vue/language-server on VitePress's default theme, beside
+/// typescript-language-server, which Windlass starts with the Vue
+/// server's TypeScript plugin and relays the Vue server's TypeScript
+/// questions to. The first answer is complete: a component broken on disk
+/// before the servers start has TypeScript's error in its template and
+/// the Vue compiler's; the fix and the break again are answered fresh.
+/// TypeScript answers hover, definition (from the template into a
+/// compiled composable) and references across components and scripts;
+/// the Vue server the outline, which TypeScript has none of.
+#[test]
+fn vue_server_answers_on_vitepress_theme() {
+    for server in [
+        "vue-language-server",
+        "typescript-language-server",
+        "tsserver",
+    ] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = vitepress_theme() else {
+        return skip("target/real-projects/vitepress-1.6.4 is missing (.ci/run installs it)");
+    };
+    let file = "components/VPNavBarTitle.vue";
+    let session = started_on_a_broken_file(
+        dir.path(),
+        file,
+        |text| {
+            text.replacen("currentLang.link", "currentLang.lnk", 1)
+                .replacen(
+                    r#"<slot name="nav-bar-title-before" />"#,
+                    r#"<slot name="nav-bar-title-before" /></span>"#,
+                    1,
+                )
+        },
+        "components/VPNavBarTitle.vue: 2 errors\n\
+         \x20 36:48 error [typescript 2551] Property 'lnk' does not exist on type \
+         '{ label: string; link: string; }'. Did you mean 'link'?\n\
+         \x20 40:43 error [vue 23] Invalid end tag.",
+    );
+    assert_eq!(
+        session.ok(
+            "hover",
+            json!({"file": file, "line": 10, "symbol": "hasSidebar"})
+        ),
+        "const hasSidebar: ComputedRef<boolean>"
+    );
+    assert_eq!(
+        session.ok(
+            "definition",
+            json!({"file": file, "line": 36, "symbol": "normalizeLink"})
+        ),
+        "support/utils.js:21:17  export function normalizeLink(url) {"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": file, "line": 10, "symbol": "hasSidebar"}),
+    );
+    assert!(
+        references.starts_with("10 references in 9 files\n")
+            && references.contains(
+                "components/VPSidebar.vue (1)\n  8:24  const { sidebarGroups, hasSidebar } = useSidebar()"
+            )
+            && references.contains("composables/sidebar.js (1)\n  56:9  hasSidebar,"),
+        "{references}"
+    );
+    let outline = session.ok("document_symbols", json!({"file": file}));
+    assert!(
+        outline.starts_with("module script setup 1-30\n  variable site 9\n")
+            && outline.contains("\nmodule template 32-47\n  field div.VPNavBarTitle 33-46\n"),
+        "{outline}"
+    );
+    let status = session.ok("status", json!({}));
+    assert!(
+        status.contains(
+            "[typescript] (typescript,typescriptreact,javascript,javascriptreact,vue) \
+             typescript-language-server running"
+        ) && status.contains("[vue] vue-language-server running"),
+        "{status}"
+    );
 }
 
 /// svelte-language-server on svelte-french-toast's published components.

@@ -46,6 +46,10 @@ pub struct BuiltIn {
     /// Whether its diagnostics are asked for from the start: it publishes
     /// none.
     pub pulls_diagnostics: bool,
+    /// The tsserver plugin it answers through, if any: it hands its
+    /// TypeScript questions to the client as `tsserver/request`s, which
+    /// only a TypeScript server that loaded the plugin can answer.
+    pub tsserver_plugin: Option<&'static str>,
 }
 
 /// What a built-in server is for.
@@ -78,6 +82,7 @@ const fn server(
         settings: "{}",
         verified: false,
         pulls_diagnostics: false,
+        tsserver_plugin: None,
     }
 }
 
@@ -118,6 +123,13 @@ impl BuiltIn {
     const fn pulls_diagnostics(self) -> Self {
         Self {
             pulls_diagnostics: true,
+            ..self
+        }
+    }
+
+    const fn through_tsserver_plugin(self, plugin: &'static str) -> Self {
+        Self {
+            tsserver_plugin: Some(plugin),
             ..self
         }
     }
@@ -379,13 +391,20 @@ const INTELEPHENSE: BuiltIn = server(
     "npm install -g intelephense",
 )
 .verified();
+// It answers templates and styles itself, and asks everything TypeScript
+// of the session's typescript-language-server, started with its plugin.
+// It runs the TypeScript of the `tsserver` on PATH: the one it would
+// load by itself is its peer dependency, TypeScript 7 since its release,
+// which has no tsserver API and crashes it on the first file.
 const VUE_LANGUAGE_SERVER: BuiltIn = server(
     "vue",
     "vue-language-server",
     &["--stdio"],
-    "npm install -g @vue/language-server",
+    "npm install -g @vue/language-server typescript@5 typescript-language-server",
 )
-.checked_with(VERSION);
+.checked_with(VERSION)
+.through_tsserver_plugin("@vue/typescript-plugin")
+.verified();
 const SVELTE_LANGUAGE_SERVER: BuiltIn = server(
     "svelte",
     "svelteserver",
@@ -1001,6 +1020,16 @@ impl ServerSpec {
             .map(String::as_str)
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// Whether it starts tsserver with plugins (typescript-language-server's
+    /// `plugins` option), and so may answer a plugin's `tsserver/request`s.
+    pub fn loads_tsserver_plugins(&self) -> bool {
+        self.initialization_options
+            .as_ref()
+            .and_then(|options| options.get("plugins"))
+            .and_then(Value::as_array)
+            .is_some_and(|plugins| !plugins.is_empty())
     }
 
     pub fn serves(&self, language: &str) -> bool {

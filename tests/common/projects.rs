@@ -205,6 +205,37 @@ pub fn lint_with_eslint(folder: &Path) -> bool {
     true
 }
 
+/// VitePress's default theme, as published: Vue components (`<script
+/// setup lang="ts">`) over compiled composables, with the dependencies
+/// they import (a link to the `node_modules` .ci/run installs) and the
+/// `tsconfig.json` of a Vue project that checks its components.
+pub fn vitepress_theme() -> Option<tempfile::TempDir> {
+    let installed = "vitepress-1.6.4";
+    let dir = real_project(&format!(
+        "{installed}/node_modules/vitepress/dist/client/theme-default"
+    ))?;
+    let modules = kept_projects().join(installed).join("node_modules");
+    std::os::unix::fs::symlink(modules, dir.path().join("node_modules")).unwrap();
+    write(
+        dir.path(),
+        "tsconfig.json",
+        r#"{
+  "compilerOptions": {
+    "target": "ESNext",
+    "module": "ESNext",
+    "moduleResolution": "Bundler",
+    "allowJs": true,
+    "noEmit": true,
+    "skipLibCheck": true
+  },
+  "include": ["**/*.vue", "**/*.ts", "**/*.js"],
+  "exclude": ["node_modules"]
+}
+"#,
+    );
+    Some(dir)
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {

@@ -22,6 +22,7 @@ use crate::vocabulary::running::InFlight;
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};
 use rmcp::service::{Peer, RoleServer};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -286,13 +287,15 @@ impl Context {
         path: &Path,
     ) -> Option<Result<Reply>> {
         let serving = self.serving(path).await.ok()?;
-        for (rank, spec) in serving.iter().enumerate() {
-            if Arc::ptr_eq(spec, &tried.spec) {
-                continue;
-            }
+        for rank in 0..serving.len() {
+            // By id: the handle of a server started for the question holds
+            // a spec of its own, equal to the table's but not the same.
             let Ok(server) = self.route_rank(path, rank).await else {
                 continue;
             };
+            if server.id == tried.id {
+                continue;
+            }
             match self.request_of(&server, request).await {
                 Err(Error::Unsupported { .. }) => continue,
                 answer => return Some(answer),
@@ -369,7 +372,19 @@ impl Context {
             &params,
             Feature::DocumentSymbols,
         )?;
-        self.request(server, request.about(document, None)).await
+        let path = document.path.clone();
+        let request = request.about(document, None);
+        let reply = self.request(server, request.clone()).await?;
+        if !is_empty_list(&reply.result) {
+            return Ok(reply);
+        }
+        // A server that reads only part of a file (TypeScript's, of a Vue
+        // component) has no outline of it, where another of its servers
+        // sees the rest.
+        match self.ask_others(server, &request, &path).await {
+            Some(Ok(other)) if !is_empty_list(&other.result) => Ok(other),
+            _ => Ok(reply),
+        }
     }
 
     /// One server's symbols matching `query` across the workspace.
@@ -453,6 +468,11 @@ fn io_error(display: &str, error: &std::io::Error) -> Error {
 }
 
 /// Asks an actor that answers without waiting on anything outside.
+/// `null` or `[]`, as a server answers a list it has nothing in.
+fn is_empty_list(result: &Value) -> bool {
+    result.is_null() || result.as_array().is_some_and(Vec::is_empty)
+}
+
 async fn ask<M, T>(
     actor: &ActorRef<M>,
     message: impl FnOnce(RpcReplyPort<T>) -> M,

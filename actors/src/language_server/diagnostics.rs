@@ -269,6 +269,14 @@ impl Wait {
         }
     }
 
+    /// The server was handed work its CPU does not show yet (the answer
+    /// it waited for): it is quiet again only when samples after now say
+    /// so.
+    pub fn work_handed(&mut self) {
+        self.quiet_streak = 0;
+        self.quiet_since = None;
+    }
+
     pub fn verdict(
         &self,
         entry: Option<&Entry>,

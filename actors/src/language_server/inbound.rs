@@ -150,6 +150,7 @@ impl State {
     fn observe(&mut self, myself: &ActorRef<LanguageServerMsg>, method: &str, params: &Value) {
         match method {
             "textDocument/publishDiagnostics" => self.published(myself, params),
+            "tsserver/request" => self.relay_to_tsserver(myself, params),
             "$/progress" => {
                 match self.progress.apply(params) {
                     Change::Began(token) => {

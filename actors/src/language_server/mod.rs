@@ -36,6 +36,7 @@ mod readiness;
 mod requests;
 mod rounds;
 mod sync;
+mod tsserver_relay;
 mod usage;
 mod waiting;
 mod watched;
@@ -172,6 +173,9 @@ pub struct State {
     diagnostics: diagnostics::Cache,
     waits: HashMap<u64, waiting::Parked>,
     next_wait: u64,
+    /// Its `tsserver/request`s relayed and not answered yet: it waits on
+    /// another server's work, so its silence says nothing meanwhile.
+    relayed: usize,
     /// The check of an edit in progress, with the work it holds.
     check: Option<check::Check>,
     next_check_id: u64,
@@ -249,6 +253,7 @@ impl Actor for LanguageServer {
             diagnostics: diagnostics::Cache::default(),
             waits: HashMap::new(),
             next_wait: 1,
+            relayed: 0,
             check: None,
             next_check_id: 0,
             next_check: None,
@@ -365,6 +370,10 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Gaps(gaps) => state.coverage.set_gaps(gaps),
             LanguageServerMsg::Folders(change) => state.folders_changed(&myself, change),
             LanguageServerMsg::PullRefused(call) => state.pull_refused(&myself, call),
+            LanguageServerMsg::TsserverAnswered { id, body } => {
+                state.answer_tsserver(id, body);
+                state.check_waits(&myself);
+            }
         }
         state.usage.set_working(state.has_work());
         Ok(())

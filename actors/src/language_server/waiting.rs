@@ -95,12 +95,20 @@ impl State {
         }
         // CPU spent loading is the server's start-up, not unexplained work
         // on a change.
-        let explained = !progress_idle || self.loading();
+        let explained = !progress_idle || self.loading() || self.relayed > 0;
         for parked in self.waits.values_mut() {
             parked.wait.observe(&sample, !explained, now);
         }
         self.release_ready(myself);
         self.check_waits(myself);
+    }
+
+    /// The server was handed work (an answer it waited for): its waits
+    /// count it quiet only from the samples after now.
+    pub(super) fn work_handed(&mut self) {
+        for parked in self.waits.values_mut() {
+            parked.wait.work_handed();
+        }
     }
 
     /// Answers every wait whose verdict is in, and arranges to look again
@@ -111,8 +119,9 @@ impl State {
             fixed_settle: self.timeouts.fixed_settle,
             idle_limit: self.timeouts.request,
         };
-        // While the server loads, its silence says nothing yet.
-        let progress_idle = self.progress.is_idle() && !self.loading();
+        // While the server loads, or waits on another's answer, its
+        // silence says nothing yet.
+        let progress_idle = self.progress.is_idle() && !self.loading() && self.relayed == 0;
         let mut settled = Vec::new();
         let mut expired = Vec::new();
         let mut earliest: Option<Instant> = None;

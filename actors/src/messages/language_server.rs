@@ -361,6 +361,12 @@ pub enum LanguageServerMsg {
     /// the question as a method it does not know: the caller waits for a
     /// publication instead, and so does everyone after it.
     PullRefused(DiagnosticsCall),
+    /// The body of a TypeScript server's answer to the server's
+    /// `tsserver/request` `id`, relayed (`null`: nothing answered it).
+    TsserverAnswered {
+        id: Value,
+        body: Value,
+    },
 }
 
 /// A file a server said it could not fully read.

@@ -63,6 +63,13 @@ pub enum SupervisorMsg {
         settings: Box<Settings>,
         connection: Connection,
     },
+    /// The session and spec of the TypeScript server that answers this
+    /// server's `tsserver/request`s: one of a session using it that
+    /// serves one of its languages and loads tsserver plugins.
+    TsserverOf {
+        server: ServerId,
+        reply: RpcReplyPort<Option<(SessionId, ServerSpec)>>,
+    },
     Ensure {
         spec: ServerSpec,
         session: SessionId,

@@ -216,6 +216,9 @@ impl Actor for Supervisor {
                 session,
                 reply,
             } => state.ensure(&myself, spec, session, reply).await,
+            SupervisorMsg::TsserverOf { server, reply } => {
+                let _gone = reply.send(state.tsserver_of(server));
+            }
             SupervisorMsg::Start { session, detection } => {
                 state.start(&myself, session, detection).await
             }

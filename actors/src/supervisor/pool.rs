@@ -65,6 +65,30 @@ impl State {
         Some(server)
     }
 
+    /// The TypeScript server that answers `server`'s `tsserver/request`s:
+    /// in the configuration of the first session using it that has one,
+    /// the first other server of one of its languages that loads tsserver
+    /// plugins.
+    pub(super) fn tsserver_of(&self, server: ServerId) -> Option<(SessionId, ServerSpec)> {
+        let slot = self.slots.get(&server)?;
+        slot.users.keys().find_map(|session| {
+            let entry = self.sessions.get(session)?;
+            entry
+                .servers
+                .iter()
+                .find(|spec| {
+                    spec.key() != slot.key
+                        && spec.loads_tsserver_plugins()
+                        && slot
+                            .spec
+                            .languages
+                            .iter()
+                            .any(|language| spec.serves(language))
+                })
+                .map(|spec| (*session, spec.clone()))
+        })
+    }
+
     fn add_slot(&mut self, spec: ServerSpec, timeouts: Timeouts) -> ServerId {
         let server = ServerId(self.next_server);
         self.next_server += 1;
