@@ -82,6 +82,12 @@ pub struct Flags {
     pub ignore_shutdown: bool,
     /// Exit as soon as the client says `initialized`.
     pub crash_on_initialized: bool,
+    /// Ask the client every hover as a `tsserver/request`, as Vue's
+    /// server does, and wait for its `tsserver/response`.
+    pub asks_tsserver: bool,
+    /// Answer `typescript.tsserverRequest` commands, as
+    /// typescript-language-server does.
+    pub answers_tsserver: bool,
 }
 
 /// The kinds `--fault` takes.
@@ -177,6 +183,8 @@ impl Flags {
                 "--nested-symbols" => flags.nested_symbols = number(&value()?)?,
                 "--ignore-shutdown" => flags.ignore_shutdown = true,
                 "--crash-on-initialized" => flags.crash_on_initialized = true,
+                "--asks-tsserver" => flags.asks_tsserver = true,
+                "--answers-tsserver" => flags.answers_tsserver = true,
                 "--stdio" => {}
                 other => return Err(format!("unknown flag {other}")),
             }

@@ -16,6 +16,7 @@ mod hierarchy;
 mod position;
 mod server;
 mod text;
+mod tsserver;
 mod wire;
 
 use std::sync::Arc;
@@ -67,7 +68,9 @@ async fn serve(flags: Arc<flags::Flags>, record: Arc<wire::Record>) -> std::thre
     let (output, writer) = wire::Outgoing::start(flags.clone(), record.clone(), methods.clone());
     let incoming = wire::Incoming::new(flags.clone(), record, methods);
     tokio::spawn(incoming.run(to_service));
-    let (service, socket) = LspService::new(|client| server::Mock::new(client, flags));
+    let (service, socket) = LspService::build(|client| server::Mock::new(client, flags))
+        .custom_method("tsserver/response", server::Mock::tsserver_response)
+        .finish();
     Server::new(from_client, output, socket)
         .concurrency_level(CONCURRENCY)
         .serve(service)

@@ -7,6 +7,7 @@ use crate::features::Answers;
 use crate::flags::Flags;
 use crate::position::{self, Encoding};
 use crate::text::{Workspace, path_of};
+use crate::tsserver;
 use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -30,10 +31,11 @@ use tower_lsp_server::ls_types::{
     DidChangeWorkspaceFoldersParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
     DidSaveTextDocumentParams, DocumentDiagnosticParams, DocumentDiagnosticReport,
     DocumentDiagnosticReportResult, DocumentSymbolParams, DocumentSymbolResponse,
-    FullDocumentDiagnosticReport, GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams,
-    HoverProviderCapability, ImplementationProviderCapability, InitializeParams, InitializeResult,
-    InitializedParams, Location, NumberOrString, OneOf, ProgressParams, ProgressParamsValue,
-    ReferenceParams, Registration, RelatedFullDocumentDiagnosticReport, RenameParams, SaveOptions,
+    ExecuteCommandOptions, ExecuteCommandParams, FullDocumentDiagnosticReport,
+    GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability,
+    ImplementationProviderCapability, InitializeParams, InitializeResult, InitializedParams,
+    Location, NumberOrString, OneOf, ProgressParams, ProgressParamsValue, ReferenceParams,
+    Registration, RelatedFullDocumentDiagnosticReport, RenameParams, SaveOptions,
     ServerCapabilities, ServerInfo, SignatureHelp, SignatureHelpOptions, SignatureHelpParams,
     TextDocumentContentChangeEvent, TextDocumentSyncCapability, TextDocumentSyncKind,
     TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TypeDefinitionProviderCapability,
@@ -61,6 +63,7 @@ pub struct Mock {
     encoding: Encoding,
     state: Arc<Mutex<State>>,
     progress_tokens: Arc<AtomicU64>,
+    relay: tsserver::Relay,
 }
 
 impl Mock {
@@ -75,7 +78,13 @@ impl Mock {
             flags,
             state: Arc::default(),
             progress_tokens: Arc::new(AtomicU64::new(1)),
+            relay: tsserver::Relay::default(),
         }
+    }
+
+    /// The client's answer to one of its `tsserver/request`s.
+    pub async fn tsserver_response(&self, params: serde_json::Value) {
+        self.relay.answered(&params);
     }
 
     /// Computes an answer from the documents as they are now.
@@ -152,6 +161,10 @@ impl Mock {
                     }),
                     file_operations: None,
                 }),
+            execute_command_provider: self.flags.answers_tsserver.then(|| ExecuteCommandOptions {
+                commands: vec![tsserver::COMMAND.into()],
+                ..ExecuteCommandOptions::default()
+            }),
             ..ServerCapabilities::default()
         };
         for name in &self.flags.without {
@@ -409,8 +422,24 @@ impl LanguageServer for Mock {
         ))
     }
 
+    async fn execute_command(
+        &self,
+        params: ExecuteCommandParams,
+    ) -> Result<Option<serde_json::Value>> {
+        if !self.flags.answers_tsserver || params.command != tsserver::COMMAND {
+            return Err(tower_lsp_server::jsonrpc::Error::method_not_found());
+        }
+        self.respond(Some(tsserver::answer(&params.arguments)))
+            .await
+    }
+
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        let answer = self.answer(|a| a.hover(&params.text_document_position_params));
+        let position = &params.text_document_position_params;
+        if self.flags.asks_tsserver {
+            let answer = self.relay.hover(&self.client, position).await;
+            return self.respond(answer).await;
+        }
+        let answer = self.answer(|a| a.hover(position));
         self.respond(answer).await
     }
 
@@ -540,6 +569,7 @@ impl LanguageServer for Mock {
 fn leave_out(capabilities: &mut ServerCapabilities, name: &str) {
     match name {
         "hoverProvider" => capabilities.hover_provider = None,
+        "executeCommandProvider" => capabilities.execute_command_provider = None,
         "definitionProvider" => capabilities.definition_provider = None,
         "declarationProvider" => capabilities.declaration_provider = None,
         "typeDefinitionProvider" => capabilities.type_definition_provider = None,

@@ -1,0 +1,95 @@
+//! The two halves of Vue's TypeScript relay: a server that asks its
+//! client every hover as a `tsserver/request` notification and waits for
+//! the `tsserver/response` (`--asks-tsserver`, as @vue/language-server
+//! does), and one that answers typescript-language-server's
+//! `typescript.tsserverRequest` command (`--answers-tsserver`), with a
+//! body that names the command it was asked.
+
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::oneshot;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::notification::Notification;
+use tower_lsp_server::ls_types::{
+    Hover, HoverContents, MarkupContent, MarkupKind, TextDocumentPositionParams,
+};
+
+/// The command whose answers this module plays.
+pub const COMMAND: &str = "typescript.tsserverRequest";
+
+/// The notification that asks the client.
+enum TsserverRequest {}
+
+impl Notification for TsserverRequest {
+    type Params = Value;
+    const METHOD: &'static str = "tsserver/request";
+}
+
+/// The questions asked and not answered yet, by id.
+#[derive(Default)]
+pub struct Relay {
+    next: AtomicU64,
+    waiting: Mutex<HashMap<u64, oneshot::Sender<Value>>>,
+}
+
+impl Relay {
+    /// Asks the client TypeScript's quick info at `position`, and shows
+    /// its `displayString`; none when the answer's body is `null`.
+    pub async fn hover(
+        &self,
+        client: &Client,
+        position: &TextDocumentPositionParams,
+    ) -> Option<Hover> {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let (sender, answer) = oneshot::channel();
+        self.waiting.lock().ok()?.insert(id, sender);
+        let file = crate::text::path_of(position.text_document.uri.as_str())?;
+        let arguments = json!({
+            "file": file,
+            "line": position.position.line + 1,
+            "offset": position.position.character + 1,
+        });
+        client
+            .send_notification::<TsserverRequest>(json!([[id, "_vue:quickinfo", arguments]]))
+            .await;
+        let body = answer.await.ok()?;
+        let shown = body.get("displayString")?.as_str()?;
+        Some(Hover {
+            contents: HoverContents::Markup(MarkupContent {
+                kind: MarkupKind::PlainText,
+                value: shown.to_owned(),
+            }),
+            range: None,
+        })
+    }
+
+    /// A `tsserver/response`: `[[id, body]]`.
+    pub fn answered(&self, params: &Value) {
+        let Some([id, body]) = params.get(0).and_then(Value::as_array).map(Vec::as_slice) else {
+            return;
+        };
+        let sender = id
+            .as_u64()
+            .and_then(|id| self.waiting.lock().ok()?.remove(&id));
+        if let Some(sender) = sender {
+            let _ = sender.send(body.clone());
+        }
+    }
+}
+
+/// typescript-language-server's answer to `typescript.tsserverRequest`
+/// with `arguments` `[command, args, options]`: tsserver's whole response.
+pub fn answer(arguments: &[Value]) -> Value {
+    let command = arguments
+        .first()
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    json!({
+        "type": "response",
+        "command": command,
+        "success": true,
+        "body": {"displayString": format!("tsserver answered {command}")},
+    })
+}
