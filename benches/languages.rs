@@ -333,6 +333,38 @@ fn main() {
             },
             clean: "dist/components/ToastBar.svelte: no problems",
         },
+        Case {
+            label: "vue-language-server with typescript-language-server, VitePress theme VPNavBarTitle.vue",
+            servers: &[
+                "vue-language-server",
+                "typescript-language-server",
+                "tsserver",
+            ],
+            config: "",
+            project: common::projects::VITEPRESS_THEME,
+            prepare: common::projects::as_vitepress_project,
+            file: "components/VPNavBarTitle.vue",
+            first: (
+                "diagnostics",
+                || json!({"file": "components/VPNavBarTitle.vue"}),
+                "components/VPNavBarTitle.vue: no problems",
+            ),
+            broken: |text, n| {
+                text.replacen("currentLang.link", &format!("currentLang.link{n}"), 1)
+                    .replacen(
+                        "<slot name=\"nav-bar-title-before\" />",
+                        &format!("<slot name=\"nav-bar-title-before\" /></broken{n}>"),
+                        1,
+                    )
+            },
+            expected: |n| {
+                vec![
+                    format!("Property 'link{n}' does not exist"),
+                    "[vue 23] Invalid end tag.".into(),
+                ]
+            },
+            clean: "components/VPNavBarTitle.vue: no problems",
+        },
     ];
     // `LANGUAGES_ONLY=svelte` runs the cases whose label holds the text
     // ("monorepo" for the last part).

@@ -205,19 +205,29 @@ pub fn lint_with_eslint(folder: &Path) -> bool {
     true
 }
 
-/// VitePress's default theme, as published: Vue components (`<script
-/// setup lang="ts">`) over compiled composables, with the dependencies
-/// they import (a link to the `node_modules` .ci/run installs) and the
-/// `tsconfig.json` of a Vue project that checks its components.
+/// VitePress's default theme as published, in the install .ci/run makes:
+/// Vue components (`<script setup lang="ts">`) over compiled composables.
+pub const VITEPRESS_THEME: &str =
+    "vitepress-1.6.4/node_modules/vitepress/dist/client/theme-default";
+
+/// A copy of VitePress's default theme made a Vue project
+/// ([`as_vitepress_project`]).
 pub fn vitepress_theme() -> Option<tempfile::TempDir> {
-    let installed = "vitepress-1.6.4";
-    let dir = real_project(&format!(
-        "{installed}/node_modules/vitepress/dist/client/theme-default"
-    ))?;
-    let modules = kept_projects().join(installed).join("node_modules");
-    std::os::unix::fs::symlink(modules, dir.path().join("node_modules")).unwrap();
+    let dir = real_project(VITEPRESS_THEME)?;
+    as_vitepress_project(dir.path()).then_some(dir)
+}
+
+/// Gives a copy of the theme the dependencies it imports (a link to the
+/// `node_modules` .ci/run installs) and the `tsconfig.json` of a Vue
+/// project that checks its components. `false` when they are missing.
+pub fn as_vitepress_project(root: &Path) -> bool {
+    let modules = kept_projects().join("vitepress-1.6.4/node_modules");
+    if !modules.is_dir() {
+        return false;
+    }
+    std::os::unix::fs::symlink(modules, root.join("node_modules")).unwrap();
     write(
-        dir.path(),
+        root,
         "tsconfig.json",
         r#"{
   "compilerOptions": {
@@ -233,7 +243,7 @@ pub fn vitepress_theme() -> Option<tempfile::TempDir> {
 }
 "#,
     );
-    Some(dir)
+    true
 }
 
 fn copy_tree(from: &Path, to: &Path) {
