@@ -547,18 +547,31 @@ fn started_on_a_broken_file(
     breaking: fn(&str) -> String,
     errors: &str,
 ) -> Session {
+    started_on_a_broken_file_with(
+        root,
+        file,
+        breaking,
+        errors,
+        &format!("{file}: no problems"),
+    )
+}
+
+/// As [`started_on_a_broken_file`], for a file whose own text has
+/// problems: `clean` is the answer for it.
+fn started_on_a_broken_file_with(
+    root: &std::path::Path,
+    file: &str,
+    breaking: fn(&str) -> String,
+    errors: &str,
+    clean: &str,
+) -> Session {
     let path = root.join(file);
     let original = std::fs::read_to_string(&path).unwrap();
     let broken = breaking(&original);
     std::fs::write(&path, &broken).unwrap();
     let session = Session::start(&root_arg(root));
     assert_eq!(session.ok("diagnostics", json!({"file": file})), errors);
-    let clean = format!("{file}: no problems");
-    for (text, answer) in [
-        (&original, clean.as_str()),
-        (&broken, errors),
-        (&original, clean.as_str()),
-    ] {
+    for (text, answer) in [(&original, clean), (&broken, errors), (&original, clean)] {
         std::fs::write(&path, text).unwrap();
         assert_eq!(session.ok("diagnostics", json!({"file": file})), answer);
     }
@@ -644,6 +657,66 @@ fn vue_server_answers_on_vitepress_theme() {
              typescript-language-server running"
         ) && status.contains("[vue] vue-language-server running"),
         "{status}"
+    );
+}
+
+/// sql-language-server on aiosql's example project (its sdist's
+/// `example/`: queries kept in `.sql` files beside the Python that runs
+/// them). The first answer is complete: the schema is broken on disk
+/// before the server starts, and its parse error is the first answer;
+/// then the fix (the linter's findings on the schema as published) and
+/// the break again are answered fresh. It lints what it parses with
+/// sqlint's rules; it completes keywords, and has no hover or outline,
+/// which Windlass says.
+#[test]
+fn sql_server_answers_on_aiosql_example() {
+    if !have("sql-language-server") {
+        return skip("sql-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("aiosql-15.0/example") else {
+        return skip("target/real-projects/aiosql-15.0 is missing (.ci/run unpacks it)");
+    };
+    let schema = "sql/create_schema.sql";
+    let session = started_on_a_broken_file_with(
+        dir.path(),
+        schema,
+        |text| text.replacen("default CURRENT_DATE,", "default,", 1),
+        "sql/create_schema.sql: 1 error\n\
+         \x20 14:37 error [sql] Expected \"'\", \"+\", \"-\", \"--\", \"/*\", \"CURRENT_DATE\", \
+         \"CURRENT_TIME\", \"CURRENT_TIMESTAMP\", \"CURRENT_USER\", \"FALSE\", \"LOCALTIME\", \
+         \"LOCALTIMESTAMP\", \"NULL\", \"SESSION_USER\", \"SYSTEM_USER\", \"TRUE\", \"USER\", \
+         \"\\\"\", \"`\", [ \\t\\n\\r], [0-9], [1-9], or [A-Za-z_] but \",\" found.",
+        "sql/create_schema.sql: 2 errors\n\
+         \x20 2:1 error [sql] reserved word must be uppercase\n\
+         \x20 9:1 error [sql] reserved word must be uppercase",
+    );
+    let queries = session.ok("diagnostics", json!({"file": "greetings.sql"}));
+    assert!(
+        queries.starts_with(
+            "greetings.sql: 13 errors\n\
+             \x20 3:1 error [sql] reserved word must be uppercase\n\
+             \x20 3:1 error [sql] A linebreak is required after select keyword\n"
+        ),
+        "{queries}"
+    );
+    let completion = session.ok(
+        "completion",
+        json!({"file": schema, "line": 15, "column": 5}),
+    );
+    assert!(
+        completion.contains("FOREIGN KEY  text  keyword"),
+        "{completion}"
+    );
+    assert_eq!(
+        session.err(
+            "hover",
+            json!({"file": "greetings.sql", "line": 3, "symbol": "greeting"})
+        ),
+        "[sql] does not support hover"
+    );
+    assert_eq!(
+        session.err("document_symbols", json!({"file": schema})),
+        "[sql] does not support document symbols"
     );
 }
 

@@ -414,14 +414,17 @@ const SVELTE_LANGUAGE_SERVER: BuiltIn = server(
 .verified();
 // Its published dependency ranges now resolve to a protocol library
 // whose exports hide a module it imports, and it does not start; pinned
-// to the protocol of its time it starts, and parses a subset of SQL.
+// to the protocol of its time it starts. It parses a MySQL-flavoured
+// subset of SQL, lints what it parses (sqlint's rules), completes
+// keywords, and has no hover, definition or outline.
 const SQL_LANGUAGE_SERVER: BuiltIn = server(
     "sql",
     "sql-language-server",
     &["up", "--method", "stdio"],
     "npm install sql-language-server@1.7.1 in a package whose overrides pin \
      vscode-languageserver-protocol to 3.16.0, its bin on PATH",
-);
+)
+.verified();
 const GRAPHQL_LSP: BuiltIn = server(
     "graphql",
     "graphql-lsp",
