@@ -248,7 +248,7 @@ fn rust_analyzer_answers_on_regex_syntax() {
     };
     let session = Session::start(&root_arg(dir.path()));
     assert_eq!(
-        session.ok("hover", json!({"symbol": "Parser"})),
+        past_loading_warning(&session.ok("hover", json!({"symbol": "Parser"}))),
         "`Parser` is ambiguous (2 matches); ask again with file and line:\n\
          src/parser.rs:230:12  struct Parser\n\
          src/ast/parse.rs:249:12  struct Parser"

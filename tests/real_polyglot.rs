@@ -32,12 +32,8 @@ fn every_language_of_a_monorepo_is_served_without_configuration() {
             json!({"file": file, "line": line, "symbol": symbol}),
         );
         // Twelve servers starting at once on two cores: a server may
-        // still be loading, and the answer then says so first.
-        let answer = hover
-            .strip_prefix("warning: ")
-            .filter(|warning| warning.contains("is still loading"))
-            .and_then(|warning| warning.split_once('\n'))
-            .map_or(hover.as_str(), |(_, answer)| answer);
+        // still be loading, and the answer then says so.
+        let answer = past_loading_warning(&hover);
         assert!(answer.starts_with(begins), "{file}: {hover}");
     }
     let files: Vec<&str> = MONOREPO_EDITS.iter().map(|(file, _, _)| *file).collect();

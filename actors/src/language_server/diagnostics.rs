@@ -141,14 +141,23 @@ impl Cache {
         // Possibly the check of the text before the change: it teaches
         // nothing of how many rounds a check of an edit takes.
         let earlier_check = entry.superseded && entry.rounds == 0 && version.is_none();
+        // A check's last diagnostics again, under its version, after the
+        // next change was sent (ty publishes an open document's again when
+        // told of a change on disk): no late round of that check. Counted,
+        // the pause before it, which is the client's own, would teach a
+        // window that grows with every edit.
+        let repeated = version.is_some_and(|version| version < entry.change_version)
+            && entry.version == version
+            && entry.published_at.is_some()
+            && *entry.items == *items;
         entry.generation += 1;
         entry.version = version;
         entry.items = items.into();
         entry.published_at = Some(now);
-        if version.is_none_or(|version| version == entry.change_version) {
+        if version.is_none_or(|version| version == entry.change_version) && !repeated {
             entry.rounds += 1;
         }
-        if !earlier_check {
+        if !earlier_check && !repeated {
             self.observations.rounds.published(uri, version, now);
         }
         self.observations.published_ever = true;
@@ -701,6 +710,34 @@ mod tests {
             Verdict::Wait,
             "progress explains the wait"
         );
+    }
+
+    #[test]
+    fn the_last_publication_again_after_the_next_change_is_no_round() {
+        let now = Instant::now();
+        let mut cache = Cache::default();
+        let mut previous: Vec<Value> = Vec::new();
+        for edit in 0..12u64 {
+            let sent = at(now, edit * 1_000);
+            let version = edit as i64 + 1;
+            cache.note_change(URI, version, true, sent);
+            if edit > 0 {
+                // Told of this edit on disk, it publishes the last one's
+                // diagnostics again, under its version.
+                cache.publish(URI, Some(version - 1), previous.clone(), sent);
+            }
+            let items = vec![json!(format!("problem of edit {edit}"))];
+            let wait = Wait::new(URI.into(), Strategy::Version, sent);
+            let published = sent + Duration::from_millis(40);
+            cache.publish(URI, Some(version), items.clone(), published);
+            cache.publish(URI, Some(version), items.clone(), published);
+            let soon = published + Duration::from_millis(100);
+            assert!(
+                matches!(ask(&wait, &cache, true, soon), Verdict::Done(_)),
+                "edit {edit} answered soon after its publication"
+            );
+            previous = items;
+        }
     }
 
     #[test]
