@@ -489,7 +489,7 @@ fn main() {
             servers: &["clangd"],
             config: "",
             project: "lz4-4.4.4",
-            prepare: compile_lz4,
+            prepare: common::projects::compile_lz4,
             file: "lz4libs/lz4.c",
             first: (
                 "hover",
@@ -695,30 +695,6 @@ fn undefined_url(text: &str, n: usize) -> String {
         &format!("url=undefined_{n}, **kwargs)"),
         1,
     )
-}
-
-/// The compile database an LZ4 build would write for its library's
-/// sources.
-fn compile_lz4(root: &Path) -> bool {
-    let Ok(root) = root.canonicalize() else {
-        return false;
-    };
-    let library = root.join("lz4libs");
-    let commands: Vec<Value> = ["lz4.c", "lz4hc.c", "lz4frame.c", "xxhash.c"]
-        .iter()
-        .map(|file| {
-            json!({
-                "directory": library.display().to_string(),
-                "file": library.join(file).display().to_string(),
-                "arguments": ["cc", "-c", "-I.", file],
-            })
-        })
-        .collect();
-    std::fs::write(
-        root.join("compile_commands.json"),
-        serde_json::to_string_pretty(&commands).unwrap_or_default(),
-    )
-    .is_ok()
 }
 
 /// GitHub's schema with the GraphQL config that names it, and a query.

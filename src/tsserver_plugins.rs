@@ -57,14 +57,9 @@ fn give_typescript(spec: &mut ServerSpec) -> bool {
 }
 
 /// The `lib` directory of the TypeScript package whose `bin/tsserver`
-/// this is (a link to it, as npm installs it).
+/// this is.
 fn typescript_library(tsserver: &Path) -> Option<PathBuf> {
-    let library = tsserver
-        .canonicalize()
-        .ok()?
-        .parent()?
-        .parent()?
-        .join("lib");
+    let library = package_of(tsserver)?.join("lib");
     library.join("typescript.js").is_file().then_some(library)
 }
 
@@ -98,7 +93,8 @@ fn load_in_typescript_server(specs: &mut Vec<ServerSpec>, index: usize, plugin: 
     index + 1
 }
 
-/// The npm package a server's binary is the `bin/` script of.
+/// The npm package a binary is the `bin/` script of, through the link
+/// npm puts on PATH.
 fn package_of(binary: &Path) -> Option<PathBuf> {
     let package = binary
         .canonicalize()

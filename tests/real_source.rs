@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::projects::real_project;
+use common::projects::{compile_lz4, real_project};
 use common::*;
 use serde_json::json;
 use std::path::Path;
@@ -130,22 +130,7 @@ fn source_of_a_c_function_gives_its_definition_then_its_header_declaration() {
         return skip("target/real-projects/lz4-4.4.4 is missing (.ci/run unpacks it)");
     };
     let root = dir.path().canonicalize().unwrap();
-    let library = root.join("lz4libs");
-    let commands: Vec<serde_json::Value> = ["lz4.c", "lz4hc.c", "lz4frame.c", "xxhash.c"]
-        .iter()
-        .map(|file| {
-            json!({
-                "directory": library.display().to_string(),
-                "file": library.join(file).display().to_string(),
-                "arguments": ["cc", "-c", "-I.", file],
-            })
-        })
-        .collect();
-    std::fs::write(
-        root.join("compile_commands.json"),
-        serde_json::to_string_pretty(&commands).unwrap(),
-    )
-    .unwrap();
+    assert!(compile_lz4(&root), "writing LZ4's compile database");
     let session = Session::start(&root_arg(&root));
     let answer = session.ok(
         "source",

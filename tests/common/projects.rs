@@ -246,6 +246,28 @@ pub fn as_vitepress_project(root: &Path) -> bool {
     true
 }
 
+/// Writes the compile database an LZ4 build would write for its
+/// library's sources into a copy of the LZ4 package; `false` when it
+/// cannot.
+pub fn compile_lz4(root: &Path) -> bool {
+    let Ok(root) = root.canonicalize() else {
+        return false;
+    };
+    let library = root.join("lz4libs");
+    let commands: Vec<Value> = ["lz4.c", "lz4hc.c", "lz4frame.c", "xxhash.c"]
+        .iter()
+        .map(|file| {
+            json!({
+                "directory": library.display().to_string(),
+                "file": library.join(file).display().to_string(),
+                "arguments": ["cc", "-c", "-I.", file],
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&commands)
+        .is_ok_and(|text| std::fs::write(root.join("compile_commands.json"), text).is_ok())
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {

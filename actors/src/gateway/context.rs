@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::language::ServerSpec;
 use crate::lsp::protocol::Feature;
+use crate::messages::ask;
 use crate::messages::language_server::{
     Call, CheckAnswer, CheckCall, DiagnosticsCall, DiagnosticsReply, EditedDocument,
     LanguageServerMsg, Reply, ServerRequest,
@@ -467,23 +468,7 @@ fn io_error(display: &str, error: &std::io::Error) -> Error {
     Error::InvalidArgument(format!("{display}: {error}"))
 }
 
-/// Asks an actor that answers without waiting on anything outside.
 /// `null` or `[]`, as a server answers a list it has nothing in.
 fn is_empty_list(result: &Value) -> bool {
     result.is_null() || result.as_array().is_some_and(Vec::is_empty)
-}
-
-async fn ask<M, T>(
-    actor: &ActorRef<M>,
-    message: impl FnOnce(RpcReplyPort<T>) -> M,
-    limit: Duration,
-) -> Result<T>
-where
-    M: ractor::Message,
-    T: Send + 'static,
-{
-    match actor.call(message, Some(limit)).await {
-        Ok(CallResult::Success(value)) => Ok(value),
-        _ => Err(Error::ShuttingDown),
-    }
 }

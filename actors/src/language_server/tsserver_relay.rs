@@ -10,11 +10,11 @@
 
 use super::State;
 use crate::error::{Error, Result};
+use crate::messages::ask;
 use crate::messages::language_server::{Call, LanguageServerMsg, Reply, ServerRequest};
 use crate::messages::supervisor::SupervisorMsg;
 use crate::vocabulary::ids::ServerId;
-use ractor::rpc::CallResult;
-use ractor::{ActorRef, RpcReplyPort};
+use ractor::ActorRef;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -107,7 +107,7 @@ async fn ask_tsserver(
     request: &TsserverRequest,
     limit: Duration,
 ) -> Result<Value> {
-    let Some((session, spec)) = call(
+    let Some((session, spec)) = ask(
         supervisor,
         |reply| SupervisorMsg::TsserverOf {
             server: asker,
@@ -121,7 +121,7 @@ async fn ask_tsserver(
             "a TypeScript server that loads the plugin".into(),
         ));
     };
-    let handle = call(
+    let handle = ask(
         supervisor,
         |reply| SupervisorMsg::Ensure {
             spec,
@@ -131,7 +131,7 @@ async fn ask_tsserver(
         limit,
     )
     .await??;
-    let reply: Reply = call(
+    let reply: Reply = ask(
         &handle.actor,
         |reply| {
             LanguageServerMsg::Request(Call {
@@ -144,17 +144,6 @@ async fn ask_tsserver(
     )
     .await??;
     Ok(reply.result.get("body").cloned().unwrap_or(Value::Null))
-}
-
-async fn call<M: ractor::Message, T: Send + 'static>(
-    actor: &ActorRef<M>,
-    message: impl FnOnce(RpcReplyPort<T>) -> M,
-    limit: Duration,
-) -> Result<T> {
-    match actor.call(message, Some(limit)).await {
-        Ok(CallResult::Success(answer)) => Ok(answer),
-        _ => Err(Error::ShuttingDown),
-    }
 }
 
 #[cfg(test)]

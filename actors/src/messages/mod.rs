@@ -13,3 +13,25 @@ pub mod router;
 pub mod session;
 pub mod supervisor;
 pub mod watcher;
+
+use crate::error::{Error, Result};
+use ractor::rpc::CallResult;
+use ractor::{ActorRef, RpcReplyPort};
+use std::time::Duration;
+
+/// Asks an actor, waiting at most `limit`; an actor that is gone or does
+/// not answer in time is the tree shutting down.
+pub async fn ask<M, T>(
+    actor: &ActorRef<M>,
+    message: impl FnOnce(RpcReplyPort<T>) -> M,
+    limit: Duration,
+) -> Result<T>
+where
+    M: ractor::Message,
+    T: Send + 'static,
+{
+    match actor.call(message, Some(limit)).await {
+        Ok(CallResult::Success(value)) => Ok(value),
+        _ => Err(Error::ShuttingDown),
+    }
+}
