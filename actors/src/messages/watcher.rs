@@ -1,11 +1,12 @@
 //! The Watcher's inbox: roots and configuration directories to watch,
-//! flushes, status; and notify's events.
+//! flushes, status; and word that file events wait to be read.
 use ractor::RpcReplyPort;
 use std::path::PathBuf;
 
 pub enum WatcherMsg {
-    /// A filesystem event, from notify's thread.
-    Event(notify::Result<notify::Event>),
+    /// File events wait to be read: from the task watching inotify's
+    /// descriptor, or from notify's thread.
+    Readable,
     /// The first walk is done and its watches are in place: its result
     /// waits in the Watcher's own channel, since it holds the Watcher's
     /// private state.

@@ -1,39 +1,9 @@
-//! What a filesystem event means for language servers: which files were
-//! created, changed or deleted, coalesced per path until they are sent.
+//! The changes on disk not yet sent to the servers: which files were
+//! created, changed or deleted, coalesced per path.
 
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
-use notify::event::{EventKind, ModifyKind, RenameMode};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-/// How an event reads, path by path; `None` for events that change no
-/// content (reads, metadata).
-pub fn classify(kind: &EventKind, paths: &[PathBuf]) -> Vec<(PathBuf, ChangeKind)> {
-    let all = |kind: ChangeKind| paths.iter().map(|path| (path.clone(), kind)).collect();
-    match kind {
-        EventKind::Create(_) => all(ChangeKind::Created),
-        EventKind::Remove(_) => all(ChangeKind::Deleted),
-        EventKind::Modify(ModifyKind::Name(RenameMode::From)) => all(ChangeKind::Deleted),
-        EventKind::Modify(ModifyKind::Name(RenameMode::To)) => all(ChangeKind::Created),
-        EventKind::Modify(ModifyKind::Name(RenameMode::Both)) => match paths {
-            [from, to, ..] => vec![
-                (from.clone(), ChangeKind::Deleted),
-                (to.clone(), ChangeKind::Created),
-            ],
-            _ => Vec::new(),
-        },
-        // A rename whose direction is unknown: what is there now decides.
-        EventKind::Modify(ModifyKind::Name(_)) => paths
-            .iter()
-            .map(|path| match path.exists() {
-                true => (path.clone(), ChangeKind::Created),
-                false => (path.clone(), ChangeKind::Deleted),
-            })
-            .collect(),
-        EventKind::Modify(ModifyKind::Metadata(_)) | EventKind::Access(_) => Vec::new(),
-        EventKind::Modify(_) | EventKind::Any | EventKind::Other => all(ChangeKind::Changed),
-    }
-}
 
 /// Changes not yet sent, one per path: a later change to a path folds
 /// into the earlier one.
@@ -90,51 +60,6 @@ impl Pending {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use notify::event::{AccessKind, CreateKind, DataChange, MetadataKind, RemoveKind};
-
-    fn paths(names: &[&str]) -> Vec<PathBuf> {
-        names.iter().map(PathBuf::from).collect()
-    }
-
-    #[test]
-    fn events_read_as_created_changed_or_deleted() {
-        let one = paths(&["/w/a.py"]);
-        let cases = [
-            (
-                EventKind::Create(CreateKind::File),
-                vec![ChangeKind::Created],
-            ),
-            (
-                EventKind::Modify(ModifyKind::Data(DataChange::Content)),
-                vec![ChangeKind::Changed],
-            ),
-            (
-                EventKind::Remove(RemoveKind::File),
-                vec![ChangeKind::Deleted],
-            ),
-            (
-                EventKind::Modify(ModifyKind::Metadata(MetadataKind::Any)),
-                vec![],
-            ),
-            (EventKind::Access(AccessKind::Any), vec![]),
-        ];
-        for (kind, expected) in cases {
-            let found: Vec<ChangeKind> =
-                classify(&kind, &one).into_iter().map(|(_, k)| k).collect();
-            assert_eq!(found, expected, "{kind:?}");
-        }
-        let both = classify(
-            &EventKind::Modify(ModifyKind::Name(RenameMode::Both)),
-            &paths(&["/w/.a.py.swp", "/w/a.py"]),
-        );
-        assert_eq!(
-            both,
-            vec![
-                (PathBuf::from("/w/.a.py.swp"), ChangeKind::Deleted),
-                (PathBuf::from("/w/a.py"), ChangeKind::Created)
-            ]
-        );
-    }
 
     #[test]
     fn a_temporary_file_renamed_over_its_target_is_a_change_of_the_target_only() {

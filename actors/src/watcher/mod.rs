@@ -1,36 +1,47 @@
 //! The Watcher actor: changes on disk under the roots.
 //!
-//! Owns the `notify` watcher over every directory of every session's roots
-//! that git does not ignore (one non-recursive watch each, so ignored trees
+//! Owns the watches over every directory of every session's roots that
+//! git does not ignore (one non-recursive watch each, so ignored trees
 //! such as `node_modules/` or `target/` cost no watches), the `.gitignore`
 //! matchers, and the changes not yet sent. Its inbox is
-//! `messages::watcher`: notify's events, the roots and configuration
-//! directories the Supervisor tells it of as sessions come and go, and a
-//! flush from each tool call about to be answered. Sends each batch of changes to the Router, which hands it to every
-//! running LanguageServer, and tells the Supervisor which `.windlass.toml`
+//! `messages::watcher`: word that events wait to be read, the roots and
+//! configuration directories the Supervisor tells it of as sessions come
+//! and go, and a flush from each tool call about to be answered. Sends
+//! each batch of changes to the Router, which hands it to every running
+//! LanguageServer, and tells the Supervisor which `.windlass.toml`
 //! changed.
 //!
 //! Changes are sent 50 ms after the first one arrives, or at once when a
 //! tool call flushes them: an agent's next call can come milliseconds after
 //! its editor wrote a file, and must not be answered from before the write.
-//! A flush is a barrier: it touches a file in a private directory outside
-//! the workspace, watched by the same watcher, and answers once that
-//! touch's event arrives, so every event the kernel queued before it has
-//! been taken in. A watcher that cannot start (inotify limits) is reported
-//! in `status`; Windlass works without it.
+//! A flush is a barrier: it marks the moment, and is answered once the
+//! events queued before that mark have been read. On Linux the Watcher
+//! reads inotify itself (`inotify.rs`), so reading the queue to its end
+//! reaches the mark at once; elsewhere notify's thread hands the events
+//! over (`portable.rs`) and the mark is a file touched outside the
+//! workspace, answered when its event arrives. A watcher that cannot start
+//! (inotify limits) is reported in `status`; Windlass works without it.
 
 mod changes;
 mod ignores;
+#[cfg(target_os = "linux")]
+mod inotify;
+#[cfg(not(target_os = "linux"))]
+mod portable;
 mod watches;
+
+#[cfg(target_os = "linux")]
+use inotify::Source;
+#[cfg(not(target_os = "linux"))]
+use portable::Source;
 
 use crate::messages::router::RouterMsg;
 use crate::messages::supervisor::SupervisorMsg;
 use crate::messages::watcher::{WatcherMsg, WatcherStatus};
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
 use crate::vocabulary::root_set::RootSet;
-use changes::{Pending, classify};
+use changes::Pending;
 use ignores::Ignores;
-use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::collections::{BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -60,78 +71,6 @@ struct Setup {
     roots: Vec<PathBuf>,
     watches: Watches,
     ignores: Ignores,
-    barrier: Option<Barrier>,
-}
-
-/// Two files in a private directory whose events mark how far the
-/// watcher has read. Each flush touches one of them, in turn: two
-/// consecutive marks are never the same event, so the kernel never merges
-/// them, and the n-th mark event to arrive answers the n-th flush.
-struct Barrier {
-    directory: PathBuf,
-    markers: [std::fs::File; 2],
-    /// Marks made, and mark events arrived.
-    made: u64,
-    arrived: u64,
-    /// Flushes waiting for their mark's event, by mark number.
-    waiting: VecDeque<(u64, RpcReplyPort<()>)>,
-}
-
-impl Barrier {
-    fn create(watcher: &mut RecommendedWatcher) -> Option<Self> {
-        let parent = std::env::temp_dir().join("windlass-barriers");
-        remove_abandoned(&parent);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.subsec_nanos());
-        let directory = parent.join(format!("{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&directory).ok()?;
-        let marker = |name: &str| std::fs::File::create(directory.join(name)).ok();
-        let (Some(first), Some(second)) = (marker("a"), marker("b")) else {
-            let _ = std::fs::remove_dir_all(&directory);
-            return None;
-        };
-        if let Err(error) = watcher.watch(&directory, RecursiveMode::NonRecursive) {
-            tracing::debug!("no flush barrier: {error}");
-            let _ = std::fs::remove_dir_all(&directory);
-            return None;
-        }
-        Some(Self {
-            directory,
-            markers: [first, second],
-            made: 0,
-            arrived: 0,
-            waiting: VecDeque::new(),
-        })
-    }
-
-    /// Touches the next marker; its number, or `None` if it failed.
-    fn mark(&mut self) -> Option<u64> {
-        let marker = &self.markers[usize::from(self.made % 2 == 1)];
-        marker.set_modified(std::time::SystemTime::now()).ok()?;
-        self.made += 1;
-        Some(self.made)
-    }
-
-    fn is_marker(&self, path: &Path) -> bool {
-        path.parent() == Some(self.directory.as_path())
-    }
-
-    /// The flushes answered by marks up to `number`.
-    fn reached(&mut self, number: u64) -> Vec<RpcReplyPort<()>> {
-        let due = self
-            .waiting
-            .iter()
-            .take_while(|(waiting, _)| *waiting <= number)
-            .count();
-        self.waiting.drain(..due).map(|(_, reply)| reply).collect()
-    }
-}
-
-impl Drop for Barrier {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.directory);
-    }
 }
 
 /// The actor type; its state lives in [`State`].
@@ -152,7 +91,8 @@ pub struct State {
     flush_scheduled: bool,
     /// Why watching could not start, if it could not.
     failed: Option<String>,
-    barrier: Option<Barrier>,
+    /// Flushes waiting for the read that reaches their mark, by mark.
+    waiting: VecDeque<(u64, RpcReplyPort<()>)>,
     /// Where the first walk leaves what it set up, until `Ready`.
     walk: Option<tokio::sync::oneshot::Receiver<Setup>>,
 }
@@ -179,19 +119,20 @@ impl Actor for Watcher {
             pending: Pending::default(),
             flush_scheduled: false,
             failed: None,
-            barrier: None,
+            waiting: VecDeque::new(),
             walk: None,
         };
         let inbox = myself.clone();
-        match notify::recommended_watcher(move |event| {
-            let _stopped = inbox.send_message(WatcherMsg::Event(event));
-        }) {
-            Ok(watcher) => {
+        if std::env::var_os("WL_NOWATCH").is_some() {
+            return Ok(state);
+        }
+        match Source::open(move || inbox.send_message(WatcherMsg::Readable).is_ok()) {
+            Ok(source) => {
                 let config_directories = args.config_directories;
                 let (walked, walk) = tokio::sync::oneshot::channel();
                 state.walk = Some(walk);
                 tokio::task::spawn_blocking(move || {
-                    let _stopped = walked.send(set_up(watcher, roots, &config_directories));
+                    let _stopped = walked.send(set_up(source, roots, &config_directories));
                     let _stopped = myself.send_message(WatcherMsg::Ready);
                 });
             }
@@ -211,10 +152,11 @@ impl Actor for Watcher {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            WatcherMsg::Event(event) => state.event(&myself, event),
+            WatcherMsg::Readable => state.read_events(&myself),
             WatcherMsg::Ready => {
                 if let Some(setup) = state.walk.take().and_then(|mut walk| walk.try_recv().ok()) {
                     state.ready(setup);
+                    state.read_events(&myself);
                 }
             }
             WatcherMsg::Flush(reply) => state.flush_through_barrier(&myself, reply),
@@ -234,24 +176,23 @@ impl Actor for Watcher {
 }
 
 impl State {
-    fn event(&mut self, myself: &ActorRef<WatcherMsg>, event: notify::Result<notify::Event>) {
-        let event = match event {
-            Ok(event) => event,
-            Err(error) => {
-                tracing::warn!("file watching: {error}");
-                return;
-            }
+    /// Takes in the events waiting, answers the flushes whose marks they
+    /// reach, and sends the rest of the changes after `FLUSH_DELAY`.
+    fn read_events(&mut self, myself: &ActorRef<WatcherMsg>) {
+        let Some(watches) = self.watches.as_mut() else {
+            return;
         };
-        let marked = self
-            .barrier
-            .as_ref()
-            .is_some_and(|barrier| event.paths.iter().any(|path| barrier.is_marker(path)));
-        if marked {
-            return self.mark_arrived();
+        let events = watches.read();
+        if events.overflowed {
+            tracing::warn!(
+                "file watching missed changes: the kernel's event queue overflowed; \
+                 files are read again when they are asked about"
+            );
         }
-        for (path, kind) in classify(&event.kind, &event.paths) {
+        for (path, kind) in events.changes {
             self.note(path, kind);
         }
+        self.answer_flushes(events.reached);
         if (!self.pending.is_empty() || !self.config_changed.is_empty()) && !self.flush_scheduled {
             self.flush_scheduled = true;
             myself.send_after(FLUSH_DELAY, || WatcherMsg::FlushDue);
@@ -297,7 +238,6 @@ impl State {
         let mut watches = setup.watches;
         self.ignores = setup.ignores;
         self.ignores.set_roots(self.roots.clone());
-        self.barrier = setup.barrier;
         // Roots changed while the first walk ran: those removed are
         // forgotten, those added walked (directories already watched are
         // skipped).
@@ -355,40 +295,38 @@ impl State {
         }
     }
 
-    /// Flushes once every event queued before now has arrived: the event
-    /// of a mark made now comes after all of them.
+    /// Flushes once every event queued before now has been read: on
+    /// Linux at once, elsewhere when the mark made now arrives, or after
+    /// `BARRIER_TIMEOUT`.
     fn flush_through_barrier(&mut self, myself: &ActorRef<WatcherMsg>, reply: RpcReplyPort<()>) {
-        let Some(number) = self.barrier.as_mut().and_then(Barrier::mark) else {
+        let Some(number) = self.watches.as_mut().and_then(Watches::mark) else {
             self.flush();
             let _gone = reply.send(());
             return;
         };
-        if let Some(barrier) = self.barrier.as_mut() {
-            barrier.waiting.push_back((number, reply));
-        }
-        myself.send_after(BARRIER_TIMEOUT, move || WatcherMsg::BarrierOverdue(number));
-    }
-
-    /// A mark's event arrived: everything queued before that mark is in.
-    fn mark_arrived(&mut self) {
-        if let Some(barrier) = self.barrier.as_mut() {
-            barrier.arrived += 1;
-            let arrived = barrier.arrived;
-            self.answer_flushes(arrived);
+        self.waiting.push_back((number, reply));
+        self.read_events(myself);
+        if self
+            .waiting
+            .back()
+            .is_some_and(|(waiting, _)| *waiting == number)
+        {
+            myself.send_after(BARRIER_TIMEOUT, move || WatcherMsg::BarrierOverdue(number));
         }
     }
 
     /// Flushes, and answers the flushes waiting for marks up to `number`.
     fn answer_flushes(&mut self, number: u64) {
-        let reached = match self.barrier.as_mut() {
-            Some(barrier) => barrier.reached(number),
-            None => return,
-        };
-        if reached.is_empty() {
+        let due = self
+            .waiting
+            .iter()
+            .take_while(|(waiting, _)| *waiting <= number)
+            .count();
+        if due == 0 {
             return;
         }
         self.flush();
-        for reply in reached {
+        for (_, reply) in self.waiting.drain(..due) {
             let _gone = reply.send(());
         }
     }
@@ -419,14 +357,9 @@ impl State {
 
 /// Watches every directory git does not ignore under each root, and the
 /// configuration's directories above the roots.
-fn set_up(
-    mut watcher: RecommendedWatcher,
-    roots: Vec<PathBuf>,
-    config_directories: &[PathBuf],
-) -> Setup {
+fn set_up(source: Source, roots: Vec<PathBuf>, config_directories: &[PathBuf]) -> Setup {
     let mut ignores = Ignores::new(roots.clone());
-    let barrier = Barrier::create(&mut watcher);
-    let mut watches = Watches::new(watcher);
+    let mut watches = Watches::new(source);
     for directory in config_directories {
         if !roots.iter().any(|root| directory.starts_with(root)) {
             watches.watch_one(directory);
@@ -443,22 +376,6 @@ fn set_up(
         roots,
         watches,
         ignores,
-        barrier,
-    }
-}
-
-/// Removes the barrier directories of processes that are gone: a process
-/// killed outright never removes its own.
-fn remove_abandoned(parent: &Path) {
-    if !cfg!(target_os = "linux") {
-        return;
-    }
-    for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
-        let name = entry.file_name();
-        let pid = name.to_str().and_then(|name| name.split('-').next());
-        if pid.is_some_and(|pid| !Path::new("/proc").join(pid).exists()) {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
     }
 }
 

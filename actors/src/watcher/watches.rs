@@ -1,29 +1,70 @@
-//! The notify watcher and the directories it watches: one non-recursive
-//! watch per directory git does not ignore, added as roots and directories
-//! appear and removed with the roots they belong to.
+//! The directories watched: one non-recursive watch per directory git
+//! does not ignore, added as roots and directories appear and removed
+//! with the roots they belong to, or when they go away. The events
+//! come from the platform's `Source`.
 
+use super::Source;
 use super::ignores::Ignores;
-use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use crate::vocabulary::file_changes::ChangeKind;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Directories watched at most, across all roots.
 const MAX_DIRECTORIES: usize = 100_000;
 
+/// Why a directory could not be watched.
+#[derive(Debug, PartialEq, Eq)]
+pub enum WatchError {
+    /// The system's limit on watches is reached.
+    Limit,
+    /// The directory went away before its watch was in place.
+    Vanished,
+    Failed(String),
+}
+
+/// What a source read since its last read.
+#[derive(Debug, Default)]
+pub struct Events {
+    /// Entries made, changed or removed, in the order they happened.
+    pub changes: Vec<(PathBuf, ChangeKind)>,
+    /// Watched directories that went away, with their watches.
+    pub gone: Vec<PathBuf>,
+    /// The last flush mark whose moment this read has reached.
+    pub reached: u64,
+    /// The system dropped events: its queue overflowed.
+    pub overflowed: bool,
+}
+
 pub struct Watches {
-    watcher: RecommendedWatcher,
+    source: Source,
     directories: BTreeSet<PathBuf>,
     /// Why some directories are not watched, if any are not.
     pub problem: Option<String>,
 }
 
 impl Watches {
-    pub fn new(watcher: RecommendedWatcher) -> Self {
+    pub fn new(source: Source) -> Self {
         Self {
-            watcher,
+            source,
             directories: BTreeSet::new(),
             problem: None,
         }
+    }
+
+    /// Marks this moment for a flush: its number, or `None` when the
+    /// source cannot tell when it has read up to a moment.
+    pub fn mark(&mut self) -> Option<u64> {
+        self.source.mark()
+    }
+
+    /// The events queued since the last read; watched directories that
+    /// went away are forgotten, with every watch under them.
+    pub fn read(&mut self) -> Events {
+        let events = self.source.read();
+        for directory in &events.gone {
+            self.unwatch_tree(directory);
+        }
+        events
     }
 
     pub fn count(&self) -> usize {
@@ -32,12 +73,7 @@ impl Watches {
 
     /// Watches one directory outside the roots (a configuration layer's).
     pub fn watch_one(&mut self, directory: &Path) {
-        if !self.directories.contains(directory)
-            && self
-                .watcher
-                .watch(directory, RecursiveMode::NonRecursive)
-                .is_ok()
-        {
+        if !self.directories.contains(directory) && self.source.add(directory).is_ok() {
             self.directories.insert(directory.to_path_buf());
         }
     }
@@ -70,10 +106,11 @@ impl Watches {
                 ));
                 continue;
             }
-            match self.watcher.watch(path, RecursiveMode::NonRecursive) {
+            match self.source.add(path) {
                 Ok(()) => {
                     self.directories.insert(path.to_path_buf());
                 }
+                Err(WatchError::Vanished) => {}
                 Err(error) => self.problem = Some(watch_problem(&error, self.directories.len())),
             }
         }
@@ -88,7 +125,7 @@ impl Watches {
             .cloned()
             .collect();
         for directory in under {
-            let _gone = self.watcher.unwatch(&directory);
+            self.source.remove(&directory);
             self.directories.remove(&directory);
         }
     }
@@ -106,12 +143,17 @@ fn walk(directory: &Path) -> impl Iterator<Item = ignore::DirEntry> {
         .filter_map(std::result::Result::ok)
 }
 
-fn watch_problem(error: &notify::Error, watched: usize) -> String {
-    match error.kind {
-        notify::ErrorKind::MaxFilesWatch => format!(
+fn watch_problem(error: &WatchError, watched: usize) -> String {
+    match error {
+        WatchError::Limit => format!(
             "the limit on watched directories (fs.inotify.max_user_watches) was reached after \
              {watched}; changes elsewhere are not seen until files are asked about"
         ),
-        _ => format!("file watching stopped after {watched} directories: {error}"),
+        WatchError::Vanished => {
+            format!("file watching stopped after {watched} directories: a directory went away")
+        }
+        WatchError::Failed(error) => {
+            format!("file watching stopped after {watched} directories: {error}")
+        }
     }
 }
