@@ -187,16 +187,35 @@ fn read_one(pid: i32) -> Option<(ProcessSample, Vec<i32>)> {
     Some((sample, children))
 }
 
-/// Whether a process is dead or dying: a zombie, already in its exit, or
-/// with a SIGKILL pending. A process killed a moment ago is not yet a
-/// zombie while the kernel tears down its memory; a request written to it
-/// then would be lost, so it counts as dead already. Asked before every
-/// request, so it reads `/proc/PID/stat` once and parses only what it needs.
+/// A process's `/proc/PID/stat`, opened once when the process starts.
+/// Asked before every request whether the process is dying, it costs one
+/// read, where opening it by path walked `/proc` each time; and it goes on
+/// naming the same process if its PID is reused.
 #[cfg(target_os = "linux")]
-pub fn is_dying(pid: u32) -> bool {
-    std::fs::read(format!("/proc/{pid}/stat")).map_or(true, |stat| {
-        stat_says_dying(&String::from_utf8_lossy(&stat))
-    })
+pub struct ProcessStat(Option<std::fs::File>);
+
+#[cfg(target_os = "linux")]
+impl ProcessStat {
+    pub fn open(pid: Option<u32>) -> Self {
+        Self(pid.and_then(|pid| std::fs::File::open(format!("/proc/{pid}/stat")).ok()))
+    }
+
+    /// Whether the process is dead or dying: a zombie, already in its
+    /// exit, or with a SIGKILL pending. A process killed a moment ago is
+    /// not yet a zombie while the kernel tears down its memory; a request
+    /// written to it then would be lost, so it counts as dead already. For
+    /// a few microseconds after it takes the SIGKILL and before it marks
+    /// itself exiting a process shows neither; a request sent then fails
+    /// when the process exits, and its caller follows the restart.
+    pub fn is_dying(&self) -> bool {
+        use std::os::unix::fs::FileExt;
+        // The longest stat line is about 700 bytes.
+        let mut line = [0u8; 1024];
+        match self.0.as_ref().map(|stat| stat.read_at(&mut line, 0)) {
+            Some(Ok(read)) if read > 0 => stat_says_dying(&String::from_utf8_lossy(&line[..read])),
+            _ => true,
+        }
+    }
 }
 
 /// Reads state (field 3), flags (field 9) and pending signals (field 31)
@@ -226,8 +245,17 @@ fn stat_says_dying(stat: &str) -> bool {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn is_dying(_pid: u32) -> bool {
-    false
+pub struct ProcessStat;
+
+#[cfg(not(target_os = "linux"))]
+impl ProcessStat {
+    pub fn open(_pid: Option<u32>) -> Self {
+        Self
+    }
+
+    pub fn is_dying(&self) -> bool {
+        false
+    }
 }
 
 /// Reads a process's CPU time, run state and resident size. The task
@@ -286,7 +314,7 @@ mod tests {
     #[test]
     fn a_missing_process_reads_as_none() {
         assert_eq!(read_process(u32::MAX - 1), None);
-        assert!(is_dying(u32::MAX - 1));
+        assert!(ProcessStat::open(Some(u32::MAX - 1)).is_dying());
     }
 
     /// A `/proc/PID/stat` line with the given state, flags and pending
@@ -321,9 +349,18 @@ mod tests {
             .arg("30")
             .spawn()
             .unwrap();
-        assert!(!is_dying(child.id()));
+        let stat = ProcessStat::open(Some(child.id()));
+        assert!(!stat.is_dying());
+        assert!(!stat.is_dying(), "read again");
         child.kill().unwrap();
-        assert!(is_dying(child.id()), "killed, not yet reaped");
+        // Between taking SIGKILL and marking itself exiting, a process
+        // shows neither for a few microseconds.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !stat.is_dying() && std::time::Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        assert!(stat.is_dying(), "killed, not yet reaped");
         child.wait().unwrap();
+        assert!(stat.is_dying(), "reaped");
     }
 }

@@ -149,6 +149,8 @@ pub struct State {
     monitor: ActorRef<MonitorMsg>,
     recorder: ActorRef<RecorderMsg>,
     transport: Transport,
+    /// Read before each request: a dying process is not sent work.
+    process_stat: crate::monitor::ProcessStat,
     started: Instant,
     next_id: i64,
     pending: HashMap<i64, Pending>,
@@ -233,6 +235,7 @@ impl Actor for LanguageServer {
             supervisor: args.supervisor,
             monitor: args.monitor,
             recorder: args.recorder,
+            process_stat: crate::monitor::ProcessStat::open(transport.pid()),
             transport,
             started: Instant::now(),
             next_id: 1,

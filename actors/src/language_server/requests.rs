@@ -16,8 +16,7 @@ impl State {
     /// until `initialize` is answered, or, when the process has died,
     /// handed back to the Supervisor for the next process.
     pub(super) fn admit(&mut self) -> Admission {
-        let dying = self.transport.pid().is_some_and(crate::monitor::is_dying);
-        if self.exiting || self.transport.has_exited() || dying {
+        if self.exiting || self.transport.has_exited() || self.process_stat.is_dying() {
             return Admission::Dead;
         }
         match &self.phase {
