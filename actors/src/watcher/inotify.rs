@@ -128,7 +128,7 @@ impl Source {
         let mut reader = inotify::Reader::new(&self.fd, &mut self.buffer);
         loop {
             match reader.next() {
-                Ok(event) => take(&mut self.directories, &event, &mut events),
+                Ok(event) => take(&self.fd, &mut self.directories, &event, &mut events),
                 Err(Errno::INTR) => {}
                 Err(Errno::AGAIN) => break,
                 Err(error) => {
@@ -172,7 +172,12 @@ fn tell_when_readable(waiting: &OwnedFd, readable: &impl Fn() -> bool) -> rustix
 
 /// Adds one event to `events`: a change of an entry, or a watched
 /// directory gone (deleted, renamed, or its watch dropped).
-fn take(directories: &mut HashMap<i32, PathBuf>, event: &inotify::Event, events: &mut Events) {
+fn take(
+    fd: &OwnedFd,
+    directories: &mut HashMap<i32, PathBuf>,
+    event: &inotify::Event,
+    events: &mut Events,
+) {
     let flags = event.events();
     if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
         events.overflowed = true;
@@ -183,11 +188,13 @@ fn take(directories: &mut HashMap<i32, PathBuf>, event: &inotify::Event, events:
     };
     if flags.intersects(ReadFlags::IGNORED | ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF) {
         if flags.contains(ReadFlags::MOVE_SELF) {
-            // Renamed: its parent reports the names; its own watch would
-            // go on reporting under the old one.
+            // Renamed: its own watch would go on reporting under the old
+            // name, wherever it went. Under the roots, its new name is
+            // watched afresh when its parent reports it.
             events
                 .changes
                 .push((directory.clone(), ChangeKind::Deleted));
+            let _gone = inotify::remove_watch(fd, event.wd());
         }
         if let Some(directory) = directories.remove(&event.wd()) {
             events.gone.push(directory);
@@ -283,6 +290,32 @@ mod tests {
             vec![("sub".to_owned(), ChangeKind::Deleted)]
         );
         assert_eq!(source.add(&sub), Err(WatchError::Vanished));
+    }
+
+    #[test]
+    fn a_renamed_directory_is_gone_under_its_old_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("old");
+        std::fs::create_dir(&old).unwrap();
+        let mut source = watched(dir.path());
+        source.add(&old).unwrap();
+        std::fs::rename(&old, dir.path().join("new")).unwrap();
+        let events = source.read();
+        assert_eq!(events.gone, vec![old.clone()]);
+        std::fs::write(dir.path().join("new/a.py"), "x = 1\n").unwrap();
+        assert!(
+            source.read().changes.is_empty(),
+            "no watch reports under the old name"
+        );
+        source.add(&dir.path().join("new")).unwrap();
+        std::fs::write(dir.path().join("new/b.py"), "x = 1\n").unwrap();
+        assert_eq!(
+            named(&source.read(), dir.path()),
+            vec![
+                ("new/b.py".to_owned(), ChangeKind::Created),
+                ("new/b.py".to_owned(), ChangeKind::Changed),
+            ]
+        );
     }
 
     #[test]
