@@ -178,7 +178,7 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
     let mut reply = context
         .document_symbols(&opened.server, opened.document.clone())
         .await?;
-    let symbols = symbols::document_symbols(&mut reply, &opened.server.label())?;
+    let symbols = symbols::document_symbols(&mut reply)?;
     let mut sources = Sources::new(&opened.roots);
     let mut found = Vec::new();
     let uri = opened.document.uri.clone();
@@ -362,7 +362,7 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         let Ok((label, Ok(mut reply))) = joined else {
             continue;
         };
-        let Ok(found) = symbols::workspace_symbols(&mut reply, &label) else {
+        let Ok(found) = symbols::workspace_symbols(&mut reply) else {
             continue;
         };
         answer

@@ -79,16 +79,15 @@ pub async fn completion(context: &Context, args: &CompletionArgs) -> Result<Stri
     };
     let request = target.request(Completion::METHOD, &params, Feature::Completion)?;
     let mut reply = context.request(&target.server, request).await?;
-    let label = target.server.label();
     // Items listed bare or in a `CompletionList` are read one by one alike.
-    let listed: Option<OneOf<Vec<Value>, Listed>> = reply.read(&label, Feature::Completion)?;
+    let listed: Option<OneOf<Vec<Value>, Listed>> = reply.read(Feature::Completion)?;
     let values = match listed {
         Some(OneOf::Left(items) | OneOf::Right(Listed { items })) => items,
         None => Vec::new(),
     };
     let (items, unreadable) = read_each::<CompletionItem>(&values);
-    reply.note_unreadable(&label, Feature::Completion, unreadable);
-    let mut lines = render::notes(&target.roots, &label, &reply);
+    reply.note_unreadable(Feature::Completion, unreadable);
+    let mut lines = render::notes(&target.roots, &reply);
     if items.is_empty() {
         lines.push(format!("no completions at {}", target.describe()));
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));
@@ -173,8 +172,8 @@ pub async fn signature_help(context: &Context, position: &Position) -> Result<St
         Feature::SignatureHelp,
     )?;
     let reply = context.request(&target.server, request).await?;
-    let help: Option<SignatureHelp> = reply.read(&target.server.label(), Feature::SignatureHelp)?;
-    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
+    let help: Option<SignatureHelp> = reply.read(Feature::SignatureHelp)?;
+    let mut lines = render::notes(&target.roots, &reply);
     let Some(help) = help.filter(|help| !help.signatures.is_empty()) else {
         lines.push(format!("no signature help at {}", target.describe()));
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));

@@ -125,8 +125,7 @@ async fn definitions_of(context: &Context, symbol: &str, place: &Place) -> Vec<P
     let Ok(mut reply) = context.request(&target.server, request).await else {
         return Vec::new();
     };
-    let label = target.server.label();
-    let Ok(locations) = render::locations(&mut reply, &label, DEFINITION.feature) else {
+    let Ok(locations) = render::locations(&mut reply, DEFINITION.feature) else {
         return Vec::new();
     };
     let mut sources = Sources::new(&target.roots);

@@ -211,7 +211,7 @@ async fn renamed(
         }
     }
     let total: usize = by_path.iter().map(|(_, edits)| edits.len()).sum();
-    let mut notes = render::notes(&target.roots, &label, &reply);
+    let mut notes = render::notes(&target.roots, &reply);
     notes.push(format!(
         "rename to `{new_name}`: {} in {} (checked, nothing written)",
         counted(total, "edit"),

@@ -166,7 +166,7 @@ impl Query {
 
     /// The answer about `item`: callers with the calls in their own
     /// files, callees with the calls in `item`'s file, or types.
-    fn read(self, reply: &mut Reply, server: &str, item: &Item) -> Result<Vec<Found>> {
+    fn read(self, reply: &mut Reply, item: &Item) -> Result<Vec<Found>> {
         let feature = match self {
             Self::Incoming | Self::Outgoing => Feature::CallHierarchy,
             Self::Supertypes | Self::Subtypes => Feature::TypeHierarchy,
@@ -177,7 +177,7 @@ impl Query {
         };
         Ok(match self {
             Self::Incoming => reply
-                .read_list::<CallHierarchyIncomingCall>(server, feature)?
+                .read_list::<CallHierarchyIncomingCall>(feature)?
                 .into_iter()
                 .map(|call| Found {
                     calls: calls_in(&call.from.uri, call.from_ranges),
@@ -185,7 +185,7 @@ impl Query {
                 })
                 .collect(),
             Self::Outgoing => reply
-                .read_list::<CallHierarchyOutgoingCall>(server, feature)?
+                .read_list::<CallHierarchyOutgoingCall>(feature)?
                 .into_iter()
                 .map(|call| Found {
                     calls: calls_in(&item.uri, call.from_ranges),
@@ -193,7 +193,7 @@ impl Query {
                 })
                 .collect(),
             Self::Supertypes | Self::Subtypes => reply
-                .read_list::<Item>(server, feature)?
+                .read_list::<Item>(feature)?
                 .into_iter()
                 .map(|item| Found {
                     item,
@@ -261,8 +261,7 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
         (prepared, _) => prepared?,
     };
     let mut prepared = prepared;
-    let label = target.server.label();
-    let items: Vec<Item> = prepared.read_list(&label, protocol.feature)?;
+    let items: Vec<Item> = prepared.read_list(protocol.feature)?;
     let Some(item) = items.into_iter().next() else {
         return Ok(format!(
             "no {} item at {}",
@@ -272,7 +271,7 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
     };
     let query = protocol.query.request(&item, protocol.feature)?;
     let mut reply = context.request(&target.server, query).await?;
-    let found = protocol.query.read(&mut reply, &label, &item)?;
+    let found = protocol.query.read(&mut reply, &item)?;
     reply.warnings.splice(0..0, prepared.warnings);
     reply.file_problem = prepared.file_problem;
     Ok(render_results(
@@ -296,8 +295,7 @@ async fn legacy_type_hierarchy(
     };
     let request = target.request("textDocument/typeHierarchy", &params, protocol.feature)?;
     let mut reply = context.request(&target.server, request).await?;
-    let label = target.server.label();
-    let Some(answer) = reply.read::<Option<LegacyAnswer>>(&label, protocol.feature)? else {
+    let Some(answer) = reply.read::<Option<LegacyAnswer>>(protocol.feature)? else {
         return Ok(format!(
             "no {} item at {}",
             protocol.feature.name(),
@@ -309,7 +307,7 @@ async fn legacy_type_hierarchy(
         Legacy::Children => answer.children,
     };
     let (items, unreadable) = read_each::<Item>(&relatives);
-    reply.note_unreadable(&label, protocol.feature, unreadable);
+    reply.note_unreadable(protocol.feature, unreadable);
     let found = items
         .into_iter()
         .map(|item| Found {
@@ -336,7 +334,7 @@ fn render_results(
     reply: &Reply,
 ) -> String {
     let name = &item.name;
-    let mut lines = render::notes(&target.roots, &target.server.label(), reply);
+    let mut lines = render::notes(&target.roots, reply);
     if found.is_empty() {
         lines.push(format!("no {} of {name}", protocol.label));
         return render::bounded(&lines, context.settings.max_output_bytes);

@@ -275,9 +275,8 @@ async fn reference_uses(
     };
     let request = target.request(References::METHOD, &params, Feature::References)?;
     let mut reply = context.request(&target.server, request).await?;
-    let label = target.server.label();
-    let notes = render::notes(&target.roots, &label, &reply);
-    let locations = render::locations(&mut reply, &label, Feature::References)?;
+    let notes = render::notes(&target.roots, &reply);
+    let locations = render::locations(&mut reply, Feature::References)?;
     let uses = locations
         .into_iter()
         .filter_map(|location| {
@@ -349,7 +348,7 @@ async fn read_symbols(context: &Context, path: &Path, display: &str) -> Option<F
         .document_symbols(&server, document.clone())
         .await
         .ok()?;
-    let symbols = symbols::document_symbols(&mut reply, &server.label()).ok()?;
+    let symbols = symbols::document_symbols(&mut reply).ok()?;
     Some(FileSymbols {
         document,
         symbols,

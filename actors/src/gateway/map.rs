@@ -142,7 +142,7 @@ async fn file_symbols(context: &Context, path: &Path) -> Result<Vec<String>> {
     let document = context.snapshot(path, &display)?;
     let server = context.route(path).await?;
     let mut reply = context.document_symbols(&server, document).await?;
-    let items: Vec<DocumentItem> = reply.read_list(&server.label(), Feature::DocumentSymbols)?;
+    let items: Vec<DocumentItem> = reply.read_list(Feature::DocumentSymbols)?;
     Ok(items
         .into_iter()
         .filter(is_top_level)

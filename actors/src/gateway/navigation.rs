@@ -103,9 +103,9 @@ pub async fn hover(context: &Context, position: &Position) -> Result<String> {
     };
     let request = target.request(HoverRequest::METHOD, &params, Feature::Hover)?;
     let reply = context.request(&target.server, request).await?;
-    let hover: Option<Hover> = reply.read(&target.server.label(), Feature::Hover)?;
+    let hover: Option<Hover> = reply.read(Feature::Hover)?;
     let text = hover.as_ref().map(render::hover_text).unwrap_or_default();
-    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
+    let mut lines = render::notes(&target.roots, &reply);
     match text.is_empty() {
         true => lines.push(format!("no hover information at {}", target.describe())),
         false => lines.push(text),
@@ -122,7 +122,7 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
         .request(&target.server, goto.request(&target)?)
         .await?;
     let (spots, outside) = spots(&target, &mut reply, goto.feature)?;
-    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
+    let mut lines = render::notes(&target.roots, &reply);
     if spots.is_empty() {
         let what = target
             .word()
@@ -155,7 +155,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     let request = target.request(References::METHOD, &params, Feature::References)?;
     let mut reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &mut reply, Feature::References)?;
-    let mut head = render::notes(&target.roots, &target.server.label(), &reply);
+    let mut head = render::notes(&target.roots, &reply);
     if spots.is_empty() {
         head.push(format!("no references found for {}", target.describe()));
         head.extend(outside);
@@ -193,7 +193,7 @@ fn spots(
     reply: &mut Reply,
     feature: Feature,
 ) -> Result<(Vec<Spot>, Option<String>)> {
-    let locations = render::locations(reply, &target.server.label(), feature)?;
+    let locations = render::locations(reply, feature)?;
     let mut sources = Sources::new(&target.roots);
     let word = target.word();
     let spots = locations
@@ -218,11 +218,11 @@ pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<S
     let document = context.snapshot(&path, &args.file)?;
     let server = context.route(&path).await?;
     let mut reply = context.document_symbols(&server, document).await?;
-    let symbols = symbols::document_symbols(&mut reply, &server.label())?;
+    let symbols = symbols::document_symbols(&mut reply)?;
     let depth = args.depth.unwrap_or(3).max(1) as usize;
     let mut body = Vec::new();
     outline(&symbols, 0, depth, &mut body);
-    let mut head = render::notes(&roots, &server.label(), &reply);
+    let mut head = render::notes(&roots, &reply);
     if body.is_empty() {
         head.push(format!("no symbols in {}", args.file));
     }

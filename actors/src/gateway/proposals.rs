@@ -71,9 +71,8 @@ pub async fn code_actions(context: &Context, args: &CodeActionsArgs) -> Result<S
     let request = ServerRequest::new(CodeActionRequest::METHOD, &params, Feature::CodeActions)?
         .about(document, None);
     let mut reply = context.request(&server, request).await?;
-    let label = server.label();
-    let actions: Vec<CodeActionOrCommand> = reply.read_list(&label, Feature::CodeActions)?;
-    let mut lines = render::notes(&roots, &label, &reply);
+    let actions: Vec<CodeActionOrCommand> = reply.read_list(Feature::CodeActions)?;
+    let mut lines = render::notes(&roots, &reply);
     if actions.is_empty() {
         lines.push(format!(
             "no code actions for {}:{}-{}",
@@ -135,7 +134,7 @@ pub async fn proposed_rename(
     };
     let request = target.request(Rename::METHOD, &params, Feature::Rename)?;
     let reply = context.request(&target.server, request).await?;
-    let edit = reply.read(&target.server.label(), Feature::Rename)?;
+    let edit = reply.read(Feature::Rename)?;
     Ok(Ok(RenameProposal {
         target,
         reply,
@@ -185,7 +184,7 @@ async fn resolved(
         return action;
     };
     let resolution = context.request(server, request).await;
-    match resolution.and_then(|reply| reply.read(&server.label(), Feature::CodeActionResolve)) {
+    match resolution.and_then(|reply| reply.read(Feature::CodeActionResolve)) {
         Ok(resolved) => resolved,
         Err(_) => action,
     }
@@ -234,7 +233,7 @@ pub async fn rename(context: &Context, args: &RenameArgs) -> Result<String> {
         Ok(proposal) => proposal,
         Err(candidates) => return Ok(candidates),
     };
-    let mut lines = render::notes(&target.roots, &target.server.label(), &reply);
+    let mut lines = render::notes(&target.roots, &reply);
     let Some(edit) = edit else {
         lines.push(format!("nothing to rename at {}", target.describe()));
         return Ok(render::bounded(&lines, context.settings.max_output_bytes));

@@ -223,11 +223,11 @@ impl Sources<'_> {
 /// Every location of a definition-style answer: one `Location`, or a
 /// list of locations or links, a link standing as its target's selection
 /// range. Items that do not follow LSP are left out, and said so.
-pub fn locations(reply: &mut Reply, server: &str, feature: Feature) -> Result<Vec<Location>> {
+pub fn locations(reply: &mut Reply, feature: Feature) -> Result<Vec<Location>> {
     if reply.result.is_object() {
-        return Ok(vec![reply.read(server, feature)?]);
+        return Ok(vec![reply.read(feature)?]);
     }
-    let items: Vec<OneOf<Location, LocationLink>> = reply.read_list(server, feature)?;
+    let items: Vec<OneOf<Location, LocationLink>> = reply.read_list(feature)?;
     Ok(items
         .into_iter()
         .map(|item| match item {
@@ -251,13 +251,13 @@ pub fn problem_line(roots: &RootSet, label: &str, problem: &Problem) -> String {
 
 /// What a reply says about itself, first in every answer: its warnings,
 /// then what the server reported about the file asked about.
-pub fn notes(roots: &RootSet, label: &str, reply: &Reply) -> Vec<String> {
+pub fn notes(roots: &RootSet, reply: &Reply) -> Vec<String> {
     let mut lines = reply.warnings.clone();
     lines.extend(
         reply
             .file_problem
             .as_ref()
-            .map(|problem| problem_line(roots, label, problem)),
+            .map(|problem| problem_line(roots, &reply.server, problem)),
     );
     lines
 }
@@ -533,7 +533,7 @@ mod tests {
     use serde_json::{Value, json};
 
     fn uris(reply: &mut Reply) -> Result<Vec<String>> {
-        let found = locations(reply, "python", Feature::Definition)?;
+        let found = locations(reply, Feature::Definition)?;
         Ok(found
             .iter()
             .map(|found| found.uri.as_str().to_owned())

@@ -163,7 +163,7 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
                 continue;
             }
         };
-        let symbols = match symbols::workspace_symbols(&mut reply, &label) {
+        let symbols = match symbols::workspace_symbols(&mut reply) {
             Ok(symbols) => symbols,
             Err(error) => {
                 warnings.push(format!("warning: {error}; results may be incomplete"));

@@ -54,7 +54,6 @@ pub async fn source(context: &Context, args: &SourceArgs) -> Result<String> {
         Ok(target) => target,
         Err(candidates) => return Ok(candidates),
     };
-    let label = target.server.label();
     let mut head = Vec::new();
     let mut places: Vec<(Location, PositionEncoding)> = Vec::new();
     // The definition first: it is the primary span. A declaration the
@@ -66,13 +65,13 @@ pub async fn source(context: &Context, args: &SourceArgs) -> Result<String> {
             Err(error) if goto.feature == DEFINITION.feature => return Err(error),
             Err(_) => continue,
         };
-        for note in render::notes(&target.roots, &label, &reply) {
+        for note in render::notes(&target.roots, &reply) {
             if !head.contains(&note) {
                 head.push(note);
             }
         }
         let encoding = reply.encoding;
-        let found = render::locations(&mut reply, &label, goto.feature)?;
+        let found = render::locations(&mut reply, goto.feature)?;
         places.extend(found.into_iter().map(|location| (location, encoding)));
     }
     let mut sources = Sources::new(&target.roots);
@@ -136,7 +135,7 @@ async fn span_at(
     let at = symbols::point(&document.text, location.range.start, encoding);
     let found = match context.route(path).await {
         Ok(server) => match context.document_symbols(&server, document.clone()).await {
-            Ok(mut reply) => symbols::document_symbols(&mut reply, &server.label())
+            Ok(mut reply) => symbols::document_symbols(&mut reply)
                 .ok()
                 .and_then(|symbols| enclosing(&symbols, &document, &reply, at)),
             Err(_) => None,

@@ -60,8 +60,8 @@ impl From<DocumentItem> for Symbol {
 }
 
 /// A document symbols answer.
-pub fn document_symbols(reply: &mut Reply, server: &str) -> Result<Vec<Symbol>> {
-    let items: Vec<DocumentItem> = reply.read_list(server, Feature::DocumentSymbols)?;
+pub fn document_symbols(reply: &mut Reply) -> Result<Vec<Symbol>> {
+    let items: Vec<DocumentItem> = reply.read_list(Feature::DocumentSymbols)?;
     Ok(items.into_iter().map(Symbol::from).collect())
 }
 
@@ -124,9 +124,9 @@ pub struct Found {
 
 /// A workspace symbols answer. A `WorkspaceSymbol` located by its file
 /// alone names no position to show, and is left out.
-pub fn workspace_symbols(reply: &mut Reply, server: &str) -> Result<Vec<Found>> {
+pub fn workspace_symbols(reply: &mut Reply) -> Result<Vec<Found>> {
     let items: Vec<OneOf<SymbolInformation, WorkspaceSymbol>> =
-        reply.read_list(server, Feature::WorkspaceSymbols)?;
+        reply.read_list(Feature::WorkspaceSymbols)?;
     Ok(items
         .into_iter()
         .filter_map(|item| match item {
@@ -169,7 +169,7 @@ mod tests {
             {"name": "A", "kind": 5, "location": {"uri": "file:///a.py", "range": span(0, 4)}},
             {"name": "g", "kind": 6, "location": {"uri": "file:///a.py", "range": span(3, 4)}}]);
         for answer in [nested, flat] {
-            let symbols = document_symbols(&mut Reply::bare(answer), "python").unwrap();
+            let symbols = document_symbols(&mut Reply::bare(answer)).unwrap();
             let names: Vec<&str> = around(&symbols, text, PositionEncoding::Utf16, (2, 8))
                 .iter()
                 .map(|symbol| symbol.name.as_str())
@@ -187,7 +187,7 @@ mod tests {
             {"name": "f", "kind": 12, "location": {"uri": "file:///x", "range": range(5)}},
             {"name": "no range", "kind": 12},
         ]));
-        let symbols = document_symbols(&mut answer, "python").unwrap();
+        let symbols = document_symbols(&mut answer).unwrap();
         let names: Vec<&str> = flatten(&symbols)
             .iter()
             .map(|symbol| symbol.name.as_str())
@@ -204,7 +204,7 @@ mod tests {
             {"name": "ranged", "kind": 5, "location": {"uri": "file:///b", "range": range(2)}, "data": 1},
             {"name": "file only", "kind": 5, "location": {"uri": "file:///c"}},
         ]));
-        let found = workspace_symbols(&mut answer, "python").unwrap();
+        let found = workspace_symbols(&mut answer).unwrap();
         let names: Vec<&str> = found.iter().map(|found| found.name.as_str()).collect();
         assert_eq!(names, vec!["flat", "ranged"]);
         assert!(answer.warnings.is_empty(), "{:?}", answer.warnings);

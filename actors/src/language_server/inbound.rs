@@ -46,6 +46,7 @@ impl State {
                 let encoding = self.encoding();
                 let answer = match result {
                     Ok(result) => Ok(Reply {
+                        server: self.spec.label(),
                         result,
                         encoding,
                         warnings: std::mem::take(&mut sent.warnings),

@@ -88,7 +88,6 @@ impl State {
         };
         let (answered, answer) = oneshot::channel::<Result<Reply>>();
         let report = Report {
-            server: self.spec.label(),
             name: self.spec.name.clone(),
             id: self.id,
             uri,
@@ -125,8 +124,6 @@ impl State {
 
 /// What is needed to read and record one server's answer off its actor.
 struct Report {
-    /// As errors name the server.
-    server: String,
     /// As events name it.
     name: String,
     id: ServerId,
@@ -136,7 +133,7 @@ struct Report {
 
 impl Report {
     fn read(self, reply: Reply) -> Result<DiagnosticsReply> {
-        let items = items_of(&reply, &self.server)?;
+        let items = items_of(&reply)?;
         let _stopped = self.recorder.send_message(server_event(
             EventKind::Diagnostics,
             &self.name,
@@ -164,12 +161,12 @@ struct PulledReport {
 
 /// The diagnostics of a report. Windlass never names a previous result,
 /// so a server must answer with the full set.
-fn items_of(reply: &Reply, server: &str) -> Result<Vec<Value>> {
-    let report: PulledReport = reply.read(server, Feature::PullDiagnostics)?;
+fn items_of(reply: &Reply) -> Result<Vec<Value>> {
+    let report: PulledReport = reply.read(Feature::PullDiagnostics)?;
     match report.kind.as_str() {
         "full" => Ok(report.items),
         other => Err(Error::Malformed {
-            server: server.to_owned(),
+            server: reply.server.clone(),
             detail: format!(
                 "it answered a request for diagnostics with a `{other}` report, though no earlier result was named"
             ),
@@ -184,12 +181,12 @@ mod tests {
     #[test]
     fn a_full_report_gives_its_items_and_any_other_kind_is_malformed() {
         let full = Reply::bare(json!({"kind": "full", "items": [{"message": "x"}, 7]}));
-        assert_eq!(items_of(&full, "[ts]").unwrap().len(), 2);
+        assert_eq!(items_of(&full).unwrap().len(), 2);
         let unchanged = Reply::bare(json!({"kind": "unchanged", "resultId": "1"}));
-        let error = items_of(&unchanged, "ts").unwrap_err().to_string();
+        let error = items_of(&unchanged).unwrap_err().to_string();
         assert!(error.contains("`unchanged` report"), "{error}");
         assert!(matches!(
-            items_of(&Reply::bare(json!([])), "ts"),
+            items_of(&Reply::bare(json!([]))),
             Err(Error::Malformed { .. })
         ));
     }

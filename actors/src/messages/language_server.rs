@@ -99,6 +99,9 @@ pub struct Call {
 /// A server's answer, with the encoding its positions are in.
 #[derive(Debug, Clone)]
 pub struct Reply {
+    /// The label of the server that answered: not the one asked first
+    /// when that one could not answer and another of the file's did.
+    pub server: String,
     pub result: Value,
     pub encoding: PositionEncoding,
     /// What the caller should know about how complete the answer is: an
@@ -116,9 +119,9 @@ impl Reply {
     /// The result as the LSP type `T` its request is answered with. A
     /// result that does not follow LSP is the server's fault, and the error
     /// names the server and what it was asked.
-    pub fn read<T: DeserializeOwned>(&self, server: &str, feature: Feature) -> Result<T> {
+    pub fn read<T: DeserializeOwned>(&self, feature: Feature) -> Result<T> {
         read_one(&self.result).map_err(|error| Error::Malformed {
-            server: server.to_owned(),
+            server: self.server.clone(),
             detail: format!("its {} does not follow LSP: {error}", feature.name()),
         })
     }
@@ -127,28 +130,25 @@ impl Reply {
     /// that do not follow LSP are left out with a warning on the reply
     /// saying how many, as diagnostics are. A result that is no list at
     /// all is malformed.
-    pub fn read_list<T: DeserializeOwned>(
-        &mut self,
-        server: &str,
-        feature: Feature,
-    ) -> Result<Vec<T>> {
-        self.read::<Option<Vec<IgnoredAny>>>(server, feature)?;
+    pub fn read_list<T: DeserializeOwned>(&mut self, feature: Feature) -> Result<Vec<T>> {
+        self.read::<Option<Vec<IgnoredAny>>>(feature)?;
         let items = self.result.as_array().map_or(&[][..], Vec::as_slice);
         let (found, unreadable) = read_each(items);
-        self.note_unreadable(server, feature, unreadable);
+        self.note_unreadable(feature, unreadable);
         Ok(found)
     }
 
     /// Warns that `count` items of the answer were left out as not
     /// following LSP.
-    pub fn note_unreadable(&mut self, server: &str, feature: Feature, count: usize) {
+    pub fn note_unreadable(&mut self, feature: Feature, count: usize) {
         let (items, verb, pronoun) = match count {
             0 => return,
             1 => ("1 item".to_owned(), "does", "it is"),
             _ => (format!("{count} items"), "do", "they are"),
         };
         self.warnings.push(format!(
-            "warning: [{server}] sent {items} in its {} answer that {verb} not follow LSP; {pronoun} not shown",
+            "warning: [{}] sent {items} in its {} answer that {verb} not follow LSP; {pronoun} not shown",
+            self.server,
             feature.name()
         ));
     }
@@ -390,6 +390,7 @@ impl Reply {
     /// A plain UTF-16 answer with nothing to say about it, for tests.
     pub fn bare(result: Value) -> Self {
         Self {
+            server: "python".into(),
             result,
             encoding: PositionEncoding::Utf16,
             warnings: Vec::new(),
@@ -416,7 +417,7 @@ mod tests {
     #[test]
     fn a_result_that_breaks_its_type_is_malformed_naming_the_server() {
         let error = Reply::bare(json!({"contents": 1}))
-            .read::<Option<lsp_types::Hover>>("python", Feature::Hover)
+            .read::<Option<lsp_types::Hover>>(Feature::Hover)
             .unwrap_err();
         assert!(
             error
@@ -429,7 +430,7 @@ mod tests {
     #[test]
     fn a_list_leaves_out_unreadable_items_and_says_how_many() {
         let mut answer = Reply::bare(json!([location(1), {"uri": 7}, location(2), "x"]));
-        let found: Vec<Location> = answer.read_list("python", Feature::References).unwrap();
+        let found: Vec<Location> = answer.read_list(Feature::References).unwrap();
         assert_eq!(found.len(), 2);
         assert_eq!(
             answer.warnings,
@@ -438,7 +439,7 @@ mod tests {
             ]
         );
         let mut one = Reply::bare(json!([location(1), {}]));
-        let _: Vec<Location> = one.read_list("python", Feature::References).unwrap();
+        let _: Vec<Location> = one.read_list(Feature::References).unwrap();
         assert_eq!(
             one.warnings,
             vec![
@@ -450,11 +451,11 @@ mod tests {
     #[test]
     fn null_is_an_empty_list_and_anything_else_but_a_list_is_malformed() {
         let mut empty = Reply::bare(Value::Null);
-        let found: Vec<Location> = empty.read_list("python", Feature::References).unwrap();
+        let found: Vec<Location> = empty.read_list(Feature::References).unwrap();
         assert!(found.is_empty() && empty.warnings.is_empty());
         let mut object = Reply::bare(location(1));
         assert!(matches!(
-            object.read_list::<Location>("python", Feature::References),
+            object.read_list::<Location>(Feature::References),
             Err(Error::Malformed { .. })
         ));
     }
@@ -465,14 +466,14 @@ mod tests {
         let range = json!({"start": at, "end": at});
         let loose = "file:///home/josé/[id]/a.ts";
         let mut answer = Reply::bare(json!([{"uri": loose, "range": range}]));
-        let found: Vec<Location> = answer.read_list("java", Feature::References).unwrap();
+        let found: Vec<Location> = answer.read_list(Feature::References).unwrap();
         assert_eq!(
             found[0].uri.as_str(),
             "file:///home/jos%C3%A9/%5Bid%5D/a.ts"
         );
         assert!(answer.warnings.is_empty());
         let edit = Reply::bare(json!({"changes": {loose: [{"range": range, "newText": "x"}]}}));
-        let edit: lsp_types::WorkspaceEdit = edit.read("java", Feature::Rename).unwrap();
+        let edit: lsp_types::WorkspaceEdit = edit.read(Feature::Rename).unwrap();
         let uris: Vec<&str> = edit
             .changes
             .iter()
