@@ -243,24 +243,12 @@ fn main() {
             expected: |n| vec![format!("Cannot query field \"login{n}\" on type \"User\".")],
             clean: "queries/viewer.graphql: no problems",
         },
-        Case {
-            label: "tsgo (asked for diagnostics), zod parse.ts",
-            servers: &["tsgo"],
-            config: "[server.tsgo]\n",
-            project: "zod-4.6.7",
-            prepare: as_unpacked,
-            file: "src/v4/core/parse.ts",
-            first: (
-                "hover",
-                || json!({"file": "src/v4/core/parse.ts", "line": 10, "symbol": "finalizeParams"}),
-                "function finalizeParams(",
-            ),
-            broken: |text, n| format!("{text}\nconst count_{n}: number = \"many\";\n"),
-            expected: |_| {
-                vec!["[ts 2322] Type 'string' is not assignable to type 'number'.".into()]
-            },
-            clean: "src/v4/core/parse.ts: no problems",
-        },
+        zod_parse_typed(
+            "tsgo (asked for diagnostics), zod parse.ts",
+            &["tsgo"],
+            "[server.tsgo]\n",
+            |_| vec!["[ts 2322] Type 'string' is not assignable to type 'number'.".into()],
+        ),
         Case {
             label: "intelephense, Monolog Logger.php",
             servers: &["intelephense"],
@@ -442,24 +430,12 @@ fn main() {
             expected: |n| vec![format!("undefined_{n}")],
             clean: "src/requests/api.py: no problems",
         },
-        Case {
-            label: "typescript-language-server, zod parse.ts",
-            servers: &["typescript-language-server"],
-            config: "",
-            project: "zod-4.6.7",
-            prepare: as_unpacked,
-            file: "src/v4/core/parse.ts",
-            first: (
-                "hover",
-                || json!({"file": "src/v4/core/parse.ts", "line": 10, "symbol": "finalizeParams"}),
-                "function finalizeParams(",
-            ),
-            broken: |text, n| format!("{text}\nconst count_{n}: number = \"many\";\n"),
-            expected: |_| {
-                vec!["[typescript 2322] Type 'string' is not assignable to type 'number'.".into()]
-            },
-            clean: "src/v4/core/parse.ts: no problems",
-        },
+        zod_parse_typed(
+            "typescript-language-server, zod parse.ts",
+            &["typescript-language-server"],
+            "",
+            |_| vec!["[typescript 2322] Type 'string' is not assignable to type 'number'.".into()],
+        ),
         Case {
             label: "biome beside tsgo (configured), zod parse.ts",
             servers: &["tsgo", "biome"],
@@ -683,6 +659,32 @@ fn run(case: &Case) {
 }
 
 /// A project used as its package was unpacked.
+/// A TypeScript server on zod's `parse.ts`: a hover first, then a type
+/// error added at the end of the file, each server naming it its way.
+fn zod_parse_typed(
+    label: &'static str,
+    servers: &'static [&'static str],
+    config: &'static str,
+    expected: fn(usize) -> Vec<String>,
+) -> Case {
+    Case {
+        label,
+        servers,
+        config,
+        project: "zod-4.6.7",
+        prepare: as_unpacked,
+        file: "src/v4/core/parse.ts",
+        first: (
+            "hover",
+            || json!({"file": "src/v4/core/parse.ts", "line": 10, "symbol": "finalizeParams"}),
+            "function finalizeParams(",
+        ),
+        broken: |text, n| format!("{text}\nconst count_{n}: number = \"many\";\n"),
+        expected,
+        clean: "src/v4/core/parse.ts: no problems",
+    }
+}
+
 fn as_unpacked(_: &Path) -> bool {
     true
 }

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 pub struct Pending {
     changes: BTreeMap<PathBuf, ChangeKind>,
     /// Paths made and removed within this batch (an editor's temporary
-    /// file renamed over its target): a late `Name(Both)` removal of one
-    /// says nothing new.
+    /// file renamed over its target): a late removal of one (notify
+    /// reports a rename once more as a pair) says nothing new.
     cancelled: std::collections::BTreeSet<PathBuf>,
 }
 
@@ -69,7 +69,7 @@ mod tests {
         pending.add(tmp.clone(), ChangeKind::Changed);
         pending.add(tmp.clone(), ChangeKind::Deleted);
         pending.add("/w/mathutil.py".into(), ChangeKind::Created);
-        // inotify's rename pair comes back once more as one event.
+        // notify's rename pair comes back once more as one event.
         pending.add(tmp, ChangeKind::Deleted);
         let taken: Vec<(String, ChangeKind)> = pending
             .take()
