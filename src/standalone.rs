@@ -20,8 +20,13 @@ use windlass_actors::settings::Settings;
 use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy};
 
 /// Serves MCP on this process's stdio until the client goes away.
+///
+/// One session needs one thread: every call waits on pipes, and the work
+/// that can take long (walking and searching files, the store's writes,
+/// reading inotify) runs on threads of its own. A second worker answered
+/// no faster and cost its stack and its malloc arena (docs/benchmarks.md).
 pub fn run(settings: Settings) -> Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime.block_on(serve(settings))?;
