@@ -19,9 +19,11 @@ const RELR_GLIBC: (u32, u32) = (2, 36);
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    let target = std::env::var("TARGET").unwrap_or_default();
-    let host = std::env::var("HOST").unwrap_or_default();
-    let gnu_linux = target.contains("-linux-gnu");
+    let variable = |name| std::env::var(name).unwrap_or_default();
+    let target = variable("TARGET");
+    let host = variable("HOST");
+    let gnu_linux =
+        variable("CARGO_CFG_TARGET_OS") == "linux" && variable("CARGO_CFG_TARGET_ENV") == "gnu";
     if gnu_linux && target == host && host_glibc().is_some_and(|version| version >= RELR_GLIBC) {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }

@@ -220,8 +220,6 @@ fn take(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn watched(dir: &Path) -> Source {
         let mut source = Source::open(|| true).unwrap();
@@ -321,22 +319,14 @@ mod tests {
     #[test]
     fn events_wake_the_reader() {
         let dir = tempfile::tempdir().unwrap();
-        let woken = Arc::new(AtomicUsize::new(0));
-        let counted = woken.clone();
-        let mut source = Source::open(move || {
-            counted.fetch_add(1, Ordering::SeqCst);
-            true
-        })
-        .unwrap();
+        let (woken, wakes) = std::sync::mpsc::channel();
+        let mut source = Source::open(move || woken.send(()).is_ok()).unwrap();
         source.add(dir.path()).unwrap();
         std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
-        for _ in 0..500 {
-            if woken.load(Ordering::SeqCst) > 0 {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        assert!(woken.load(Ordering::SeqCst) > 0);
+        assert_eq!(
+            wakes.recv_timeout(std::time::Duration::from_secs(5)),
+            Ok(())
+        );
         assert!(!source.read().changes.is_empty());
     }
 }
