@@ -26,3 +26,50 @@ fn is_zombie(pid: u32) -> bool {
             == Some("Z")
     })
 }
+
+/// The processes above this one, its parent first, up to (not including)
+/// init: how a hook finds the host that started it, and so the MCP
+/// session that host started. Linux reads `/proc`; elsewhere `ps` answers.
+pub fn ancestors() -> Vec<u32> {
+    let mut chain = Vec::new();
+    let mut pid = std::os::unix::process::parent_id();
+    // A bound on a chain that a race could turn into a loop.
+    while pid > 1 && chain.len() < 64 && !chain.contains(&pid) {
+        chain.push(pid);
+        match parent_of(pid) {
+            Some(parent) => pid = parent,
+            None => break,
+        }
+    }
+    chain
+}
+
+/// The working directory of process `pid`, where the system says.
+pub fn working_directory(pid: u32) -> Option<std::path::PathBuf> {
+    if cfg!(target_os = "linux") {
+        return std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
+    }
+    let listed = std::process::Command::new("lsof")
+        .args(["-a", "-d", "cwd", "-Fn", "-p", &pid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix('n'))
+        .map(std::path::PathBuf::from)
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    if cfg!(target_os = "linux") {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let (_, rest) = stat.rsplit_once(')')?;
+        return rest.split_whitespace().nth(1)?.parse().ok();
+    }
+    let listed = std::process::Command::new("ps")
+        .args(["-o", "ppid=", "-p", &pid.to_string()])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&listed.stdout).trim().parse().ok()
+}

@@ -2,6 +2,14 @@
 //! the user), and in it each version's socket and start lock. A socket's
 //! name carries its version, so a bridge never attaches to a daemon of
 //! another version.
+//!
+//! The directory depends only on what every process of the user has, its
+//! uid and home directory, never on variables a host may strip: Codex
+//! gives its MCP servers a short list of variables without
+//! `XDG_RUNTIME_DIR` while its hooks get them all, and a daemon found
+//! through that variable would be a different one for each
+//! (docs/decisions.md). `WINDLASS_RUNTIME_DIR` chooses another directory
+//! explicitly, for every process that is given it.
 
 use anyhow::{Context as _, Result, bail};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
@@ -37,19 +45,25 @@ pub struct RuntimeDir {
 }
 
 impl RuntimeDir {
-    /// `$XDG_RUNTIME_DIR/windlass`, else `$XDG_STATE_HOME/windlass/run`;
-    /// `/tmp/windlass-UID` when either would make socket paths too long.
-    /// Created 0700 if missing; refused if another user owns it.
+    /// `WINDLASS_RUNTIME_DIR`, else `~/.local/state/windlass/run` of the
+    /// user's home directory (`HOME`, else the password database's);
+    /// `/tmp/windlass-UID-HASH` (the hash of that directory) when it would
+    /// make socket paths too long. Created 0700 if missing; refused if
+    /// another user owns it.
     pub fn open() -> Result<Self> {
-        let preferred = match std::env::var_os("XDG_RUNTIME_DIR").filter(|dir| !dir.is_empty()) {
-            Some(runtime) => PathBuf::from(runtime).join("windlass"),
-            None => crate::state_dir::path()?.join("run"),
+        let preferred = match std::env::var_os("WINDLASS_RUNTIME_DIR").filter(|dir| !dir.is_empty())
+        {
+            Some(explicit) => PathBuf::from(explicit),
+            None => std::env::home_dir()
+                .context("the user has no home directory")?
+                .join(".local/state/windlass/run"),
         };
         let longest = preferred.join(socket_name(&format!("{}-x", version())));
         let directory = if longest.as_os_str().len() > MAX_SOCKET_PATH {
             PathBuf::from(format!(
-                "/tmp/windlass-{}",
-                rustix::process::getuid().as_raw()
+                "/tmp/windlass-{}-{}",
+                rustix::process::getuid().as_raw(),
+                short_hash(&preferred)
             ))
         } else {
             preferred
@@ -118,6 +132,17 @@ impl RuntimeDir {
         sockets.sort();
         sockets
     }
+}
+
+/// Eight hex digits naming a directory too long for a socket path: the
+/// same directory always gives the same digits.
+fn short_hash(directory: &Path) -> String {
+    use sha2::Digest as _;
+    let digest = sha2::Sha256::digest(directory.as_os_str().as_encoded_bytes());
+    digest[..4]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 fn socket_name(version: &str) -> String {

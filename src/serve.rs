@@ -16,10 +16,11 @@ use crate::{logging, standalone};
 use anyhow::{Context as _, Result};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use windlass_actors::settings::Identity;
 
 pub fn run(args: ServeArgs, raw_args: Vec<OsString>) -> Result<()> {
-    let cwd = std::env::current_dir().context("reading the current directory")?;
+    let cwd = session_directory(std::env::current_dir().context("reading the current directory")?);
     let identity = Identity::of_this_process();
     let settings = match session_args::resolve(&args, &cwd, identity.clone()) {
         Ok(settings) => settings,
@@ -59,6 +60,42 @@ pub fn run(args: ServeArgs, raw_args: Vec<OsString>) -> Result<()> {
     logging::init(args.log_level.as_deref())?;
     tracing::warn!("{reason:#}; serving standalone");
     standalone::run(settings)
+}
+
+/// What a plugin's or extension's own directory holds: a host that starts
+/// its MCP server there (Codex, Copilot CLI) is not asking about it.
+const PLUGIN_MARKERS: [&str; 6] = [
+    ".claude-plugin/plugin.json",
+    ".codex-plugin/plugin.json",
+    ".github/plugin/plugin.json",
+    "plugin.json",
+    "gemini-extension.json",
+    "qwen-extension.json",
+];
+
+/// The directory a session serves when nothing names its roots: this
+/// process's, unless that is an installed plugin's own directory, where
+/// some hosts start a plugin's MCP server; then the directory the host
+/// itself works in: the nearest process above whose directory is not a
+/// plugin's.
+fn session_directory(cwd: PathBuf) -> PathBuf {
+    if !is_installed_plugin(&cwd) {
+        return cwd;
+    }
+    crate::process::ancestors()
+        .into_iter()
+        .filter_map(crate::process::working_directory)
+        .find(|directory| !is_installed_plugin(directory) && directory != Path::new("/"))
+        .unwrap_or(cwd)
+}
+
+/// A directory with a plugin's manifest and no `.git`: a host's installed
+/// copy, not a plugin's own repository that someone works on.
+fn is_installed_plugin(directory: &Path) -> bool {
+    PLUGIN_MARKERS
+        .iter()
+        .any(|marker| directory.join(marker).is_file())
+        && !directory.join(".git").exists()
 }
 
 /// Replaces this process with `windlass-bridge`; returns only why it

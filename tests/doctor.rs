@@ -99,7 +99,7 @@ fn doctor(machine: &Machine, args: &[&str]) -> Output {
         .env("HOME", machine.home.path())
         .env("XDG_CONFIG_HOME", machine.home.path().join("config"))
         .env("XDG_STATE_HOME", machine.home.path().join("state"))
-        .env("XDG_RUNTIME_DIR", machine.home.path().join("run"))
+        .env("WINDLASS_RUNTIME_DIR", machine.home.path().join("run"))
         .env_remove("WINDLASS_STATE_DIR")
         .output()
         .unwrap()

@@ -84,6 +84,7 @@ impl Actor for Session {
                 socket: args.shared.socket.clone(),
                 daemon: args.shared.daemon,
                 host_session: args.settings.identity.host_session.clone(),
+                client_pid: args.settings.identity.client_pid,
                 transport: args.settings.identity.transport.name(),
                 started: crate::store::now_ms(),
                 roots: root_paths(&args.settings.roots),

@@ -70,9 +70,13 @@ impl Identity {
     /// This process's view: the host's session id from its environment,
     /// and its parent, the MCP client that started it.
     pub fn of_this_process() -> Self {
-        let host_session = ["CLAUDE_CODE_SESSION_ID", "GEMINI_SESSION_ID"]
-            .iter()
-            .find_map(|name| std::env::var(name).ok().filter(|id| !id.is_empty()));
+        let host_session = [
+            "CLAUDE_CODE_SESSION_ID",
+            "GEMINI_SESSION_ID",
+            "COPILOT_AGENT_SESSION_ID",
+        ]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|id| !id.is_empty()));
         Self {
             host_session,
             client_pid: Some(std::os::unix::process::parent_id()),

@@ -10,7 +10,7 @@
 //! leases on them renewed more than [`BATCH`] ago are let go), which frees
 //! the lease of an edit its host rejected before any hook ran.
 
-use super::{Format, Run, mtime_ns};
+use super::{Format, Run, Touched, mtime_ns};
 use crate::clock::shown_time;
 use anyhow::Result;
 use clap::Args;
@@ -42,37 +42,43 @@ pub struct AcquireArgs {
     pub lease: u64,
 }
 
-/// The tools that only read.
-fn reads(tool: &str) -> bool {
-    matches!(tool, "Read" | "read_file")
-}
-
 pub fn run(args: &AcquireArgs) -> Result<()> {
     super::run("acquire", |run| acquire(run, args))
 }
 
+/// A read is answered for its one file; an edit takes the lease on every
+/// file it will write (a patch names several), in the order named, and is
+/// refused when one stays held by another owner.
 fn acquire(run: &mut Run, args: &AcquireArgs) -> Result<Option<Value>> {
-    let Some(file) = run.input.file() else {
+    let format = args.format.running();
+    let touched = run.input.touched(format.host());
+    let Some(first) = touched.first() else {
         return Ok(None);
     };
-    let shown = file.display().to_string();
-    move_on(run, &shown)?;
-    let tool = run.input.tool_name.clone().unwrap_or_default();
-    if reads(&tool) {
-        return read(run, args.format, &file, &shown);
+    move_on(run, &touched)?;
+    if first.read {
+        let shown = first.path.display().to_string();
+        return read(run, format, &first.path, &shown);
     }
-    if let Some(denied) = lease(run, args, &shown)? {
-        return Ok(Some(denied));
+    let mut changed = Vec::new();
+    for file in &touched {
+        let shown = file.path.display().to_string();
+        if let Some(denied) = lease(run, args, format, &shown)? {
+            return Ok(Some(denied));
+        }
+        let known = hooks::file_state(&run.store, &run.input.owner(), &shown)?;
+        if known
+            .is_some_and(|known| known.mtime_ns.is_some() && known.mtime_ns != mtime_ns(&file.path))
+        {
+            changed.push(shown);
+        }
     }
-    let owner = run.input.owner();
-    let known = hooks::file_state(&run.store, &owner, &shown)?;
-    let changed =
-        known.is_some_and(|known| known.mtime_ns.is_some() && known.mtime_ns != mtime_ns(&file));
-    Ok(changed.then(|| {
+    Ok((!changed.is_empty()).then(|| {
         run.context(
-            args.format,
+            format,
             &format!(
-                "{shown} changed on disk since this agent last read or wrote it; its content may differ from what it remembers"
+                "{} changed on disk since this agent last read or wrote it; its content may differ from what it remembers",
+                changed.join(", ")
             ),
         )
     }))
@@ -106,7 +112,7 @@ fn read(
 
 /// Takes the edit lease, waiting while another owner edits; the host's
 /// refusal when the wait runs out.
-fn lease(run: &mut Run, args: &AcquireArgs, shown: &str) -> Result<Option<Value>> {
+fn lease(run: &mut Run, args: &AcquireArgs, format: Format, shown: &str) -> Result<Option<Value>> {
     let owner = run.input.owner();
     let session = run.session.as_ref().map(|session| session.id.clone());
     let ttl = i64::try_from(args.lease.saturating_mul(1000)).unwrap_or(i64::MAX);
@@ -127,7 +133,7 @@ fn lease(run: &mut Run, args: &AcquireArgs, shown: &str) -> Result<Option<Value>
         match lease {
             Lease::Granted => break,
             Lease::Held(holder) if Instant::now() >= deadline => {
-                return Ok(Some(deny(run, args.format, shown, &holder)));
+                return Ok(Some(deny(run, format, shown, &holder)));
             }
             Lease::Held(holder) => {
                 waited_on.get_or_insert(holder);
@@ -142,20 +148,25 @@ fn lease(run: &mut Run, args: &AcquireArgs, shown: &str) -> Result<Option<Value>
     Ok(None)
 }
 
-/// Lets go of the owner's leases on other files that it is done with.
-fn move_on(run: &mut Run, shown: &str) -> Result<()> {
+/// Lets go of the owner's leases on other files than `touched`, which it
+/// is done with.
+fn move_on(run: &mut Run, touched: &[Touched]) -> Result<()> {
     let owner = run.input.owner();
     let batch_ms = i64::try_from(BATCH.as_millis()).unwrap_or(i64::MAX);
+    let keep: Vec<String> = touched
+        .iter()
+        .map(|file| file.path.display().to_string())
+        .collect();
     let released = locks::release_others(
         &mut run.store,
         &owner,
-        shown,
+        &keep,
         store::now_ms().saturating_sub(batch_ms),
     )?;
     for file in released {
         run.record(
             EventKind::LockReleased,
-            json!({"file": file, "owner": owner, "moved_on_to": shown}),
+            json!({"file": file, "owner": owner, "moved_on_to": keep.first()}),
         );
     }
     Ok(())
@@ -174,16 +185,7 @@ fn deny(run: &mut Run, format: Format, file: &str, holder: &Holder) -> Value {
         held_for(holder, now),
         shown_time(holder.since)
     );
-    match format {
-        Format::Claude => json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            }
-        }),
-        Format::Gemini => json!({"decision": "deny", "reason": reason}),
-    }
+    format.host().refusal(&reason)
 }
 
 /// How long the holder has held the lease, in whole seconds.

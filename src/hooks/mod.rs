@@ -7,13 +7,17 @@
 //! and recorded, and the hook prints nothing and exits 0.
 
 pub mod acquire;
+pub mod hosts;
+mod patch;
 pub mod release;
 pub mod sync_roots;
+
+pub use hosts::Format;
 
 use crate::control::client;
 use crate::control::protocol::{Answer, Request};
 use anyhow::{Context as _, Result};
-use clap::ValueEnum;
+use hosts::{Host, ToolKind};
 use rusqlite::Connection;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -33,22 +37,20 @@ const LOG_LIMIT: u64 = 1024 * 1024;
 /// How long the daemon may take to list its sessions.
 const ATTACHED_LIMIT: Duration = Duration::from_secs(2);
 
-/// The host whose JSON a hook speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Claude,
-    Gemini,
-}
-
-/// What a host sends a hook; every field optional, others ignored.
+/// What a host sends a hook; every field optional, others ignored. Hosts
+/// that name fields in camelCase (Copilot CLI's own hooks) are read too.
 #[derive(Debug, Default, Deserialize)]
 pub struct Input {
+    #[serde(alias = "sessionId")]
     pub session_id: Option<String>,
     /// Inside a Claude Code subagent.
     pub agent_id: Option<String>,
     pub cwd: Option<PathBuf>,
+    #[serde(alias = "hookEventName")]
     pub hook_event_name: Option<String>,
+    #[serde(alias = "toolName")]
     pub tool_name: Option<String>,
+    #[serde(alias = "toolArgs", default, deserialize_with = "object_or_json_text")]
     pub tool_input: Option<Value>,
     pub transcript_path: Option<PathBuf>,
     /// Claude Code's `DirectoryAdded`.
@@ -61,6 +63,27 @@ pub struct Input {
 pub struct ToolCall {
     pub tool_name: Option<String>,
     pub tool_input: Option<Value>,
+}
+
+/// A file a tool is about, absolute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touched {
+    pub path: PathBuf,
+    /// The tool only reads it.
+    pub read: bool,
+    /// The tool removes it (a patch that deletes or moves it away).
+    pub removed: bool,
+}
+
+/// A tool's input as an object, also when the host sends it as JSON text.
+fn object_or_json_text<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Value>, D::Error> {
+    let value = Option::<Value>::deserialize(deserializer)?;
+    Ok(value.map(|value| match value {
+        Value::String(text) => serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        other => other,
+    }))
 }
 
 impl Input {
@@ -81,47 +104,82 @@ impl Input {
             .unwrap_or_else(|| PathBuf::from("/"))
     }
 
-    /// The file the tool is about, absolute.
-    pub fn file(&self) -> Option<PathBuf> {
-        self.tool_input
-            .as_ref()
-            .and_then(|input| self.path_in(input))
-    }
-
-    /// The files a batch's tools (or the one tool) are about, each once,
-    /// keeping those of tools `wanted` accepts.
-    pub fn files_of(&self, wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = match &self.tool_calls {
+    /// The files the tool (or each tool of a batch that writes) is about,
+    /// each once, as `host` names its tools. A tool the host description
+    /// does not know is taken to write the file its path field names: the
+    /// host's matcher chose to run the hook for it.
+    pub fn touched(&self, host: &Host) -> Vec<Touched> {
+        let mut files: Vec<Touched> = match &self.tool_calls {
             Some(calls) => calls
                 .iter()
-                .filter(|call| call.tool_name.as_deref().is_none_or(&wanted))
+                .filter(|call| {
+                    let tool = call.tool_name.as_deref().unwrap_or_default();
+                    let kind = host.kind(tool, call.tool_input.as_ref());
+                    matches!(kind, Some(ToolKind::Write | ToolKind::Patch))
+                })
                 .filter_map(|call| call.tool_input.as_ref())
-                .filter_map(|input| self.path_in(input))
+                .flat_map(|input| self.files_in(input, None))
                 .collect(),
-            None => self.file().into_iter().collect(),
+            None => {
+                let tool = self.tool_name.as_deref().unwrap_or_default();
+                let kind = host.kind(tool, self.tool_input.as_ref());
+                self.tool_input
+                    .iter()
+                    .flat_map(|input| self.files_in(input, kind))
+                    .collect()
+            }
         };
         let mut seen = std::collections::HashSet::new();
-        files.retain(|file| seen.insert(file.clone()));
+        files.retain(|file| seen.insert(file.path.clone()));
         files
     }
 
-    fn path_in(&self, input: &Value) -> Option<PathBuf> {
+    fn files_in(&self, input: &Value, kind: Option<ToolKind>) -> Vec<Touched> {
+        if let Some(patch) = hosts::patch_text(input) {
+            return patch::files(&patch)
+                .into_iter()
+                .map(|file| Touched {
+                    path: self.absolute(&file.path.display().to_string()),
+                    read: false,
+                    removed: file.removed,
+                })
+                .collect();
+        }
         let path = [
             "file_path",
+            "filePath",
             "file",
             "notebook_path",
             "absolute_path",
             "path",
         ]
         .iter()
-        .find_map(|field| input.get(field).and_then(Value::as_str))?;
+        .find_map(|field| input.get(field).and_then(Value::as_str));
+        path.map(|path| Touched {
+            path: self.absolute(path),
+            read: kind == Some(ToolKind::Read),
+            removed: false,
+        })
+        .into_iter()
+        .collect()
+    }
+
+    fn absolute(&self, path: &str) -> PathBuf {
         let path = Path::new(path.strip_prefix("file://").unwrap_or(path));
         let absolute = match path.is_absolute() {
             true => path.to_path_buf(),
             false => self.cwd().join(path),
         };
         // A file being written may not exist yet: its directory is resolved.
-        Some(std::fs::canonicalize(&absolute).unwrap_or(absolute))
+        if let Ok(resolved) = std::fs::canonicalize(&absolute) {
+            return resolved;
+        }
+        match (absolute.parent(), absolute.file_name()) {
+            (Some(parent), Some(name)) => std::fs::canonicalize(parent)
+                .map(|parent| parent.join(name))
+                .unwrap_or(absolute),
+            _ => absolute,
+        }
     }
 }
 
@@ -160,24 +218,14 @@ impl Run {
 
     /// The host's answer carrying `text` as context for the model.
     pub fn context(&self, format: Format, text: &str) -> Value {
-        json!({
-            "hookSpecificOutput": {
-                "hookEventName": self.event_name(format),
-                "additionalContext": text,
-            }
-        })
+        format.host().context(&self.event_name(format), text)
     }
 
     fn event_name(&self, format: Format) -> String {
         self.input
             .hook_event_name
             .clone()
-            .unwrap_or_else(|| match (format, self.name) {
-                (Format::Claude, "acquire") => "PreToolUse".into(),
-                (Format::Claude, _) => "PostToolUse".into(),
-                (Format::Gemini, "acquire") => "BeforeTool".into(),
-                (Format::Gemini, _) => "AfterTool".into(),
-            })
+            .unwrap_or_else(|| format.host().event(self.name == "acquire").to_owned())
     }
 }
 
@@ -237,9 +285,11 @@ fn prepare(name: &'static str) -> Result<Run> {
     let store = store::open(&path).with_context(|| format!("opening {}", path.display()))?;
     let cwd = input.cwd();
     let host = input.session_id.as_deref();
-    let session = match sessions::find_live(&store, host, &cwd, crate::process::alive)? {
+    let ancestors = crate::process::ancestors();
+    let session = match sessions::find_live(&store, host, &ancestors, &cwd, crate::process::alive)?
+    {
         Some(session) => Some(session),
-        None => attached_session(host, &cwd),
+        None => attached_session(host, &ancestors, &cwd),
     };
     if let (Some(session), Some(host)) = (&session, host)
         && session.host_session.is_none()
@@ -257,9 +307,10 @@ fn prepare(name: &'static str) -> Result<Run> {
 }
 
 /// The session as the daemon knows it, for a hook run before the
-/// session's row reached the store: the one with the host's session id,
-/// else the most recently attached whose roots hold `cwd`.
-fn attached_session(host: Option<&str>, cwd: &Path) -> Option<LiveSession> {
+/// session's row reached the store, or whose store is another (a host
+/// that gives its hooks an `XDG_STATE_HOME` its MCP server does not see):
+/// chosen as [`sessions::choose`] does.
+fn attached_session(host: Option<&str>, ancestors: &[u32], cwd: &Path) -> Option<LiveSession> {
     let socket = crate::runtime_dir::RuntimeDir::open().ok()?.socket();
     let attached = client::expect(
         &socket,
@@ -271,19 +322,17 @@ fn attached_session(host: Option<&str>, cwd: &Path) -> Option<LiveSession> {
         },
     )
     .ok()?;
-    let by_host = attached
-        .iter()
-        .find(|session| host.is_some() && session.host_session.as_deref() == host);
-    let chosen = by_host.or_else(|| {
-        attached
-            .iter()
-            .find(|session| session.roots.iter().any(|root| cwd.starts_with(root)))
-    })?;
-    Some(LiveSession {
-        id: chosen.id.clone(),
-        socket,
-        host_session: chosen.host_session.clone(),
-    })
+    let live = attached
+        .into_iter()
+        .map(|session| LiveSession {
+            id: session.id,
+            socket: socket.clone(),
+            host_session: session.host_session,
+            client_pid: session.client_pid,
+            roots: session.roots,
+        })
+        .collect();
+    sessions::choose(live, host, ancestors, cwd)
 }
 
 fn write_events(store: &mut Connection, recorded: &[Event]) -> rusqlite::Result<()> {
@@ -348,7 +397,11 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(input.owner(), "s:a");
-        let files = input.files_of(|tool| tool != "Read");
+        let files: Vec<PathBuf> = input
+            .touched(Format::Claude.host())
+            .into_iter()
+            .map(|file| file.path)
+            .collect();
         assert_eq!(
             files,
             vec![
@@ -356,5 +409,45 @@ mod tests {
                 PathBuf::from("/nonexistent/project/b.py")
             ]
         );
+    }
+
+    #[test]
+    fn a_patch_names_every_file_and_camel_case_input_is_read() {
+        let patch = "*** Begin Patch\n*** Update File: a.py\n*** Move to: b.py\n*** Delete File: /nonexistent/c.py\n*** End Patch";
+        let input: Input = serde_json::from_value(json!({
+            "sessionId": "s",
+            "cwd": "/nonexistent/project",
+            "toolName": "apply_patch",
+            "toolArgs": json!({"input": patch}).to_string(),
+        }))
+        .unwrap();
+        let touched = input.touched(Format::Copilot.host());
+        let shown: Vec<(String, bool)> = touched
+            .iter()
+            .map(|file| (file.path.display().to_string(), file.removed))
+            .collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("/nonexistent/project/a.py".to_owned(), true),
+                ("/nonexistent/project/b.py".to_owned(), false),
+                ("/nonexistent/c.py".to_owned(), true),
+            ]
+        );
+        assert_eq!(input.owner(), "s");
+    }
+
+    #[test]
+    fn a_read_is_a_read_only_where_the_host_says_so() {
+        let input = |tool: &str| -> Input {
+            serde_json::from_value(json!({
+                "tool_name": tool,
+                "tool_input": {"file_path": "/nonexistent/a.py"},
+            }))
+            .unwrap()
+        };
+        assert!(input("Read").touched(Format::Claude.host())[0].read);
+        assert!(input("view").touched(Format::Copilot.host())[0].read);
+        assert!(!input("replace").touched(Format::Gemini.host())[0].read);
     }
 }

@@ -40,43 +40,42 @@ pub struct ReleaseArgs {
     pub grace: u64,
 }
 
-/// The tools whose files `release` reports on.
-fn edits(tool: &str) -> bool {
-    matches!(
-        tool,
-        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" | "write_file" | "replace"
-    )
-}
-
 pub fn run(args: &ReleaseArgs) -> Result<()> {
     super::run("release", |run| release(run, args))
 }
 
 fn release(run: &mut Run, args: &ReleaseArgs) -> Result<Option<Value>> {
     let owner = run.input.owner();
-    let files = run.input.files_of(edits);
+    let format = args.format.map(Format::running);
+    // Without a format only leases are let go: any host names its files so.
+    let host = format.unwrap_or(Format::Claude).host();
+    let files = run.input.touched(host);
     let mut reports = Vec::new();
-    for file in &files {
-        let shown = file.display().to_string();
+    for file in files.iter().filter(|file| !file.read) {
+        let shown = file.path.display().to_string();
         // A file whose diagnostics could not be had still has its lease
-        // let go; the failure is recorded with the run.
-        if args.format.is_some() {
-            match report(run, file) {
+        // let go; the failure is recorded with the run. A removed file
+        // has none to give.
+        if format.is_some() && !file.removed {
+            match report(run, &file.path) {
                 Ok(report) => reports.extend(report),
                 Err(error) => run.failed(json!({"file": shown}), format!("{error:#}")),
             }
         }
         let now = store::now_ms();
-        hooks::set_mtime(&run.store, &owner, &shown, mtime_ns(file), now)?;
-        let grace = i64::try_from(args.grace.saturating_mul(1000)).unwrap_or(i64::MAX);
+        hooks::set_mtime(&run.store, &owner, &shown, mtime_ns(&file.path), now)?;
+        let grace = match file.removed {
+            true => 0,
+            false => i64::try_from(args.grace.saturating_mul(1000)).unwrap_or(i64::MAX),
+        };
         if locks::release(&mut run.store, &shown, &owner, now, grace)? {
             run.record(
                 EventKind::LockReleased,
-                json!({"file": shown, "owner": owner, "grace_s": args.grace}),
+                json!({"file": shown, "owner": owner, "grace_s": grace / 1000}),
             );
         }
     }
-    Ok(match (args.format, reports.is_empty()) {
+    Ok(match (format, reports.is_empty()) {
         (Some(format), false) => Some(run.context(format, &bounded(&reports.join("\n")))),
         _ => None,
     })

@@ -63,7 +63,7 @@ pub fn repository() -> PathBuf {
 /// daemon world its sessions share.
 pub struct Installed {
     host: Host,
-    home: tempfile::TempDir,
+    /// The user's world: the host's HOME, where Windlass finds its daemon.
     pub daemon: Daemon,
 }
 
@@ -80,8 +80,7 @@ impl Installed {
         }
         let installed = Installed {
             host,
-            home: tempfile::tempdir().unwrap(),
-            daemon: Daemon::new(),
+            daemon: Daemon::at_home(),
         };
         match host {
             Host::Claude => installed.install_plugin(),
@@ -103,7 +102,7 @@ impl Installed {
     /// untrusted one, silently), then `gemini extensions link REPO`:
     /// `install` would copy the repository, `target/` and all.
     fn link_extension(&self, projects: &[&Path]) {
-        let gemini = self.home.path().join(".gemini");
+        let gemini = self.daemon.home().join(".gemini");
         std::fs::create_dir_all(&gemini).unwrap();
         let settings = json!({
             "security": {"auth": {"selectedType": "gemini-api-key"}},
@@ -188,7 +187,6 @@ impl Installed {
         command
             .env_clear()
             .env("PATH", path)
-            .env("HOME", self.home.path())
             .envs(self.daemon.environment());
         match self.host {
             Host::Claude => command.envs([

@@ -117,6 +117,9 @@ pub struct Daemon {
     pub dir: tempfile::TempDir,
     /// Extra environment every bridge (and so the daemon) gets.
     pub env: Vec<(String, String)>,
+    /// A user's world as the agent hosts give it: a home of its own and
+    /// nothing of Windlass's variables, which a host may not pass on.
+    home: bool,
 }
 
 impl Daemon {
@@ -131,14 +134,41 @@ impl Daemon {
                 .iter()
                 .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
                 .collect(),
+            home: false,
         }
+    }
+
+    /// A world placed by its HOME alone, as a user's is whatever variables
+    /// a host strips; its `XDG_RUNTIME_DIR` is set as logind sets it, for
+    /// the processes that keep it, and Windlass must not follow it.
+    pub fn at_home() -> Daemon {
+        let daemon = Daemon {
+            dir: tempfile::tempdir().unwrap(),
+            env: Vec::new(),
+            home: true,
+        };
+        for directory in ["home", "xdg-run"] {
+            std::fs::create_dir_all(daemon.dir.path().join(directory)).unwrap();
+        }
+        daemon
+    }
+
+    /// The world's home directory (of an [`Daemon::at_home`] world).
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
     }
 
     /// The variables that place a bridge, and the daemon it starts.
     pub fn environment(&self) -> Vec<(String, String)> {
         let path = |name: &str| self.dir.path().join(name).display().to_string();
+        if self.home {
+            return vec![
+                ("HOME".to_owned(), path("home")),
+                ("XDG_RUNTIME_DIR".to_owned(), path("xdg-run")),
+            ];
+        }
         let mut env = vec![
-            ("XDG_RUNTIME_DIR".to_owned(), path("run")),
+            ("WINDLASS_RUNTIME_DIR".to_owned(), path("run/windlass")),
             ("XDG_STATE_HOME".to_owned(), path("state")),
             ("XDG_CONFIG_HOME".to_owned(), path("config")),
         ];
@@ -161,7 +191,11 @@ impl Daemon {
 
     /// The sockets of running (or dead) daemons in the runtime directory.
     pub fn sockets(&self) -> Vec<PathBuf> {
-        std::fs::read_dir(self.dir.path().join("run/windlass"))
+        let runtime = match self.home {
+            true => self.home().join(".local/state/windlass/run"),
+            false => self.dir.path().join("run/windlass"),
+        };
+        std::fs::read_dir(runtime)
             .map(|entries| {
                 entries
                     .filter_map(Result::ok)
@@ -259,7 +293,7 @@ impl Session {
             None => command
                 .arg("--standalone")
                 .args(args)
-                .env("XDG_RUNTIME_DIR", state.path().join("run"))
+                .env("WINDLASS_RUNTIME_DIR", state.path().join("run/windlass"))
                 .env("XDG_STATE_HOME", state.path().join("state"))
                 .env("XDG_CONFIG_HOME", state.path().join("config")),
         };
@@ -555,7 +589,11 @@ pub fn run_hook(state: &Path, args: &[&str], input: &str) -> std::process::Outpu
 }
 
 /// A hook process with `env`, `input` on stdin, run to its end.
-fn hook_process(args: &[&str], input: &str, env: Vec<(String, String)>) -> std::process::Output {
+pub fn hook_process(
+    args: &[&str],
+    input: &str,
+    env: Vec<(String, String)>,
+) -> std::process::Output {
     let mut child = Command::new(windlass_binary())
         .args(args)
         .envs(env)

@@ -187,5 +187,8 @@ pub struct WorkspaceServers {
 pub struct AttachedSession {
     pub id: String,
     pub host_session: Option<String>,
+    /// The MCP client's process; absent from an older daemon's answer.
+    #[serde(default)]
+    pub client_pid: Option<u32>,
     pub roots: Vec<PathBuf>,
 }

@@ -98,25 +98,27 @@ pub fn editor(
         .map(|(owner, _, since)| Holder { owner, since }))
 }
 
-/// Lets go of `owner`'s leases on files other than `path` last renewed
+/// Lets go of `owner`'s leases on files other than `keep` last renewed
 /// before `renewed_before`: the owner has moved on from them (an edit the
 /// host rejected before its hooks ran never had its lease let go).
 /// Returns the files let go.
 pub fn release_others(
     connection: &mut Connection,
     owner: &str,
-    path: &str,
+    keep: &[String],
     renewed_before: i64,
 ) -> rusqlite::Result<Vec<String>> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let released = {
         let mut statement = transaction.prepare(
             "DELETE FROM file_locks
-             WHERE owner = ?1 AND path != ?2 AND coalesce(renewed, acquired) < ?3
+             WHERE owner = ?1 AND coalesce(renewed, acquired) < ?2
+               AND path NOT IN (SELECT value FROM json_each(?3))
              RETURNING path",
         )?;
+        let keep = serde_json::to_string(keep).unwrap_or_else(|_| "[]".to_owned());
         statement
-            .query_map(params![owner, path, renewed_before], |row| row.get(0))?
+            .query_map(params![owner, renewed_before, keep], |row| row.get(0))?
             .collect::<rusqlite::Result<Vec<String>>>()?
     };
     transaction.commit()?;
@@ -204,7 +206,7 @@ mod tests {
             None
         );
         assert_eq!(lease(&mut db, "/p/b.py", 5_000), Lease::Granted);
-        let released = release_others(&mut db, "alice", "/p/c.py", 3_000).unwrap();
+        let released = release_others(&mut db, "alice", &["/p/c.py".to_owned()], 3_000).unwrap();
         assert_eq!(
             released,
             vec!["/p/a.py".to_owned()],

@@ -96,6 +96,9 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE sessions ADD COLUMN transport TEXT NOT NULL DEFAULT 'stdio';",
     // 7: why a failed tool call failed, as its client was told.
     "ALTER TABLE events ADD COLUMN error TEXT;",
+    // 8: the MCP client's process, by which a hook that its host started
+    // finds its session when the host passes its MCP server no session id.
+    "ALTER TABLE sessions ADD COLUMN client_pid INTEGER;",
 ];
 
 /// The version this build writes.

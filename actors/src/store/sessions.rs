@@ -14,6 +14,8 @@ pub struct SessionRow {
     pub socket: Option<PathBuf>,
     pub daemon: bool,
     pub host_session: Option<String>,
+    /// The MCP client's process (the host), when it runs on this machine.
+    pub client_pid: Option<u32>,
     /// `stdio` or `http`.
     pub transport: &'static str,
     pub started: i64,
@@ -37,8 +39,8 @@ pub struct ListedSession {
 
 pub fn insert(transaction: &Transaction, row: &SessionRow) -> rusqlite::Result<()> {
     transaction.execute(
-        "INSERT INTO sessions (id, pid, socket, daemon, host_session, started, transport, alive)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1)",
+        "INSERT INTO sessions (id, pid, socket, daemon, host_session, started, transport, client_pid, alive)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1)",
         params![
             row.id,
             row.pid,
@@ -49,6 +51,7 @@ pub fn insert(transaction: &Transaction, row: &SessionRow) -> rusqlite::Result<(
             row.host_session,
             row.started,
             row.transport,
+            row.client_pid,
         ],
     )?;
     set_roots(transaction, &row.id, &row.roots, row.started)
@@ -221,61 +224,87 @@ pub struct LiveSession {
     pub socket: PathBuf,
     /// The host's session id it was started with or has adopted.
     pub host_session: Option<String>,
+    /// The MCP client's process.
+    pub client_pid: Option<u32>,
+    pub roots: Vec<PathBuf>,
 }
 
 /// The session a hook belongs to: the live one (per the store, and per
 /// `alive` on its serving process) with the host's session id, else the
-/// most recent live one whose roots hold `cwd`.
+/// one whose MCP client is among the hook's `ancestors` (the host that
+/// started both), else the most recent live one whose roots hold `cwd`.
 pub fn find_live(
     connection: &Connection,
     host_session: Option<&str>,
+    ancestors: &[u32],
     cwd: &std::path::Path,
     alive: impl Fn(u32) -> bool,
 ) -> rusqlite::Result<Option<LiveSession>> {
     let mut statement = connection.prepare(
-        "SELECT id, pid, socket, host_session FROM sessions
+        "SELECT id, pid, socket, host_session, client_pid FROM sessions
          WHERE alive = 1 AND socket IS NOT NULL ORDER BY started DESC",
     )?;
     let rows = statement.query_map([], |row| {
         Ok((
             row.get::<_, String>(0)?,
             row.get::<_, u32>(1)?,
-            row.get::<_, String>(2)?,
-            row.get::<_, Option<String>>(3)?,
+            LiveSession {
+                id: row.get(0)?,
+                socket: PathBuf::from(row.get::<_, String>(2)?),
+                host_session: row.get(3)?,
+                client_pid: row.get(4)?,
+                roots: Vec::new(),
+            },
         ))
     })?;
-    let live: Vec<(String, String, Option<String>)> = rows
+    let mut live: Vec<LiveSession> = rows
         .filter_map(Result::ok)
-        .filter(|(_, pid, ..)| alive(*pid))
-        .map(|(id, _, socket, host)| (id, socket, host))
+        .filter(|(_, pid, _)| alive(*pid))
+        .map(|(.., session)| session)
         .collect();
-    let chosen = match live
-        .iter()
-        .find(|(.., host)| host_session.is_some() && host.as_deref() == host_session)
-    {
-        Some(found) => Some(found),
-        None => {
-            let mut roots = connection.prepare(
-                "SELECT path FROM workspace_roots WHERE session = ?1 AND removed IS NULL",
-            )?;
-            let mut holding = None;
-            for session in &live {
-                let paths: Vec<String> = roots
-                    .query_map(params![session.0], |row| row.get(0))?
-                    .collect::<rusqlite::Result<_>>()?;
-                if paths.iter().any(|root| cwd.starts_with(root)) {
-                    holding = Some(session);
-                    break;
-                }
-            }
-            holding
-        }
+    let mut roots = connection
+        .prepare("SELECT path FROM workspace_roots WHERE session = ?1 AND removed IS NULL")?;
+    for session in &mut live {
+        session.roots = roots
+            .query_map(params![session.id], |row| row.get::<_, String>(0))?
+            .filter_map(Result::ok)
+            .map(PathBuf::from)
+            .collect();
+    }
+    Ok(choose(live, host_session, ancestors, cwd))
+}
+
+/// Of the live sessions (most recent first), the one a hook belongs to:
+/// the one with the host's session id; else one started by a host among
+/// the hook's `ancestors` whose roots hold `cwd`; else any whose roots
+/// hold `cwd`; else one started by such a host (whose roots may not yet
+/// follow the host's directory).
+pub fn choose(
+    live: Vec<LiveSession>,
+    host_session: Option<&str>,
+    ancestors: &[u32],
+    cwd: &std::path::Path,
+) -> Option<LiveSession> {
+    let by_host = |session: &LiveSession| {
+        host_session.is_some() && session.host_session.as_deref() == host_session
     };
-    Ok(chosen.map(|(id, socket, host)| LiveSession {
-        id: id.clone(),
-        socket: PathBuf::from(socket),
-        host_session: host.clone(),
-    }))
+    let by_client = |session: &LiveSession| {
+        session
+            .client_pid
+            .is_some_and(|client| ancestors.contains(&client))
+    };
+    let by_directory =
+        |session: &LiveSession| session.roots.iter().any(|root| cwd.starts_with(root));
+    let chosen = live
+        .iter()
+        .position(by_host)
+        .or_else(|| {
+            live.iter()
+                .position(|session| by_client(session) && by_directory(session))
+        })
+        .or_else(|| live.iter().position(by_directory))
+        .or_else(|| live.iter().position(by_client))?;
+    live.into_iter().nth(chosen)
 }
 
 /// Whether session `id` has ended, per the store or because its serving
@@ -306,10 +335,49 @@ mod tests {
             socket: None,
             daemon: true,
             host_session: host.map(str::to_owned),
+            client_pid: None,
             transport: "stdio",
             started,
             roots: Vec::new(),
         }
+    }
+
+    fn live(id: &str, host: Option<&str>, client: Option<u32>, root: &str) -> LiveSession {
+        LiveSession {
+            id: id.into(),
+            socket: PathBuf::from("/run/s.sock"),
+            host_session: host.map(str::to_owned),
+            client_pid: client,
+            roots: vec![PathBuf::from(root)],
+        }
+    }
+
+    #[test]
+    fn a_hook_finds_its_session_by_host_id_then_host_process_then_directory() {
+        let sessions = || {
+            vec![
+                live("newest", None, Some(7), "/plugins/windlass"),
+                live("claude", Some("c-1"), Some(9), "/p"),
+                live("codex", None, Some(8), "/p"),
+            ]
+        };
+        let chosen = |host: Option<&str>, ancestors: &[u32], cwd: &str| {
+            choose(sessions(), host, ancestors, std::path::Path::new(cwd)).map(|session| session.id)
+        };
+        assert_eq!(chosen(Some("c-1"), &[8], "/p"), Some("claude".into()));
+        assert_eq!(chosen(None, &[100, 8, 1], "/p/src"), Some("codex".into()));
+        assert_eq!(
+            chosen(None, &[100], "/p/src"),
+            Some("claude".into()),
+            "by directory"
+        );
+        assert_eq!(
+            chosen(None, &[7], "/p"),
+            Some("claude".into()),
+            "a directory another session holds comes before a host whose session holds it not"
+        );
+        assert_eq!(chosen(None, &[7], "/elsewhere"), Some("newest".into()));
+        assert_eq!(chosen(Some("unknown"), &[], "/elsewhere"), None);
     }
 
     #[test]

@@ -97,6 +97,8 @@ struct SessionEntry {
     actor: ActorRef<SessionMsg>,
     attached: Instant,
     host_session: Option<String>,
+    /// The MCP client's process, by which its host's hooks find it.
+    client_pid: Option<u32>,
     roots: Arc<RootSet>,
     servers: Vec<ServerSpec>,
     timeouts: Timeouts,

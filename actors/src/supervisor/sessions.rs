@@ -39,6 +39,7 @@ impl State {
             .map(|(id, entry)| AttachedSession {
                 id: id.to_string(),
                 host_session: entry.host_session.clone(),
+                client_pid: entry.client_pid,
                 roots: entry
                     .roots
                     .roots()
@@ -79,6 +80,7 @@ impl State {
         let timeouts = settings.timeouts();
         let config_directories = settings.config_directories.clone();
         let host_session = settings.identity.host_session.clone();
+        let client_pid = settings.identity.client_pid;
         // The Router hears of the table before the gateway can route.
         let _stopped = self.router.send_message(RouterMsg::Servers {
             session,
@@ -113,6 +115,7 @@ impl State {
                 actor,
                 attached: std::time::Instant::now(),
                 host_session: host_session.clone(),
+                client_pid,
                 roots: roots.clone(),
                 servers: servers.clone(),
                 timeouts,
