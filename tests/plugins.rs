@@ -1,8 +1,10 @@
-//! The Claude Code plugin and the Gemini CLI extension: their versions
-//! follow Cargo.toml, their files keep to the fields each host documents
-//! (Claude Code rejects keys it does not know in a hooks file), their
-//! timeouts are in each host's unit and longer than the hook's own wait,
-//! and every hook command they name runs.
+//! The hosts' packages (the Claude Code plugin, which Copilot CLI installs
+//! too, Codex's plugin in the same directory, the Gemini CLI and Qwen Code
+//! extensions, the OpenCode plugin module): their versions follow
+//! Cargo.toml, their files keep to the fields each host documents (Claude
+//! Code rejects keys it does not know in a hooks file), their timeouts
+//! are in each host's unit and longer than the hook's own wait, and every
+//! hook command they name runs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -62,6 +64,96 @@ fn every_manifest_carries_the_crates_version() {
         "marketplace.json"
     );
     assert_eq!(gemini["version"], version.as_str(), "gemini-extension.json");
+    let codex = json("plugins/windlass/.codex-plugin/plugin.json");
+    assert_eq!(codex["version"], version.as_str(), "Codex's plugin.json");
+    let qwen = json("qwen-extension.json");
+    assert_eq!(qwen["version"], version.as_str(), "qwen-extension.json");
+}
+
+#[test]
+fn the_codex_plugin_and_its_marketplace_keep_to_the_documented_fields() {
+    let plugin = json("plugins/windlass/.codex-plugin/plugin.json");
+    keys_within(
+        "Codex's plugin.json",
+        &plugin,
+        &[
+            "name",
+            "version",
+            "description",
+            "mcpServers",
+            "hooks",
+            "interface",
+            "skills",
+            "apps",
+        ],
+        &["name", "version"],
+    );
+    assert_eq!(plugin["mcpServers"]["windlass"]["command"], "windlass");
+    let hooks_file = plugin["hooks"].as_str().unwrap().trim_start_matches("./");
+    assert_eq!(
+        hooks_file, "hooks/codex.json",
+        "beside Claude Code's hooks.json"
+    );
+    check_hooks(
+        "Codex hooks",
+        &json(&format!("plugins/windlass/{hooks_file}")),
+        &["PreToolUse", "PostToolUse"],
+        |timeout| (1..=600).contains(&timeout),
+        1,
+    );
+    let marketplace = json(".agents/plugins/marketplace.json");
+    keys_within(
+        "Codex's marketplace.json",
+        &marketplace,
+        &["name", "interface", "plugins"],
+        &["name", "plugins"],
+    );
+    let entry = &marketplace["plugins"][0];
+    assert_eq!(entry["name"], plugin["name"]);
+    assert_eq!(entry["source"]["source"], "local");
+    assert_eq!(entry["source"]["path"], "./plugins/windlass");
+}
+
+#[test]
+fn the_qwen_code_extension_carries_its_server_and_hooks() {
+    let manifest = json("qwen-extension.json");
+    keys_within(
+        "qwen-extension.json",
+        &manifest,
+        &[
+            "name",
+            "version",
+            "description",
+            "mcpServers",
+            "hooks",
+            "contextFileName",
+            "settings",
+        ],
+        &["name", "version", "mcpServers", "hooks"],
+    );
+    assert_eq!(manifest["mcpServers"]["windlass"]["command"], "windlass");
+    check_hooks(
+        "Qwen Code hooks",
+        &serde_json::json!({"hooks": manifest["hooks"]}),
+        &["PreToolUse", "PostToolUse"],
+        // Seconds: Qwen Code reads 1000 and more as milliseconds.
+        |timeout| (1..1_000).contains(&timeout),
+        1,
+    );
+}
+
+#[test]
+fn the_opencode_plugin_runs_each_hook_command_it_names() {
+    let module =
+        std::fs::read_to_string(repository().join("plugins/opencode/windlass.js")).unwrap();
+    for command in [
+        r#"["acquire", "--format", "opencode", "--timeout", "20"]"#,
+        r#"["release", "--format", "opencode", "--grace", "3"]"#,
+    ] {
+        assert!(module.contains(command), "{command}");
+        let words: Vec<String> = serde_json::from_str(command).unwrap();
+        runs_quietly(&format!("windlass {}", words.join(" ")));
+    }
 }
 
 #[test]

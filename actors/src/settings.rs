@@ -74,6 +74,7 @@ impl Identity {
             "CLAUDE_CODE_SESSION_ID",
             "GEMINI_SESSION_ID",
             "COPILOT_AGENT_SESSION_ID",
+            "QWEN_CODE_SESSION_ID",
         ]
         .iter()
         .find_map(|name| std::env::var(name).ok().filter(|id| !id.is_empty()));
