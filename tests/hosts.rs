@@ -141,10 +141,30 @@ fn gemini_cli_shows_diagnostics_after_edits_and_answers_hover() {
     edit_loop(Host::Gemini, "gemini edit loop");
 }
 
+#[test]
+fn codex_shows_diagnostics_after_edits_and_answers_hover() {
+    edit_loop(Host::Codex, "codex edit loop");
+}
+
+#[test]
+fn copilot_cli_shows_diagnostics_after_edits_and_answers_hover() {
+    edit_loop(Host::Copilot, "copilot edit loop");
+}
+
+#[test]
+fn opencode_shows_diagnostics_after_edits_and_answers_hover() {
+    edit_loop(Host::Opencode, "opencode edit loop");
+}
+
+#[test]
+fn qwen_code_shows_diagnostics_after_edits_and_answers_hover() {
+    edit_loop(Host::Qwen, "qwen edit loop");
+}
+
 /// A hover through the host's MCP client, an edit that breaks the return
-/// type, and the edit that fixes it: the hover answers with pyright's
-/// signature, the first edit's result comes with the error's line and
-/// message, the second's with "fixed".
+/// type, the edit that fixes it, and a clean edit: the hover answers with
+/// pyright's signature, the first edit's result comes with the error's
+/// line and message, the second's with "fixed", the third's with nothing.
 fn edit_loop(host: Host, what: &'static str) {
     let _watchdog = Watchdog::arm(what, TEST_LIMIT);
     let (_dir, root) = python_project();
@@ -152,7 +172,9 @@ fn edit_loop(host: Host, what: &'static str) {
         return;
     };
     let mathutil = root.join("pkg/mathutil.py");
-    let mut script = host.load("hover");
+    let app = root.join("pkg/app.py");
+    let mut script = host.prepare_edits(&[&mathutil, &app]);
+    script.extend(host.load("hover"));
     let hover = script.len();
     script.extend([
         Step::mcp(
@@ -161,9 +183,10 @@ fn edit_loop(host: Host, what: &'static str) {
         ),
         Step::edit(&mathutil, RETURN, BAD_RETURN),
         Step::edit(&mathutil, BAD_RETURN, RETURN),
+        Step::edit(&app, APP_CALL, CLEAN_CALL),
         Step::text("Done."),
     ]);
-    let (broken, fixed) = (hover + 1, hover + 2);
+    let (broken, fixed, clean) = (hover + 1, hover + 2, hover + 3);
     let model = Model::start(host.api(), host.name());
     model.script(script);
     let run = installed.run(&root, &model, &[]);
@@ -189,6 +212,81 @@ fn edit_loop(host: Host, what: &'static str) {
         "the fixing edit's result comes with \"fixed: no errors left in\"",
         answer.context.contains("fixed: no errors left in")
             && answer.context.contains("mathutil.py"),
+        &shown(&answer),
+    );
+    let answer = result(&model, clean);
+    checks.that(
+        "the clean edit's result comes with no diagnostics",
+        !answer.is_error
+            && !answer.context.contains("after the edit")
+            && !answer.context.contains("fixed:"),
+        &shown(&answer),
+    );
+    checks.finish_in(&[(&model, &run)], &installed.daemon);
+}
+
+/// The call in `pkg/app.py`, and the same call written another way.
+const APP_CALL: &str = "total: int = add(1, 2)";
+const CLEAN_CALL: &str = "total: int = add(2, 1)";
+
+#[test]
+fn codex_patch_of_several_files_is_answered_for_each() {
+    patch_loop(Host::Codex, "codex patch");
+}
+
+#[test]
+fn opencode_patch_of_several_files_is_answered_for_each() {
+    patch_loop(Host::Opencode, "opencode patch");
+}
+
+/// One `apply_patch` that breaks `mathutil.py` and adds a file with an
+/// error of its own, then one that fixes the first and deletes the second:
+/// the first result names both files' errors, the second says "fixed".
+fn patch_loop(host: Host, what: &'static str) {
+    let _watchdog = Watchdog::arm(what, TEST_LIMIT);
+    let (_dir, root) = python_project();
+    let Some(installed) = Installed::new(host, &[&root]) else {
+        return;
+    };
+    let mathutil = root.join("pkg/mathutil.py");
+    let extra = root.join("pkg/extra.py");
+    let breaking = format!(
+        "*** Begin Patch\n*** Update File: {}\n@@\n-{RETURN}\n+{BAD_RETURN}\n\
+         *** Add File: {}\n+def three() -> int:\n+    return \"3\"\n*** End Patch\n",
+        mathutil.display(),
+        extra.display()
+    );
+    let fixing = format!(
+        "*** Begin Patch\n*** Update File: {}\n@@\n-{BAD_RETURN}\n+{RETURN}\n\
+         *** Delete File: {}\n*** End Patch\n",
+        mathutil.display(),
+        extra.display()
+    );
+    let model = Model::start(host.api(), host.name());
+    model.script([
+        Step::patch(&breaking, &mathutil),
+        Step::patch(&fixing, &mathutil),
+        Step::text("Done."),
+    ]);
+    let run = installed.run(&root, &model, &[common::host::PATCHING]);
+
+    let mut checks = Checks::new(what);
+    let answer = result(&model, 0);
+    checks.that(
+        "the patch's result names the error of each file it wrote",
+        answer.context.contains("mathutil.py after the edit")
+            && answer.context.contains("extra.py after the edit")
+            && answer
+                .context
+                .matches("is not assignable to return type")
+                .count()
+                >= 2,
+        &shown(&answer),
+    );
+    let answer = result(&model, 1);
+    checks.that(
+        "the fixing patch's result says fixed, and nothing of the deleted file",
+        answer.context.contains("fixed: no errors left in") && !answer.context.contains("extra.py"),
         &shown(&answer),
     );
     checks.finish_in(&[(&model, &run)], &installed.daemon);

@@ -55,6 +55,7 @@ fn said(action: &Action) -> Said<'_> {
             json!({"query": query, "max_results": 5}),
         ),
         Action::Text(text) => Said::Text(text),
+        Action::Patch { .. } => panic!("Claude Code has no patch tool"),
     }
 }
 

@@ -41,6 +41,7 @@ fn part(action: &Action, turn: usize) -> Value {
             (format!("mcp_{server}_{tool}"), arguments.clone())
         }
         Action::ToolSearch { .. } => panic!("Gemini CLI has no ToolSearch"),
+        Action::Patch { .. } => panic!("Gemini CLI has no patch tool"),
     };
     json!({"functionCall": {"id": call_id(turn), "name": name, "args": args}})
 }

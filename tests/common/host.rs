@@ -1,19 +1,26 @@
-//! The real agent hosts, Claude Code and Gemini CLI, with Windlass
-//! installed as the README tells a user to (the plugin from this
-//! repository's marketplace; the extension linked from its root), each in
-//! a HOME and a Windlass daemon world of its own with the freshly built
-//! binaries first on PATH, run non-interactively against a scripted
-//! [`Model`].
+//! The real agent hosts (Claude Code, Gemini CLI, Codex, Copilot CLI,
+//! OpenCode, Qwen Code) with Windlass installed as the README tells a user
+//! to (a plugin from this repository's marketplace, an extension linked
+//! from its root, OpenCode's plugin module named in its configuration),
+//! each in a HOME of its own (or one shared by hosts working side by
+//! side) with the freshly built binaries first on PATH, run
+//! non-interactively against a scripted [`Model`].
 
 use super::anthropic;
+use super::chat::Dialect;
 use super::model::{Api, Model, Step};
 use super::{Daemon, have, skip, windlass_binary};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+
+/// Among a run's arguments: the model is one the host gives its patch
+/// tool (OpenCode), not an argument of the host's.
+pub const PATCHING: &str = "--windlass-test-patching";
 
 /// How long one host process may run: a lease wait of today's build
 /// (20 s) and a language server's start fit in it many times.
@@ -23,6 +30,10 @@ pub const HOST_DEADLINE: Duration = Duration::from_secs(120);
 pub enum Host {
     Claude,
     Gemini,
+    Codex,
+    Copilot,
+    Opencode,
+    Qwen,
 }
 
 impl Host {
@@ -30,6 +41,10 @@ impl Host {
         match self {
             Host::Claude => "claude",
             Host::Gemini => "gemini",
+            Host::Codex => "codex",
+            Host::Copilot => "copilot",
+            Host::Opencode => "opencode",
+            Host::Qwen => "qwen",
         }
     }
 
@@ -37,6 +52,10 @@ impl Host {
         match self {
             Host::Claude => Api::Anthropic,
             Host::Gemini => Api::Gemini,
+            Host::Codex => Api::Responses,
+            Host::Copilot => Api::Chat(Dialect::Copilot),
+            Host::Opencode => Api::Chat(Dialect::Opencode),
+            Host::Qwen => Api::Chat(Dialect::Qwen),
         }
     }
 
@@ -48,8 +67,32 @@ impl Host {
                 "select:{}{tool}",
                 anthropic::MCP_PREFIX
             ))],
-            Host::Gemini => Vec::new(),
+            _ => Vec::new(),
         }
+    }
+
+    /// What the model must do before it edits `files`: Qwen Code edits
+    /// only a file read in the session.
+    pub fn prepare_edits(self, files: &[&Path]) -> Vec<Step> {
+        match self {
+            Host::Qwen => files.iter().map(|file| Step::read(file)).collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Copilot CLI unpacks its package (235 MB) into a new HOME's cache on
+/// first start: the hosts' HOMEs share one, filled by one setup at a time.
+static COPILOT_CACHE: Mutex<()> = Mutex::new(());
+
+/// The scripted model's name: Codex offers `apply_patch` and its tool
+/// search to this one; for Copilot CLI and OpenCode it is a name that gets
+/// their edit tools.
+fn model_name(host: Host) -> &'static str {
+    match host {
+        Host::Codex => "gpt-5.5",
+        Host::Copilot => "gpt-4.1",
+        _ => "m",
     }
 }
 
@@ -63,8 +106,9 @@ pub fn repository() -> PathBuf {
 /// daemon world its sessions share.
 pub struct Installed {
     host: Host,
-    /// The user's world: the host's HOME, where Windlass finds its daemon.
-    pub daemon: Daemon,
+    /// The user's world: the host's HOME, where Windlass finds its daemon;
+    /// shared by hosts installed side by side.
+    pub daemon: Arc<Daemon>,
 }
 
 impl Installed {
@@ -72,21 +116,131 @@ impl Installed {
     /// asks; `None`, having said why, when the host or pyright is missing
     /// (a failure under `CI=true`).
     pub fn new(host: Host, projects: &[&Path]) -> Option<Installed> {
+        Installed::in_world(host, projects, Arc::new(Daemon::at_home()))
+    }
+
+    /// `host` installed in the same HOME as `other`: one user running two
+    /// hosts, whose agents share one daemon.
+    pub fn beside(other: &Installed, host: Host, projects: &[&Path]) -> Option<Installed> {
+        Installed::in_world(host, projects, other.daemon.clone())
+    }
+
+    fn in_world(host: Host, projects: &[&Path], daemon: Arc<Daemon>) -> Option<Installed> {
         for command in [host.name(), "pyright-langserver"] {
             if !have(command) {
                 skip(&format!("{command} is not installed (see .ci/run)"));
                 return None;
             }
         }
-        let installed = Installed {
-            host,
-            daemon: Daemon::at_home(),
-        };
+        let installed = Installed { host, daemon };
         match host {
             Host::Claude => installed.install_plugin(),
             Host::Gemini => installed.link_extension(projects),
+            Host::Codex => installed.install_codex_plugin(),
+            Host::Copilot => installed.install_copilot_plugin(),
+            Host::Opencode => installed.configure_opencode(),
+            Host::Qwen => installed.link_qwen_extension(),
         }
         Some(installed)
+    }
+
+    fn home(&self) -> PathBuf {
+        self.daemon.home()
+    }
+
+    /// Codex's configuration (the scripted model's provider, no update
+    /// checks or analytics), then `codex plugin marketplace add REPO &&
+    /// codex plugin add windlass@windlass`, as the README says.
+    fn install_codex_plugin(&self) {
+        let codex = self.home().join(".codex");
+        std::fs::create_dir_all(&codex).unwrap();
+        let config = format!(
+            "model = \"{}\"\nmodel_provider = \"scripted\"\ncheck_for_update_on_startup = false\n\n\
+             [model_providers.scripted]\nname = \"scripted\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\
+             env_key = \"SCRIPTED_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 0\n\
+             stream_max_retries = 0\n\n[analytics]\nenabled = false\n",
+            model_name(Host::Codex)
+        );
+        std::fs::write(codex.join("config.toml"), config).unwrap();
+        let repository = repository().display().to_string();
+        self.setup(&["plugin", "marketplace", "add", &repository], &repository);
+        self.setup(&["plugin", "add", "windlass@windlass"], &repository);
+    }
+
+    /// `copilot plugin marketplace add REPO && copilot plugin install
+    /// windlass@windlass`: Copilot CLI installs the Claude Code plugin.
+    fn install_copilot_plugin(&self) {
+        let shared = Path::new(env!("CARGO_TARGET_TMPDIR")).join("copilot-cache");
+        std::fs::create_dir_all(&shared).unwrap();
+        std::fs::create_dir_all(self.home().join(".cache")).unwrap();
+        std::os::unix::fs::symlink(&shared, self.home().join(".cache/copilot")).unwrap();
+        let _one_at_a_time = COPILOT_CACHE
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let repository = repository().display().to_string();
+        self.setup(&["plugin", "marketplace", "add", &repository], &repository);
+        self.setup(&["plugin", "install", "windlass@windlass"], &repository);
+    }
+
+    /// OpenCode's user configuration as the README says: Windlass's MCP
+    /// server and its plugin module, from this repository. The plugin
+    /// package OpenCode installs into its configuration directory comes
+    /// from `.ci/run`'s copy when there is one (`WINDLASS_OPENCODE_DEPS`).
+    fn configure_opencode(&self) {
+        let directory = self.home().join(".config/opencode");
+        std::fs::create_dir_all(&directory).unwrap();
+        let module = repository().join("plugins/opencode/windlass.js");
+        let config = json!({
+            "$schema": "https://opencode.ai/config.json",
+            "autoupdate": false,
+            "share": "disabled",
+            "mcp": {"windlass": {"type": "local", "command": ["windlass"]}},
+            "plugin": [format!("file://{}", module.display())],
+        });
+        std::fs::write(directory.join("opencode.json"), config.to_string()).unwrap();
+        if let Some(deps) = std::env::var_os("WINDLASS_OPENCODE_DEPS") {
+            let deps = PathBuf::from(deps);
+            for name in ["package.json", "package-lock.json"] {
+                std::fs::copy(deps.join(name), directory.join(name)).unwrap();
+            }
+            let copied = Command::new("cp")
+                .arg("-r")
+                .arg(deps.join("node_modules"))
+                .arg(&directory)
+                .status()
+                .unwrap();
+            assert!(copied.success(), "copying OpenCode's plugin package");
+        }
+    }
+
+    /// Qwen Code's settings (nothing sent home), then `qwen extensions link
+    /// REPO`, answering its question.
+    fn link_qwen_extension(&self) {
+        let qwen = self.home().join(".qwen");
+        std::fs::create_dir_all(&qwen).unwrap();
+        let settings = json!({
+            "privacy": {"usageStatisticsEnabled": false},
+            "telemetry": {"enabled": false},
+            "general": {"enableAutoUpdate": false},
+        });
+        std::fs::write(qwen.join("settings.json"), settings.to_string()).unwrap();
+        let repository = repository().display().to_string();
+        let mut command = self.command(None);
+        command
+            .args(["extensions", "link", &repository])
+            .current_dir(&repository)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(b"y\n").unwrap();
+        let output = child.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success() && said.contains("linked successfully"),
+            "qwen extensions link: {said}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
 
     /// `claude plugin marketplace add REPO && claude plugin install
@@ -189,30 +343,102 @@ impl Installed {
             .env("PATH", path)
             .envs(self.daemon.environment());
         match self.host {
-            Host::Claude => command.envs([
-                ("DISABLE_TELEMETRY", "1"),
-                ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-                ("DISABLE_AUTOUPDATER", "1"),
-            ]),
-            Host::Gemini => command.env("GEMINI_CLI_NO_RELAUNCH", "true"),
-        };
+            Host::Claude => {
+                command.envs([
+                    ("DISABLE_TELEMETRY", "1"),
+                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+                    ("DISABLE_AUTOUPDATER", "1"),
+                ]);
+            }
+            Host::Gemini => {
+                command.env("GEMINI_CLI_NO_RELAUNCH", "true");
+            }
+            // Codex syncs plugins and analytics from the internet at
+            // start: a proxy that refuses ends those at once.
+            Host::Codex => {
+                let refused = "http://127.0.0.1:9";
+                for proxy in ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"] {
+                    command
+                        .env(proxy, refused)
+                        .env(proxy.to_ascii_lowercase(), refused);
+                }
+                command
+                    .env("NO_PROXY", "127.0.0.1,localhost")
+                    .env("CODEX_HOME", self.home().join(".codex"));
+            }
+            Host::Copilot => {
+                command.env("COPILOT_OFFLINE", "true");
+            }
+            Host::Opencode => {
+                for switch in [
+                    "OPENCODE_DISABLE_AUTOUPDATE",
+                    "OPENCODE_DISABLE_MODELS_FETCH",
+                    "OPENCODE_DISABLE_LSP_DOWNLOAD",
+                    "OPENCODE_DISABLE_SHARE",
+                    "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+                ] {
+                    command.env(switch, "true");
+                }
+            }
+            Host::Qwen => {
+                command.env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1");
+            }
+        }
         if let Some(model) = model {
-            let (url, key) = match self.host {
-                Host::Claude => ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"),
-                Host::Gemini => ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY"),
-            };
-            command.env(url, model.url()).env(key, "any");
+            self.point_at(&mut command, model);
         }
         command
+    }
+
+    /// Points the host's API client at `model`.
+    fn point_at(&self, command: &mut Command, model: &Model) {
+        let api = format!("{}/v1", model.url());
+        match self.host {
+            Host::Claude => {
+                command
+                    .env("ANTHROPIC_BASE_URL", model.url())
+                    .env("ANTHROPIC_API_KEY", "any");
+            }
+            Host::Gemini => {
+                command
+                    .env("GOOGLE_GEMINI_BASE_URL", model.url())
+                    .env("GEMINI_API_KEY", "any");
+            }
+            Host::Codex => {
+                command.env("SCRIPTED_API_KEY", "any");
+            }
+            Host::Copilot => {
+                command.envs([
+                    ("COPILOT_PROVIDER_BASE_URL", api.as_str()),
+                    ("COPILOT_PROVIDER_TYPE", "openai"),
+                    ("COPILOT_PROVIDER_WIRE_API", "completions"),
+                    ("COPILOT_MODEL", model_name(Host::Copilot)),
+                ]);
+            }
+            Host::Opencode => {
+                let provider = json!({"provider": {"scripted": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "scripted",
+                    "options": {"baseURL": api, "apiKey": "any"},
+                    "models": {"m": {"name": "m", "tool_call": true},
+                               "gpt-m": {"name": "gpt-m", "tool_call": true}},
+                }}});
+                command.env("OPENCODE_CONFIG_CONTENT", provider.to_string());
+            }
+            Host::Qwen => {}
+        }
     }
 
     /// Starts the host on `project` with a one-line prompt, its model
     /// `model`, and `args` added to its command line.
     pub fn start(&self, project: &Path, model: &Model, args: &[&str]) -> Running {
         let mut command = self.command(Some(model));
-        command.args(["-p", "Follow the script."]);
+        let prompt = "Follow the script.";
+        let api = format!("{}/v1", model.url());
         match self.host {
             Host::Claude => command.args([
+                "-p",
+                prompt,
                 "--output-format",
                 "stream-json",
                 "--verbose",
@@ -226,12 +452,73 @@ impl Installed {
                     anthropic::MCP_PREFIX.trim_end_matches('_')
                 ),
             ]),
-            Host::Gemini => {
-                command.args(["--approval-mode", "yolo", "--output-format", "stream-json"])
-            }
+            Host::Gemini => command.args([
+                "-p",
+                prompt,
+                "--approval-mode",
+                "yolo",
+                "--output-format",
+                "stream-json",
+            ]),
+            Host::Codex => command.args([
+                "exec",
+                "--skip-git-repo-check",
+                "--ephemeral",
+                "--json",
+                "-s",
+                "workspace-write",
+                // Codex runs no hook it was not told to trust.
+                "--dangerously-bypass-hook-trust",
+                "-c",
+                &format!("model_providers.scripted.base_url={api:?}"),
+            ]),
+            Host::Copilot => command.args([
+                "-p",
+                prompt,
+                "--allow-all-tools",
+                "--no-auto-update",
+                "--no-ask-user",
+                "--output-format",
+                "json",
+            ]),
+            Host::Opencode => command.args([
+                "run",
+                "--format",
+                "json",
+                "-m",
+                self.opencode_model(args),
+                // A title of its own: no side request for one.
+                "--title",
+                "windlass",
+            ]),
+            Host::Qwen => command.args([
+                "-p",
+                prompt,
+                "--auth-type",
+                "openai",
+                "--openai-base-url",
+                &api,
+                "--openai-api-key",
+                "any",
+                "-m",
+                model_name(Host::Qwen),
+                "--approval-mode",
+                "yolo",
+                "--output-format",
+                "json",
+            ]),
         };
+        let args: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|arg| *arg != PATCHING)
+            .collect();
+        if matches!(self.host, Host::Codex | Host::Opencode) {
+            command.args(&args).arg(prompt);
+        } else {
+            command.args(&args);
+        }
         let mut child = command
-            .args(args)
             .current_dir(project)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -245,6 +532,15 @@ impl Installed {
             child,
             stdout,
             stderr,
+        }
+    }
+
+    /// OpenCode's model: one whose name has `gpt-` gets `apply_patch`
+    /// in place of its edit tools.
+    fn opencode_model(&self, args: &[&str]) -> &'static str {
+        match args.contains(&PATCHING) {
+            true => "scripted/gpt-m",
+            false => "scripted/m",
         }
     }
 

@@ -5,11 +5,13 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod anthropic;
+pub mod chat;
 pub mod gemini;
 pub mod host;
 pub mod http;
 pub mod model;
 pub mod projects;
+pub mod responses;
 
 use serde_json::{Value, json};
 use std::collections::HashMap;

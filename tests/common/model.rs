@@ -3,9 +3,10 @@
 //! process with the next step of a script (a tool call or a final text),
 //! answers the host's side requests so they leave the script alone, and
 //! records every request with its arrival time. The host's API is
-//! [`anthropic`](super::anthropic) (Claude Code) or
-//! [`gemini`](super::gemini) (Gemini CLI); this file owns the script, the
-//! record and the HTTP.
+//! [`anthropic`](super::anthropic) (Claude Code),
+//! [`gemini`](super::gemini) (Gemini CLI), [`responses`](super::responses)
+//! (Codex) or [`chat`](super::chat) (Copilot CLI, OpenCode, Qwen Code);
+//! this file owns the script, the record and the HTTP.
 
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -16,13 +17,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
-use super::{anthropic, gemini};
+use super::chat::Dialect;
+use super::{anthropic, chat, gemini, responses};
 
 /// The API a model speaks: its host's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Api {
     Anthropic,
     Gemini,
+    Responses,
+    Chat(Dialect),
 }
 
 /// What the model does at one step of the host's main loop, in host-neutral
@@ -36,6 +40,11 @@ pub enum Action {
     },
     Read {
         file: PathBuf,
+    },
+    /// A patch in the `apply_patch` format; `edited` is a file it writes.
+    Patch {
+        patch: String,
+        edited: PathBuf,
     },
     /// A Windlass MCP tool by its own name (`hover`), with its arguments:
     /// the plugin's or extension's server, or the one the host was told
@@ -58,6 +67,7 @@ impl Action {
     fn edited(&self) -> Option<&Path> {
         match self {
             Action::Edit { file, .. } => Some(file),
+            Action::Patch { edited, .. } => Some(edited),
             _ => None,
         }
     }
@@ -78,6 +88,13 @@ impl Step {
             file: file.to_owned(),
             old: old.to_owned(),
             new: new.to_owned(),
+        })
+    }
+
+    pub fn patch(patch: &str, edited: &Path) -> Step {
+        Step::from(Action::Patch {
+            patch: patch.to_owned(),
+            edited: edited.to_owned(),
         })
     }
 
@@ -246,6 +263,8 @@ impl Model {
         match self.shared.api {
             Api::Anthropic => anthropic::tool_result(&next.body, turn),
             Api::Gemini => gemini::tool_result(&next.body, turn),
+            Api::Responses => responses::tool_result(&next.body, turn),
+            Api::Chat(_) => chat::tool_result(&next.body, turn),
         }
     }
 
@@ -335,11 +354,14 @@ impl Shared {
         let main = match self.api {
             Api::Anthropic => anthropic::is_main(&request.path, &request.body),
             Api::Gemini => gemini::is_main(&request.path, &request.body),
+            Api::Responses => responses::is_main(&request.path, &request.body),
+            Api::Chat(_) => chat::is_main(&request.path, &request.body),
         };
         if !main {
             let response = match self.api {
                 Api::Anthropic => anthropic::side(&request.path, &request.body),
                 Api::Gemini => gemini::side(&request.path, &request.body),
+                Api::Responses | Api::Chat(_) => chat::side(),
             };
             self.record(request, false);
             return response;
@@ -355,6 +377,8 @@ impl Shared {
         match self.api {
             Api::Anthropic => anthropic::answer(&action, turn),
             Api::Gemini => gemini::answer(&action, turn),
+            Api::Responses => responses::answer(&action, turn),
+            Api::Chat(dialect) => chat::answer(dialect, &action, turn),
         }
     }
 
