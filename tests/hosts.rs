@@ -286,7 +286,8 @@ fn patch_loop(host: Host, what: &'static str) {
     let answer = result(&model, 1);
     checks.that(
         "the fixing patch's result says fixed, and nothing of the deleted file",
-        answer.context.contains("fixed: no errors left in") && !answer.context.contains("extra.py"),
+        answer.context.contains("fixed: no errors left in")
+            && !answer.context.contains("extra.py after the edit"),
         &shown(&answer),
     );
     checks.finish_in(&[(&model, &run)], &installed.daemon);
