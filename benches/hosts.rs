@@ -4,8 +4,10 @@
 //! cargo bench --bench hosts            # HOST_EDITS=40 edits in each host
 //! ```
 //!
-//! In Claude Code and in Gemini CLI, each with Windlass installed as a
-//! user installs it and a scripted model on loopback, the model opens
+//! In each of the six hosts (Claude Code, Gemini CLI, Codex, Copilot CLI,
+//! OpenCode, Qwen Code), with Windlass installed as a user installs it and
+//! a scripted model on loopback in the host's own API (`HOSTS=codex,qwen`
+//! picks some), the model opens
 //! `pkg/app.py` (which imports `pkg/mathutil.py`) and `pkg/shapes.py`
 //! through `hover`, then edits `pkg/mathutil.py` HOST_EDITS times,
 //! alternating a type error and its fix. For each edit it prints how long
@@ -48,10 +50,19 @@ fn main() {
         .ok()
         .and_then(|value| value.parse().ok())
         .unwrap_or(40);
-    let rows: Vec<Row> = [Host::Claude, Host::Gemini]
-        .into_iter()
-        .filter_map(|host| run(host, edits))
-        .collect();
+    let wanted = std::env::var("HOSTS").unwrap_or_default();
+    let rows: Vec<Row> = [
+        Host::Claude,
+        Host::Gemini,
+        Host::Codex,
+        Host::Copilot,
+        Host::Opencode,
+        Host::Qwen,
+    ]
+    .into_iter()
+    .filter(|host| wanted.is_empty() || wanted.split(',').any(|name| name == host.name()))
+    .filter_map(|host| run(host, edits))
+    .collect();
     println!();
     for row in rows {
         let host = row.host.name();
@@ -97,8 +108,10 @@ fn run(host: Host, edits: usize) -> Option<Row> {
     let installed = Installed::new(host, &[&root])?;
     let mathutil = root.join("pkg/mathutil.py");
     let model = Model::start(host.api(), host.name());
+    let prepared = host.prepare_edits(&[&mathutil]);
+    let first_edit = prepared.len() + host.load("hover").len() + 2;
+    model.script(prepared);
     model.script(host.load("hover"));
-    let first_edit = host.load("hover").len() + 2;
     model.script([
         Step::mcp(
             "hover",
@@ -122,9 +135,8 @@ fn run(host: Host, edits: usize) -> Option<Row> {
     );
     let store = installed
         .daemon
-        .dir
-        .path()
-        .join("state/windlass/windlass.db");
+        .home()
+        .join(".local/state/windlass/windlass.db");
     let ended = model.edits_ended();
     let told = (0..edits)
         .filter(|n| {

@@ -117,9 +117,10 @@ fn call(dialect: Dialect, action: &Action) -> Option<(String, Value)> {
             "tool_call".into(),
             json!({"name": format!("mcp__windlass__{tool}"), "arguments": arguments}),
         ),
-        (Dialect::Qwen, Action::ToolSearch { query }) => {
-            ("tool_search".into(), json!({"query": query}))
-        }
+        (Dialect::Qwen, Action::ToolSearch { query }) => (
+            "tool_search".into(),
+            json!({"query": query, "max_results": 5}),
+        ),
         (dialect, action) => panic!("{dialect:?} has no tool for {action:?}"),
     })
 }
@@ -175,7 +176,18 @@ pub fn tool_result(body: &Value, turn: usize) -> Option<ToolResult> {
     Some(ToolResult {
         context: text.clone(),
         is_error,
-        tools: Vec::new(),
+        tools: found_tools(&text),
         text,
     })
+}
+
+/// The tools a tool search's result names, in its order: Qwen Code's
+/// `tool_search` answers `<function>{"name": …}</function>` blocks.
+fn found_tools(text: &str) -> Vec<String> {
+    text.split("<function>")
+        .skip(1)
+        .filter_map(|block| block.split("</function>").next())
+        .filter_map(|block| serde_json::from_str::<Value>(block).ok())
+        .filter_map(|function| function["name"].as_str().map(str::to_owned))
+        .collect()
 }

@@ -40,7 +40,7 @@ pub fn answer(action: &Action, turn: usize) -> Response {
         }),
         Action::ToolSearch { query } => json!({
             "type": "tool_search_call", "call_id": id, "execution": "client",
-            "arguments": {"query": query, "limit": 8},
+            "arguments": {"query": query, "limit": 5},
         }),
         Action::Read { .. } => panic!("Codex reads through its shell: no read tool"),
     };

@@ -200,7 +200,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Numbered lines start-end (1-based, inclusive) of a file.",
+        description = "Read numbered lines start-end (1-based, inclusive) of a text file.",
         annotations(read_only_hint = true)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadFileArgs>) -> ToolResult {
