@@ -216,10 +216,14 @@ fn edit_loop(host: Host, what: &'static str) {
     );
     let answer = result(&model, clean);
     checks.that(
-        "the clean edit's result comes with no diagnostics",
+        "the clean edit's result comes with nothing about its file",
+        // Claude Code carries earlier hooks' context along in later
+        // messages: only what names app.py is this edit's.
         !answer.is_error
-            && !answer.context.contains("after the edit")
-            && !answer.context.contains("fixed:"),
+            && !answer.context.contains("app.py after the edit")
+            && !answer
+                .context
+                .contains(&format!("left in {}", app.display())),
         &shown(&answer),
     );
     checks.finish_in(&[(&model, &run)], &installed.daemon);
