@@ -386,7 +386,7 @@ fn reads_never_wait_and_an_editor_moving_on_lets_go() {
         let told = context(&told);
         assert!(
             told.contains(&format!(
-                "being edited by another agent ({HOST_SESSION}:editor) for "
+                "being edited by another agent ({HOST_SESSION}:editor in Claude Code) for "
             )),
             "{told}"
         );

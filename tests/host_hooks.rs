@@ -161,7 +161,7 @@ fn a_patch_takes_the_lease_on_every_file_and_other_hosts_wait_for_it() {
         .as_str()
         .unwrap();
     assert!(
-        reason.contains("b.py is being edited by another agent (019a-codex-session)"),
+        reason.contains("b.py is being edited by another agent (019a-codex-session in Codex)"),
         "{reason}"
     );
     world.hook(

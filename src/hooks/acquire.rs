@@ -16,7 +16,7 @@ use anyhow::Result;
 use clap::Args;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
-use windlass_actors::store::locks::{self, Holder, Lease};
+use windlass_actors::store::locks::{self, Claimant, Holder, Lease};
 use windlass_actors::store::{self, hooks, sessions};
 use windlass_actors::vocabulary::events::EventKind;
 
@@ -103,7 +103,7 @@ fn read(
             format,
             &format!(
                 "{shown} is being edited by another agent ({}) for {}; what this read shows may change",
-                editor.owner,
+                named(&editor),
                 held_for(&editor, now)
             ),
         )
@@ -119,11 +119,15 @@ fn lease(run: &mut Run, args: &AcquireArgs, format: Format, shown: &str) -> Resu
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
     let mut waited_on = None;
     loop {
+        let claimant = Claimant {
+            owner: &owner,
+            session: session.as_deref(),
+            host: Some(format.host().name),
+        };
         let lease = locks::try_acquire(
             &mut run.store,
             shown,
-            &owner,
-            session.as_deref(),
+            claimant,
             store::now_ms(),
             ttl,
             |connection, holder| {
@@ -181,11 +185,19 @@ fn deny(run: &mut Run, format: Format, file: &str, holder: &Holder) -> Value {
     );
     let reason = format!(
         "{file} is being edited by another agent ({}) for {} (since {}); windlass keeps one agent at a time editing a file. Work on something else and try again later.",
-        holder.owner,
+        named(holder),
         held_for(holder, now),
         shown_time(holder.since)
     );
     format.host().refusal(&reason)
+}
+
+/// The holder as another agent is told of it: its owner, and its host.
+fn named(holder: &Holder) -> String {
+    match &holder.host {
+        Some(host) => format!("{} in {host}", holder.owner),
+        None => holder.owner.clone(),
+    }
 }
 
 /// How long the holder has held the lease, in whole seconds.

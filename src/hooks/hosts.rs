@@ -43,6 +43,8 @@ enum Context {
 /// One host's description.
 #[derive(Debug)]
 pub struct Host {
+    /// Its name in what another agent is told.
+    pub name: &'static str,
     /// Tools that only read the file named by their path field.
     reads: &'static [&'static str],
     /// Tools that write the file named by their path field.
@@ -57,6 +59,7 @@ pub struct Host {
 }
 
 const CLAUDE: Host = Host {
+    name: "Claude Code",
     reads: &["Read"],
     writes: &["Edit", "Write", "MultiEdit", "NotebookEdit"],
     patches: &[],
@@ -67,6 +70,7 @@ const CLAUDE: Host = Host {
 };
 
 const GEMINI: Host = Host {
+    name: "Gemini CLI",
     reads: &["read_file"],
     writes: &["write_file", "replace"],
     patches: &[],
@@ -77,6 +81,7 @@ const GEMINI: Host = Host {
 };
 
 const CODEX: Host = Host {
+    name: "Codex",
     // Codex reads through shell commands: nothing a hook can tell apart.
     reads: &[],
     writes: &[],
@@ -88,6 +93,7 @@ const CODEX: Host = Host {
 };
 
 const COPILOT: Host = Host {
+    name: "Copilot CLI",
     reads: &["view", "Read"],
     writes: &["edit", "create", "Edit", "Write", "MultiEdit"],
     patches: &["apply_patch"],
@@ -98,6 +104,7 @@ const COPILOT: Host = Host {
 };
 
 const QWEN: Host = Host {
+    name: "Qwen Code",
     reads: &["read_file"],
     writes: &["write_file", "edit", "replace"],
     patches: &[],
@@ -108,6 +115,7 @@ const QWEN: Host = Host {
 };
 
 const OPENCODE: Host = Host {
+    name: "OpenCode",
     reads: &["read"],
     writes: &["edit", "write"],
     patches: &["apply_patch", "patch"],

@@ -12,6 +12,24 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 pub struct Holder {
     pub owner: String,
     pub since: i64,
+    /// The agent host it runs in ("Codex"), when its hook said.
+    pub host: Option<String>,
+}
+
+/// A lease as its row holds it.
+struct Leased {
+    holder: Holder,
+    session: Option<String>,
+    expires: i64,
+}
+
+/// Who asks for a lease: the owner, the session it belongs to, and the
+/// agent host it runs in.
+#[derive(Debug, Clone, Copy)]
+pub struct Claimant<'a> {
+    pub owner: &'a str,
+    pub session: Option<&'a str>,
+    pub host: Option<&'a str>,
 }
 
 /// What asking for a lease came to.
@@ -30,43 +48,56 @@ pub enum Lease {
 pub fn try_acquire(
     connection: &mut Connection,
     path: &str,
-    owner: &str,
-    session: Option<&str>,
+    claimant: Claimant<'_>,
     now: i64,
     ttl_ms: i64,
     session_gone: impl Fn(&Connection, &str) -> bool,
 ) -> rusqlite::Result<Lease> {
+    let Claimant {
+        owner,
+        session,
+        host,
+    } = claimant;
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let current: Option<(String, Option<String>, i64, i64)> = transaction
+    let current: Option<Leased> = transaction
         .query_row(
-            "SELECT owner, session, acquired, expires FROM file_locks WHERE path = ?1",
+            "SELECT owner, session, acquired, expires, host FROM file_locks WHERE path = ?1",
             params![path],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+            |row| {
+                Ok(Leased {
+                    holder: Holder {
+                        owner: row.get(0)?,
+                        since: row.get(2)?,
+                        host: row.get(4)?,
+                    },
+                    session: row.get(1)?,
+                    expires: row.get(3)?,
+                })
+            },
         )
         .optional()?;
     let acquired = match current {
-        Some((holder, session, since, expires))
-            if holder != owner
-                && expires > now
-                && !session
+        Some(leased)
+            if leased.holder.owner != owner
+                && leased.expires > now
+                && !leased
+                    .session
                     .as_deref()
                     .is_some_and(|session| session_gone(&transaction, session)) =>
         {
-            return Ok(Lease::Held(Holder {
-                owner: holder,
-                since,
-            }));
+            return Ok(Lease::Held(leased.holder));
         }
         // The owner's own lease keeps the time it was first taken.
-        Some((holder, _, since, _)) if holder == owner => since,
+        Some(leased) if leased.holder.owner == owner => leased.holder.since,
         _ => now,
     };
     transaction.execute(
-        "INSERT INTO file_locks (path, owner, session, acquired, expires, renewed)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        "INSERT INTO file_locks (path, owner, session, acquired, expires, renewed, host)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
          ON CONFLICT (path) DO UPDATE SET owner = excluded.owner, session = excluded.session,
-             acquired = excluded.acquired, expires = excluded.expires, renewed = excluded.renewed",
-        params![path, owner, session, acquired, now + ttl_ms, now],
+             acquired = excluded.acquired, expires = excluded.expires, renewed = excluded.renewed,
+             host = excluded.host",
+        params![path, owner, session, acquired, now + ttl_ms, now, host],
     )?;
     transaction.commit()?;
     Ok(Lease::Granted)
@@ -81,21 +112,21 @@ pub fn editor(
     now: i64,
     session_gone: impl Fn(&Connection, &str) -> bool,
 ) -> rusqlite::Result<Option<Holder>> {
-    let current: Option<(String, Option<String>, i64)> = connection
+    let current: Option<(String, Option<String>, i64, Option<String>)> = connection
         .query_row(
-            "SELECT owner, session, acquired FROM file_locks
+            "SELECT owner, session, acquired, host FROM file_locks
              WHERE path = ?1 AND owner != ?2 AND expires > ?3",
             params![path, owner, now],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
         )
         .optional()?;
     Ok(current
-        .filter(|(_, session, _)| {
+        .filter(|(_, session, ..)| {
             !session
                 .as_deref()
                 .is_some_and(|session| session_gone(connection, session))
         })
-        .map(|(owner, _, since)| Holder { owner, since }))
+        .map(|(owner, _, since, host)| Holder { owner, since, host }))
 }
 
 /// Lets go of `owner`'s leases on files other than `keep` last renewed
@@ -161,17 +192,27 @@ mod tests {
 
     const NONE_GONE: fn(&Connection, &str) -> bool = |_, _| false;
 
+    /// `owner` of session `session`, in Codex.
+    fn claimant<'a>(owner: &'a str, session: &'a str) -> Claimant<'a> {
+        Claimant {
+            owner,
+            session: Some(session),
+            host: Some("Codex"),
+        }
+    }
+
     #[test]
     fn a_lease_is_held_re_entrant_released_and_expires() {
         let (_dir, mut db) = store();
         let ask = |db: &mut Connection, owner: &str, now: i64| {
-            try_acquire(db, "/p/a.py", owner, Some("s1"), now, 1_000, NONE_GONE).unwrap()
+            try_acquire(db, "/p/a.py", claimant(owner, "s1"), now, 1_000, NONE_GONE).unwrap()
         };
         assert_eq!(ask(&mut db, "alice", 0), Lease::Granted);
         assert_eq!(ask(&mut db, "alice", 10), Lease::Granted, "re-entrant");
         let held = Lease::Held(Holder {
             owner: "alice".into(),
             since: 0,
+            host: Some("Codex".into()),
         });
         assert_eq!(ask(&mut db, "bob", 20), held, "since the first grant");
         assert_eq!(ask(&mut db, "bob", 1_011), Lease::Granted, "expired");
@@ -190,7 +231,7 @@ mod tests {
     fn readers_see_the_editor_and_an_owner_moving_on_lets_go() {
         let (_dir, mut db) = store();
         let lease = |db: &mut Connection, path: &str, now: i64| {
-            try_acquire(db, path, "alice", Some("s1"), now, 60_000, NONE_GONE).unwrap()
+            try_acquire(db, path, claimant("alice", "s1"), now, 60_000, NONE_GONE).unwrap()
         };
         assert_eq!(lease(&mut db, "/p/a.py", 0), Lease::Granted);
         let editing = editor(&db, "/p/a.py", "bob", 10, NONE_GONE).unwrap();
@@ -198,7 +239,8 @@ mod tests {
             editing,
             Some(Holder {
                 owner: "alice".into(),
-                since: 0
+                since: 0,
+                host: Some("Codex".into()),
             })
         );
         assert_eq!(
@@ -229,15 +271,15 @@ mod tests {
         try_acquire(
             &mut db,
             "/p/a.py",
-            "alice",
-            Some("s1"),
+            claimant("alice", "s1"),
             0,
             60_000,
             NONE_GONE,
         )
         .unwrap();
         let gone = |_: &Connection, session: &str| session == "s1";
-        let lease = try_acquire(&mut db, "/p/a.py", "bob", Some("s2"), 10, 60_000, gone).unwrap();
+        let lease =
+            try_acquire(&mut db, "/p/a.py", claimant("bob", "s2"), 10, 60_000, gone).unwrap();
         assert_eq!(lease, Lease::Granted);
     }
 }

@@ -99,6 +99,9 @@ const MIGRATIONS: &[&str] = &[
     // 8: the MCP client's process, by which a hook that its host started
     // finds its session when the host passes its MCP server no session id.
     "ALTER TABLE sessions ADD COLUMN client_pid INTEGER;",
+    // 9: the agent host a lease's owner runs in, for another agent's
+    // refusal to name.
+    "ALTER TABLE file_locks ADD COLUMN host TEXT;",
 ];
 
 /// The version this build writes.
