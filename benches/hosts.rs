@@ -156,11 +156,13 @@ fn run(host: Host, edits: usize) -> Option<Row> {
         "{}: the model was told each edit's outcome after {told} of {edits} edits",
         host.name()
     );
+    let hooks = hook_runs(&store, ended.len());
+    let hook_ends: Vec<i64> = hooks.iter().map(|(end, _)| *end).collect();
     Some(Row {
         host,
         next_request: model.edit_latencies(),
-        publish: publications(&store, &mathutil, &ended),
-        hook: hook_runs(&store, ended.len()),
+        publish: publications(&store, &mathutil, &ended, &hook_ends),
+        hook: hooks.into_iter().map(|(_, took)| took).collect(),
     })
 }
 
@@ -189,11 +191,19 @@ fn told_outcome(model: &Model, turn: usize, broke: bool) -> bool {
 }
 
 /// For each edit (ended at `ended[n]`, even ones breaking the file), from
-/// the write to pyright's first publication for `file` with the edit's
-/// outcome (errors or none), as the language server's actor recorded it.
+/// the write to pyright's publication for `file` that the edit's `release`
+/// hook (ended at `hook_ends[n]`) answered with: the last one with the
+/// edit's outcome (errors or none) before the hook ended, as the language
+/// server's actor recorded it. The first one can be of a half-written
+/// file: a host that writes in place is seen truncated, then written.
 /// The store's writer commits within 100 ms of an event; the daemon
 /// outlives the host, so the last ones are waited for.
-fn publications(store: &Path, file: &Path, ended: &[SystemTime]) -> Vec<Duration> {
+fn publications(
+    store: &Path,
+    file: &Path,
+    ended: &[SystemTime],
+    hook_ends: &[i64],
+) -> Vec<Duration> {
     let uri = format!("file://{}", file.display());
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -203,9 +213,10 @@ fn publications(store: &Path, file: &Path, ended: &[SystemTime]) -> Vec<Duration
             .enumerate()
             .filter_map(|(n, end)| {
                 let written = millis(*end) as i64;
-                let (at, _) = published
-                    .iter()
-                    .find(|(at, count)| *at >= written && (*count > 0) == (n % 2 == 0))?;
+                let answered = *hook_ends.get(n)?;
+                let (at, _) = published.iter().rev().find(|(at, count)| {
+                    (written..=answered).contains(at) && (*count > 0) == (n % 2 == 0)
+                })?;
                 Some(Duration::from_millis((at - written) as u64))
             })
             .collect();
@@ -234,19 +245,23 @@ fn diagnostics_events(store: &Path, uri: &str) -> Vec<(i64, i64)> {
         .collect()
 }
 
-/// How long each `release` hook ran, as it recorded itself; waits until
-/// `edits` are there (hooks write their own events).
-fn hook_runs(store: &Path, edits: usize) -> Vec<Duration> {
+/// When each `release` hook ended (ms since the epoch) and how long it
+/// ran, as it recorded itself; waits until `edits` are there (hooks write
+/// their own events).
+fn hook_runs(store: &Path, edits: usize) -> Vec<(i64, Duration)> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let connection = Connection::open(store).unwrap();
         let mut statement = connection
-            .prepare("SELECT duration_us FROM events WHERE kind = 'hook' AND tool = 'release' ORDER BY id")
+            .prepare("SELECT at, duration_us FROM events WHERE kind = 'hook' AND tool = 'release' ORDER BY id")
             .unwrap();
-        let runs: Vec<Duration> = statement
-            .query_map([], |row| row.get::<_, i64>(0))
+        let runs: Vec<(i64, Duration)> = statement
+            .query_map([], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)))
             .unwrap()
-            .map(|micros| Duration::from_micros(micros.unwrap() as u64))
+            .map(|row| {
+                let (at, micros) = row.unwrap();
+                (at, Duration::from_micros(micros as u64))
+            })
             .collect();
         if runs.len() >= edits || Instant::now() > deadline {
             return runs;

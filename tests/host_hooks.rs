@@ -258,3 +258,30 @@ fn world_windlass(world: &Daemon, args: &[&str]) -> String {
         .unwrap();
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
+
+#[test]
+fn a_hook_in_a_directory_outside_its_sessions_roots_brings_it_in() {
+    let world = Daemon::at_home();
+    let started_in = project(&[("other.py", "y = 1\n")]);
+    let dir = project(&[("main.py", "x = 1\n")]);
+    let root = dir.path().canonicalize().unwrap();
+    let session = codex_session(&world, &started_in.path().canonicalize().unwrap());
+    std::fs::write(root.join("main.py"), "x = ERROR\n").unwrap();
+    let patch =
+        "*** Begin Patch\n*** Update File: main.py\n@@\n-x = 1\n+x = ERROR\n*** End Patch\n";
+    let told = answer(&codex_hook(
+        &world,
+        &["release", "--format", "codex"],
+        &codex_patch("PostToolUse", &root, patch),
+    ))
+    .expect("the file's error is told");
+    let told = told["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(told.contains("mockls: ERROR on line 1"), "{told}");
+    let status = session.ok("status", json!({}));
+    assert!(
+        status.contains(&root.display().to_string()),
+        "the host's directory is a root: {status}"
+    );
+}

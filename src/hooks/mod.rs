@@ -15,7 +15,7 @@ pub mod sync_roots;
 pub use hosts::Format;
 
 use crate::control::client;
-use crate::control::protocol::{Answer, Request};
+use crate::control::protocol::{Answer, Request, RootsChange};
 use anyhow::{Context as _, Result};
 use hosts::{Host, ToolKind};
 use rusqlite::Connection;
@@ -36,6 +36,8 @@ const MAX_INPUT: u64 = 64 * 1024 * 1024;
 const LOG_LIMIT: u64 = 1024 * 1024;
 /// How long the daemon may take to list its sessions.
 const ATTACHED_LIMIT: Duration = Duration::from_secs(2);
+/// How long a session may take to apply a roots change.
+const ROOTS_LIMIT: Duration = Duration::from_secs(10);
 
 /// What a host sends a hook; every field optional, others ignored. Hosts
 /// that name fields in camelCase (Copilot CLI's own hooks) are read too.
@@ -221,6 +223,50 @@ impl Run {
         format.host().context(&self.event_name(format), text)
     }
 
+    /// Asks the session's Roots to apply `change`, as roots of the hooks.
+    pub fn change_roots(&mut self, change: RootsChange) -> Result<()> {
+        let Some(session) = &self.session else {
+            anyhow::bail!("no live windlass session for this host session or directory");
+        };
+        let request = Request::Roots {
+            session: session.id.clone(),
+            change: change.clone(),
+        };
+        let (roots, refused) =
+            client::expect(
+                &session.socket,
+                &request,
+                ROOTS_LIMIT,
+                |answer| match answer {
+                    Answer::Roots { roots, refused } => Some((roots, refused)),
+                    _ => None,
+                },
+            )?;
+        self.record(
+            EventKind::RootsChanged,
+            json!({"change": change, "roots": roots, "refused": refused}),
+        );
+        Ok(())
+    }
+
+    /// Adds the directory the host works in to its session's roots when
+    /// none of them holds it: a host that answers `roots/list` with
+    /// nothing (Codex, Copilot CLI) is followed where its hooks run. The
+    /// client's own roots, where it names some, still come first.
+    fn follow_directory(&mut self) {
+        let cwd = self.input.cwd();
+        let held = self
+            .session
+            .as_ref()
+            .is_none_or(|session| session.roots.iter().any(|root| cwd.starts_with(root)));
+        if held {
+            return;
+        }
+        if let Err(error) = self.change_roots(RootsChange::Add(vec![cwd.clone()])) {
+            self.failed(json!({"directory": cwd}), format!("{error:#}"));
+        }
+    }
+
     fn event_name(&self, format: Format) -> String {
         self.input
             .hook_event_name
@@ -240,6 +286,9 @@ pub fn run(name: &'static str, body: impl FnOnce(&mut Run) -> Result<Option<Valu
             return Ok(());
         }
     };
+    if name != "sync-roots" {
+        run.follow_directory();
+    }
     let outcome = body(&mut run);
     let error = match &outcome {
         Err(error) => Some(format!("{error:#}")),

@@ -9,19 +9,14 @@
 //! `hook`, which count only while the MCP client names no roots itself.
 
 use super::{Format, Run};
-use crate::control::client;
-use crate::control::protocol::{Answer, Request, RootsChange};
-use anyhow::{Context as _, Result, bail};
+use crate::control::protocol::RootsChange;
+use anyhow::{Context as _, Result};
 use clap::Args;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 use windlass_actors::store::{self, hooks};
-use windlass_actors::vocabulary::events::EventKind;
 
-/// How long the session may take to apply a roots change.
-const ROOTS_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most of a transcript read in one run.
 const MAX_READ: u64 = 64 * 1024 * 1024;
 
@@ -38,12 +33,12 @@ pub fn run(_args: &SyncRootsArgs) -> Result<()> {
 
 fn sync_roots(run: &mut Run) -> Result<Option<Value>> {
     match (&run.input.directory, &run.input.transcript_path) {
-        (Some(directory), _) => apply(run, RootsChange::Add(vec![directory.clone()]))?,
+        (Some(directory), _) => run.change_roots(RootsChange::Add(vec![directory.clone()]))?,
         (None, Some(transcript)) => {
             let transcript = transcript.display().to_string();
             let (changes, read_to) = read_transcript(run, Path::new(&transcript))?;
             for change in changes {
-                apply(run, change)?;
+                run.change_roots(change)?;
             }
             // Only once applied: a change that failed is read again next time.
             hooks::set_transcript_offset(&run.store, &transcript, read_to, store::now_ms())?;
@@ -51,31 +46,6 @@ fn sync_roots(run: &mut Run) -> Result<Option<Value>> {
         (None, None) => {}
     }
     Ok(None)
-}
-
-fn apply(run: &mut Run, change: RootsChange) -> Result<()> {
-    let Some(session) = &run.session else {
-        bail!("no live windlass session for this host session or directory");
-    };
-    let request = Request::Roots {
-        session: session.id.clone(),
-        change: change.clone(),
-    };
-    let (roots, refused) =
-        client::expect(
-            &session.socket,
-            &request,
-            ROOTS_TIMEOUT,
-            |answer| match answer {
-                Answer::Roots { roots, refused } => Some((roots, refused)),
-                _ => None,
-            },
-        )?;
-    run.record(
-        EventKind::RootsChanged,
-        json!({"change": change, "roots": roots, "refused": refused}),
-    );
-    Ok(())
 }
 
 /// The `/add-dir` changes written to the transcript since the last run,
