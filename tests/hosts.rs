@@ -706,6 +706,15 @@ fn claude_code_and_codex_share_one_daemon_and_respect_each_others_lease() {
         top.contains("claude-code") && top.contains("codex-mcp-client"),
         &top,
     );
+    let codex_session = thread_id(&b).unwrap_or_default();
+    let listed = world_windlass(&claude, &["list"]);
+    checks.that(
+        "both hosts' session ids name their sessions in `list`",
+        !codex_session.is_empty()
+            && listed.contains(&codex_session)
+            && listed.contains(&claude_session),
+        &format!("codex session {codex_session:?}\n{listed}"),
+    );
     let pyright_lines = top
         .lines()
         .filter(|line| line.contains("pyright-langserver"))
@@ -729,6 +738,24 @@ fn claude_code_and_codex_share_one_daemon_and_respect_each_others_lease() {
     checks.finish_in(&[(&first, &a), (&second, &b)], &claude.daemon);
 }
 
+/// The thread id Codex's JSON events carry: the session id its hooks get.
+fn thread_id(run: &Finished) -> Option<String> {
+    run.events
+        .iter()
+        .find_map(|(_, event)| event["thread_id"].as_str())
+        .map(str::to_owned)
+}
+
+/// `windlass ARGS` in the hosts' world, its output.
+fn world_windlass(installed: &Installed, args: &[&str]) -> String {
+    let output = std::process::Command::new(common::windlass_binary())
+        .args(args)
+        .envs(installed.daemon.environment())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// `windlass top --once` in the hosts' world.
 fn top_once(world: &common::Daemon) -> String {
     let output = std::process::Command::new(common::windlass_binary())
@@ -739,16 +766,14 @@ fn top_once(world: &common::Daemon) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// The world's recorded events of `kind`, as compact JSON lines.
+/// The world's recorded events of `kind`, as compact JSON.
 fn world_events(installed: &Installed, kind: &str) -> String {
-    let output = std::process::Command::new(common::windlass_binary())
-        .args(["query", "--kind", kind, "--format", "json", "--since", "1h"])
-        .envs(installed.daemon.environment())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&output.stdout);
+    let text = world_windlass(
+        installed,
+        &["query", "--kind", kind, "--format", "json", "--since", "1h"],
+    );
     match serde_json::from_str::<serde_json::Value>(&text) {
         Ok(value) => value.to_string(),
-        Err(_) => text.into_owned(),
+        Err(_) => text,
     }
 }
