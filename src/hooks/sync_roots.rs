@@ -212,6 +212,7 @@ fn directory_changes(text: &str) -> Vec<(PathBuf, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn additions_and_removals_are_found_in_transcript_text() {
