@@ -39,15 +39,6 @@ fn hook_in(state: &Path, args: &[&str], stdin: &str) -> Output {
     output
 }
 
-/// What a hook printed, as JSON; `None` for nothing.
-fn answer(output: &Output) -> Option<Value> {
-    let text = String::from_utf8(output.stdout.clone()).unwrap();
-    match text.trim() {
-        "" => None,
-        text => Some(serde_json::from_str(text).unwrap()),
-    }
-}
-
 fn context(answer: &Value) -> &str {
     answer["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -107,7 +98,7 @@ fn release_tells_of_new_errors_then_of_their_fix_and_nothing_for_a_clean_file() 
     };
 
     std::fs::write(&file, "def greet():\n    ERROR here\n").unwrap();
-    let broken = answer(&release("claude")).expect("the new error is told");
+    let broken = hook_answer(&release("claude")).expect("the new error is told");
     assert_eq!(broken["hookSpecificOutput"]["hookEventName"], "PostToolUse");
     let told = context(&broken);
     assert!(told.contains("1 error"), "{told}");
@@ -115,12 +106,12 @@ fn release_tells_of_new_errors_then_of_their_fix_and_nothing_for_a_clean_file() 
     assert!(told.contains("mockls: ERROR on line 2"), "{told}");
 
     std::fs::write(&file, "def greet():\n    pass\n").unwrap();
-    let fixed = answer(&release("claude")).expect("the fix is told");
+    let fixed = hook_answer(&release("claude")).expect("the fix is told");
     assert_eq!(
         context(&fixed),
         format!("fixed: no errors left in {}", file.display())
     );
-    assert_eq!(answer(&release("claude")), None, "clean stays quiet");
+    assert_eq!(hook_answer(&release("claude")), None, "clean stays quiet");
 
     // Gemini's AfterTool gets its own event name.
     std::fs::write(&file, "ERROR one\nERROR two\n").unwrap();
@@ -139,13 +130,13 @@ fn release_tells_of_new_errors_then_of_their_fix_and_nothing_for_a_clean_file() 
         &["release", "--format", "gemini"],
         &gemini.to_string(),
     );
-    let told = answer(&output).unwrap();
+    let told = hook_answer(&output).unwrap();
     assert_eq!(told["hookSpecificOutput"]["hookEventName"], "AfterTool");
     assert!(context(&told).contains("2 errors"), "{told}");
 
     // A later edit is told what it changed, not everything again.
     std::fs::write(&file, "ERROR one\nERROR two\nERROR three\n").unwrap();
-    let changed = answer(&release("claude")).unwrap();
+    let changed = hook_answer(&release("claude")).unwrap();
     let text = context(&changed);
     assert!(
         text.contains("1 new error; 3 errors in all, 2 of them reported before"),
@@ -155,7 +146,7 @@ fn release_tells_of_new_errors_then_of_their_fix_and_nothing_for_a_clean_file() 
         text.contains("3:1 error") && !text.contains("2:1 error"),
         "{text}"
     );
-    assert_eq!(answer(&release("claude")), None, "no change, no words");
+    assert_eq!(hook_answer(&release("claude")), None, "no change, no words");
 
     let runs = stdout_of_query(&session, "hook");
     assert_eq!(runs.len(), 6, "each run is recorded: {runs:?}");
@@ -201,7 +192,7 @@ fn a_batch_gets_one_answer_for_every_file_it_edited() {
         &batch.to_string(),
     );
     let told =
-        answer(&output).unwrap_or_else(|| panic!("{:?}", stdout_of_query(&session, "error")));
+        hook_answer(&output).unwrap_or_else(|| panic!("{:?}", stdout_of_query(&session, "error")));
     assert_eq!(told["hookSpecificOutput"]["hookEventName"], "PostToolBatch");
     let text = context(&told);
     assert!(text.contains("a.py after the edit: 1 error"), "{text}");
@@ -271,7 +262,7 @@ fn four_agents_contending_for_one_file_take_it_one_at_a_time() {
                 &["acquire", "--format", "claude", "--timeout", &timeout],
                 &input,
             );
-            (answer(&output), std::time::Instant::now())
+            (hook_answer(&output), std::time::Instant::now())
         })
     };
     // When the release began: no waiting agent can be let in before.
@@ -358,7 +349,7 @@ fn reads_never_wait_and_an_editor_moving_on_lets_go() {
     let other = dir.path().join("other.py");
     let state = session.state.path().join("state");
     let run = |agent: &str, tool: &str, file: &Path| {
-        answer(&hook_in(
+        hook_answer(&hook_in(
             &state,
             &["acquire", "--format", "claude", "--timeout", "0"],
             &pre_tool_use(HOST_SESSION, Some(agent), tool, file),
@@ -376,7 +367,7 @@ fn reads_never_wait_and_an_editor_moving_on_lets_go() {
             let state = state.clone();
             let input = pre_tool_use(HOST_SESSION, Some(reader), "Read", &shared);
             std::thread::spawn(move || {
-                answer(&hook_in(&state, &["acquire", "--format", "claude"], &input))
+                hook_answer(&hook_in(&state, &["acquire", "--format", "claude"], &input))
             })
         })
         .into_iter()
@@ -447,7 +438,7 @@ fn hooks_in_a_sessions_first_moments_find_it_and_fail_for_nothing() {
         &["release", "--format", "claude"],
         &post_tool_use(host, dir.path(), &file),
     );
-    let told = answer(&released).expect("the new error is told");
+    let told = hook_answer(&released).expect("the new error is told");
     assert!(context(&told).contains("mockls: ERROR on line 1"), "{told}");
     let runs = Command::new(windlass_binary())
         .args(["query", "--kind", "hook", "--format", "json"])
@@ -542,15 +533,15 @@ fn a_holder_whose_session_was_killed_holds_nothing() {
             &pre_tool_use(host, None, "Edit", &file),
         )
     };
-    assert_eq!(answer(&take("holder-host")), None);
-    let refused = answer(&take("other-host")).expect("held");
+    assert_eq!(hook_answer(&take("holder-host")), None);
+    let refused = hook_answer(&take("other-host")).expect("held");
     assert_eq!(refused["hookSpecificOutput"]["permissionDecision"], "deny");
     Command::new("kill")
         .args(["-9", &holder.pid().to_string()])
         .status()
         .unwrap();
     wait_until("the holder's process is gone", || {
-        answer(&take("other-host")).is_none()
+        hook_answer(&take("other-host")).is_none()
     });
 }
 
@@ -562,7 +553,7 @@ fn an_edit_of_a_file_changed_since_it_was_read_is_warned_of() {
     let file = dir.path().join("main.py");
     let state = session.state.path().join("state");
     let run = |tool: &str| {
-        answer(&hook_in(
+        hook_answer(&hook_in(
             &state,
             &["acquire", "--format", "claude", "--timeout", "0"],
             &pre_tool_use(HOST_SESSION, None, tool, &file),
@@ -687,7 +678,7 @@ fn pyright_type_errors_reach_the_agent_through_the_daemon_and_so_does_their_fix(
     assert!(clean.contains("no problems"), "{clean}");
     let file = dir.path().join("main.py");
     let release = || {
-        answer(&daemon.hook(
+        hook_answer(&daemon.hook(
             &["release", "--format", "claude"],
             &post_tool_use(host, dir.path(), &file),
         ))
@@ -778,7 +769,7 @@ fn a_bridge_killed_mid_call_frees_its_sessions_leases_and_its_share_of_the_serve
     let state = daemon.dir.path().join("state");
     let file = dir.path().join("main.py");
     let take = |host: &str| {
-        answer(&hook_in(
+        hook_answer(&hook_in(
             &state,
             &["acquire", "--format", "claude", "--timeout", "0"],
             &pre_tool_use(host, None, "Edit", &file),

@@ -59,14 +59,6 @@ fn codex_hook(world: &Daemon, args: &[&str], input: &Value) -> Output {
     output
 }
 
-fn answer(output: &Output) -> Option<Value> {
-    let text = String::from_utf8(output.stdout.clone()).unwrap();
-    match text.trim() {
-        "" => None,
-        text => Some(serde_json::from_str(text).unwrap()),
-    }
-}
-
 /// Codex's hook input for `apply_patch` of `patch`, in `cwd`.
 fn codex_patch(event: &str, cwd: &Path, patch: &str) -> Value {
     json!({
@@ -103,7 +95,7 @@ fn a_codex_patch_is_answered_for_every_file_it_wrote_from_the_one_daemon() {
         &["acquire", "--format", "codex", "--timeout", "0"],
         &codex_patch("PreToolUse", &root, patch),
     );
-    assert_eq!(answer(&before), None, "nobody else edits the files");
+    assert_eq!(hook_answer(&before), None, "nobody else edits the files");
     std::fs::write(root.join("main.py"), "x = ERROR\n").unwrap();
     std::fs::create_dir_all(root.join("pkg")).unwrap();
     std::fs::write(root.join("pkg/new.py"), "z = ERROR\n").unwrap();
@@ -113,7 +105,7 @@ fn a_codex_patch_is_answered_for_every_file_it_wrote_from_the_one_daemon() {
         &["release", "--format", "codex", "--grace", "0"],
         &codex_patch("PostToolUse", &root, patch),
     );
-    let after = answer(&after).expect("the patch's errors are told");
+    let after = hook_answer(&after).expect("the patch's errors are told");
     assert_eq!(after["hookSpecificOutput"]["hookEventName"], "PostToolUse");
     let told = after["hookSpecificOutput"]["additionalContext"]
         .as_str()
@@ -135,7 +127,7 @@ fn a_patch_takes_the_lease_on_every_file_and_other_hosts_wait_for_it() {
     let dir = project(&[("a.py", "a = 1\n"), ("b.py", "b = 2\n")]);
     let root = dir.path().canonicalize().unwrap();
     let patch = "*** Begin Patch\n*** Update File: a.py\n*** Update File: b.py\n*** End Patch\n";
-    let acquire = |args: &[&str], input: Value| answer(&world.hook(args, &input.to_string()));
+    let acquire = |args: &[&str], input: Value| hook_answer(&world.hook(args, &input.to_string()));
     assert_eq!(
         acquire(
             &["acquire", "--format", "codex", "--timeout", "0"],
@@ -206,7 +198,7 @@ fn copilot_running_the_claude_plugin_hears_its_edits_errors_where_it_reads_them(
     let mut env = world.environment();
     env.push(("COPILOT_CLI".into(), "1".into()));
     let output = hook_process(&["release", "--format", "claude"], &input.to_string(), env);
-    let told = answer(&output).expect("the error is told");
+    let told = hook_answer(&output).expect("the error is told");
     let context = told["additionalContext"].as_str().unwrap_or_default();
     assert!(
         context.contains("mockls: ERROR on line 1"),
@@ -269,7 +261,7 @@ fn a_hook_in_a_directory_outside_its_sessions_roots_brings_it_in() {
     std::fs::write(root.join("main.py"), "x = ERROR\n").unwrap();
     let patch =
         "*** Begin Patch\n*** Update File: main.py\n@@\n-x = 1\n+x = ERROR\n*** End Patch\n";
-    let told = answer(&codex_hook(
+    let told = hook_answer(&codex_hook(
         &world,
         &["release", "--format", "codex"],
         &codex_patch("PostToolUse", &root, patch),

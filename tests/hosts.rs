@@ -243,6 +243,11 @@ fn opencode_patch_of_several_files_is_answered_for_each() {
     patch_loop(Host::Opencode, "opencode patch");
 }
 
+#[test]
+fn copilot_cli_patch_of_several_files_is_answered_for_each() {
+    patch_loop(Host::Copilot, "copilot patch");
+}
+
 /// One `apply_patch` that breaks `mathutil.py` and adds a file with an
 /// error of its own, then one that fixes the first and deletes the second:
 /// the first result names both files' errors, the second says "fixed".

@@ -42,6 +42,9 @@ pub fn side() -> Response {
 
 /// A main-loop answer: the action as one streamed message.
 pub fn answer(dialect: Dialect, action: &Action, turn: usize) -> Response {
+    if let (Dialect::Copilot, Action::Patch { patch, .. }) = (dialect, action) {
+        return custom_call(&call_id(turn), "apply_patch", patch);
+    }
     let (name, arguments) = match call(dialect, action) {
         Some(call) => call,
         None => {
@@ -63,6 +66,20 @@ pub fn answer(dialect: Dialect, action: &Action, turn: usize) -> Response {
                 {"index": 0, "id": call_id(turn), "type": "function",
                  "function": {"name": name, "arguments": ""}}]}),
             json!({"tool_calls": [{"index": 0, "function": {"arguments": arguments.to_string()}}]}),
+        ],
+        "tool_calls",
+    )
+}
+
+/// A call of a freeform tool (Copilot CLI's `apply_patch` for GPT-5
+/// models): its input is text, not JSON arguments.
+fn custom_call(id: &str, name: &str, input: &str) -> Response {
+    streamed(
+        &[
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                {"index": 0, "id": id, "type": "custom",
+                 "custom": {"name": name, "input": ""}}]}),
+            json!({"tool_calls": [{"index": 0, "custom": {"input": input}}]}),
         ],
         "tool_calls",
     )

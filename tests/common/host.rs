@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Among a run's arguments: the model is one the host gives its patch
-/// tool (OpenCode), not an argument of the host's.
+/// tool (OpenCode, Copilot CLI), not an argument of the host's.
 pub const PATCHING: &str = "--windlass-test-patching";
 
 /// How long one host process may run: a lease wait of today's build
@@ -433,6 +433,10 @@ impl Installed {
     /// `model`, and `args` added to its command line.
     pub fn start(&self, project: &Path, model: &Model, args: &[&str]) -> Running {
         let mut command = self.command(Some(model));
+        if self.host == Host::Copilot && args.contains(&PATCHING) {
+            // Copilot CLI gives GPT-5 models `apply_patch` for its edits.
+            command.env("COPILOT_MODEL", "gpt-5.4");
+        }
         let prompt = "Follow the script.";
         let api = format!("{}/v1", model.url());
         match self.host {

@@ -590,6 +590,15 @@ pub fn run_hook(state: &Path, args: &[&str], input: &str) -> std::process::Outpu
     hook_process(args, input, vec![state])
 }
 
+/// What a hook printed, as JSON; `None` for nothing.
+pub fn hook_answer(output: &std::process::Output) -> Option<Value> {
+    let text = String::from_utf8(output.stdout.clone()).unwrap();
+    match text.trim() {
+        "" => None,
+        text => Some(serde_json::from_str(text).unwrap()),
+    }
+}
+
 /// A hook process with `env`, `input` on stdin, run to its end.
 pub fn hook_process(
     args: &[&str],
