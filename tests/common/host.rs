@@ -11,11 +11,11 @@ use super::chat::Dialect;
 use super::model::{Api, Model, Step};
 use super::{Daemon, have, skip, windlass_binary};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Among a run's arguments: the model is one the host gives its patch
@@ -81,14 +81,10 @@ impl Host {
     }
 }
 
-/// Copilot CLI unpacks its package (235 MB) into a new HOME's cache on
-/// first start: the hosts' HOMEs share one, filled by one setup at a time.
-static COPILOT_CACHE: Mutex<()> = Mutex::new(());
-
 /// The scripted model's name: Codex offers `apply_patch` and its tool
 /// search to this one; for Copilot CLI and OpenCode it is a name that gets
 /// their edit tools.
-fn model_name(host: Host) -> &'static str {
+pub(super) fn model_name(host: Host) -> &'static str {
     match host {
         Host::Codex => "gpt-5.5",
         Host::Copilot => "gpt-4.1",
@@ -105,7 +101,7 @@ pub fn repository() -> PathBuf {
 /// A host with Windlass installed in a HOME of its own, and the Windlass
 /// daemon world its sessions share.
 pub struct Installed {
-    host: Host,
+    pub(super) host: Host,
     /// The user's world: the host's HOME, where Windlass finds its daemon;
     /// shared by hosts installed side by side.
     pub daemon: Arc<Daemon>,
@@ -144,145 +140,6 @@ impl Installed {
         Some(installed)
     }
 
-    fn home(&self) -> PathBuf {
-        self.daemon.home()
-    }
-
-    /// Codex's configuration (the scripted model's provider, no update
-    /// checks or analytics), then `codex plugin marketplace add REPO &&
-    /// codex plugin add windlass@windlass`, as the README says.
-    fn install_codex_plugin(&self) {
-        let codex = self.home().join(".codex");
-        std::fs::create_dir_all(&codex).unwrap();
-        let config = format!(
-            "model = \"{}\"\nmodel_provider = \"scripted\"\ncheck_for_update_on_startup = false\n\n\
-             [model_providers.scripted]\nname = \"scripted\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\
-             env_key = \"SCRIPTED_API_KEY\"\nwire_api = \"responses\"\nrequest_max_retries = 0\n\
-             stream_max_retries = 0\n\n[analytics]\nenabled = false\n",
-            model_name(Host::Codex)
-        );
-        std::fs::write(codex.join("config.toml"), config).unwrap();
-        let repository = repository().display().to_string();
-        self.setup(&["plugin", "marketplace", "add", &repository], &repository);
-        self.setup(&["plugin", "add", "windlass@windlass"], &repository);
-    }
-
-    /// `copilot plugin marketplace add REPO && copilot plugin install
-    /// windlass@windlass`: Copilot CLI installs the Claude Code plugin.
-    fn install_copilot_plugin(&self) {
-        let shared = Path::new(env!("CARGO_TARGET_TMPDIR")).join("copilot-cache");
-        std::fs::create_dir_all(&shared).unwrap();
-        std::fs::create_dir_all(self.home().join(".cache")).unwrap();
-        std::os::unix::fs::symlink(&shared, self.home().join(".cache/copilot")).unwrap();
-        let _one_at_a_time = COPILOT_CACHE
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let repository = repository().display().to_string();
-        self.setup(&["plugin", "marketplace", "add", &repository], &repository);
-        self.setup(&["plugin", "install", "windlass@windlass"], &repository);
-    }
-
-    /// OpenCode's user configuration as the README says: Windlass's MCP
-    /// server and its plugin module, from this repository. The plugin
-    /// package OpenCode installs into its configuration directory comes
-    /// from `.ci/run`'s copy when there is one (`WINDLASS_OPENCODE_DEPS`).
-    fn configure_opencode(&self) {
-        let directory = self.home().join(".config/opencode");
-        std::fs::create_dir_all(&directory).unwrap();
-        let module = repository().join("plugins/opencode/windlass.js");
-        let config = json!({
-            "$schema": "https://opencode.ai/config.json",
-            "autoupdate": false,
-            "share": "disabled",
-            "mcp": {"windlass": {"type": "local", "command": ["windlass"]}},
-            "plugin": [format!("file://{}", module.display())],
-        });
-        std::fs::write(directory.join("opencode.json"), config.to_string()).unwrap();
-        if let Some(deps) = std::env::var_os("WINDLASS_OPENCODE_DEPS") {
-            let deps = PathBuf::from(deps);
-            for name in ["package.json", "package-lock.json"] {
-                std::fs::copy(deps.join(name), directory.join(name)).unwrap();
-            }
-            let copied = Command::new("cp")
-                .arg("-r")
-                .arg(deps.join("node_modules"))
-                .arg(&directory)
-                .status()
-                .unwrap();
-            assert!(copied.success(), "copying OpenCode's plugin package");
-        }
-    }
-
-    /// Qwen Code's settings (nothing sent home), then `qwen extensions link
-    /// REPO`, answering its question.
-    fn link_qwen_extension(&self) {
-        let qwen = self.home().join(".qwen");
-        std::fs::create_dir_all(&qwen).unwrap();
-        let settings = json!({
-            "privacy": {"usageStatisticsEnabled": false},
-            "telemetry": {"enabled": false},
-            "general": {"enableAutoUpdate": false},
-        });
-        std::fs::write(qwen.join("settings.json"), settings.to_string()).unwrap();
-        let repository = repository().display().to_string();
-        let mut command = self.command(None);
-        command
-            .args(["extensions", "link", &repository])
-            .current_dir(&repository)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(b"y\n").unwrap();
-        let output = child.wait_with_output().unwrap();
-        let said = String::from_utf8_lossy(&output.stdout);
-        assert!(
-            output.status.success() && said.contains("linked successfully"),
-            "qwen extensions link: {said}{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-    }
-
-    /// `claude plugin marketplace add REPO && claude plugin install
-    /// windlass@windlass`, as the README says.
-    fn install_plugin(&self) {
-        let repository = repository().display().to_string();
-        self.setup(&["plugin", "marketplace", "add", &repository], &repository);
-        self.setup(&["plugin", "install", "windlass@windlass"], &repository);
-    }
-
-    /// Gemini CLI's settings (API-key auth, nothing sent home, no update
-    /// checks), the folders it must trust (it installs nothing into an
-    /// untrusted one, silently), then `gemini extensions link REPO`:
-    /// `install` would copy the repository, `target/` and all.
-    fn link_extension(&self, projects: &[&Path]) {
-        let gemini = self.daemon.home().join(".gemini");
-        std::fs::create_dir_all(&gemini).unwrap();
-        let settings = json!({
-            "security": {"auth": {"selectedType": "gemini-api-key"}},
-            "telemetry": {"enabled": false},
-            "privacy": {"usageStatisticsEnabled": false},
-            "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
-        });
-        std::fs::write(gemini.join("settings.json"), settings.to_string()).unwrap();
-        let trusted: serde_json::Map<String, Value> = projects
-            .iter()
-            .map(|path| path.to_path_buf())
-            .chain([repository()])
-            .map(|path| (path.display().to_string(), json!("TRUST_FOLDER")))
-            .collect();
-        std::fs::write(
-            gemini.join("trustedFolders.json"),
-            Value::Object(trusted).to_string(),
-        )
-        .unwrap();
-        let repository = repository().display().to_string();
-        self.setup(
-            &["extensions", "link", &repository, "--consent"],
-            &repository,
-        );
-    }
-
     /// Tells Claude Code of an MCP server over HTTP, as the README says:
     /// `claude mcp add --transport http --header …`.
     pub fn add_http_server(&self, name: &str, url: &str, header: &str, cwd: &Path) {
@@ -314,7 +171,7 @@ impl Installed {
     }
 
     /// Runs a host's set-up command, failing the test on an error.
-    fn setup(&self, args: &[&str], cwd: &str) {
+    pub(super) fn setup(&self, args: &[&str], cwd: &str) {
         let output = self.output(args, cwd);
         assert!(
             output.status.success(),
@@ -331,7 +188,7 @@ impl Installed {
     /// daemon directories, no traffic but to `model`, when there is one.
     /// Set-up commands get no API key: with one, Claude Code spends 17 s
     /// trying to reach its API from `plugin marketplace add`.
-    fn command(&self, model: Option<&Model>) -> Command {
+    pub(super) fn command(&self, model: Option<&Model>) -> Command {
         let binaries = windlass_binary().parent().unwrap().to_path_buf();
         let path = std::env::var_os("PATH").unwrap_or_default();
         let path =
@@ -364,7 +221,7 @@ impl Installed {
                 }
                 command
                     .env("NO_PROXY", "127.0.0.1,localhost")
-                    .env("CODEX_HOME", self.home().join(".codex"));
+                    .env("CODEX_HOME", self.daemon.home().join(".codex"));
             }
             Host::Copilot => {
                 command.env("COPILOT_OFFLINE", "true");

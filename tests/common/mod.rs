@@ -9,9 +9,11 @@ pub mod chat;
 pub mod gemini;
 pub mod host;
 pub mod http;
+pub mod install;
 pub mod model;
 pub mod projects;
 pub mod responses;
+pub mod scenario;
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
