@@ -229,9 +229,53 @@ impl Daemon {
 }
 
 impl Drop for Daemon {
+    /// Stops the daemon, then ends any windlass process of this world
+    /// still running: a bridge whose host was still exiting when the
+    /// daemon stopped starts another, which would outlive the test.
     fn drop(&mut self) {
         let _ = self.stop();
+        let Some((name, value)) = self.environment().into_iter().next() else {
+            return;
+        };
+        let marker = format!("{name}={value}");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let left = world_processes(&marker);
+            if left.is_empty() || Instant::now() > deadline {
+                for pid in left {
+                    let _ = Command::new("kill").arg(pid.to_string()).status();
+                }
+                return;
+            }
+            let _ = self.stop();
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
+}
+
+/// The windlass processes (daemons, bridges) whose environment holds
+/// `marker` (`NAME=VALUE`).
+fn world_processes(marker: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+            let windlass = exe
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with("windlass"));
+            windlass
+                && std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| {
+                    environ
+                        .split(|byte| *byte == 0)
+                        .any(|entry| entry == marker.as_bytes())
+                })
+        })
+        .collect()
 }
 
 pub struct Session {
