@@ -136,17 +136,10 @@ impl Input {
         files
     }
 
+    /// The file a tool's path field names; else, for an input that
+    /// carries a patch, every file the patch names. A path comes first: a
+    /// file written may itself hold the text of a patch.
     fn files_in(&self, input: &Value, kind: Option<ToolKind>) -> Vec<Touched> {
-        if let Some(patch) = hosts::patch_text(input) {
-            return patch::files(&patch)
-                .into_iter()
-                .map(|file| Touched {
-                    path: self.absolute(&file.path.display().to_string()),
-                    read: false,
-                    removed: file.removed,
-                })
-                .collect();
-        }
         let path = [
             "file_path",
             "filePath",
@@ -157,13 +150,24 @@ impl Input {
         ]
         .iter()
         .find_map(|field| input.get(field).and_then(Value::as_str));
-        path.map(|path| Touched {
-            path: self.absolute(path),
-            read: kind == Some(ToolKind::Read),
-            removed: false,
-        })
-        .into_iter()
-        .collect()
+        if let Some(path) = path {
+            return vec![Touched {
+                path: self.absolute(path),
+                read: kind == Some(ToolKind::Read),
+                removed: false,
+            }];
+        }
+        let Some(patch) = hosts::patch_text(input) else {
+            return Vec::new();
+        };
+        patch::files(&patch)
+            .into_iter()
+            .map(|file| Touched {
+                path: self.absolute(&file.path.display().to_string()),
+                read: false,
+                removed: file.removed,
+            })
+            .collect()
     }
 
     fn absolute(&self, path: &str) -> PathBuf {
@@ -484,6 +488,22 @@ mod tests {
             ]
         );
         assert_eq!(input.owner(), "s");
+    }
+
+    #[test]
+    fn a_written_file_that_holds_a_patch_is_that_file() {
+        let input: Input = serde_json::from_value(json!({
+            "tool_name": "Write",
+            "tool_input": {
+                "file_path": "/nonexistent/notes.md",
+                "content": "*** Begin Patch\n*** Delete File: /nonexistent/a.py\n*** End Patch\n",
+            },
+        }))
+        .unwrap();
+        let touched = input.touched(Format::Claude.host());
+        assert_eq!(touched.len(), 1);
+        assert_eq!(touched[0].path, PathBuf::from("/nonexistent/notes.md"));
+        assert!(!touched[0].removed);
     }
 
     #[test]
