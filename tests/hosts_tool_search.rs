@@ -45,15 +45,14 @@ fn qwen_code_tool_search_finds_windlass_tools_by_keywords() {
     tool_search(Host::Qwen, "qwen tool search");
 }
 
-/// Intents as an agent words them, which Codex's and Qwen Code's searches
-/// answer; Claude Code 2.1.328's misses the first two.
+/// Intents as an agent words them, short words and all.
 const INTENTS: [(&str, &str); 3] = [
     ("the type of this", "hover"),
     ("who calls it", "call_hierarchy"),
     ("errors after my edit", "diagnostics"),
 ];
 
-/// Each of [`SEARCHES`] (and [`INTENTS`] but in Claude Code) through the
+/// Each of [`SEARCHES`] and [`INTENTS`] through the
 /// host's own tool search, five results at most: the expected Windlass
 /// tool is among them.
 fn tool_search(host: Host, what: &'static str) {
@@ -62,11 +61,7 @@ fn tool_search(host: Host, what: &'static str) {
     let Some(installed) = Installed::new(host, &[&root]) else {
         return;
     };
-    let intents: &[(&str, &str)] = match host {
-        Host::Claude => &[],
-        _ => &INTENTS,
-    };
-    let searches: Vec<(&str, &str)> = SEARCHES.iter().chain(intents).copied().collect();
+    let searches: Vec<(&str, &str)> = SEARCHES.iter().chain(&INTENTS).copied().collect();
     let mut script: Vec<Step> = searches
         .iter()
         .map(|(query, _)| Step::tool_search(query))

@@ -32,6 +32,7 @@ mod record;
 mod render;
 mod schema;
 mod search;
+mod search_hints;
 mod source;
 mod status;
 mod symbols;

@@ -16,6 +16,7 @@ use super::proposals::{self, CodeActionsArgs, RenameArgs};
 use super::read_file::{self, ReadFileArgs};
 use super::schema;
 use super::search::{self, SearchArgs};
+use super::search_hints;
 use super::source::{self, SourceArgs};
 use super::{render, status};
 use crate::error::Error;
@@ -57,6 +58,7 @@ impl Tools {
         for route in tool_router.map.values_mut() {
             let compact = schema::compact(&route.attr.input_schema);
             route.attr.input_schema = std::sync::Arc::new(compact);
+            route.attr.meta = search_hints::meta(&route.attr.name);
         }
         Self {
             context,
@@ -92,7 +94,7 @@ impl Tools {
 #[tool_router]
 impl Tools {
     #[tool(
-        description = "Type, signature and docs of a symbol.",
+        description = "The type of this symbol: its type, signature and docs.",
         annotations(read_only_hint = true)
     )]
     async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -227,7 +229,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Who calls a function, or what it calls.",
+        description = "Who calls it: the callers of a function, or what it calls.",
         annotations(read_only_hint = true)
     )]
     async fn call_hierarchy(&self, Parameters(args): Parameters<CallHierarchyArgs>) -> ToolResult {
