@@ -34,7 +34,10 @@ const HINTS: &[(&str, &str)] = &[
     ("read_file", "read lines contents of a file"),
     ("search", "find symbol text in workspace grep"),
     ("codebase_map", "project overview tree structure"),
-    ("call_hierarchy", "who calls it callers callees called by"),
+    (
+        "call_hierarchy",
+        "who calls this function callers callees called by",
+    ),
     (
         "type_hierarchy",
         "inheritance base class superclass subclass",

@@ -94,7 +94,7 @@ impl Tools {
 #[tool_router]
 impl Tools {
     #[tool(
-        description = "The type of this symbol: its type, signature and docs.",
+        description = "The type of this symbol, its signature and docs.",
         annotations(read_only_hint = true)
     )]
     async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -229,7 +229,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Who calls it: the callers of a function, or what it calls.",
+        description = "Who calls it, or what it calls.",
         annotations(read_only_hint = true)
     )]
     async fn call_hierarchy(&self, Parameters(args): Parameters<CallHierarchyArgs>) -> ToolResult {
