@@ -68,6 +68,12 @@ fn every_manifest_carries_the_crates_version() {
     assert_eq!(codex["version"], version.as_str(), "Codex's plugin.json");
     let qwen = json("qwen-extension.json");
     assert_eq!(qwen["version"], version.as_str(), "qwen-extension.json");
+    let opencode = json("plugins/opencode/package.json");
+    assert_eq!(
+        opencode["version"],
+        version.as_str(),
+        "OpenCode's package.json"
+    );
 }
 
 #[test]

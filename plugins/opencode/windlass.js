@@ -62,6 +62,12 @@ export const Windlass = async ({ directory }) => {
     tool_input: args,
   });
   return {
+    // Windlass's MCP server comes with the plugin, unless the user's
+    // configuration names one already.
+    config: async (config) => {
+      config.mcp ??= {};
+      config.mcp.windlass ??= { type: "local", command: ["windlass"] };
+    },
     "tool.execute.before": async ({ tool, sessionID, callID }, output) => {
       if (!READS.has(tool) && !WRITES.has(tool)) return;
       const answer = await windlass(

@@ -55,22 +55,14 @@ impl Installed {
         self.setup(&["plugin", "install", "windlass@windlass"], &repository);
     }
 
-    /// OpenCode's user configuration as the README says: Windlass's MCP
-    /// server and its plugin module, from this repository. The plugin
-    /// package OpenCode installs into its configuration directory comes
-    /// from `.ci/run`'s copy when there is one (`WINDLASS_OPENCODE_DEPS`).
+    /// `opencode plugin -g file:REPO/plugins/opencode`, as the README
+    /// says: the plugin module, which brings Windlass's MCP server. The
+    /// plugin package OpenCode installs into its configuration directory
+    /// comes from `.ci/run`'s copy when there is one
+    /// (`WINDLASS_OPENCODE_DEPS`).
     pub(super) fn configure_opencode(&self) {
         let directory = self.home().join(".config/opencode");
         std::fs::create_dir_all(&directory).unwrap();
-        let module = repository().join("plugins/opencode/windlass.js");
-        let config = json!({
-            "$schema": "https://opencode.ai/config.json",
-            "autoupdate": false,
-            "share": "disabled",
-            "mcp": {"windlass": {"type": "local", "command": ["windlass"]}},
-            "plugin": [format!("file://{}", module.display())],
-        });
-        std::fs::write(directory.join("opencode.json"), config.to_string()).unwrap();
         if let Some(deps) = std::env::var_os("WINDLASS_OPENCODE_DEPS") {
             let deps = PathBuf::from(deps);
             for name in ["package.json", "package-lock.json"] {
@@ -84,6 +76,9 @@ impl Installed {
                 .unwrap();
             assert!(copied.success(), "copying OpenCode's plugin package");
         }
+        let module = format!("file:{}", repository().join("plugins/opencode").display());
+        let repository = repository().display().to_string();
+        self.setup(&["plugin", "-g", &module], &repository);
     }
 
     /// Qwen Code's settings (nothing sent home), then `qwen extensions link
