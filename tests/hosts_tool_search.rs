@@ -46,10 +46,34 @@ fn qwen_code_tool_search_finds_windlass_tools_by_keywords() {
 }
 
 /// Intents as an agent words them, short words and all.
-const INTENTS: [(&str, &str); 3] = [
+const INTENTS: [(&str, &str); 24] = [
     ("the type of this", "hover"),
     ("who calls it", "call_hierarchy"),
     ("errors after my edit", "diagnostics"),
+    ("where is this defined", "definition"),
+    ("where is this declared", "declaration"),
+    (
+        "where is the type of this variable defined",
+        "type_definition",
+    ),
+    ("where is this used", "find_references"),
+    ("parameters of this call", "signature_help"),
+    ("what does this function call", "call_hierarchy"),
+    ("rename this everywhere", "rename"),
+    ("quick fix for this error", "code_actions"),
+    ("subclasses of this class", "type_hierarchy"),
+    ("what implements this interface", "implementation"),
+    ("outline of this file", "document_symbols"),
+    ("show the source of this function", "source"),
+    ("what breaks if I change this", "impact"),
+    ("would my edit break anything", "check_edit"),
+    ("find a symbol by name", "search"),
+    ("overview of the project", "codebase_map"),
+    ("list files in a directory", "list_directory"),
+    ("read part of a file", "read_file"),
+    ("complete this name", "completion"),
+    ("is the language server ready", "status"),
+    ("did my change introduce type errors", "diagnostics"),
 ];
 
 /// Each of [`SEARCHES`] and [`INTENTS`] through the
@@ -86,7 +110,33 @@ fn tool_search(host: Host, what: &'static str) {
             &names.join(", "),
         );
     }
+    let top_three = searches
+        .iter()
+        .enumerate()
+        .filter(|(turn, (_, expected))| {
+            result(&model, *turn)
+                .tools
+                .iter()
+                .take(3)
+                .any(|tool| windlass_tool(tool) == Some(*expected))
+        })
+        .count();
+    table.push(format!(
+        "{}: found in the first three for {top_three} of {} queries",
+        host.name(),
+        searches.len()
+    ));
     eprintln!("{}", table.join("\n"));
+    // Claude Code's is the search most agents meet.
+    let share = match host {
+        Host::Claude => 90,
+        _ => 85,
+    };
+    checks.that(
+        &format!("{share}% of the queries find their tool in the first three"),
+        top_three * 100 >= searches.len() * share,
+        &table.join("\n"),
+    );
     checks.finish(&[(&model, &run)]);
 }
 

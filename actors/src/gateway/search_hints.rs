@@ -16,7 +16,7 @@ const HINTS: &[(&str, &str)] = &[
     ("type_definition", "type of this variable value class"),
     (
         "implementation",
-        "implementations implementers subclasses of interface trait",
+        "what implements this interface trait implementers",
     ),
     ("find_references", "who uses it where is it used usages"),
     (
@@ -25,12 +25,15 @@ const HINTS: &[(&str, &str)] = &[
     ),
     (
         "diagnostics",
-        "errors warnings after my edit type check problems",
+        "errors warnings after my edit did my change introduce type errors",
     ),
     ("check_edit", "would this edit break anything preview"),
     ("list_directory", "files folder contents ls"),
     ("source", "source code body of this function class"),
-    ("impact", "what breaks if i change it dependents affected"),
+    (
+        "impact",
+        "what breaks if i change this blast radius dependents",
+    ),
     ("read_file", "read lines contents of a file"),
     ("search", "find symbol text in workspace grep"),
     ("codebase_map", "project overview tree structure"),
@@ -40,13 +43,13 @@ const HINTS: &[(&str, &str)] = &[
     ),
     (
         "type_hierarchy",
-        "inheritance base class superclass subclass",
+        "inheritance base class superclass subclasses of this class",
     ),
     ("code_actions", "quick fix refactor"),
     ("rename", "rename this symbol everywhere"),
-    ("completion", "complete names autocomplete"),
+    ("completion", "complete this name autocomplete"),
     ("signature_help", "parameters arguments of this call"),
-    ("status", "language servers health state"),
+    ("status", "is the language server ready health"),
 ];
 
 /// The `_meta` that carries `tool`'s hint, if it has one.

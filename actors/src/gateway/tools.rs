@@ -112,7 +112,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Where a symbol is declared, such as a C prototype.",
+        description = "Where it is declared, such as a C prototype.",
         annotations(read_only_hint = true)
     )]
     async fn declaration(&self, Parameters(args): Parameters<Position>) -> ToolResult {
@@ -148,7 +148,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Outline of a file: classes, functions, methods, line ranges.",
+        description = "Outline of a file: classes, functions, line ranges.",
         annotations(read_only_hint = true)
     )]
     async fn document_symbols(&self, Parameters(args): Parameters<OutlineArgs>) -> ToolResult {
@@ -157,7 +157,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Errors and warnings of files as on disk: did an edit break anything?",
+        description = "Errors and warnings, type errors too, of files as on disk: did an edit break anything?",
         annotations(read_only_hint = true)
     )]
     async fn diagnostics(&self, Parameters(args): Parameters<DiagnosticsArgs>) -> ToolResult {
@@ -193,7 +193,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Blast radius: a symbol's callers and theirs, tests marked.",
+        description = "What breaks if you change it: callers and theirs, tests marked.",
         annotations(read_only_hint = true)
     )]
     async fn impact(&self, Parameters(args): Parameters<ImpactArgs>) -> ToolResult {
@@ -202,7 +202,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Read numbered lines start-end (1-based, inclusive) of a text file.",
+        description = "Read lines start-end (1-based, inclusive) of a text file.",
         annotations(read_only_hint = true)
     )]
     async fn read_file(&self, Parameters(args): Parameters<ReadFileArgs>) -> ToolResult {
@@ -256,7 +256,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Rename a symbol everywhere: the edits as text, not written.",
+        description = "Rename everywhere: the edits as text, not written.",
         annotations(read_only_hint = true)
     )]
     async fn rename(&self, Parameters(args): Parameters<RenameArgs>) -> ToolResult {
@@ -265,7 +265,7 @@ impl Tools {
     }
 
     #[tool(
-        description = "Completion: names available at a position.",
+        description = "Complete a name: the names available at a position.",
         annotations(read_only_hint = true)
     )]
     async fn completion(&self, Parameters(args): Parameters<CompletionArgs>) -> ToolResult {
