@@ -76,9 +76,9 @@ const INTENTS: [(&str, &str); 24] = [
     ("did my change introduce type errors", "diagnostics"),
 ];
 
-/// Each of [`SEARCHES`] and [`INTENTS`] through the
-/// host's own tool search, five results at most: the expected Windlass
-/// tool is among them.
+/// Each of [`SEARCHES`] and [`INTENTS`] through the host's own tool
+/// search, five results at most: the expected Windlass tool is among them
+/// every time, and among the first three almost every time.
 fn tool_search(host: Host, what: &'static str) {
     let _watchdog = Watchdog::arm(what, TEST_LIMIT);
     let (_dir, root) = python_project();
