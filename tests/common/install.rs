@@ -17,15 +17,11 @@ use std::sync::Mutex;
 static COPILOT_CACHE: Mutex<()> = Mutex::new(());
 
 impl Installed {
-    pub(super) fn home(&self) -> PathBuf {
-        self.daemon.home()
-    }
-
     /// Codex's configuration (the scripted model's provider, no update
     /// checks or analytics), then `codex plugin marketplace add REPO &&
     /// codex plugin add windlass@windlass`, as the README says.
     pub(super) fn install_codex_plugin(&self) {
-        let codex = self.home().join(".codex");
+        let codex = self.daemon.home().join(".codex");
         std::fs::create_dir_all(&codex).unwrap();
         let config = format!(
             "model = \"{}\"\nmodel_provider = \"scripted\"\ncheck_for_update_on_startup = false\n\n\
@@ -45,8 +41,8 @@ impl Installed {
     pub(super) fn install_copilot_plugin(&self) {
         let shared = Path::new(env!("CARGO_TARGET_TMPDIR")).join("copilot-cache");
         std::fs::create_dir_all(&shared).unwrap();
-        std::fs::create_dir_all(self.home().join(".cache")).unwrap();
-        std::os::unix::fs::symlink(&shared, self.home().join(".cache/copilot")).unwrap();
+        std::fs::create_dir_all(self.daemon.home().join(".cache")).unwrap();
+        std::os::unix::fs::symlink(&shared, self.daemon.home().join(".cache/copilot")).unwrap();
         let _one_at_a_time = COPILOT_CACHE
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -61,7 +57,7 @@ impl Installed {
     /// comes from `.ci/run`'s copy when there is one
     /// (`WINDLASS_OPENCODE_DEPS`).
     pub(super) fn configure_opencode(&self) {
-        let directory = self.home().join(".config/opencode");
+        let directory = self.daemon.home().join(".config/opencode");
         std::fs::create_dir_all(&directory).unwrap();
         if let Some(deps) = std::env::var_os("WINDLASS_OPENCODE_DEPS") {
             let deps = PathBuf::from(deps);
@@ -84,7 +80,7 @@ impl Installed {
     /// Qwen Code's settings (nothing sent home), then `qwen extensions link
     /// REPO`, answering its question.
     pub(super) fn link_qwen_extension(&self) {
-        let qwen = self.home().join(".qwen");
+        let qwen = self.daemon.home().join(".qwen");
         std::fs::create_dir_all(&qwen).unwrap();
         let settings = json!({
             "privacy": {"usageStatisticsEnabled": false},
