@@ -135,3 +135,63 @@ fn typescript_answers_across_a_root_added_after_start() {
     assert!(references.contains("app/main.ts (2)"), "{references}");
     assert!(references.contains("lib/shapes.ts (1)"), "{references}");
 }
+
+/// A `diagnostics` call and the client's removal of the file's root, in
+/// either order: the answer is the file's type error or a refusal, never
+/// the "no problems" of a server that has just let the folder go.
+#[test]
+fn a_diagnostics_call_racing_the_removal_of_its_root_is_refused_or_fresh() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let dir = project(&[
+        ("app/main.py", "def start() -> int:\n    return 1\n"),
+        ("lib/bad.py", "def area() -> int:\n    return \"wide\"\n"),
+    ]);
+    let base = dir.path().canonicalize().unwrap();
+    let (app, lib) = (base.join("app"), base.join("lib"));
+    let session = start(&app, vec![app.clone(), lib.clone()]);
+    let bad = lib.join("bad.py");
+    let mut refused = [0, 0];
+    for round in 0..12_u32 {
+        session.set_roots(&[&app, &lib]);
+        wait_for_roots(&session, 2);
+        let first = session.ok("diagnostics", json!({"file": bad}));
+        assert!(first.contains("reportReturnType"), "{first}");
+        let call_first = round % 2 == 1;
+        let racing = if call_first {
+            // An edit the server has yet to check keeps the call waiting
+            // while the root goes.
+            let text = format!("def area() -> int:\n    return \"wide{round}\"\n");
+            std::fs::write(&bad, text).unwrap();
+            let call = session.call_async("diagnostics", json!({"file": bad}));
+            std::thread::sleep(std::time::Duration::from_millis(u64::from(round) * 10));
+            session.set_roots(&[&app]);
+            outcome(wait(&call))
+        } else {
+            session.set_roots(&[&app]);
+            session.call("diagnostics", json!({"file": bad}))
+        };
+        assert!(
+            racing.is_error || racing.text.contains("reportReturnType"),
+            "round {round} (call first: {call_first}): {}",
+            racing.text
+        );
+        if racing.is_error {
+            assert!(
+                racing.text.ends_with("is outside the workspace roots"),
+                "{}",
+                racing.text
+            );
+            refused[usize::from(call_first)] += 1;
+        }
+    }
+    eprintln!(
+        "refused: {} of 6 after the change, {} of 6 before it",
+        refused[0], refused[1]
+    );
+    assert_eq!(
+        refused[0], 6,
+        "a call sent after the change is judged by it"
+    );
+}

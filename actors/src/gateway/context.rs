@@ -76,6 +76,14 @@ impl Context {
         ask(&self.roots, RootsMsg::Listing, ACTOR_REPLY_TIMEOUT).await
     }
 
+    /// Has the Roots actor hold questions until the client's new roots
+    /// come.
+    pub fn client_roots_changing(&self) {
+        if let Err(error) = self.roots.send_message(RootsMsg::ClientChanging) {
+            tracing::warn!("roots actor unreachable: {error}");
+        }
+    }
+
     /// Asks the MCP client for its roots, if it declared that it has any,
     /// and hands them to the Roots actor. rmcp marks the roots API
     /// deprecated (protocol 2026-07-28 drops it); today's clients speak

@@ -74,6 +74,12 @@ pub async fn file_diagnostics(context: &Context, file: &str) -> Result<FileDiagn
     })
     .await;
     let (parts, warnings) = settled(reports, file)?;
+    // A root removed during the check takes the file out of the
+    // workspace, and a server letting the folder go may clear the file's
+    // problems on its way: what it published then is no answer.
+    if context.root_set().await?.root_of(&path).is_none() {
+        return Err(Error::OutsideRoots(file.to_owned()));
+    }
     let mut merged = FileDiagnostics::merge(parts);
     merged.notes.extend(warnings);
     Ok(merged)

@@ -348,8 +348,11 @@ impl ServerHandler for Tools {
         tokio::spawn(async move { tools.follow_client_roots(context.peer).await });
     }
 
-    /// rmcp runs this in a task of its own, so it may wait for the answer.
+    /// rmcp runs this in a task of its own, so it may wait for the answer;
+    /// the Roots actor is told first, before a call sent after the change
+    /// asks it for the roots.
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.context.client_roots_changing();
         self.context.follow_client_roots(context.peer).await;
     }
 }

@@ -25,6 +25,9 @@ pub struct RootsChanged {
 pub enum RootsMsg {
     Get(RpcReplyPort<Arc<RootSet>>),
     Listing(RpcReplyPort<Vec<RootListing>>),
+    /// The MCP client said its roots changed: `Get`s wait for its new
+    /// listing, so a question asked after the change is judged by it.
+    ClientChanging,
     /// The MCP client's roots, `file://` URIs, replacing its earlier ones.
     Client(Vec<String>),
     /// The MCP client has no roots to give (it declares none, or its

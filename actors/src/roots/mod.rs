@@ -14,7 +14,10 @@
 //! the next `Get` is answered, so access is revoked at once. A session
 //! that starts with no roots (an HTTP client's, with none configured)
 //! holds `Get` until its client's roots arrive or it has none to give,
-//! so a first question is not refused for a listing still on its way.
+//! so a first question is not refused for a listing still on its way;
+//! likewise after the client says its roots changed, so a question sent
+//! after that is judged by the new roots, not answered in a root the
+//! client has just removed.
 
 mod detect;
 mod requested;
@@ -65,10 +68,7 @@ impl Actor for Roots {
         myself: ActorRef<Self::Msg>,
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
-        let awaiting_client = args.roots.roots().is_empty().then(|| {
-            myself.send_after(CLIENT_ROOTS_WAIT, || RootsMsg::NoClientRoots);
-            Vec::new()
-        });
+        let awaiting_client = args.roots.roots().is_empty().then(|| await_client(&myself));
         let directories: Vec<PathBuf> = args
             .roots
             .roots()
@@ -88,11 +88,16 @@ impl Actor for Roots {
 
     async fn handle(
         &self,
-        _myself: ActorRef<Self::Msg>,
+        myself: ActorRef<Self::Msg>,
         message: Self::Msg,
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
+            RootsMsg::ClientChanging => {
+                if state.awaiting_client.is_none() {
+                    state.awaiting_client = Some(await_client(&myself));
+                }
+            }
             RootsMsg::Get(reply) => match &mut state.awaiting_client {
                 Some(waiting) => waiting.push(reply),
                 None => {
@@ -191,6 +196,14 @@ impl State {
     }
 }
 
+/// Starts holding `Get`s for the client's roots, for at most
+/// [`CLIENT_ROOTS_WAIT`]: a client that never lists them must not stall
+/// every tool.
+fn await_client(myself: &ActorRef<RootsMsg>) -> Vec<RpcReplyPort<Arc<RootSet>>> {
+    myself.send_after(CLIENT_ROOTS_WAIT, || RootsMsg::NoClientRoots);
+    Vec::new()
+}
+
 /// The directories of `file://` URIs; any other URI is refused, saying so.
 fn client_paths(uris: &[String]) -> Vec<PathBuf> {
     uris.iter()
@@ -284,6 +297,36 @@ mod tests {
             _ => panic!("no listing"),
         };
         assert_eq!(listing[0].sources, vec![Source::Flag]);
+        roots.stop(None);
+        listener.stop(None);
+    }
+
+    #[tokio::test]
+    async fn a_question_after_the_client_changes_its_roots_waits_for_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("a")).unwrap();
+        std::fs::create_dir_all(base.join("b")).unwrap();
+        let (listener, _) = Actor::spawn(None, Listener, ()).await.unwrap();
+        let arguments = Arguments {
+            roots: RootSet::new(&[base.join("a"), base.join("b")]).unwrap(),
+            pinned: false,
+            session: listener.clone(),
+        };
+        let (roots, _) = Actor::spawn(None, Roots, arguments).await.unwrap();
+        roots.send_message(RootsMsg::ClientChanging).unwrap();
+        let asked = {
+            let roots = roots.clone();
+            tokio::spawn(async move { roots.call(RootsMsg::Get, None).await })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(!asked.is_finished(), "held until the client's roots come");
+        let only_a = crate::lsp::uri::path_to_uri(&base.join("a"));
+        roots.send_message(RootsMsg::Client(vec![only_a])).unwrap();
+        match asked.await.unwrap() {
+            Ok(CallResult::Success(set)) => assert_eq!(set.roots().len(), 1),
+            _ => panic!("no answer"),
+        }
         roots.stop(None);
         listener.stop(None);
     }
