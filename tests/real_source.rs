@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::projects::{compile_lz4, real_project};
+use common::projects::{lz4_project, real_project};
 use common::*;
 use serde_json::json;
 use std::path::Path;
@@ -126,11 +126,9 @@ fn source_of_a_c_function_gives_its_definition_then_its_header_declaration() {
     if !have("clangd") {
         return skip("clangd is not on PATH");
     }
-    let Some(dir) = real_project("lz4-4.4.4") else {
+    let Some((_dir, root)) = lz4_project() else {
         return skip("target/real-projects/lz4-4.4.4 is missing (.ci/run unpacks it)");
     };
-    let root = dir.path().canonicalize().unwrap();
-    assert!(compile_lz4(&root), "writing LZ4's compile database");
     let session = Session::start(&root_arg(&root));
     let answer = session.ok(
         "source",

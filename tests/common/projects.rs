@@ -268,6 +268,15 @@ pub fn compile_lz4(root: &Path) -> bool {
         .is_ok_and(|text| std::fs::write(root.join("compile_commands.json"), text).is_ok())
 }
 
+/// A copy of the LZ4 package with its compile database, and its
+/// canonical root; `None` when .ci/run has not unpacked it.
+pub fn lz4_project() -> Option<(tempfile::TempDir, PathBuf)> {
+    let dir = real_project("lz4-4.4.4")?;
+    let root = dir.path().canonicalize().unwrap();
+    assert!(compile_lz4(&root), "writing LZ4's compile database");
+    Some((dir, root))
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {

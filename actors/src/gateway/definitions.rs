@@ -7,7 +7,7 @@
 //! function whose parameter list is followed by its body rather than `;`.
 //! (In Python or JavaScript `name()` alone is a call.)
 
-use crate::language;
+use super::source_files;
 use crate::vocabulary::root_set::RootSet;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
@@ -40,38 +40,24 @@ pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
         .line_number(true)
         .build();
     let mut found = Vec::new();
-    for root in roots.roots() {
-        let walker = ignore::WalkBuilder::new(&root.path)
-            .require_git(false)
-            .sort_by_file_path(|a, b| a.cmp(b))
-            .build();
-        for entry in walker.filter_map(std::result::Result::ok) {
-            let language =
-                language::language_id(entry.path()).filter(|language| !NOT_CODE.contains(language));
-            let (Some(language), true) = (
-                language,
-                entry.file_type().is_some_and(|kind| kind.is_file()),
-            ) else {
-                continue;
-            };
-            let path = entry.path().to_path_buf();
-            let _unreadable = searcher.search_path(
-                matchers.for_language(language),
-                entry.path(),
-                Lossy(|line, text| {
-                    found.push(TextDefinition {
-                        path: path.clone(),
-                        line: usize::try_from(line).unwrap_or(usize::MAX),
-                        text: text.trim().to_owned(),
-                    });
-                    Ok(found.len() < MAX_DEFINITIONS)
-                }),
-            );
-            if found.len() >= MAX_DEFINITIONS {
-                return found;
-            }
+    source_files::each(roots, |path, language| {
+        if NOT_CODE.contains(&language) {
+            return true;
         }
-    }
+        let _unreadable = searcher.search_path(
+            matchers.for_language(language),
+            path,
+            Lossy(|line, text| {
+                found.push(TextDefinition {
+                    path: path.to_path_buf(),
+                    line: usize::try_from(line).unwrap_or(usize::MAX),
+                    text: text.trim().to_owned(),
+                });
+                Ok(found.len() < MAX_DEFINITIONS)
+            }),
+        );
+        found.len() < MAX_DEFINITIONS
+    });
     found
 }
 
@@ -118,7 +104,7 @@ impl Matchers {
 }
 
 /// Escapes the characters a regex gives meaning to.
-fn regex_escape(text: &str) -> String {
+pub(super) fn regex_escape(text: &str) -> String {
     let mut escaped = String::with_capacity(text.len());
     for character in text.chars() {
         if "\\.+*?()|[]{}^$#&-~".contains(character) {

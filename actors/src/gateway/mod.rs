@@ -34,8 +34,10 @@ mod schema;
 mod search;
 mod search_hints;
 mod source;
+mod source_files;
 mod status;
 mod symbols;
+mod text_uses;
 mod tools;
 mod workspace_edit;
 

@@ -6,6 +6,7 @@ use super::address::{self, Position, Resolved, Target};
 use super::context::Context;
 use super::render::{self, Sources, Spot};
 use super::symbols::{self, Symbol};
+use super::text_uses;
 use crate::error::Result;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::{Reply, ServerRequest};
@@ -20,6 +21,7 @@ use lsp_types::{
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::collections::HashSet;
 
 /// Above this size, references are listed as bare positions, so that a
 /// heavily used symbol is still listed completely.
@@ -156,9 +158,14 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     let mut reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &mut reply, Feature::References)?;
     let mut head = render::notes(&target.roots, &reply);
+    let unlisted = match reply.background_index {
+        true => unlisted_by_text(&target, &spots).await,
+        false => None,
+    };
     if spots.is_empty() {
         head.push(format!("no references found for {}", target.describe()));
         head.extend(outside);
+        head.extend(unlisted);
         return Ok(render::bounded(&head, context.settings.max_output_bytes));
     }
     let files = spots
@@ -172,6 +179,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
         counted(files, "file")
     ));
     head.extend(outside);
+    head.extend(unlisted);
     let with_source = render::grouped_lines(&spots);
     let size: usize = with_source.iter().map(|line| line.len() + 1).sum();
     let body = match size <= REFERENCES_WITH_SOURCE_BYTES {
@@ -184,6 +192,26 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
         offset(args.offset),
         context.settings.max_output_bytes,
     ))
+}
+
+/// The note on files of the server's languages that name the target's
+/// word by text but hold none of the references listed, if any do: asked
+/// only of servers that index in the background, whose index can lack a
+/// file (a server that reads the files it is asked about, such as
+/// pyright, would only be told of other things of the same name).
+async fn unlisted_by_text(target: &Target, spots: &[Spot]) -> Option<String> {
+    let word = target.word()?;
+    let mut listed: HashSet<String> = spots.iter().map(|spot| spot.path.clone()).collect();
+    listed.insert(target.roots.display(&target.document.path));
+    let roots = target.roots.clone();
+    let languages = target.server.spec.languages.clone();
+    let search = {
+        let word = word.clone();
+        tokio::task::spawn_blocking(move || {
+            text_uses::unlisted(&roots, &word, &languages, &listed, text_uses::SEARCH_BUDGET)
+        })
+    };
+    search.await.ok()?.note(&target.roots, &word)
 }
 
 /// The spots of a location answer, and the note on those left out as

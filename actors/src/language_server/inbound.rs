@@ -59,6 +59,7 @@ impl State {
                             Some(_) => Vec::new(),
                             None => self.coverage.problems(),
                         },
+                        background_index: self.progress.indexes_in_background(),
                     }),
                     Err(error) => Err(self.server_error(error)),
                 };

@@ -24,6 +24,8 @@ pub struct Work {
 #[derive(Debug, Default)]
 pub struct Progress {
     active: HashMap<String, Work>,
+    /// Whether the server has ever said it was indexing the project.
+    has_indexed: bool,
 }
 
 /// What a `$/progress` notification changed.
@@ -52,6 +54,7 @@ impl Progress {
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_owned();
+                self.has_indexed |= is_indexing(&title);
                 self.active
                     .insert(token.clone(), Work { title, percentage });
                 Change::Began(token)
@@ -79,6 +82,23 @@ impl Progress {
     pub fn work(&self, token: &str) -> Option<&Work> {
         self.active.get(token)
     }
+
+    /// Work that builds the server's index of the project, if any runs:
+    /// clangd's "indexing", rust-analyzer's "Indexing", whenever it began.
+    pub fn indexing(&self) -> Option<&Work> {
+        self.active.values().find(|work| is_indexing(&work.title))
+    }
+
+    /// Whether the server builds an index of the project in the
+    /// background, as it has said by indexing at least once: such an
+    /// index can lack files without a word.
+    pub fn indexes_in_background(&self) -> bool {
+        self.has_indexed
+    }
+}
+
+fn is_indexing(title: &str) -> bool {
+    title.to_lowercase().contains("index")
 }
 
 #[cfg(test)]
@@ -120,6 +140,21 @@ mod tests {
             progress.apply(&json!({"token": "t", "value": {"kind": "end"}})),
             Change::Ended("t".into())
         );
+    }
+
+    #[test]
+    fn indexing_is_told_by_its_title() {
+        let mut progress = Progress::default();
+        progress.apply(&json!({"token": 1, "value": {"kind": "begin", "title": "cargo check"}}));
+        assert_eq!(progress.indexing(), None);
+        progress.apply(&json!({"token": "backgroundIndexProgress", "value": {"kind": "begin", "title": "indexing", "percentage": 20}}));
+        assert_eq!(
+            progress.indexing().and_then(|work| work.percentage),
+            Some(20)
+        );
+        progress.apply(&json!({"token": "backgroundIndexProgress", "value": {"kind": "end"}}));
+        assert_eq!(progress.indexing(), None);
+        assert!(progress.indexes_in_background());
     }
 
     #[test]

@@ -127,7 +127,11 @@ impl State {
         key: String,
     ) {
         let request = &call.request;
-        let mut warnings: Vec<String> = self.unready_warning().into_iter().collect();
+        let mut warnings: Vec<String> = self
+            .unready_warning()
+            .or_else(|| self.indexing_warning(request))
+            .into_iter()
+            .collect();
         warnings.extend(self.coverage.warnings_for(
             &self.spec.label(),
             request.method,

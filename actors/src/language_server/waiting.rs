@@ -331,6 +331,26 @@ impl State {
         })
     }
 
+    /// For a question about the whole project, the index the server is
+    /// still building once loaded (clangd indexes in the background, and
+    /// again after a header changes): what it has not reached yet is
+    /// missing from the answer.
+    pub(super) fn indexing_warning(&self, request: &ServerRequest) -> Option<String> {
+        if !super::coverage::needs_index(request.method, &request.params) {
+            return None;
+        }
+        let work = self.progress.indexing()?;
+        let done = work
+            .percentage
+            .map(|percentage| format!(" {percentage}%"))
+            .unwrap_or_default();
+        Some(format!(
+            "warning: [{}] is still indexing the project ({}{done}); this answer may be partial",
+            self.spec.label(),
+            work.title
+        ))
+    }
+
     /// The first loading work still running, for status and warnings.
     pub(super) fn loading_work(&self) -> Option<&super::progress::Work> {
         self.readiness

@@ -113,6 +113,9 @@ pub struct Reply {
     /// For a workspace-wide request: every file the server said it could
     /// not fully read, so that what it did not find can be explained.
     pub problems: Vec<Problem>,
+    /// Whether the server builds its index in the background (clangd,
+    /// rust-analyzer), so that its index may lack files unannounced.
+    pub background_index: bool,
 }
 
 impl Reply {
@@ -396,6 +399,7 @@ impl Reply {
             warnings: Vec::new(),
             file_problem: None,
             problems: Vec::new(),
+            background_index: false,
         }
     }
 }

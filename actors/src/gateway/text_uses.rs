@@ -1,0 +1,145 @@
+//! Uses of a name found by text, to cross-check a server's references.
+//! A server's index can miss whole files and say nothing: clangd indexes
+//! a file that another includes (LZ4's `lz4hc.c` includes `lz4.c` with
+//! most of it compiled out) by whichever translation unit came first, so
+//! on some runs the calls in `lz4.c` are not in its index at all. The
+//! files of the server's languages that name the word but hold none of
+//! the references it listed are worth an agent's look, said as text.
+
+use super::{definitions, source_files};
+use crate::vocabulary::root_set::RootSet;
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::sinks::Lossy;
+use grep_searcher::{BinaryDetection, SearcherBuilder};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How long the files are searched at most: a tree too big to search in
+/// this time is cross-checked only as far as the search got.
+pub const SEARCH_BUDGET: Duration = Duration::from_secs(1);
+
+/// Files named with their lines, at most.
+const FILES_SHOWN: usize = 5;
+/// Lines named per file, at most.
+const LINES_SHOWN: usize = 5;
+
+/// The files the search found the word in, with the lines.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Unlisted {
+    pub files: Vec<(PathBuf, Vec<u64>)>,
+    /// Whether every file was searched within the budget.
+    pub complete: bool,
+}
+
+/// The files of `languages` under the roots that contain `word` as a
+/// whole word and are not in `listed` (paths as the roots display them).
+pub fn unlisted(
+    roots: &RootSet,
+    word: &str,
+    languages: &[String],
+    listed: &HashSet<String>,
+    budget: Duration,
+) -> Unlisted {
+    let pattern = format!(r"\b{}\b", definitions::regex_escape(word));
+    let Ok(matcher) = RegexMatcherBuilder::new().build(&pattern) else {
+        return Unlisted::default();
+    };
+    let mut searcher = SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .build();
+    let deadline = Instant::now() + budget;
+    let mut files = Vec::new();
+    let complete = source_files::each(roots, |path, language| {
+        if Instant::now() > deadline {
+            return false;
+        }
+        if !languages.iter().any(|served| served == language)
+            || listed.contains(&roots.display(path))
+        {
+            return true;
+        }
+        let mut lines = Vec::new();
+        let _unreadable = searcher.search_path(
+            &matcher,
+            path,
+            Lossy(|line, _| {
+                lines.push(line);
+                Ok(true)
+            }),
+        );
+        if !lines.is_empty() {
+            files.push((path.to_path_buf(), lines));
+        }
+        true
+    });
+    Unlisted { files, complete }
+}
+
+impl Unlisted {
+    /// The note under a references answer, if the search found anything.
+    pub fn note(&self, roots: &RootSet, word: &str) -> Option<String> {
+        if self.files.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = self
+            .files
+            .iter()
+            .take(FILES_SHOWN)
+            .map(|(path, lines)| {
+                let mut numbers: Vec<String> =
+                    lines.iter().take(LINES_SHOWN).map(u64::to_string).collect();
+                if lines.len() > LINES_SHOWN {
+                    numbers.push("…".into());
+                }
+                format!("{}:{}", roots.display(path), numbers.join(","))
+            })
+            .collect();
+        let more = self.files.len().saturating_sub(FILES_SHOWN);
+        let more = match more {
+            0 => String::new(),
+            more => format!(" and {more} more"),
+        };
+        let searched = match self.complete {
+            true => "",
+            false => " (the search stopped before the end of the tree)",
+        };
+        Some(format!(
+            "note: by text, `{word}` also appears in {} the server listed no reference in{searched}; its index may be incomplete: {}{more}",
+            crate::vocabulary::counted::counted(self.files.len(), "file"),
+            shown.join(" ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn finds_whole_words_in_the_servers_languages_outside_the_listed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::write(root.join("a.c"), "int init(void);\n").unwrap();
+        fs::write(root.join("b.c"), "x = init();\ny = initial;\nz = init();\n").unwrap();
+        fs::write(root.join("c.c"), "y = initial;\n").unwrap();
+        fs::write(root.join("notes.md"), "call init first\n").unwrap();
+        let roots = RootSet::new(std::slice::from_ref(&root)).unwrap();
+        let listed: HashSet<String> = ["a.c".to_owned()].into_iter().collect();
+        let languages = vec!["c".to_owned(), "cpp".to_owned()];
+        let found = unlisted(&roots, "init", &languages, &listed, SEARCH_BUDGET);
+        assert_eq!(
+            found,
+            Unlisted {
+                files: vec![(root.join("b.c"), vec![1, 3])],
+                complete: true,
+            }
+        );
+        assert_eq!(
+            found.note(&roots, "init").unwrap(),
+            "note: by text, `init` also appears in 1 file the server listed no reference in; its index may be incomplete: b.c:1,3"
+        );
+    }
+}
