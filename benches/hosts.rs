@@ -2,7 +2,13 @@
 //!
 //! ```sh
 //! cargo bench --bench hosts            # HOST_EDITS=40 edits in each host
+//! HOST_SWITCH=1 HOSTS=claude cargo bench --bench hosts
 //! ```
+//!
+//! With `HOST_SWITCH`, the project holds a copy of requests beside the
+//! edited package, and every Python file is deleted and written again
+//! (a branch switch; `SWITCH_TREE=1` removes the folders too) just before
+//! the first edit.
 //!
 //! In each of the six hosts (Claude Code, Gemini CLI, Codex, Copilot CLI,
 //! OpenCode, Qwen Code), with Windlass installed as a user installs it and
@@ -30,18 +36,21 @@
     clippy::print_stdout
 )]
 
+mod checkout;
 #[path = "../tests/common/mod.rs"]
 mod common;
 mod percentiles;
+mod store_events;
 
 use common::host::{Host, Installed, millis};
 use common::model::{Model, Step};
-use common::project;
+use common::projects::{real_projects, write};
 use percentiles::report;
 use rusqlite::Connection;
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
+use store_events::diagnostics_events;
 
 const RETURN: &str = "    return a + b";
 
@@ -89,7 +98,12 @@ struct Row {
 /// The scripted run of `edits` edits in `host`; `None` when it is not
 /// installed.
 fn run(host: Host, edits: usize) -> Option<Row> {
-    let dir = project(&[
+    let switch = std::env::var("HOST_SWITCH").is_ok();
+    let dir = match switch {
+        true => real_projects(&[("requests-2.34.2", "requests")])?,
+        false => tempfile::tempdir().unwrap(),
+    };
+    for (file, text) in [
         ("pkg/__init__.py", ""),
         (
             "pkg/mathutil.py",
@@ -103,7 +117,9 @@ fn run(host: Host, edits: usize) -> Option<Row> {
             "pkg/shapes.py",
             "class Square:\n    def area(self, side: float) -> float:\n        return side * side\n",
         ),
-    ]);
+    ] {
+        write(dir.path(), file, text);
+    }
     let root = dir.path().canonicalize().unwrap();
     let installed = Installed::new(host, &[&root])?;
     let mathutil = root.join("pkg/mathutil.py");
@@ -122,7 +138,20 @@ fn run(host: Host, edits: usize) -> Option<Row> {
             json!({"file": "pkg/shapes.py", "line": 2, "symbol": "area"}),
         ),
     ]);
-    model.script((0..edits).map(|n| edit(&mathutil, n)));
+    let mut steps: Vec<Step> = (0..edits).map(|n| edit(&mathutil, n)).collect();
+    if switch && !steps.is_empty() {
+        let first = steps.remove(0);
+        let tree = root.clone();
+        let whole_tree = std::env::var("SWITCH_TREE").is_ok();
+        steps.insert(
+            0,
+            first.after(move || {
+                let files = checkout::switch_branch(&tree, whole_tree);
+                println!("switched: {files} Python files deleted and written again");
+            }),
+        );
+    }
+    model.script(steps);
     model.script([Step::text("Done.")]);
     let started = Instant::now();
     installed
@@ -225,24 +254,6 @@ fn publications(
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-}
-
-/// The store's diagnostics publications for `uri`: (ms since the epoch,
-/// count), in order.
-fn diagnostics_events(store: &Path, uri: &str) -> Vec<(i64, i64)> {
-    let connection = Connection::open(store).unwrap();
-    let mut statement = connection
-        .prepare(
-            "SELECT at, json_extract(detail, '$.count') FROM events
-             WHERE kind = 'diagnostics' AND json_extract(detail, '$.uri') = ?1
-             ORDER BY at, id",
-        )
-        .unwrap();
-    statement
-        .query_map([uri], |row| Ok((row.get(0)?, row.get(1)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
 }
 
 /// When each `release` hook ended (ms since the epoch) and how long it

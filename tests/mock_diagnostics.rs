@@ -473,3 +473,48 @@ fn several_files_are_checked_at_once_each_by_its_server() {
         "a.py: 1 error\n  2:1 error [mockls E1] mockls: ERROR on line 2\nb.rs: no problems\nc.py: 1 error\n  1:1 error [mockls E1] mockls: ERROR on line 1\nmissing.py: missing.py: no such file or directory"
     );
 }
+
+/// A branch switch rewrites every file at once, and a server checks its
+/// open documents again once it has taken the checkout in (mockls 300 ms
+/// later, as pyright does): that second round belongs to the switch, not
+/// to how the server checks an edit. Learned as such, it would hold every
+/// later edit's answer for a round that never comes.
+#[test]
+fn what_a_branch_switch_publishes_teaches_nothing_about_edits() {
+    let files: Vec<(String, String)> = ["main.py", "other.py", "third.py"]
+        .iter()
+        .map(|name| ((*name).to_owned(), text(None)))
+        .collect();
+    let borrowed: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_str()))
+        .collect();
+    let dir = project(&borrowed);
+    let mut args = root_arg(dir.path());
+    let flags = "--publish-version --watch-files --recheck-delay 300";
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+    let session = Session::start(&args);
+    session.ok("diagnostics", json!({"files": ["main.py", "other.py"]}));
+    for error_line in [Some(2), None] {
+        std::fs::write(dir.path().join("main.py"), text(error_line)).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": "main.py"}));
+        assert_eq!(answer, expected(error_line));
+    }
+    for (line, (name, _)) in files.iter().enumerate() {
+        let path = dir.path().join(name);
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, text(Some(line + 1))).unwrap();
+    }
+    // The switch's own rounds come and go.
+    std::thread::sleep(std::time::Duration::from_millis(1_000));
+    for error_line in [Some(3), None, Some(4), None] {
+        std::fs::write(dir.path().join("main.py"), text(error_line)).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": "main.py"}));
+        assert_eq!(answer, expected(error_line));
+    }
+    let status = session.ok("status", json!({}));
+    assert!(
+        !status.contains("rounds"),
+        "one round per edit, whatever the switch published:\n{status}"
+    );
+}

@@ -40,6 +40,10 @@ pub struct Flags {
     pub cpu_busy_ms: u64,
     /// Publish an empty first round, then the real diagnostics.
     pub multi_round_diagnostics: bool,
+    /// Check the open documents again this long after files change on
+    /// disk, as pyright does once it has taken in a checkout: a second
+    /// round for each that changed with them.
+    pub recheck_delay_ms: u64,
     /// Exit after answering this many requests (initialize excluded).
     pub drop_after: Option<u64>,
     pub hang_on: Vec<String>,
@@ -143,6 +147,7 @@ impl Flags {
                 "--progress-on-change" => flags.progress_on_change = true,
                 "--cpu-busy" => flags.cpu_busy_ms = number(&value()?)?,
                 "--multi-round-diagnostics" => flags.multi_round_diagnostics = true,
+                "--recheck-delay" => flags.recheck_delay_ms = number(&value()?)?,
                 "--drop-after" => flags.drop_after = Some(number(&value()?)?),
                 "--hang-on" => flags.hang_on.push(value()?),
                 "--fail-on" => flags.fail_on.push(value()?),

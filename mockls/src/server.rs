@@ -393,6 +393,7 @@ impl LanguageServer for Mock {
             Ok(state) => state.workspace.open.keys().cloned().collect(),
             Err(_) => return,
         };
+        tokio::time::sleep(Duration::from_millis(self.flags.recheck_delay_ms)).await;
         for uri in open.iter().filter_map(|uri| Uri::from_str(uri).ok()) {
             self.publish(&uri, false, 0);
         }

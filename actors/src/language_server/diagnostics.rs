@@ -128,6 +128,11 @@ impl Cache {
         self.evict();
     }
 
+    /// Many files changed on disk at once.
+    pub fn workspace_changed(&mut self, now: Instant) {
+        self.observations.rounds.workspace_changed(now);
+    }
+
     /// Records one `publishDiagnostics`.
     pub fn publish(
         &mut self,

@@ -12,6 +12,12 @@
 //! edit before arrives. Only the last [`REMEMBERED`] checks count, so a
 //! window learned under load comes back down once the server publishes
 //! promptly again.
+//!
+//! A change of many files at once on disk (a checkout, a stash) has the
+//! server check its open documents again, in rounds of its own: what
+//! it publishes then says how it takes in a checkout, not how it checks
+//! an edit. Checks under way when such a change lands, or begun within
+//! [`MAX_ROUND_GAP`] of it, teach nothing.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -38,6 +44,9 @@ struct Open {
     version: i64,
     /// Whether it answers an edit rather than an open.
     edit: bool,
+    /// Whether a change of the workspace landed in it, so that its rounds
+    /// may be the server's answer to that.
+    disturbed: bool,
     sent: Instant,
     rounds: u32,
     last_round: Option<Instant>,
@@ -52,6 +61,8 @@ pub struct Rounds {
     /// The check before it, when it was of the same document.
     overtaken: Option<Open>,
     recent: VecDeque<Finished>,
+    /// When many files last changed on disk at once.
+    workspace_changed: Option<Instant>,
 }
 
 impl Rounds {
@@ -64,10 +75,14 @@ impl Rounds {
             Some(open) if open.uri == uri => self.overtaken = Some(open),
             other => self.finish(other),
         }
+        let disturbed = self
+            .workspace_changed
+            .is_some_and(|changed| now.saturating_duration_since(changed) < MAX_ROUND_GAP);
         self.open = Some(Open {
             uri: uri.to_owned(),
             version,
             edit,
+            disturbed,
             sent: now,
             rounds: 0,
             last_round: None,
@@ -88,6 +103,15 @@ impl Rounds {
         } else if version.is_some() && answers(&self.overtaken) {
             let overtaken = self.overtaken.take();
             self.overtaken = self.take_round(overtaken, now);
+        }
+    }
+
+    /// Many files changed on disk at once: the checks under way, and
+    /// those begun shortly after, are not learned from.
+    pub fn workspace_changed(&mut self, now: Instant) {
+        self.workspace_changed = Some(now);
+        for check in [&mut self.open, &mut self.overtaken].into_iter().flatten() {
+            check.disturbed = true;
         }
     }
 
@@ -133,7 +157,7 @@ impl Rounds {
         let overtaken = self
             .overtaken
             .as_ref()
-            .filter(|check| check.edit)
+            .filter(|check| check.teaches())
             .map(Open::finished);
         self.recent.iter().copied().chain(overtaken)
     }
@@ -159,7 +183,7 @@ impl Rounds {
         // publishes a file opened during its start-up once from its first
         // pass and again after checking it, 0.4-0.7 s apart), not how it
         // checks an edit.
-        let Some(check) = check.filter(|check| check.edit && check.rounds > 0) else {
+        let Some(check) = check.filter(|check| check.teaches() && check.rounds > 0) else {
             return;
         };
         if self.recent.len() == REMEMBERED {
@@ -170,6 +194,11 @@ impl Rounds {
 }
 
 impl Open {
+    /// Whether its rounds say how the server checks an edit.
+    fn teaches(&self) -> bool {
+        self.edit && !self.disturbed
+    }
+
     fn finished(&self) -> Finished {
         Finished {
             rounds: self.rounds,
@@ -187,6 +216,30 @@ mod tests {
 
     fn at(base: Instant, millis: u64) -> Instant {
         base + Duration::from_millis(millis)
+    }
+
+    #[test]
+    fn a_checkouts_rounds_teach_nothing() {
+        let start = Instant::now();
+        let mut rounds = Rounds::default();
+        rounds.change_sent(EDITED, 1, true, start);
+        rounds.published(EDITED, Some(1), at(start, 100));
+        // The checkout: the open documents are sent again, and the server
+        // publishes each twice, 300 ms apart, as it takes the rest in.
+        rounds.workspace_changed(at(start, 1_000));
+        rounds.change_sent(DEPENDENT, 2, true, at(start, 1_001));
+        rounds.change_sent(EDITED, 3, true, at(start, 1_002));
+        rounds.published(EDITED, Some(3), at(start, 1_100));
+        rounds.published(EDITED, Some(3), at(start, 1_400));
+        // The next edit, still within the checkout's reach, and its own.
+        rounds.change_sent(EDITED, 4, true, at(start, 1_500));
+        rounds.published(EDITED, Some(4), at(start, 1_600));
+        rounds.published(EDITED, Some(4), at(start, 1_900));
+        rounds.change_sent(EDITED, 5, true, at(start, 4_000));
+        rounds.published(EDITED, Some(5), at(start, 4_100));
+        rounds.change_sent(EDITED, 6, true, at(start, 5_000));
+        assert_eq!(rounds.expected(), 1);
+        assert_eq!(rounds.settle(1), Duration::ZERO);
     }
 
     #[test]

@@ -132,6 +132,13 @@ impl State {
             })
             .collect();
         let changes = changes.as_slice();
+        // An agent's edit is one file; more at once is a checkout, a
+        // stash or a generator, whose rounds are no edit's.
+        let files: std::collections::HashSet<&str> =
+            relevant.iter().map(|change| change.uri.as_str()).collect();
+        if files.len() > 1 {
+            self.diagnostics.workspace_changed(Instant::now());
+        }
         if let Some(params) = self.registrations.notification(changes) {
             self.notify("workspace/didChangeWatchedFiles", params);
         }
