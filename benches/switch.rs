@@ -107,7 +107,7 @@ fn main() {
 /// Edit `n` of the edited file: even ones add a type error, odd ones
 /// take it out again; the answer is checked for it.
 fn edit(session: &Session, file: &Path, text: &str, n: usize) -> Timed {
-    let broken = n % 2 == 0;
+    let broken = n.is_multiple_of(2);
     let new_text = match broken {
         true => format!("{text}\nbroken: int = \"edit {n}\"\n"),
         false => text.to_owned(),
@@ -133,7 +133,7 @@ fn publication(timed: &Timed, n: usize, published: &[(i64, i64)]) -> Option<Dura
     let (at, _) = published
         .iter()
         .rev()
-        .find(|(at, count)| (written..=answered).contains(at) && (*count > 0) == (n % 2 == 0))?;
+        .find(|(at, count)| (written..=answered).contains(at) && (*count > 0) == (n.is_multiple_of(2)))?;
     Some(Duration::from_millis((at - written).max(0) as u64))
 }
 
