@@ -83,6 +83,12 @@ fn main() {
             &format!("{host}: edit -> pyright publishes it"),
             &row.publish,
         );
+        report(
+            &format!("{host}: release hook ends - publication"),
+            &row.overhead,
+        );
+        let worst = row.overhead.iter().max().copied().unwrap_or_default();
+        println!("{host}: worst edit's overhead {} ms", worst.as_millis());
         report(&format!("{host}: release hook runs"), &row.hook);
     }
 }
@@ -92,6 +98,8 @@ struct Row {
     host: Host,
     next_request: Vec<Duration>,
     publish: Vec<Duration>,
+    /// From the publication to the end of the hook that answered with it.
+    overhead: Vec<Duration>,
     hook: Vec<Duration>,
 }
 
@@ -187,10 +195,12 @@ fn run(host: Host, edits: usize) -> Option<Row> {
     );
     let hooks = hook_runs(&store, ended.len());
     let hook_ends: Vec<i64> = hooks.iter().map(|(end, _)| *end).collect();
+    let published = publications(&store, &mathutil, &ended, &hook_ends);
     Some(Row {
         host,
         next_request: model.edit_latencies(),
-        publish: publications(&store, &mathutil, &ended, &hook_ends),
+        publish: published.iter().map(|(publish, _)| *publish).collect(),
+        overhead: published.iter().map(|(_, overhead)| *overhead).collect(),
         hook: hooks.into_iter().map(|(_, took)| took).collect(),
     })
 }
@@ -221,7 +231,8 @@ fn told_outcome(model: &Model, turn: usize, broke: bool) -> bool {
 
 /// For each edit (ended at `ended[n]`, even ones breaking the file), from
 /// the write to pyright's publication for `file` that the edit's `release`
-/// hook (ended at `hook_ends[n]`) answered with: the last one with the
+/// hook (ended at `hook_ends[n]`) answered with, and from that publication
+/// to the hook's end. The publication is the last one with the
 /// edit's outcome (errors or none) before the hook ended, as the language
 /// server's actor recorded it. The first one can be of a half-written
 /// file: a host that writes in place is seen truncated, then written.
@@ -232,12 +243,12 @@ fn publications(
     file: &Path,
     ended: &[SystemTime],
     hook_ends: &[i64],
-) -> Vec<Duration> {
+) -> Vec<(Duration, Duration)> {
     let uri = format!("file://{}", file.display());
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let published = diagnostics_events(store, &uri);
-        let found: Vec<Duration> = ended
+        let found: Vec<(Duration, Duration)> = ended
             .iter()
             .enumerate()
             .filter_map(|(n, end)| {
@@ -246,7 +257,10 @@ fn publications(
                 let (at, _) = published.iter().rev().find(|(at, count)| {
                     (written..=answered).contains(at) && (*count > 0) == (n % 2 == 0)
                 })?;
-                Some(Duration::from_millis((at - written) as u64))
+                Some((
+                    Duration::from_millis((at - written) as u64),
+                    Duration::from_millis((answered - at) as u64),
+                ))
             })
             .collect();
         if found.len() == ended.len() || Instant::now() > deadline {
