@@ -12,6 +12,7 @@
 //! other only to spawn children. `docs/architecture.md` draws the layers
 //! and the tree, and lists the messages between the actors.
 
+pub mod detect;
 pub mod error;
 pub mod gateway;
 pub mod language;
@@ -19,6 +20,7 @@ pub mod language_server;
 pub mod lsp;
 pub mod messages;
 pub mod monitor;
+pub mod process;
 pub mod recorder;
 pub mod roots;
 pub mod router;

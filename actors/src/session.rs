@@ -12,7 +12,7 @@
 //! Servers are not the session's: the Supervisor pools them, and sessions
 //! whose configuration resolves to the same server share one process.
 
-use crate::gateway::{self, Gateway};
+use crate::gateway::Gateway;
 use crate::messages::gateway::{Connection, GatewayMsg};
 use crate::messages::recorder::RecorderMsg;
 use crate::messages::session::{SessionMsg, Shared};
@@ -64,7 +64,7 @@ impl Actor for Session {
         let (gateway, _) = Actor::spawn_linked(
             None,
             Gateway,
-            gateway::Arguments {
+            crate::gateway::Arguments {
                 session: args.id,
                 session_actor: myself.clone(),
                 roots: roots.clone(),

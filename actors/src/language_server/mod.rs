@@ -37,13 +37,11 @@ mod requests;
 mod rounds;
 mod sync;
 mod tsserver_relay;
-mod usage;
 mod waiting;
 mod watched;
 mod workspace;
 
 pub use documents::{Documents, SyncAction};
-pub use usage::Usage;
 
 use crate::error::{Error, Result};
 use crate::language::{Role, ServerSpec};
@@ -54,14 +52,16 @@ use crate::lsp::transport::Transport;
 use crate::messages::language_server::{
     Call, LanguageServerMsg, Reply, ServerRequest, ServerStatus, Work,
 };
-use crate::messages::monitor::{MonitorMsg, ProcessSample};
+use crate::messages::monitor::MonitorMsg;
 use crate::messages::recorder::RecorderMsg;
 use crate::messages::supervisor::SupervisorMsg;
+use crate::process::ProcessSample;
 use crate::settings::Timeouts;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::server_states::{ProcessState, Strategy};
+use crate::vocabulary::usage::Usage;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -150,7 +150,7 @@ pub struct State {
     recorder: ActorRef<RecorderMsg>,
     transport: Transport,
     /// Read before each request: a dying process is not sent work.
-    process_stat: crate::monitor::ProcessStat,
+    process_stat: crate::process::ProcessStat,
     started: Instant,
     next_id: i64,
     pending: HashMap<i64, Pending>,
@@ -221,7 +221,7 @@ impl Actor for LanguageServer {
         // Without CPU samples there is no telling when start-up work ends.
         let sampled = transport
             .pid()
-            .and_then(crate::monitor::read_process)
+            .and_then(crate::process::read_process)
             .is_some();
         args.usage.set_pid(transport.pid());
         args.usage.used();
@@ -235,7 +235,7 @@ impl Actor for LanguageServer {
             supervisor: args.supervisor,
             monitor: args.monitor,
             recorder: args.recorder,
-            process_stat: crate::monitor::ProcessStat::open(transport.pid()),
+            process_stat: crate::process::ProcessStat::open(transport.pid()),
             transport,
             started: Instant::now(),
             next_id: 1,

@@ -17,7 +17,8 @@ use crate::messages::language_server::{
     Call, DIAGNOSTICS_HARD_LIMIT, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg,
     ServerRequest, Work,
 };
-use crate::messages::monitor::{MonitorMsg, ProcessSample};
+use crate::messages::monitor::MonitorMsg;
+use crate::process::ProcessSample;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::SessionId;
 use ractor::{ActorRef, RpcReplyPort};

@@ -1,11 +1,12 @@
 //! The Supervisor's inbox: new connections, servers to ensure, start,
 //! restart and retire, what its children report, and the daemon socket's
 //! questions about sessions; with what it answers them.
+use crate::detect::Detection;
 use crate::error::Error;
 use crate::language::ServerSpec;
 use crate::messages::gateway::Connection;
 use crate::messages::language_server::{LanguageServerMsg, Work};
-use crate::messages::roots::{Detection, RootsChanged};
+use crate::messages::roots::RootsChanged;
 use crate::messages::router::ServerHandle;
 use crate::messages::session::{Addressee, SessionQuestion};
 use crate::settings::{Settings, Timeouts};

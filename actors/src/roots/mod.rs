@@ -16,10 +16,7 @@
 //! holds `Get` until its client's roots arrive or it has none to give,
 //! so a first question is not refused for a listing still on its way.
 
-mod detect;
 mod requested;
-
-pub use detect::detect_servers;
 
 use crate::lsp::uri::uri_to_path;
 use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsChanged, RootsMsg, Source};

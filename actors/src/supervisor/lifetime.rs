@@ -96,7 +96,7 @@ impl State {
                 rss: slot
                     .usage
                     .pid()
-                    .and_then(crate::monitor::read_process)
+                    .and_then(crate::process::read_process)
                     .map_or(0, |sample| sample.rss_bytes),
             })
             .collect()

@@ -14,13 +14,12 @@ use super::check;
 use super::slot::Slot;
 use crate::error::Error;
 use crate::language::ServerSpec;
-use crate::language_server::{self, LanguageServer};
-use crate::messages::language_server::{FolderChange, LanguageServerMsg, Work};
+use crate::language_server::LanguageServer;
+use crate::messages::language_server::{FolderChange, LanguageServerMsg, Work, is_alive};
 use crate::messages::recorder::{RecorderMsg, server_event};
 use crate::messages::router::{RouterMsg, ServerHandle};
 use crate::messages::supervisor::{Ending, ServerExit, SupervisorMsg};
 use crate::messages::watcher::WatcherMsg;
-use crate::router::is_alive;
 use crate::settings::Timeouts;
 use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::{ServerId, SessionId};
@@ -256,7 +255,7 @@ impl State {
         }
         let roots = slot.root_set();
         slot.usage = Arc::default();
-        let args = language_server::Arguments {
+        let args = crate::language_server::Arguments {
             id: server,
             spec: slot.spec.clone(),
             folders: roots.workspace_folders(),

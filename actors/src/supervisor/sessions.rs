@@ -4,16 +4,16 @@
 //! ends.
 
 use super::{Mode, SessionEntry, State};
+use crate::detect::{Detection, detect_servers};
 use crate::language::{ServerKey, ServerSpec};
 use crate::messages::gateway::Connection;
 use crate::messages::language_server::LanguageServerMsg;
-use crate::messages::roots::{Detection, RootsChanged};
+use crate::messages::roots::RootsChanged;
 use crate::messages::router::RouterMsg;
 use crate::messages::session::{SessionMsg, Shared};
 use crate::messages::supervisor::{AttachedSession, SupervisorMsg, WorkspaceServers};
 use crate::messages::watcher::WatcherMsg;
-use crate::roots::detect_servers;
-use crate::session::{self, Session};
+use crate::session::Session;
 use crate::settings::{Settings, Timeouts};
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
@@ -86,7 +86,7 @@ impl State {
             session,
             specs: servers.clone(),
         });
-        let arguments = session::Arguments {
+        let arguments = crate::session::Arguments {
             id: session,
             settings,
             connection,
