@@ -73,7 +73,9 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
                 .map(|file| &file.path)
         };
         detection.needed.push(spec.name.clone());
-        if let Some(probe) = probe.and_then(|path| DocumentSnapshot::read(path).ok()) {
+        if let Some(probe) =
+            probe.and_then(|path| DocumentSnapshot::read(path, language::language_id(path)).ok())
+        {
             detection.probes.push((spec.name.clone(), probe));
         }
     }

@@ -2,7 +2,7 @@
 //! calls that turn a tool's arguments into actor messages.
 
 use crate::error::{Error, Result};
-use crate::language::ServerSpec;
+use crate::language::{ServerSpec, language_id};
 use crate::lsp::protocol::Feature;
 use crate::messages::ask;
 use crate::messages::language_server::{
@@ -450,7 +450,7 @@ impl Context {
 
     /// Reads a file as the server should see it now.
     pub fn snapshot(&self, path: &Path, display: &str) -> Result<DocumentSnapshot> {
-        DocumentSnapshot::read(path).map_err(|error| match error {
+        DocumentSnapshot::read(path, language_id(path)).map_err(|error| match error {
             ReadError::Io(error) => io_error(display, &error),
             other => Error::InvalidArgument(format!("{display} {other}")),
         })
