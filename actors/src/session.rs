@@ -13,10 +13,10 @@
 //! whose configuration resolves to the same server share one process.
 
 use crate::gateway::Gateway;
-use crate::messages::gateway::{Connection, GatewayMsg};
+use crate::messages::gateway::GatewayMsg;
 use crate::messages::recorder::RecorderMsg;
-use crate::messages::session::{SessionMsg, Shared};
-use crate::messages::supervisor::SupervisorMsg;
+use crate::messages::session::SessionMsg;
+use crate::messages::supervisor::{Connection, Shared, SupervisorMsg};
 use crate::roots::Roots;
 use crate::settings::Settings;
 use crate::store::sessions::SessionRow;

@@ -23,10 +23,9 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 use windlass_actors::gateway::server_reports;
-use windlass_actors::messages::gateway::Connection;
 use windlass_actors::messages::recorder::{Filter, RecorderMsg};
 use windlass_actors::messages::session::{Addressee, SessionQuestion};
-use windlass_actors::messages::supervisor::SupervisorMsg;
+use windlass_actors::messages::supervisor::{Connection, SupervisorMsg};
 
 /// How long a connection may take to send its request.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);

@@ -12,8 +12,8 @@ use crate::messages::language_server::{
 use crate::messages::recorder::RecorderMsg;
 use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsMsg, Source};
 use crate::messages::router::{RoutedFile, RouterMsg, ServerHandle};
-use crate::messages::session::{SessionMsg, Shared};
-use crate::messages::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
+use crate::messages::session::SessionMsg;
+use crate::messages::supervisor::{Overview, Shared, SupervisorMsg, WorkspaceServers};
 use crate::messages::watcher::{WatcherMsg, WatcherStatus};
 use crate::settings::Settings;
 use crate::vocabulary::documents::{DocumentSnapshot, ReadError};

@@ -42,9 +42,10 @@ mod workspace_edit;
 pub use attaching::{Attaching, SettingsSource};
 pub use status::server_reports;
 
-use crate::messages::gateway::{Connection, GatewayMsg, SessionParts};
+use crate::messages::gateway::GatewayMsg;
 use crate::messages::roots::RootsMsg;
-use crate::messages::session::{SessionMsg, SessionQuestion, Shared};
+use crate::messages::session::{SessionMsg, SessionQuestion};
+use crate::messages::supervisor::{Connection, SessionParts, Shared};
 use crate::settings::Settings;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::running::InFlight;

@@ -31,13 +31,12 @@ mod slot;
 pub use slot::RestartPolicy;
 
 use crate::language::{ServerKey, ServerSpec};
-use crate::messages::gateway::Connection;
 use crate::messages::monitor::MonitorMsg;
 use crate::messages::recorder::{RecorderMsg, server_event};
 use crate::messages::router::RouterMsg;
 use crate::messages::session::{Addressee, SessionMsg};
 use crate::messages::supervisor::{
-    Ending, Overview, ServerExit, ServerRecord, SupervisorMsg, WorkspaceServers,
+    Connection, Ending, Overview, ServerExit, ServerRecord, SupervisorMsg, WorkspaceServers,
 };
 use crate::messages::watcher::WatcherMsg;
 use crate::monitor::Monitor;

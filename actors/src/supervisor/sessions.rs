@@ -6,12 +6,13 @@
 use super::{Mode, SessionEntry, State};
 use crate::detect::{Detection, detect_servers};
 use crate::language::{ServerKey, ServerSpec};
-use crate::messages::gateway::Connection;
 use crate::messages::language_server::LanguageServerMsg;
 use crate::messages::roots::RootsChanged;
 use crate::messages::router::RouterMsg;
-use crate::messages::session::{SessionMsg, Shared};
-use crate::messages::supervisor::{AttachedSession, SupervisorMsg, WorkspaceServers};
+use crate::messages::session::SessionMsg;
+use crate::messages::supervisor::{
+    AttachedSession, Connection, Shared, SupervisorMsg, WorkspaceServers,
+};
 use crate::messages::watcher::WatcherMsg;
 use crate::session::Session;
 use crate::settings::{Settings, Timeouts};
