@@ -22,6 +22,7 @@ mod context;
 mod definitions;
 mod diagnostics;
 mod directory;
+mod goto;
 mod hierarchy;
 mod impact;
 mod map;
@@ -36,7 +37,9 @@ mod search_hints;
 mod source;
 mod status;
 mod symbols;
+mod target;
 mod tools;
+mod words;
 mod workspace_edit;
 
 pub use attaching::{Attaching, SettingsSource};

@@ -8,6 +8,7 @@ use super::check_edit::{self, CheckEditArgs};
 use super::context::Context;
 use super::diagnostics::{self, DiagnosticsArgs};
 use super::directory::{self, ListDirectoryArgs};
+use super::goto;
 use super::hierarchy::{self, CallHierarchyArgs, TypeHierarchyArgs};
 use super::impact::{self, ImpactArgs};
 use super::map::{self, MapArgs};
@@ -107,7 +108,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        self.answer(navigation::goto(&self.context, &args, navigation::DEFINITION).await)
+        self.answer(navigation::goto(&self.context, &args, goto::DEFINITION).await)
             .await
     }
 
@@ -116,7 +117,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn declaration(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        self.answer(navigation::goto(&self.context, &args, navigation::DECLARATION).await)
+        self.answer(navigation::goto(&self.context, &args, goto::DECLARATION).await)
             .await
     }
 
@@ -125,7 +126,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn type_definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        self.answer(navigation::goto(&self.context, &args, navigation::TYPE_DEFINITION).await)
+        self.answer(navigation::goto(&self.context, &args, goto::TYPE_DEFINITION).await)
             .await
     }
 
@@ -134,7 +135,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn implementation(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        self.answer(navigation::goto(&self.context, &args, navigation::IMPLEMENTATION).await)
+        self.answer(navigation::goto(&self.context, &args, goto::IMPLEMENTATION).await)
             .await
     }
 
