@@ -44,6 +44,7 @@ mod workspace_edit;
 
 pub use attaching::{Attaching, SettingsSource};
 pub use status::server_reports;
+pub use tools::{Needs, TOOL_NEEDS};
 
 use crate::messages::gateway::GatewayMsg;
 use crate::messages::roots::RootsMsg;
