@@ -99,12 +99,10 @@ pub struct Hello {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Answer {
-    /// The session is attached; MCP flows from here on.
-    Welcome {
-        daemon_pid: u32,
-    },
-    /// The session could not start (a root that does not exist, a broken
-    /// configuration file, another version).
+    /// The request is refused, with why. Spelled as a bridge's
+    /// `AttachAnswer::Refused` (`handshake.rs`), so that a hello refused
+    /// before it is read (a newer protocol) reaches the bridge as its own
+    /// answer; a hello read is answered with an `AttachAnswer`.
     Refused(String),
     Stopping,
     /// Events follow, one JSON line each.
@@ -221,6 +219,21 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::control::handshake::AttachAnswer;
+
+    #[test]
+    fn a_bridge_reads_a_refusal_of_any_request_as_its_own() {
+        let refused = serde_json::to_vec(&Answer::Refused("too new".into())).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<AttachAnswer>(&refused).unwrap(),
+            AttachAnswer::Refused("too new".into())
+        );
+        let welcome = AttachAnswer::Welcome { daemon_pid: 7 };
+        assert_eq!(
+            serde_json::to_string(&welcome).unwrap(),
+            r#"{"welcome":{"daemon_pid":7}}"#
+        );
+    }
 
     #[tokio::test]
     async fn a_hello_crosses_the_socket_intact() {
