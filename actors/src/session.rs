@@ -79,7 +79,7 @@ impl Actor for Session {
             .shared
             .recorder
             .send_message(RecorderMsg::SessionStarted(SessionRow {
-                id: args.id.to_string(),
+                id: args.id,
                 pid: std::process::id(),
                 socket: args.shared.socket.clone(),
                 daemon: args.shared.daemon,
@@ -107,7 +107,7 @@ impl Actor for Session {
             SessionMsg::RootsChanged(changed) => {
                 state.settings.roots = (*changed.roots).clone();
                 let _stopped = state.shared.recorder.send_message(RecorderMsg::Roots {
-                    session: state.id.to_string(),
+                    session: state.id,
                     roots: root_paths(&changed.roots),
                 });
                 let _stopped = state
@@ -142,9 +142,7 @@ impl Actor for Session {
         let _stopped = state
             .shared
             .recorder
-            .send_message(RecorderMsg::SessionEnded {
-                session: state.id.to_string(),
-            });
+            .send_message(RecorderMsg::SessionEnded { session: state.id });
         Ok(())
     }
 

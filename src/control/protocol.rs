@@ -16,6 +16,7 @@ use windlass_actors::messages::supervisor::AttachedSession;
 use windlass_actors::settings::Identity;
 use windlass_actors::vocabulary::diagnostics::FileDiagnostics;
 use windlass_actors::vocabulary::events::EventKind;
+use windlass_actors::vocabulary::ids::SessionId;
 use windlass_actors::vocabulary::status::{ServerReport, SessionStatus};
 
 /// Longest handshake line read; a hello is a few hundred bytes.
@@ -40,22 +41,22 @@ pub enum Request {
     /// the answer, until the connection closes.
     Subscribe {
         /// One session's events and its servers'; all when absent.
-        session: Option<String>,
+        session: Option<SessionId>,
         kind: Option<EventKind>,
     },
     /// What the `status` tool would tell that session.
-    Status { session: String },
+    Status { session: SessionId },
     /// Fresh diagnostics of `file` (absolute), as data, through the
     /// session named or else the most recently attached one whose roots
     /// hold the file.
     Diagnostics {
         file: PathBuf,
-        session: Option<String>,
+        session: Option<SessionId>,
     },
     /// Roots added, removed or set for a session, as a host's hook asks:
     /// `{"roots": {"session": ID, "add": [DIR, …]}}`.
     Roots {
-        session: String,
+        session: SessionId,
         #[serde(flatten)]
         change: RootsChange,
     },
@@ -272,7 +273,7 @@ mod tests {
             Request::Sessions,
             Request::Servers,
             Request::Status {
-                session: "abc".into(),
+                session: SessionId(42),
             },
         ] {
             let line = encode(&request).unwrap();
@@ -284,9 +285,12 @@ mod tests {
         // Hand-written requests may leave the protocol out.
         assert!(matches!(decode(b"\"ping\""), Ok(Request::Ping)));
         assert!(matches!(
-            decode(br#"{"subscribe": {"session": "x", "kind": null}}"#),
+            decode(br#"{"subscribe": {"session": "0000000x", "kind": null}}"#),
             Ok(Request::Subscribe { .. })
         ));
+        // A session is named by its id as shown, nothing else.
+        let unnamed = decode(br#"{"protocol": 2, "status": {"session": "x"}}"#).unwrap_err();
+        assert!(unnamed.contains("\"x\" is not a session id"), "{unnamed}");
         // Except those a protocol 1 client would misread the answer of.
         let status = decode(br#"{"status": {"session": "x"}}"#).unwrap_err();
         assert!(status.contains("status is answered as data"), "{status}");

@@ -4,6 +4,7 @@
 use crate::messages::roots::{Change, ChangeAnswer, RootsChanged};
 use crate::settings::Settings;
 use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::status::SessionStatus;
 use ractor::RpcReplyPort;
 use std::path::PathBuf;
@@ -42,8 +43,8 @@ pub enum SessionQuestion {
 /// Which session a question is for.
 #[derive(Debug, Clone)]
 pub enum Addressee {
-    /// The session shown as this id.
-    Named(String),
+    /// The session of this id.
+    Named(SessionId),
     /// The most recently attached session whose roots hold this file.
     Holding(PathBuf),
 }

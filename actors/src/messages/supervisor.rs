@@ -40,7 +40,7 @@ pub struct ServerRecord {
     pub last_error: Option<String>,
     pub stderr: String,
     /// The other sessions that share the server, by id.
-    pub shared_with: Vec<String>,
+    pub shared_with: Vec<SessionId>,
     /// Why it was stopped, while it is stopped on purpose.
     pub stopped: Option<String>,
 }
@@ -196,7 +196,7 @@ pub struct WorkspaceServers {
 /// A session as the daemon's socket lists it.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct AttachedSession {
-    pub id: String,
+    pub id: SessionId,
     pub host_session: Option<String>,
     /// The MCP client's process; absent from an older daemon's answer.
     #[serde(default)]

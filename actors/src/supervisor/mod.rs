@@ -208,7 +208,7 @@ impl Actor for Supervisor {
             }
             SupervisorMsg::AskSession { to, question } => {
                 let entry = match &to {
-                    Addressee::Named(session) => state.session_named(session),
+                    Addressee::Named(session) => state.session_named(*session),
                     Addressee::Holding(file) => state.session_holding(file),
                 };
                 match entry {
@@ -411,7 +411,7 @@ fn record(spec: &ServerSpec, slot: Option<&Slot>, asking: Option<SessionId>) -> 
                 slot.users
                     .keys()
                     .filter(|user| Some(**user) != asking)
-                    .map(ToString::to_string)
+                    .copied()
                     .collect()
             })
             .unwrap_or_default(),

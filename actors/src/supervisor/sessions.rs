@@ -38,7 +38,7 @@ impl State {
         entries
             .into_iter()
             .map(|(id, entry)| AttachedSession {
-                id: id.to_string(),
+                id: *id,
                 host_session: entry.host_session.clone(),
                 client_pid: entry.client_pid,
                 roots: entry
@@ -52,11 +52,8 @@ impl State {
     }
 
     /// The attached session whose id is `id`.
-    pub(super) fn session_named(&self, id: &str) -> Option<&SessionEntry> {
-        self.sessions
-            .iter()
-            .find(|(session, _)| session.to_string() == id)
-            .map(|(_, entry)| entry)
+    pub(super) fn session_named(&self, id: SessionId) -> Option<&SessionEntry> {
+        self.sessions.get(&id)
     }
 
     /// The most recently attached session whose roots hold `file`.
