@@ -79,7 +79,8 @@ fn recorder_throughput() {
                     tokio::time::sleep(Duration::from_millis(5)).await;
                 }
             }
-            let mut event = events::Event::now(EventKind::ToolCall, Some("benchmk1".into()));
+            let mut event =
+                events::Event::now(EventKind::ToolCall, Some("benchmk1".parse().unwrap()));
             event.tool = Some("hover".into());
             event.duration_us = Some(150);
             event.bytes = Some(42);
@@ -173,7 +174,7 @@ fn query_among_a_million() {
     drop(connection);
     let connection = store::open_read_only(&path).unwrap();
     let filter = events::Filter {
-        session: Some("s0000042".into()),
+        session: Some("s0000042".parse().unwrap()),
         kind: Some(EventKind::ToolCall),
         limit: 100,
         ..events::Filter::default()

@@ -1,12 +1,12 @@
 //! Finding the daemon: connecting to this version's socket, starting the
 //! daemon under the start lock when none answers, and the handshake (the
-//! hello `windlass` wrote; the daemon's `welcome` or `refused`, as
-//! `src/control/protocol.rs` defines them).
+//! hello `windlass` wrote; the daemon's `welcome` or `refused`, read as
+//! the `AttachAnswer` the daemon writes, `src/control/handshake.rs`).
 
+use crate::handshake::AttachAnswer;
 use crate::upstream::Upstream;
 use crate::{Handoff, log, remove_handoff};
 use rustix::fs::{FlockOperation, flock};
-use serde_json::Value;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -45,18 +45,18 @@ fn handshake(mut stream: UnixStream, handoff: &Handoff) -> Result<UnixStream, St
     stream.write_all(&hello).map_err(failed)?;
     let answer = read_line(&mut stream).map_err(failed)?;
     stream.set_read_timeout(None).map_err(failed)?;
-    let answer: Value =
-        serde_json::from_slice(&answer).map_err(|error| format!("a malformed answer: {error}"))?;
-    if let Some(welcome) = answer.get("welcome") {
-        log::info(&format!(
-            "attached to the daemon (pid {})",
-            welcome["daemon_pid"]
-        ));
-        return Ok(stream);
-    }
-    match answer.get("refused").and_then(Value::as_str) {
-        Some(reason) => Err(format!("the daemon refused the session: {reason}")),
-        None => Err(format!("the daemon answered {answer}")),
+    match serde_json::from_slice::<AttachAnswer>(&answer) {
+        Ok(AttachAnswer::Welcome { daemon_pid }) => {
+            log::info(&format!("attached to the daemon (pid {daemon_pid})"));
+            Ok(stream)
+        }
+        Ok(AttachAnswer::Refused(reason)) => {
+            Err(format!("the daemon refused the session: {reason}"))
+        }
+        Err(error) => Err(format!(
+            "the daemon answered {}: {error}",
+            String::from_utf8_lossy(&answer)
+        )),
     }
 }
 
@@ -141,5 +141,49 @@ fn lock_exclusively(lock: &File) -> Result<(), String> {
             }
             Err(error) => return Err(format!("taking the daemon's start lock: {error}")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn handoff() -> Handoff {
+        Handoff {
+            hello: "{}".into(),
+            socket: "/nonexistent".into(),
+            start_lock: "/nonexistent".into(),
+            windlass: "/nonexistent".into(),
+            args: Vec::new(),
+        }
+    }
+
+    /// A daemon's side of the socket that takes the hello and answers
+    /// `answer`, one line.
+    fn answering(answer: &'static str) -> UnixStream {
+        let (bridge, mut daemon) = UnixStream::pair().unwrap();
+        std::thread::spawn(move || {
+            let mut hello = [0u8; 3];
+            daemon.read_exact(&mut hello).unwrap();
+            daemon.write_all(answer.as_bytes()).unwrap();
+        });
+        bridge
+    }
+
+    #[test]
+    fn the_daemons_answer_is_read_as_the_daemon_writes_it() {
+        let welcome = answering("{\"welcome\":{\"daemon_pid\":7}}\n");
+        assert!(handshake(welcome, &handoff()).is_ok());
+        let refused = answering("{\"refused\":\"no root /gone\"}\n");
+        assert_eq!(
+            handshake(refused, &handoff()).unwrap_err(),
+            "the daemon refused the session: no root /gone"
+        );
+        let other = answering("{\"stopping\":null}\n");
+        let error = handshake(other, &handoff()).unwrap_err();
+        assert!(
+            error.starts_with("the daemon answered {\"stopping\":null}: "),
+            "{error}"
+        );
     }
 }

@@ -17,6 +17,9 @@
 
 mod carry;
 mod daemon;
+// The daemon's answer to the hello, as the daemon writes it.
+#[path = "../src/control/handshake.rs"]
+mod handshake;
 mod log;
 mod upstream;
 

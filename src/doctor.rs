@@ -18,9 +18,10 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+use windlass_actors::gateway::{Needs, TOOL_NEEDS};
 use windlass_actors::language::ServerSpec;
 use windlass_actors::lsp::message::{self, Incoming};
-use windlass_actors::lsp::protocol::{WorkspaceFolder, initialize_params};
+use windlass_actors::lsp::protocol::{Capabilities, WorkspaceFolder, initialize_params};
 use windlass_actors::lsp::transport::Transport;
 use windlass_actors::lsp::uri::path_to_uri;
 use windlass_actors::settings::Identity;
@@ -36,26 +37,6 @@ const DAEMON_TIMEOUT: Duration = Duration::from_secs(5);
 /// be the same.
 const CLAUDE_HOOKS: &str = include_str!("../plugins/windlass/hooks/hooks.json");
 const GEMINI_HOOKS: &str = include_str!("../hooks/hooks.json");
-
-/// What each tool needs of a server's capabilities: any one of these.
-const TOOL_CAPABILITIES: &[(&str, &[&str])] = &[
-    ("hover", &["hoverProvider"]),
-    ("definition", &["definitionProvider", "declarationProvider"]),
-    ("type_definition", &["typeDefinitionProvider"]),
-    ("implementation", &["implementationProvider"]),
-    ("references", &["referencesProvider"]),
-    ("document_symbols", &["documentSymbolProvider"]),
-    (
-        "symbol",
-        &["workspaceSymbolProvider", "documentSymbolProvider"],
-    ),
-    ("call_hierarchy", &["callHierarchyProvider"]),
-    ("type_hierarchy", &["typeHierarchyProvider"]),
-    ("rename", &["renameProvider"]),
-    ("code_actions", &["codeActionProvider"]),
-    ("completion", &["completionProvider"]),
-    ("signature_help", &["signatureHelpProvider"]),
-];
 
 #[derive(Args)]
 pub struct DoctorArgs {
@@ -298,7 +279,7 @@ async fn server(spec: ServerSpec, root: PathBuf) -> Check {
     let outcome = tokio::task::spawn_blocking(move || initialized(&answers)).await;
     let seconds = started.elapsed().as_secs_f64();
     let mut check = match outcome {
-        Ok(Ok(capabilities)) => {
+        Ok(Ok(result)) => {
             transport.send(message::notification("initialized", json!({})));
             transport.send(message::request(2, "shutdown", Value::Null));
             transport.send(message::notification("exit", Value::Null));
@@ -308,7 +289,7 @@ async fn server(spec: ServerSpec, root: PathBuf) -> Check {
                 true,
                 format!("`{command}` initialized in {seconds:.1} s"),
             );
-            check.tools = tools(&capabilities);
+            check.tools = tools(&Capabilities::from_initialize_result(&result));
             check
         }
         Ok(Err(why)) => {
@@ -325,18 +306,16 @@ async fn server(spec: ServerSpec, root: PathBuf) -> Check {
     check
 }
 
-/// The capabilities in the answer to `initialize`, or why there is none.
+/// The server's answer to `initialize`, or why there is none.
 fn initialized(answers: &mpsc::Receiver<Incoming>) -> std::result::Result<Value, String> {
     let deadline = Instant::now() + INITIALIZE_TIMEOUT;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match answers.recv_timeout(left) {
             Ok(Incoming::Response { id: 1, result }) => {
-                return result
-                    .map(|result| result["capabilities"].clone())
-                    .map_err(|error| {
-                        format!("it answered initialize with an error: {}", error.message)
-                    });
+                return result.map_err(|error| {
+                    format!("it answered initialize with an error: {}", error.message)
+                });
             }
             Ok(Incoming::Closed) | Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return Err("it exited before answering initialize".into());
@@ -352,21 +331,19 @@ fn initialized(answers: &mpsc::Receiver<Incoming>) -> std::result::Result<Value,
     }
 }
 
-/// The tools `capabilities` support, in the table's order; `diagnostics`
-/// and `search` work with every server.
-fn tools(capabilities: &Value) -> Vec<&'static str> {
-    let supported = |capability: &str| match capabilities.get(capability) {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
-        Some(_) => true,
-    };
-    let mut tools = vec!["diagnostics", "search"];
-    tools.extend(
-        TOOL_CAPABILITIES
-            .iter()
-            .filter(|(_, needs)| needs.iter().any(|capability| supported(capability)))
-            .map(|(tool, _)| *tool),
-    );
-    tools
+/// The tools a server with `capabilities` serves, in the gateway's table
+/// of what each tool needs: those any server serves, and those whose
+/// capability it announced, judged as the gateway judges a request.
+fn tools(capabilities: &Capabilities) -> Vec<&'static str> {
+    TOOL_NEEDS
+        .iter()
+        .filter(|(_, needs)| match needs {
+            Needs::NoServer => false,
+            Needs::AnyServer => true,
+            Needs::Capability(feature) => capabilities.supports(*feature),
+        })
+        .map(|(tool, _)| *tool)
+        .collect()
 }
 
 /// Whether this version's daemon runs, and what it serves.
@@ -649,5 +626,26 @@ fn state() -> Check {
             false,
             format!("{}: {error}", path.display()),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_servers_tools_are_those_its_capabilities_serve() {
+        let answer = json!({"capabilities": {"hoverProvider": true, "referencesProvider": false}});
+        let capabilities = Capabilities::from_initialize_result(&answer);
+        assert_eq!(
+            tools(&capabilities),
+            [
+                "hover",
+                "diagnostics",
+                "check_edit",
+                "search",
+                "codebase_map"
+            ]
+        );
     }
 }

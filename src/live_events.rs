@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use windlass_actors::store;
 use windlass_actors::store::events::{self, Event};
 use windlass_actors::vocabulary::events::EventKind;
+use windlass_actors::vocabulary::ids::SessionId;
 
 /// Quiet for this long, a terminal shows the idle status line.
 const IDLE: Duration = Duration::from_secs(2);
@@ -65,7 +66,7 @@ pub fn run(args: MonitorArgs) -> Result<()> {
         Some(id) => format!("session {id}"),
         None => "every session of the daemon".to_owned(),
     };
-    let mut hooks = HookEvents::open(session.clone(), args.kind);
+    let mut hooks = HookEvents::open(session, args.kind);
     let request = Request::Subscribe {
         session,
         kind: args.kind,
@@ -124,7 +125,7 @@ struct HookEvents {
     connection: rusqlite::Connection,
     /// The last row shown, or the newest when the monitor started.
     after: i64,
-    session: Option<String>,
+    session: Option<SessionId>,
     kinds: Vec<EventKind>,
     polled: Instant,
 }
@@ -132,7 +133,7 @@ struct HookEvents {
 impl HookEvents {
     /// `None` when `--kind` leaves no hook kind, or the store cannot be
     /// read: the serving process's events are shown all the same.
-    fn open(session: Option<String>, kind: Option<EventKind>) -> Option<Self> {
+    fn open(session: Option<SessionId>, kind: Option<EventKind>) -> Option<Self> {
         let kinds: Vec<EventKind> = EventKind::HOOKS
             .into_iter()
             .filter(|hook_kind| kind.is_none_or(|wanted| wanted == *hook_kind))
@@ -158,12 +159,8 @@ impl HookEvents {
             return Vec::new();
         }
         self.polled = Instant::now();
-        let written = events::written_after(
-            &self.connection,
-            self.after,
-            &self.kinds,
-            self.session.as_deref(),
-        );
+        let written =
+            events::written_after(&self.connection, self.after, &self.kinds, self.session);
         let Ok(written) = written else {
             return Vec::new();
         };

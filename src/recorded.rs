@@ -8,24 +8,28 @@ use anyhow::{Context as _, Result, bail};
 use std::path::PathBuf;
 use windlass_actors::store::events::Event;
 use windlass_actors::store::{self, sessions};
+use windlass_actors::vocabulary::ids::SessionId;
 
 /// The one session `prefix` names; an ambiguous prefix lists them.
-pub fn session_id(connection: &rusqlite::Connection, prefix: &str) -> Result<String> {
+pub fn session_id(connection: &rusqlite::Connection, prefix: &str) -> Result<SessionId> {
     let ids = sessions::matching(connection, prefix)?;
     match ids.as_slice() {
         [] => bail!("no session {prefix:?}"),
-        [id] => Ok(id.clone()),
-        _ => bail!("{prefix:?} is ambiguous: {}", ids.join(", ")),
+        [id] => Ok(*id),
+        _ => {
+            let ids: Vec<String> = ids.iter().map(SessionId::to_string).collect();
+            bail!("{prefix:?} is ambiguous: {}", ids.join(", "))
+        }
     }
 }
 
 /// The session `prefix` names and the control socket of its serving
 /// process.
-pub fn session_socket(prefix: &str) -> Result<(String, PathBuf)> {
+pub fn session_socket(prefix: &str) -> Result<(SessionId, PathBuf)> {
     let path = crate::state_dir::store_path().context("no state directory")?;
     let connection = store::open(&path).with_context(|| format!("opening {}", path.display()))?;
     let id = session_id(&connection, prefix)?;
-    match sessions::socket(&connection, &id)? {
+    match sessions::socket(&connection, id)? {
         Some(socket) => Ok((id, socket.into())),
         None => bail!(
             "session {id} has no control socket (its process had no runtime directory); see `windlass query --session {id}`"
@@ -35,7 +39,7 @@ pub fn session_socket(prefix: &str) -> Result<(String, PathBuf)> {
 
 /// Marks every session whose serving process is gone as dead.
 pub fn mark_gone(connection: &mut rusqlite::Connection) -> Result<()> {
-    let gone: Vec<String> = sessions::list(connection)?
+    let gone: Vec<SessionId> = sessions::list(connection)?
         .into_iter()
         .filter(|session| session.alive && !crate::process::alive(session.pid))
         .map(|session| session.id)
@@ -52,7 +56,9 @@ pub fn table_line(event: &Event) -> String {
     let mut line = format!(
         "{}  {}  {}",
         shown_time(event.at),
-        event.session.as_deref().unwrap_or("-"),
+        event
+            .session
+            .map_or_else(|| "-".to_owned(), |session| session.to_string()),
         event.kind
     );
     for name in [&event.server, &event.tool].into_iter().flatten() {

@@ -15,7 +15,7 @@ use anyhow::Result;
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio::net::UnixListener;
-use windlass_actors::messages::gateway::Connection;
+use windlass_actors::messages::supervisor::Connection;
 use windlass_actors::settings::Settings;
 use windlass_actors::supervisor::{self, Lifetime, Mode, RestartPolicy};
 

@@ -14,9 +14,7 @@ const STATUS_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub fn run(prefix: &str) -> Result<()> {
     let (session, socket) = session_socket(prefix)?;
-    let request = Request::Status {
-        session: session.clone(),
-    };
+    let request = Request::Status { session };
     let status = client::expect(&socket, &request, STATUS_TIMEOUT, |answer| match answer {
         Answer::Status(status) => Some(status),
         _ => None,

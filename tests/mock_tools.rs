@@ -8,6 +8,8 @@ mod common;
 
 use common::*;
 use serde_json::json;
+use windlass_actors::gateway::{Needs, TOOL_NEEDS};
+use windlass_actors::lsp::protocol::Feature;
 
 const SHAPES: &str = "\
 class Shape:
@@ -217,26 +219,43 @@ fn completion_and_signature_help_at_the_cursor() {
     assert_eq!(signature, "> area(s, «scale»)");
 }
 
+/// A server that announces none of the capabilities the gateway's table
+/// of tools names refuses, without being asked, every tool the table
+/// says needs one, naming the capability: the table is what the gateway
+/// does.
 #[test]
 fn missing_capabilities_are_refused_without_asking() {
-    let (_dir, session) = session(
-        "--without callHierarchyProvider --without renameProvider --without completionProvider",
-    );
-    for (tool, feature) in [
-        ("call_hierarchy", "call hierarchy"),
-        ("rename", "rename"),
-        ("completion", "completion"),
-    ] {
-        let mut arguments = json!({"file": "shapes.py", "line": 7, "symbol": "area", "direction": "incoming", "new_name": "x"});
-        if tool != "call_hierarchy" {
-            arguments.as_object_mut().unwrap().remove("direction");
-        }
-        if tool != "rename" {
-            arguments.as_object_mut().unwrap().remove("new_name");
-        }
+    let needed: Vec<(&str, Feature)> = TOOL_NEEDS
+        .iter()
+        .filter_map(|(tool, needs)| match needs {
+            Needs::Capability(feature) => Some((*tool, *feature)),
+            Needs::NoServer | Needs::AnyServer => None,
+        })
+        .collect();
+    let without: Vec<String> = needed
+        .iter()
+        .map(|(_, feature)| format!("--without {}", feature.key()))
+        .collect();
+    let (_dir, session) = session(&without.join(" "));
+    for (tool, feature) in needed {
         assert_eq!(
-            session.err(tool, arguments),
-            format!("[python] does not support {feature}")
+            session.err(tool, arguments_at_area(tool)),
+            format!("[python] does not support {}", feature.name()),
+            "{tool}"
         );
     }
+}
+
+/// `tool`'s arguments about `area`, declared on line 7 of shapes.py.
+fn arguments_at_area(tool: &str) -> serde_json::Value {
+    let mut arguments = json!({"file": "shapes.py", "line": 7, "symbol": "area"});
+    match tool {
+        "document_symbols" => arguments = json!({"file": "shapes.py"}),
+        "code_actions" => arguments = json!({"file": "shapes.py", "start_line": 7}),
+        "call_hierarchy" => arguments["direction"] = json!("incoming"),
+        "type_hierarchy" => arguments["direction"] = json!("supertypes"),
+        "rename" => arguments["new_name"] = json!("size"),
+        _ => {}
+    }
+    arguments
 }

@@ -6,12 +6,17 @@
 //! its own [`roots::Roots`] and [`gateway::Gateway`]), and one
 //! [`language_server::LanguageServer`] per pooled server that is running.
 //!
-//! Imports run one way, bottom first: `error`, the wire (`lsp`), the
-//! shared words (`language`, `vocabulary`), `settings` and the `store`,
-//! each actor's inbox (`messages`), then the actors, which import each
-//! other only to spawn children. `docs/architecture.md` draws the layers
-//! and the tree, and lists the messages between the actors.
+//! Imports run one way, bottom first: `error`, the wire (`lsp`) and the
+//! system's readings of processes (`process`), the shared words
+//! (`vocabulary`), the language table (`language`), `settings`, the
+//! `store` and start-up detection (`detect`), each actor's inbox
+//! (`messages`), then the actors. An actor imports another only to spawn
+//! it, as its parent, and then only its actor type and `Arguments`; no
+//! chain of imports between files comes back to where it began.
+//! `tests/layers.rs` checks both; `docs/architecture.md` draws the
+//! layers and the tree, and lists the messages between the actors.
 
+pub mod detect;
 pub mod error;
 pub mod gateway;
 pub mod language;
@@ -19,6 +24,7 @@ pub mod language_server;
 pub mod lsp;
 pub mod messages;
 pub mod monitor;
+pub mod process;
 pub mod recorder;
 pub mod roots;
 pub mod router;

@@ -14,13 +14,13 @@
 use crate::error::{Error, Result};
 use crate::language;
 use crate::language::{ServerKey, ServerSpec};
-use crate::messages::language_server::LanguageServerMsg;
+use crate::messages::language_server::{LanguageServerMsg, is_alive};
 use crate::messages::router::{RoutedFile, RouterMsg, ServerHandle};
 use crate::messages::supervisor::SupervisorMsg;
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use globset::GlobSet;
-use ractor::{Actor, ActorProcessingErr, ActorRef, ActorStatus, RpcReplyPort};
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -284,15 +284,6 @@ fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-/// Whether an actor still takes requests. One that is stopping has
-/// already reported its exit, and its requests would be dropped.
-pub fn is_alive(actor: &ActorRef<LanguageServerMsg>) -> bool {
-    matches!(
-        actor.get_status(),
-        ActorStatus::Running | ActorStatus::Starting
-    )
 }
 
 #[cfg(test)]

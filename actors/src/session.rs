@@ -12,11 +12,11 @@
 //! Servers are not the session's: the Supervisor pools them, and sessions
 //! whose configuration resolves to the same server share one process.
 
-use crate::gateway::{self, Gateway};
-use crate::messages::gateway::{Connection, GatewayMsg};
+use crate::gateway::Gateway;
+use crate::messages::gateway::GatewayMsg;
 use crate::messages::recorder::RecorderMsg;
-use crate::messages::session::{SessionMsg, Shared};
-use crate::messages::supervisor::SupervisorMsg;
+use crate::messages::session::SessionMsg;
+use crate::messages::supervisor::{Connection, Shared, SupervisorMsg};
 use crate::roots::Roots;
 use crate::settings::Settings;
 use crate::store::sessions::SessionRow;
@@ -64,7 +64,7 @@ impl Actor for Session {
         let (gateway, _) = Actor::spawn_linked(
             None,
             Gateway,
-            gateway::Arguments {
+            crate::gateway::Arguments {
                 session: args.id,
                 session_actor: myself.clone(),
                 roots: roots.clone(),
@@ -79,7 +79,7 @@ impl Actor for Session {
             .shared
             .recorder
             .send_message(RecorderMsg::SessionStarted(SessionRow {
-                id: args.id.to_string(),
+                id: args.id,
                 pid: std::process::id(),
                 socket: args.shared.socket.clone(),
                 daemon: args.shared.daemon,
@@ -107,7 +107,7 @@ impl Actor for Session {
             SessionMsg::RootsChanged(changed) => {
                 state.settings.roots = (*changed.roots).clone();
                 let _stopped = state.shared.recorder.send_message(RecorderMsg::Roots {
-                    session: state.id.to_string(),
+                    session: state.id,
                     roots: root_paths(&changed.roots),
                 });
                 let _stopped = state
@@ -142,9 +142,7 @@ impl Actor for Session {
         let _stopped = state
             .shared
             .recorder
-            .send_message(RecorderMsg::SessionEnded {
-                session: state.id.to_string(),
-            });
+            .send_message(RecorderMsg::SessionEnded { session: state.id });
         Ok(())
     }
 

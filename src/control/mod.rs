@@ -7,11 +7,13 @@
 //! Supervisor and the subscriptions to the Recorder.
 
 pub mod client;
+pub mod handshake;
 pub mod protocol;
 
 use crate::runtime_dir::version;
 use crate::session_args;
 use anyhow::{Context as _, Result, bail};
+use handshake::AttachAnswer;
 use protocol::{Answer, Hello, Request};
 use ractor::rpc::CallResult;
 use ractor::{ActorRef, RpcReplyPort};
@@ -23,10 +25,9 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
 use windlass_actors::gateway::server_reports;
-use windlass_actors::messages::gateway::Connection;
 use windlass_actors::messages::recorder::{Filter, RecorderMsg};
 use windlass_actors::messages::session::{Addressee, SessionQuestion};
-use windlass_actors::messages::supervisor::SupervisorMsg;
+use windlass_actors::messages::supervisor::{Connection, SupervisorMsg};
 
 /// How long a connection may take to send its request.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -287,7 +288,7 @@ async fn attach(
             version(),
             hello.version
         );
-        protocol::send(&mut writer, &Answer::Refused(refusal.clone())).await?;
+        protocol::send(&mut writer, &AttachAnswer::Refused(refusal.clone())).await?;
         bail!(refusal);
     }
     let cwd = hello.cwd.clone();
@@ -299,11 +300,11 @@ async fn attach(
         Ok(settings) => settings,
         Err(error) => {
             let refusal = format!("{error:#}");
-            protocol::send(&mut writer, &Answer::Refused(refusal)).await?;
+            protocol::send(&mut writer, &AttachAnswer::Refused(refusal)).await?;
             return Err(error.context(format!("a session in {}", cwd.display())));
         }
     };
-    let welcome = Answer::Welcome {
+    let welcome = AttachAnswer::Welcome {
         daemon_pid: std::process::id(),
     };
     protocol::send(&mut writer, &welcome).await?;

@@ -16,6 +16,7 @@ use windlass_actors::messages::supervisor::AttachedSession;
 use windlass_actors::settings::Identity;
 use windlass_actors::vocabulary::diagnostics::FileDiagnostics;
 use windlass_actors::vocabulary::events::EventKind;
+use windlass_actors::vocabulary::ids::SessionId;
 use windlass_actors::vocabulary::status::{ServerReport, SessionStatus};
 
 /// Longest handshake line read; a hello is a few hundred bytes.
@@ -40,22 +41,22 @@ pub enum Request {
     /// the answer, until the connection closes.
     Subscribe {
         /// One session's events and its servers'; all when absent.
-        session: Option<String>,
+        session: Option<SessionId>,
         kind: Option<EventKind>,
     },
     /// What the `status` tool would tell that session.
-    Status { session: String },
+    Status { session: SessionId },
     /// Fresh diagnostics of `file` (absolute), as data, through the
     /// session named or else the most recently attached one whose roots
     /// hold the file.
     Diagnostics {
         file: PathBuf,
-        session: Option<String>,
+        session: Option<SessionId>,
     },
     /// Roots added, removed or set for a session, as a host's hook asks:
     /// `{"roots": {"session": ID, "add": [DIR, …]}}`.
     Roots {
-        session: String,
+        session: SessionId,
         #[serde(flatten)]
         change: RootsChange,
     },
@@ -99,12 +100,10 @@ pub struct Hello {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Answer {
-    /// The session is attached; MCP flows from here on.
-    Welcome {
-        daemon_pid: u32,
-    },
-    /// The session could not start (a root that does not exist, a broken
-    /// configuration file, another version).
+    /// The request is refused, with why. Spelled as a bridge's
+    /// `AttachAnswer::Refused` (`handshake.rs`), so that a hello refused
+    /// before it is read (a newer protocol) reaches the bridge as its own
+    /// answer; a hello read is answered with an `AttachAnswer`.
     Refused(String),
     Stopping,
     /// Events follow, one JSON line each.
@@ -221,6 +220,21 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::control::handshake::AttachAnswer;
+
+    #[test]
+    fn a_bridge_reads_a_refusal_of_any_request_as_its_own() {
+        let refused = serde_json::to_vec(&Answer::Refused("too new".into())).unwrap();
+        assert_eq!(
+            serde_json::from_slice::<AttachAnswer>(&refused).unwrap(),
+            AttachAnswer::Refused("too new".into())
+        );
+        let welcome = AttachAnswer::Welcome { daemon_pid: 7 };
+        assert_eq!(
+            serde_json::to_string(&welcome).unwrap(),
+            r#"{"welcome":{"daemon_pid":7}}"#
+        );
+    }
 
     #[tokio::test]
     async fn a_hello_crosses_the_socket_intact() {
@@ -259,7 +273,7 @@ mod tests {
             Request::Sessions,
             Request::Servers,
             Request::Status {
-                session: "abc".into(),
+                session: SessionId(42),
             },
         ] {
             let line = encode(&request).unwrap();
@@ -271,9 +285,12 @@ mod tests {
         // Hand-written requests may leave the protocol out.
         assert!(matches!(decode(b"\"ping\""), Ok(Request::Ping)));
         assert!(matches!(
-            decode(br#"{"subscribe": {"session": "x", "kind": null}}"#),
+            decode(br#"{"subscribe": {"session": "0000000x", "kind": null}}"#),
             Ok(Request::Subscribe { .. })
         ));
+        // A session is named by its id as shown, nothing else.
+        let unnamed = decode(br#"{"protocol": 2, "status": {"session": "x"}}"#).unwrap_err();
+        assert!(unnamed.contains("\"x\" is not a session id"), "{unnamed}");
         // Except those a protocol 1 client would misread the answer of.
         let status = decode(br#"{"status": {"session": "x"}}"#).unwrap_err();
         assert!(status.contains("status is answered as data"), "{status}");

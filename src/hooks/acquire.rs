@@ -114,14 +114,14 @@ fn read(
 /// refusal when the wait runs out.
 fn lease(run: &mut Run, args: &AcquireArgs, format: Format, shown: &str) -> Result<Option<Value>> {
     let owner = run.input.owner();
-    let session = run.session.as_ref().map(|session| session.id.clone());
+    let session = run.session.as_ref().map(|session| session.id);
     let ttl = i64::try_from(args.lease.saturating_mul(1000)).unwrap_or(i64::MAX);
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
     let mut waited_on = None;
     loop {
         let claimant = Claimant {
             owner: &owner,
-            session: session.as_deref(),
+            session,
             host: Some(format.host().name),
         };
         let lease = locks::try_acquire(

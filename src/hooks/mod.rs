@@ -204,10 +204,7 @@ pub struct Run {
 impl Run {
     /// Records an event of this run's session when the run ends.
     pub fn record(&mut self, kind: EventKind, detail: Value) {
-        let mut event = Event::now(
-            kind,
-            self.session.as_ref().map(|session| session.id.clone()),
-        );
+        let mut event = Event::now(kind, self.session.as_ref().map(|session| session.id));
         event.tool = Some(self.name.to_owned());
         event.detail = detail;
         self.events.push(event);
@@ -233,7 +230,7 @@ impl Run {
             anyhow::bail!("no live windlass session for this host session or directory");
         };
         let request = Request::Roots {
-            session: session.id.clone(),
+            session: session.id,
             change: change.clone(),
         };
         let (roots, refused) =
@@ -301,7 +298,7 @@ pub fn run(name: &'static str, body: impl FnOnce(&mut Run) -> Result<Option<Valu
     };
     let mut event = Event::now(
         EventKind::Hook,
-        run.session.as_ref().map(|session| session.id.clone()),
+        run.session.as_ref().map(|session| session.id),
     );
     event.tool = Some(name.to_owned());
     event.duration_us = i64::try_from(started.elapsed().as_micros()).ok();
@@ -347,7 +344,7 @@ fn prepare(name: &'static str) -> Result<Run> {
     if let (Some(session), Some(host)) = (&session, host)
         && session.host_session.is_none()
     {
-        sessions::adopt_host_session(&store, &session.id, host)?;
+        sessions::adopt_host_session(&store, session.id, host)?;
     }
     Ok(Run {
         name,

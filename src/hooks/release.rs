@@ -90,7 +90,7 @@ fn report(run: &Run, file: &Path) -> Result<Option<String>> {
     };
     let request = Request::Diagnostics {
         file: file.to_path_buf(),
-        session: Some(session.id.clone()),
+        session: Some(session.id),
     };
     let answer =
         client::expect(

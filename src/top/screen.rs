@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 use windlass_actors::store::events::Event;
+use windlass_actors::vocabulary::ids::SessionId;
 
 /// How often a new picture is taken.
 const REFRESH: Duration = Duration::from_secs(1);
@@ -56,7 +57,7 @@ struct Dashboard {
     /// Shared with the thread taking pictures, which stops meanwhile.
     paused: Arc<AtomicBool>,
     /// The session whose status is open, and its lines.
-    detail: Option<(String, Vec<String>)>,
+    detail: Option<(SessionId, Vec<String>)>,
     colour: bool,
 }
 
@@ -277,7 +278,7 @@ impl Dashboard {
             return;
         };
         let request = Request::Status {
-            session: session.id.clone(),
+            session: session.id,
         };
         let lines = match client::ask(&self.socket, &request, Duration::from_secs(5)) {
             Ok(Answer::Status(status)) => status.lines(),
@@ -285,7 +286,7 @@ impl Dashboard {
             Ok(other) => vec![format!("an unexpected answer: {other:?}")],
             Err(error) => vec![format!("{error:#}")],
         };
-        self.detail = Some((session.id.clone(), lines));
+        self.detail = Some((session.id, lines));
     }
 
     /// The events that pass the filter, newest first.

@@ -15,6 +15,7 @@ use std::time::Duration;
 use windlass_actors::store::events::{self, Event};
 use windlass_actors::store::{self, sessions};
 use windlass_actors::vocabulary::events::EventKind;
+use windlass_actors::vocabulary::ids::SessionId;
 use windlass_actors::vocabulary::server_states::Phase;
 use windlass_actors::vocabulary::status::{RunningCall, ServerReport, SessionStatus};
 
@@ -48,7 +49,7 @@ pub struct DaemonView {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SessionView {
-    pub id: String,
+    pub id: SessionId,
     pub host_session: Option<String>,
     pub client: Option<String>,
     /// `stdio` or `http`.
@@ -76,7 +77,7 @@ pub struct ServerView {
     /// CPU seconds it has used in all.
     pub cpu_seconds: Option<f64>,
     pub rss_bytes: Option<u64>,
-    pub sessions: Vec<String>,
+    pub sessions: Vec<SessionId>,
     pub queued: usize,
     /// Requests sent to it and not answered yet.
     pub in_flight: usize,
@@ -87,7 +88,7 @@ pub struct ServerView {
 pub struct LeaseView {
     pub path: String,
     pub owner: String,
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     /// Leases are taken to edit; reading takes none.
     pub mode: &'static str,
     pub since: i64,
@@ -143,11 +144,11 @@ pub fn take(socket: &Path, previous: Option<&Snapshot>) -> Result<Snapshot> {
     let mut statuses = Vec::new();
     for session in &attached {
         let request = Request::Status {
-            session: session.id.clone(),
+            session: session.id,
         };
         // A session may end between the two questions.
         if let Ok(Answer::Status(status)) = client::ask(socket, &request, ANSWER_TIMEOUT) {
-            statuses.push((session.id.clone(), status));
+            statuses.push((session.id, status));
         }
     }
     // A daemon older than `servers` is refused it: its sessions' servers
@@ -166,7 +167,7 @@ pub fn take(socket: &Path, previous: Option<&Snapshot>) -> Result<Snapshot> {
     let sessions = attached
         .iter()
         .map(|session| SessionView {
-            id: session.id.clone(),
+            id: session.id,
             host_session: session.host_session.clone(),
             client: recorded.clients.get(&session.id).cloned().flatten(),
             transport: recorded
@@ -212,7 +213,7 @@ pub fn take(socket: &Path, previous: Option<&Snapshot>) -> Result<Snapshot> {
 /// whole pool, or else those its sessions' statuses list.
 fn servers(
     pool: Option<Vec<ServerReport>>,
-    statuses: &[(String, SessionStatus)],
+    statuses: &[(SessionId, SessionStatus)],
     previous: Option<(&Snapshot, f64)>,
 ) -> Vec<ServerView> {
     let mut servers = match pool {
@@ -242,7 +243,7 @@ fn servers(
 
 /// The servers the sessions' statuses list, each once, that were ever
 /// started: a status lists every server its session could use.
-fn sessions_servers(statuses: &[(String, SessionStatus)]) -> Vec<ServerView> {
+fn sessions_servers(statuses: &[(SessionId, SessionStatus)]) -> Vec<ServerView> {
     let mut servers: BTreeMap<(String, String, Option<u32>), ServerView> = BTreeMap::new();
     for (session, status) in statuses {
         for report in &status.servers {
@@ -250,7 +251,7 @@ fn sessions_servers(statuses: &[(String, SessionStatus)]) -> Vec<ServerView> {
             let key = (report.name.clone(), report.command.clone(), pid);
             let view = servers.entry(key).or_insert_with(|| view_of(report));
             if !view.sessions.contains(session) {
-                view.sessions.push(session.clone());
+                view.sessions.push(*session);
             }
         }
     }
@@ -286,10 +287,10 @@ fn view_of(report: &ServerReport) -> ServerView {
 /// What the store says of the sessions, leases and recent events.
 #[derive(Default)]
 struct Recorded {
-    clients: BTreeMap<String, Option<String>>,
-    transports: BTreeMap<String, String>,
-    calls: BTreeMap<String, usize>,
-    errors: BTreeMap<String, String>,
+    clients: BTreeMap<SessionId, Option<String>>,
+    transports: BTreeMap<SessionId, String>,
+    calls: BTreeMap<SessionId, usize>,
+    errors: BTreeMap<SessionId, String>,
     leases: Vec<LeaseView>,
     events: Vec<Event>,
 }
@@ -300,18 +301,18 @@ impl Recorded {
         let connection = store::open_read_only(&path)?;
         let mut recorded = Recorded::default();
         for session in sessions::list(&connection)?.into_iter().filter(|s| s.alive) {
-            recorded.clients.insert(session.id.clone(), session.client);
+            recorded.clients.insert(session.id, session.client);
             recorded.transports.insert(session.id, session.transport);
         }
         let last_id = events::last_id(&connection)?;
         recorded.events = recent_events(&connection, last_id)?;
         for event in &recorded.events {
-            let Some(session) = &event.session else {
+            let Some(session) = event.session else {
                 continue;
             };
             if event.kind == EventKind::ToolCall {
                 if event.at >= now - 60_000 {
-                    *recorded.calls.entry(session.clone()).or_default() += 1;
+                    *recorded.calls.entry(session).or_default() += 1;
                 }
                 if event.ok == Some(false) {
                     let tool = event.tool.as_deref().unwrap_or("a tool");
@@ -321,7 +322,7 @@ impl Recorded {
                     });
                     recorded
                         .errors
-                        .insert(session.clone(), format!("{tool} failed at {when}{why}"));
+                        .insert(session, format!("{tool} failed at {when}{why}"));
                 }
             }
         }

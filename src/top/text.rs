@@ -94,7 +94,7 @@ pub fn session_row(session: &SessionView) -> Vec<String> {
         .map(|root| root.display().to_string())
         .collect();
     vec![
-        session.id.clone(),
+        session.id.to_string(),
         session.transport.clone(),
         session.client.clone().unwrap_or_else(|| "-".into()),
         session.host_session.clone().unwrap_or_else(|| "-".into()),
@@ -147,7 +147,12 @@ pub fn server_row(server: &ServerView) -> Vec<String> {
         match server.sessions.is_empty() {
             // Kept warm in the pool for the next session.
             true => "none".into(),
-            false => server.sessions.join(" "),
+            false => server
+                .sessions
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
         },
         server.in_flight.to_string(),
         server.queued.to_string(),

@@ -1,25 +1,25 @@
 //! Addressing shared by every position tool: `file` plus `line` and
 //! `column`, `file` plus `line` and `symbol`, or `symbol` alone (or with
-//! `file`), resolved to one position in one document, or to a short list of
-//! candidates when a symbol name is ambiguous.
+//! `file`), resolved to one position in one document (`target.rs`), or to
+//! a short list of candidates when a symbol name is ambiguous
+//! (`candidates.rs`). A symbol named without a line is looked up here: in
+//! its file's outline, or in every server's workspace symbols
+//! cross-checked against definitions found by text.
 
 use super::candidates::{self, Candidate, ambiguous, is_definition_kind};
 use super::context::Context;
 use super::definitions;
 use super::render::{self, Sources, Spot, unavailable_warning};
 use super::symbols::{self, Found};
+use super::target::{Opened, Resolved, at_column, on_line};
+use super::words::find_word;
 use crate::error::{Error, Result};
-use crate::lsp::position::{PositionEncoding, line_at};
-use crate::lsp::protocol::Feature;
+use crate::lsp::position::PositionEncoding;
 use crate::lsp::uri::uri_to_path;
-use crate::messages::language_server::{Problem, ServerRequest, position_params};
-use crate::messages::router::ServerHandle;
-use crate::vocabulary::documents::{DocumentSnapshot, TextPosition};
+use crate::messages::language_server::Problem;
 use crate::vocabulary::root_set::RootSet;
-use lsp_types::TextDocumentPositionParams;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use serde::Deserialize;
 use tokio::task::JoinSet;
 
 /// Where in the code a question is about. The fields carry no schema
@@ -34,55 +34,7 @@ pub struct Position {
     pub symbol: Option<String>,
 }
 
-/// One resolved position, with everything needed to ask its server.
-pub struct Target {
-    pub roots: Arc<RootSet>,
-    pub server: ServerHandle,
-    pub document: DocumentSnapshot,
-    pub position: TextPosition,
-}
-
-impl Target {
-    /// A request about this position, with `params` of the LSP type
-    /// `method` takes.
-    pub fn request(
-        &self,
-        method: &'static str,
-        params: &impl Serialize,
-        capability: Feature,
-    ) -> Result<ServerRequest> {
-        let request = ServerRequest::new(method, params, capability)?;
-        Ok(request.about(self.document.clone(), Some(self.position)))
-    }
-
-    /// The document and position as LSP params give them.
-    pub fn position_params(&self) -> Result<TextDocumentPositionParams> {
-        position_params(&self.document, self.position)
-    }
-
-    /// `path:line:column` of the position, for messages.
-    pub fn describe(&self) -> String {
-        let path = self.roots.display(&self.document.path);
-        format!(
-            "{path}:{}:{}",
-            self.position.line + 1,
-            self.position.column + 1
-        )
-    }
-
-    /// The identifier under the position, if any.
-    pub fn word(&self) -> Option<String> {
-        let line = line_at(&self.document.text, self.position.line)?;
-        word_at(line, self.position.column)
-    }
-}
-
-pub enum Resolved {
-    Target(Box<Target>),
-    /// The symbol named several things; the text lists them.
-    Ambiguous(String),
-}
-
+/// The position `position` names, or the candidates it may mean.
 pub async fn resolve(context: &Context, position: &Position) -> Result<Resolved> {
     let symbol = position
         .symbol
@@ -104,73 +56,6 @@ pub async fn resolve(context: &Context, position: &Position) -> Result<Resolved>
             "give `file` with `line` and `column`, or a `symbol`".into(),
         )),
     }
-}
-
-/// The opened document and its server, before a position is chosen.
-struct Opened {
-    roots: Arc<RootSet>,
-    server: ServerHandle,
-    document: DocumentSnapshot,
-}
-
-impl Opened {
-    async fn new(context: &Context, file: &str) -> Result<Self> {
-        let (roots, path) = context.resolve(file).await?;
-        let document = context.snapshot(&path, file)?;
-        let server = context.route(&path).await?;
-        Ok(Self {
-            roots,
-            server,
-            document,
-        })
-    }
-
-    fn line(&self, line: u32) -> Result<(usize, &str)> {
-        let index = (line as usize)
-            .checked_sub(1)
-            .ok_or_else(|| Error::InvalidArgument("line is 1-based".into()))?;
-        let text = line_at(&self.document.text, index).ok_or_else(|| {
-            let count = self.document.text.lines().count();
-            Error::InvalidArgument(format!(
-                "line {line} is past the end of the file ({count} lines)"
-            ))
-        })?;
-        Ok((index, text))
-    }
-
-    fn at(self, line: usize, column: usize) -> Resolved {
-        Resolved::Target(Box::new(Target {
-            roots: self.roots,
-            server: self.server,
-            document: self.document,
-            position: TextPosition { line, column },
-        }))
-    }
-}
-
-async fn at_column(context: &Context, file: &str, line: u32, column: u32) -> Result<Resolved> {
-    let opened = Opened::new(context, file).await?;
-    let (index, _) = opened.line(line)?;
-    let column = (column as usize)
-        .checked_sub(1)
-        .ok_or_else(|| Error::InvalidArgument("column is 1-based".into()))?;
-    Ok(opened.at(index, column))
-}
-
-pub(super) async fn on_line(
-    context: &Context,
-    file: &str,
-    line: u32,
-    symbol: &str,
-) -> Result<Resolved> {
-    let opened = Opened::new(context, file).await?;
-    let (index, text) = opened.line(line)?;
-    let column = find_word(text, symbol, 0).ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "`{symbol}` does not occur on line {line} of {file}"
-        ))
-    })?;
-    Ok(opened.at(index, column))
 }
 
 async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved> {
@@ -377,82 +262,4 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         answer.warnings.extend(reply.warnings);
     }
     Ok(answer)
-}
-
-fn is_identifier_char(character: char) -> bool {
-    character.is_alphanumeric() || character == '_' || character == '$'
-}
-
-/// The code-point column of `word` as a whole identifier on `line`, at or
-/// after column `from`; failing that, of `word` after a `$` sigil, as a
-/// shell, PHP or SCSS variable is written where it is used (`$SCRIPT_DIR`
-/// for `SCRIPT_DIR`). In JavaScript `$` is part of a name, so a whole
-/// identifier comes first.
-pub fn find_word(line: &str, word: &str, from: usize) -> Option<usize> {
-    let characters: Vec<char> = line.chars().collect();
-    let wanted: Vec<char> = word.chars().collect();
-    if wanted.is_empty() {
-        return None;
-    }
-    let last = characters.len().checked_sub(wanted.len())?;
-    let found = |after_sigil: bool| {
-        (from..=last).find(|&start| {
-            let end = start + wanted.len();
-            let before = start.checked_sub(1).map(|index| characters[index]);
-            characters[start..end] == wanted[..]
-                && (before.is_none_or(|before| !is_identifier_char(before))
-                    || !is_identifier_char(wanted[0])
-                    || (after_sigil && before == Some('$')))
-                && characters
-                    .get(end)
-                    .is_none_or(|next| !is_identifier_char(*next))
-        })
-    };
-    found(false).or_else(|| found(true))
-}
-
-/// The identifier that covers code-point column `column`.
-pub fn word_at(line: &str, column: usize) -> Option<String> {
-    let characters: Vec<char> = line.chars().collect();
-    if !characters
-        .get(column)
-        .copied()
-        .is_some_and(is_identifier_char)
-    {
-        return None;
-    }
-    let start = (0..column)
-        .rev()
-        .take_while(|&i| is_identifier_char(characters[i]))
-        .last()
-        .unwrap_or(column);
-    let end = (column..characters.len())
-        .take_while(|&i| is_identifier_char(characters[i]))
-        .last()
-        .unwrap_or(column);
-    Some(characters[start..=end].iter().collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_whole_words_only() {
-        assert_eq!(find_word("let foobar = foo(1);", "foo", 0), Some(13));
-        assert_eq!(find_word("é = café + café2", "café", 0), Some(4));
-        assert_eq!(find_word("x.café", "café", 0), Some(2));
-        assert_eq!(find_word("afoo", "foo", 0), None);
-        assert_eq!(find_word("foo foo", "foo", 1), Some(4));
-        assert_eq!(find_word("", "foo", 0), None);
-        assert_eq!(find_word("cd \"$SCRIPT_DIR/..\"", "SCRIPT_DIR", 0), Some(5));
-        assert_eq!(find_word("const $foo = foo;", "foo", 0), Some(13));
-    }
-
-    #[test]
-    fn finds_the_word_under_a_column() {
-        assert_eq!(word_at("    return café_x + 1", 12), Some("café_x".into()));
-        assert_eq!(word_at("a + b", 1), None);
-        assert_eq!(word_at("ab", 5), None);
-    }
 }

@@ -8,8 +8,8 @@
 
 use super::context::Context;
 use super::tools::{self, Tools};
-use crate::messages::gateway::{Connection, GatewayMsg, SessionParts};
-use crate::messages::supervisor::SupervisorMsg;
+use crate::messages::gateway::GatewayMsg;
+use crate::messages::supervisor::{Connection, SessionParts, SupervisorMsg};
 use crate::settings::Settings;
 use ractor::ActorRef;
 use rmcp::model::{

@@ -10,10 +10,10 @@
 //! documented prototype, and its references the same as from the body
 //! (asked at a body, clangd's definition is the prototype).
 
-use super::address::{self, Resolved};
 use super::context::Context;
-use super::navigation::DEFINITION;
+use super::goto::DEFINITION;
 use super::render::{self, Sources, Spot, symbol_kind};
+use super::target::{Resolved, on_line};
 use lsp_types::SymbolKind;
 use tokio::task::JoinSet;
 
@@ -115,8 +115,7 @@ pub fn is_definition_kind(kind: SymbolKind) -> bool {
 /// it cannot say.
 async fn definitions_of(context: &Context, symbol: &str, place: &Place) -> Vec<Place> {
     let line = u32::try_from(place.1).unwrap_or(u32::MAX);
-    let Ok(Resolved::Target(target)) = address::on_line(context, &place.0, line, symbol).await
-    else {
+    let Ok(Resolved::Target(target)) = on_line(context, &place.0, line, symbol).await else {
         return Vec::new();
     };
     let Ok(request) = DEFINITION.request(&target) else {

@@ -2,7 +2,7 @@
 //! calls that turn a tool's arguments into actor messages.
 
 use crate::error::{Error, Result};
-use crate::language::ServerSpec;
+use crate::language::{ServerSpec, language_id};
 use crate::lsp::protocol::Feature;
 use crate::messages::ask;
 use crate::messages::language_server::{
@@ -12,8 +12,8 @@ use crate::messages::language_server::{
 use crate::messages::recorder::RecorderMsg;
 use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsMsg, Source};
 use crate::messages::router::{RoutedFile, RouterMsg, ServerHandle};
-use crate::messages::session::{SessionMsg, Shared};
-use crate::messages::supervisor::{Overview, SupervisorMsg, WorkspaceServers};
+use crate::messages::session::SessionMsg;
+use crate::messages::supervisor::{Overview, Shared, SupervisorMsg, WorkspaceServers};
 use crate::messages::watcher::{WatcherMsg, WatcherStatus};
 use crate::settings::Settings;
 use crate::vocabulary::documents::{DocumentSnapshot, ReadError};
@@ -458,7 +458,7 @@ impl Context {
 
     /// Reads a file as the server should see it now.
     pub fn snapshot(&self, path: &Path, display: &str) -> Result<DocumentSnapshot> {
-        DocumentSnapshot::read(path).map_err(|error| match error {
+        DocumentSnapshot::read(path, language_id(path)).map_err(|error| match error {
             ReadError::Io(error) => io_error(display, &error),
             other => Error::InvalidArgument(format!("{display} {other}")),
         })

@@ -2,10 +2,10 @@
 //! then ask for its callers, callees, supertypes or subtypes.
 
 use super::address::Position;
-use super::address::Target;
 use super::context::Context;
 use super::navigation::target_or_candidates;
 use super::render::{self, Sources, Spot};
+use super::target::Target;
 use crate::error::{Error, Result};
 use crate::lsp::message::METHOD_NOT_FOUND;
 use crate::lsp::position::PositionEncoding;

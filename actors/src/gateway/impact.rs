@@ -4,11 +4,12 @@
 //! level, file and holder, with test files marked. One call instead of a
 //! dozen `find_references`.
 
-use super::address::{Position, Target};
+use super::address::Position;
 use super::context::Context;
 use super::navigation::{self, target_or_candidates};
 use super::render::{self, Sources};
 use super::symbols::{self, Symbol};
+use super::target::Target;
 use crate::error::Result;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::Feature;

@@ -2,22 +2,21 @@
 //! document outline. Each resolves its address, sends one request and
 //! renders the answer.
 
-use super::address::{self, Position, Resolved, Target};
+use super::address::{self, Position};
 use super::context::Context;
+use super::goto::Goto;
 use super::render::{self, Sources, Spot};
 use super::symbols::{self, Symbol};
+use super::target::{Resolved, Target};
 use super::text_uses;
 use crate::error::Result;
 use crate::lsp::protocol::Feature;
-use crate::messages::language_server::{Reply, ServerRequest};
+use crate::messages::language_server::Reply;
 use crate::vocabulary::counted::counted;
-use lsp_types::request::{
-    GotoDeclaration, GotoDefinition, GotoImplementation, GotoTypeDefinition, HoverRequest,
-    References, Request,
-};
+use lsp_types::request::{HoverRequest, References, Request};
 use lsp_types::{
-    GotoDefinitionParams, Hover, HoverParams, PartialResultParams, ReferenceContext,
-    ReferenceParams, WorkDoneProgressParams,
+    Hover, HoverParams, PartialResultParams, ReferenceContext, ReferenceParams,
+    WorkDoneProgressParams,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -26,43 +25,6 @@ use std::collections::HashSet;
 /// Above this size, references are listed as bare positions, so that a
 /// heavily used symbol is still listed completely.
 const REFERENCES_WITH_SOURCE_BYTES: usize = 8 * 1024;
-
-/// One of the go-to requests, with the capability it needs.
-#[derive(Debug, Clone, Copy)]
-pub struct Goto {
-    pub method: &'static str,
-    pub feature: Feature,
-}
-
-pub const DEFINITION: Goto = Goto {
-    method: GotoDefinition::METHOD,
-    feature: Feature::Definition,
-};
-pub const DECLARATION: Goto = Goto {
-    method: GotoDeclaration::METHOD,
-    feature: Feature::Declaration,
-};
-pub const TYPE_DEFINITION: Goto = Goto {
-    method: GotoTypeDefinition::METHOD,
-    feature: Feature::TypeDefinition,
-};
-pub const IMPLEMENTATION: Goto = Goto {
-    method: GotoImplementation::METHOD,
-    feature: Feature::Implementation,
-};
-
-impl Goto {
-    /// The request at `target`: the go-to requests all take the same
-    /// params.
-    pub fn request(self, target: &Target) -> Result<ServerRequest> {
-        let params = GotoDefinitionParams {
-            text_document_position_params: target.position_params()?,
-            work_done_progress_params: WorkDoneProgressParams::default(),
-            partial_result_params: PartialResultParams::default(),
-        };
-        target.request(self.method, &params, self.feature)
-    }
-}
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

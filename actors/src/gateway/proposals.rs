@@ -1,10 +1,11 @@
 //! `code_actions` and `rename`: what the server proposes, as text. Nothing
 //! is ever written; the agent applies what it wants with its own tools.
 
-use super::address::{Position, Target};
+use super::address::Position;
 use super::context::Context;
 use super::navigation::target_or_candidates;
 use super::render::{self, Sources};
+use super::target::Target;
 use super::workspace_edit::workspace_edit_lines;
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;

@@ -21,7 +21,7 @@ impl Context {
         response: &Result<CallToolResponse, ErrorData>,
     ) {
         let Outcome { ok, bytes, error } = outcome(response);
-        let mut event = Event::now(EventKind::ToolCall, Some(self.session.to_string()));
+        let mut event = Event::now(EventKind::ToolCall, Some(self.session));
         event.tool = Some(tool);
         event.duration_us = Some(i64::try_from(took.as_micros()).unwrap_or(i64::MAX));
         event.bytes = Some(bytes);
@@ -33,7 +33,7 @@ impl Context {
 
     pub fn record_client(&self, client: &Implementation) {
         let _stopped = self.shared.recorder.send_message(RecorderMsg::Client {
-            session: self.session.to_string(),
+            session: self.session,
             name: client.name.clone(),
             version: client.version.clone(),
         });

@@ -4,6 +4,7 @@
 //! on. Nothing that resolves outside the roots is read or shown: such
 //! locations are left out and counted.
 
+use super::words::find_word;
 use crate::error::Result;
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::Feature;
@@ -176,7 +177,7 @@ impl Sources<'_> {
         let mut spot = self.spot(uri, range, encoding)?;
         let path = uri_to_path(uri)?;
         if let Some(line) = self.line(&path, spot.line - 1)
-            && let Some(column) = crate::gateway::address::find_word(&line, name, spot.column - 1)
+            && let Some(column) = find_word(&line, name, spot.column - 1)
         {
             spot.column = column + 1;
         }
@@ -197,7 +198,7 @@ impl Sources<'_> {
         let spot = self.spot(uri, range, encoding)?;
         let path = uri_to_path(uri)?;
         let first = spot.line - 1;
-        let named = |line: &str| crate::gateway::address::find_word(line, name, 0);
+        let named = |line: &str| find_word(line, name, 0);
         if self.line(&path, first).as_deref().and_then(named).is_some() {
             return Some(spot);
         }

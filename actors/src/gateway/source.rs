@@ -7,7 +7,8 @@
 
 use super::address::Position;
 use super::context::Context;
-use super::navigation::{self, DECLARATION, DEFINITION, target_or_candidates};
+use super::goto::{DECLARATION, DEFINITION};
+use super::navigation::{self, target_or_candidates};
 use super::render::{self, Sources};
 use super::symbols::{self, Symbol};
 use crate::error::Result;

@@ -39,7 +39,7 @@ pub async fn session_status(context: &Context) -> Result<SessionStatus> {
     };
     let overview = context.servers().await?;
     let daemon = overview.daemon_sessions.map(|sessions| DaemonShare {
-        session: context.session.to_string(),
+        session: context.session,
         pid: std::process::id(),
         sessions,
         memory_budget: overview.memory_budget,

@@ -1,6 +1,8 @@
 //! The MCP tool surface: one thin method per tool that hands its arguments
-//! to the module that implements it. rmcp runs each call as its own task,
-//! so a slow server delays only the calls that wait on it.
+//! to the module that implements it, and what each tool needs of a
+//! server ([`TOOL_NEEDS`], which `doctor` shows per server). rmcp runs
+//! each call as its own task, so a slow server delays only the calls that
+//! wait on it.
 
 use super::address::Position;
 use super::assist::{self, CompletionArgs};
@@ -8,6 +10,7 @@ use super::check_edit::{self, CheckEditArgs};
 use super::context::Context;
 use super::diagnostics::{self, DiagnosticsArgs};
 use super::directory::{self, ListDirectoryArgs};
+use super::goto;
 use super::hierarchy::{self, CallHierarchyArgs, TypeHierarchyArgs};
 use super::impact::{self, ImpactArgs};
 use super::map::{self, MapArgs};
@@ -20,6 +23,7 @@ use super::search_hints;
 use super::source::{self, SourceArgs};
 use super::{render, status};
 use crate::error::Error;
+use crate::lsp::protocol::Feature;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
@@ -43,6 +47,57 @@ editing a file, call diagnostics on it to learn whether the edit broke anything:
 server's fresh check. Address a position by file+line+column, file+line+symbol, or symbol alone; \
 lines and columns are 1-based, columns count Unicode code points; file is absolute, relative to the \
 first root, or ROOTNAME/relative. Every tool is read-only.";
+
+/// What a tool needs of the server of a file it is asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// No server: it reads the workspace, or Windlass's own state.
+    NoServer,
+    /// Any server, whatever it announced: diagnostics come unasked, and
+    /// a tool that asks for more does without what a server lacks
+    /// (`search` finds by text, `codebase_map` lists no symbols).
+    AnyServer,
+    /// A server that announced this capability: the request the tool
+    /// depends on carries it, and a server without it refuses the tool
+    /// (the file's next server is asked).
+    Capability(Feature),
+}
+
+/// Every tool, in `tools/list`'s words, and what it needs of a server:
+/// the one statement of it, read by `doctor` to say which tools each
+/// server supports. A test holds it to the tools this handler serves.
+pub const TOOL_NEEDS: &[(&str, Needs)] = &[
+    ("hover", Needs::Capability(Feature::Hover)),
+    ("definition", Needs::Capability(Feature::Definition)),
+    ("declaration", Needs::Capability(Feature::Declaration)),
+    (
+        "type_definition",
+        Needs::Capability(Feature::TypeDefinition),
+    ),
+    ("implementation", Needs::Capability(Feature::Implementation)),
+    ("find_references", Needs::Capability(Feature::References)),
+    (
+        "document_symbols",
+        Needs::Capability(Feature::DocumentSymbols),
+    ),
+    ("diagnostics", Needs::AnyServer),
+    ("check_edit", Needs::AnyServer),
+    ("list_directory", Needs::NoServer),
+    // The definition's span; the declaration and outline only add to it.
+    ("source", Needs::Capability(Feature::Definition)),
+    // The references; the outlines that name their holders only add.
+    ("impact", Needs::Capability(Feature::References)),
+    ("read_file", Needs::NoServer),
+    ("search", Needs::AnyServer),
+    ("codebase_map", Needs::AnyServer),
+    ("call_hierarchy", Needs::Capability(Feature::CallHierarchy)),
+    ("type_hierarchy", Needs::Capability(Feature::TypeHierarchy)),
+    ("code_actions", Needs::Capability(Feature::CodeActions)),
+    ("rename", Needs::Capability(Feature::Rename)),
+    ("completion", Needs::Capability(Feature::Completion)),
+    ("signature_help", Needs::Capability(Feature::SignatureHelp)),
+    ("status", Needs::NoServer),
+];
 
 type ToolResult = Result<String, String>;
 
@@ -107,7 +162,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        self.answer(navigation::goto(&self.context, &args, navigation::DEFINITION).await)
+        self.answer(navigation::goto(&self.context, &args, goto::DEFINITION).await)
             .await
     }
 
@@ -116,7 +171,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn declaration(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        self.answer(navigation::goto(&self.context, &args, navigation::DECLARATION).await)
+        self.answer(navigation::goto(&self.context, &args, goto::DECLARATION).await)
             .await
     }
 
@@ -125,7 +180,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn type_definition(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        self.answer(navigation::goto(&self.context, &args, navigation::TYPE_DEFINITION).await)
+        self.answer(navigation::goto(&self.context, &args, goto::TYPE_DEFINITION).await)
             .await
     }
 
@@ -134,7 +189,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn implementation(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        self.answer(navigation::goto(&self.context, &args, navigation::IMPLEMENTATION).await)
+        self.answer(navigation::goto(&self.context, &args, goto::IMPLEMENTATION).await)
             .await
     }
 
@@ -354,5 +409,26 @@ impl ServerHandler for Tools {
     async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
         self.context.client_roots_changing();
         self.context.follow_client_roots(context.peer).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_tool_says_once_what_it_needs_of_a_server() {
+        let listed: BTreeSet<String> = Tools::tool_router()
+            .list_all()
+            .into_iter()
+            .map(|tool| tool.name.into_owned())
+            .collect();
+        let named: BTreeSet<String> = TOOL_NEEDS
+            .iter()
+            .map(|(name, _)| (*name).to_owned())
+            .collect();
+        assert_eq!(named.len(), TOOL_NEEDS.len(), "a tool is named twice");
+        assert_eq!(named, listed, "the table and tools/list differ");
     }
 }

@@ -22,89 +22,18 @@
 //! whose answer comes back as `CheckStep`.
 
 use super::State;
+use super::edit_check::{Bystander, Check, Stage, Touched};
 use crate::error::{Error, Result};
 use crate::messages::language_server::{
     CheckAnswer, CheckCall, CheckReply, DependentReply, DiagnosticsCall, DiagnosticsReply,
-    EditedDocument, LanguageServerMsg, Work,
+    LanguageServerMsg, Work,
 };
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::SessionId;
-use ractor::{ActorRef, RpcReplyPort};
+use ractor::ActorRef;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::oneshot;
-
-/// The check in progress; one runs at a time.
-pub struct Check {
-    id: u64,
-    session: SessionId,
-    edits: Vec<EditedDocument>,
-    /// The caller, until it is answered.
-    reply: Option<RpcReplyPort<Result<CheckAnswer>>>,
-    stage: Stage,
-    /// The current step's diagnostics, per edited document.
-    step: Vec<Option<DiagnosticsReply>>,
-    /// Other callers' work, in arrival order.
-    held: Vec<Work>,
-}
-
-/// Where a check is, with what it has learned so far.
-enum Stage {
-    /// Waiting for the diagnostics of the disk texts.
-    Disk,
-    /// The edits' texts are in; waiting for their diagnostics.
-    Edited {
-        before: Vec<DiagnosticsReply>,
-        bystanders: Vec<Bystander>,
-    },
-    /// The caller is answered and the disk texts are back; waiting for
-    /// the server to have checked them again, because the edit touched
-    /// dependents.
-    Restored { touched: Vec<Touched> },
-}
-
-/// A dependent: the generation of its diagnostics while the edit was in,
-/// and its diagnostics before.
-struct Touched {
-    uri: String,
-    generation: u64,
-    before: Arc<[Value]>,
-}
-
-/// An open document outside a check, as its diagnostics stood when the
-/// edits' texts were sent.
-struct Bystander {
-    document: DocumentSnapshot,
-    generation: u64,
-    items: Arc<[Value]>,
-}
-
-impl Check {
-    /// Its documents as they are on disk.
-    pub(super) fn documents(&self) -> impl Iterator<Item = &DocumentSnapshot> {
-        self.edits.iter().map(|edit| &edit.document)
-    }
-
-    pub(super) fn covers(&self, uri: &str) -> bool {
-        self.documents().any(|document| document.uri == uri)
-    }
-
-    /// Whether `work` must wait for this check: another check (one runs
-    /// at a time, so that none starts from another's text), work about one
-    /// of the check's documents, or a diagnostics wait once the edit is in,
-    /// which may be answered from the edit until the check ends.
-    fn holds(&self, work: &Work) -> bool {
-        let edit_in = !matches!(self.stage, Stage::Disk);
-        match work {
-            Work::Check(_) => true,
-            Work::Diagnostics(_) if edit_in => true,
-            _ => work
-                .documents()
-                .iter()
-                .any(|document| self.covers(&document.uri)),
-        }
-    }
-}
 
 impl State {
     /// Starts a check, or holds it behind the one running.

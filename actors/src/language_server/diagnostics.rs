@@ -9,7 +9,7 @@
 //! than one round is waited on for the rounds still to come ([`Rounds`]).
 
 use super::rounds::Rounds;
-use crate::messages::monitor::ProcessSample;
+use crate::process::ProcessSample;
 use crate::vocabulary::server_states::Strategy;
 use serde_json::Value;
 use std::collections::HashMap;

@@ -28,6 +28,7 @@ mod coverage;
 mod deadlines;
 mod diagnostics;
 mod documents;
+mod edit_check;
 mod fairness;
 mod inbound;
 mod progress;
@@ -37,13 +38,11 @@ mod requests;
 mod rounds;
 mod sync;
 mod tsserver_relay;
-mod usage;
 mod waiting;
 mod watched;
 mod workspace;
 
 pub use documents::{Documents, SyncAction};
-pub use usage::Usage;
 
 use crate::error::{Error, Result};
 use crate::language::{Role, ServerSpec};
@@ -52,16 +51,20 @@ use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{self, Capabilities, WorkspaceFolder};
 use crate::lsp::transport::Transport;
 use crate::messages::language_server::{
-    Call, LanguageServerMsg, Reply, ServerRequest, ServerStatus, Work,
+    Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest, ServerStatus,
+    Work,
 };
-use crate::messages::monitor::{MonitorMsg, ProcessSample};
+use crate::messages::monitor::MonitorMsg;
 use crate::messages::recorder::RecorderMsg;
 use crate::messages::supervisor::SupervisorMsg;
+use crate::process::ProcessSample;
 use crate::settings::Timeouts;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::server_states::{ProcessState, Strategy};
+use crate::vocabulary::usage::Usage;
+use diagnostics::Wait;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -136,6 +139,25 @@ struct Held {
     deadline: Instant,
 }
 
+/// A diagnostics caller and what it waits for.
+struct Parked {
+    wait: Wait,
+    session: SessionId,
+    document: DocumentSnapshot,
+    reply: RpcReplyPort<Result<DiagnosticsReply>>,
+}
+
+impl Parked {
+    /// The caller, to be answered some other way.
+    fn into_call(self) -> DiagnosticsCall {
+        DiagnosticsCall {
+            session: self.session,
+            document: self.document,
+            reply: self.reply,
+        }
+    }
+}
+
 pub struct State {
     id: ServerId,
     usage: Arc<Usage>,
@@ -150,7 +172,7 @@ pub struct State {
     recorder: ActorRef<RecorderMsg>,
     transport: Transport,
     /// Read before each request: a dying process is not sent work.
-    process_stat: crate::monitor::ProcessStat,
+    process_stat: crate::process::ProcessStat,
     started: Instant,
     next_id: i64,
     pending: HashMap<i64, Pending>,
@@ -173,13 +195,13 @@ pub struct State {
     coverage: coverage::Coverage,
     held: Vec<Held>,
     diagnostics: diagnostics::Cache,
-    waits: HashMap<u64, waiting::Parked>,
+    waits: HashMap<u64, Parked>,
     next_wait: u64,
     /// Its `tsserver/request`s relayed and not answered yet: it waits on
     /// another server's work, so its silence says nothing meanwhile.
     relayed: usize,
     /// The check of an edit in progress, with the work it holds.
-    check: Option<check::Check>,
+    check: Option<edit_check::Check>,
     next_check_id: u64,
     /// The earliest instant a `CheckDiagnostics` is already scheduled for.
     next_check: Option<Instant>,
@@ -221,7 +243,7 @@ impl Actor for LanguageServer {
         // Without CPU samples there is no telling when start-up work ends.
         let sampled = transport
             .pid()
-            .and_then(crate::monitor::read_process)
+            .and_then(crate::process::read_process)
             .is_some();
         args.usage.set_pid(transport.pid());
         args.usage.used();
@@ -235,7 +257,7 @@ impl Actor for LanguageServer {
             supervisor: args.supervisor,
             monitor: args.monitor,
             recorder: args.recorder,
-            process_stat: crate::monitor::ProcessStat::open(transport.pid()),
+            process_stat: crate::process::ProcessStat::open(transport.pid()),
             transport,
             started: Instant::now(),
             next_id: 1,

@@ -11,7 +11,7 @@
 //! progress begun since the change has ended. Work begun before the change
 //! (clangd indexing the project) is not waited for.
 
-use crate::messages::monitor::ProcessSample;
+use crate::process::ProcessSample;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 

@@ -11,16 +11,15 @@
 //! this server fast.
 
 use super::diagnostics::{Rules, Verdict, Wait};
-use super::{Admission, Held, Phase, State};
+use super::{Admission, Held, Parked, Phase, State};
 use crate::error::{Error, Result};
 use crate::messages::language_server::{
     Call, DIAGNOSTICS_HARD_LIMIT, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg,
     ServerRequest, Work,
 };
-use crate::messages::monitor::{MonitorMsg, ProcessSample};
-use crate::vocabulary::documents::DocumentSnapshot;
-use crate::vocabulary::ids::SessionId;
-use ractor::{ActorRef, RpcReplyPort};
+use crate::messages::monitor::MonitorMsg;
+use crate::process::ProcessSample;
+use ractor::ActorRef;
 use std::time::{Duration, Instant};
 
 /// How long a document sent again after a change elsewhere is waited for
@@ -29,25 +28,6 @@ const AWAIT_QUIET_LIMIT: Duration = Duration::from_secs(1);
 
 /// How long requests wait for a server to go quiet after a change on disk.
 const SETTLE_PATIENCE: Duration = Duration::from_secs(3);
-
-/// A diagnostics caller and what it waits for.
-pub struct Parked {
-    wait: Wait,
-    session: SessionId,
-    document: DocumentSnapshot,
-    pub(super) reply: RpcReplyPort<Result<DiagnosticsReply>>,
-}
-
-impl Parked {
-    /// The caller, to be answered some other way.
-    fn into_call(self) -> DiagnosticsCall {
-        DiagnosticsCall {
-            session: self.session,
-            document: self.document,
-            reply: self.reply,
-        }
-    }
-}
 
 impl State {
     pub(super) fn diagnostics(

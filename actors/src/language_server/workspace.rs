@@ -152,7 +152,7 @@ impl State {
                 continue;
             }
             resent.push(change.uri.as_str());
-            match DocumentSnapshot::read(&change.path) {
+            match DocumentSnapshot::read(&change.path, language::language_id(&change.path)) {
                 Ok(document) if change.kind != ChangeKind::Deleted => {
                     self.sync_document(document, &capabilities);
                 }

@@ -130,7 +130,7 @@ impl Feature {
 
     /// Where the `initialize` result announces it: a dotted path looks
     /// inside an options object.
-    fn key(self) -> &'static str {
+    pub fn key(self) -> &'static str {
         match self {
             Self::Hover => "hoverProvider",
             Self::Definition => "definitionProvider",

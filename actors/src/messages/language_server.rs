@@ -8,14 +8,14 @@ use crate::lsp::message::Incoming;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{Feature, WorkspaceFolder};
 use crate::lsp::uri::encode_loose;
-use crate::messages::monitor::ProcessSample;
+use crate::process::ProcessSample;
 use crate::vocabulary::documents::{DocumentSnapshot, TextPosition};
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::root_set::RootSet;
 use crate::vocabulary::server_states::{ProcessState, Strategy};
 use lsp_types::{Position, TextDocumentIdentifier, TextDocumentPositionParams, Uri};
-use ractor::RpcReplyPort;
+use ractor::{ActorRef, ActorStatus, RpcReplyPort};
 use serde::Serialize;
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
@@ -406,6 +406,15 @@ impl Reply {
 
 /// No diagnostics wait outlives this, whatever the server is doing.
 pub const DIAGNOSTICS_HARD_LIMIT: Duration = Duration::from_secs(600);
+
+/// Whether an actor still takes requests. One that is stopping has
+/// already reported its exit, and its requests would be dropped.
+pub fn is_alive(actor: &ActorRef<LanguageServerMsg>) -> bool {
+    matches!(
+        actor.get_status(),
+        ActorStatus::Running | ActorStatus::Starting
+    )
+}
 
 #[cfg(test)]
 mod tests {

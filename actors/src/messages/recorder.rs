@@ -3,7 +3,7 @@
 use crate::store::events::Event;
 use crate::store::sessions::SessionRow;
 use crate::vocabulary::events::EventKind;
-use crate::vocabulary::ids::ServerId;
+use crate::vocabulary::ids::{ServerId, SessionId};
 use ractor::RpcReplyPort;
 use std::path::PathBuf;
 use tokio::sync::mpsc;
@@ -26,16 +26,16 @@ pub enum RecorderMsg {
     Event(Event),
     SessionStarted(SessionRow),
     Client {
-        session: String,
+        session: SessionId,
         name: String,
         version: String,
     },
     Roots {
-        session: String,
+        session: SessionId,
         roots: Vec<PathBuf>,
     },
     SessionEnded {
-        session: String,
+        session: SessionId,
     },
     /// Why nothing is recorded, if nothing is.
     Problem(RpcReplyPort<Option<String>>),
@@ -47,7 +47,7 @@ pub enum RecorderMsg {
 /// servers, which belong to no session), or all; one kind, or all.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     pub kind: Option<EventKind>,
 }
 

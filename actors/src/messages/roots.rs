@@ -1,6 +1,5 @@
 //! A session's Roots inbox: its roots asked for, listed and changed, and
 //! what it tells its Session when they change.
-use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use ractor::RpcReplyPort;
 use std::path::PathBuf;
@@ -80,15 +79,4 @@ pub enum Change {
     Add(Vec<PathBuf>),
     Remove(Vec<PathBuf>),
     Set(Vec<PathBuf>),
-}
-
-/// What start-up detection found in the roots.
-#[derive(Debug, Default)]
-pub struct Detection {
-    /// The configured servers the files need.
-    pub needed: Vec<String>,
-    /// For each needed server, a file of its language to open first:
-    /// servers such as clangd and tsserver load a project only once one of
-    /// its files is open.
-    pub probes: Vec<(String, DocumentSnapshot)>,
 }

@@ -1,14 +1,12 @@
-//! A Session's inbox, and the daemon-level actors every session talks to.
-use crate::messages::monitor::MonitorMsg;
-use crate::messages::recorder::RecorderMsg;
+//! A Session's inbox, and the questions of the daemon's socket that
+//! reach it. The daemon-level actors every session talks to (`Shared`)
+//! are the Supervisor's, in `supervisor.rs`.
 use crate::messages::roots::{Change, ChangeAnswer, RootsChanged};
-use crate::messages::router::RouterMsg;
-use crate::messages::supervisor::SupervisorMsg;
-use crate::messages::watcher::WatcherMsg;
 use crate::settings::Settings;
 use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::status::SessionStatus;
-use ractor::{ActorRef, RpcReplyPort};
+use ractor::RpcReplyPort;
 use std::path::PathBuf;
 
 pub enum SessionMsg {
@@ -45,8 +43,8 @@ pub enum SessionQuestion {
 /// Which session a question is for.
 #[derive(Debug, Clone)]
 pub enum Addressee {
-    /// The session shown as this id.
-    Named(String),
+    /// The session of this id.
+    Named(SessionId),
     /// The most recently attached session whose roots hold this file.
     Holding(PathBuf),
 }
@@ -69,18 +67,4 @@ impl SessionQuestion {
             Self::ChangeRoots { reply, .. } => drop(reply.send(Err(why))),
         }
     }
-}
-
-/// The daemon-level actors a session talks to.
-#[derive(Clone)]
-pub struct Shared {
-    pub supervisor: ActorRef<SupervisorMsg>,
-    pub router: ActorRef<RouterMsg>,
-    pub watcher: ActorRef<WatcherMsg>,
-    pub monitor: ActorRef<MonitorMsg>,
-    pub recorder: ActorRef<RecorderMsg>,
-    /// The socket `monitor` subscribes on: the daemon's.
-    pub socket: Option<std::path::PathBuf>,
-    /// Whether this is a daemon, whose servers other sessions may share.
-    pub daemon: bool,
 }

@@ -1,19 +1,30 @@
 //! The Supervisor's inbox: new connections, servers to ensure, start,
 //! restart and retire, what its children report, and the daemon socket's
-//! questions about sessions; with what it answers them.
+//! questions about sessions; with what it answers them. A new connection
+//! carries what its session is made of (the daemon-level actors it talks
+//! to, `Shared`, and for a transport that serves the session's tools
+//! itself, the `SessionParts` handed to it), so those live here too: they
+//! name this inbox, and this inbox names them.
+use crate::detect::Detection;
 use crate::error::Error;
 use crate::language::ServerSpec;
-use crate::messages::gateway::Connection;
+use crate::messages::gateway::GatewayMsg;
 use crate::messages::language_server::{LanguageServerMsg, Work};
-use crate::messages::roots::{Detection, RootsChanged};
-use crate::messages::router::ServerHandle;
-use crate::messages::session::{Addressee, SessionQuestion};
+use crate::messages::monitor::MonitorMsg;
+use crate::messages::recorder::RecorderMsg;
+use crate::messages::roots::{RootsChanged, RootsMsg};
+use crate::messages::router::{RouterMsg, ServerHandle};
+use crate::messages::session::{Addressee, SessionMsg, SessionQuestion};
+use crate::messages::watcher::WatcherMsg;
 use crate::settings::{Settings, Timeouts};
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::{ServerId, SessionId};
+use crate::vocabulary::running::InFlight;
 use crate::vocabulary::server_states::Phase;
 use ractor::{ActorRef, RpcReplyPort};
 use std::path::PathBuf;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::oneshot;
 
 /// What `status` reports of one of a session's servers.
 #[derive(Debug, Clone)]
@@ -29,7 +40,7 @@ pub struct ServerRecord {
     pub last_error: Option<String>,
     pub stderr: String,
     /// The other sessions that share the server, by id.
-    pub shared_with: Vec<String>,
+    pub shared_with: Vec<SessionId>,
     /// Why it was stopped, while it is stopped on purpose.
     pub stopped: Option<String>,
 }
@@ -185,10 +196,52 @@ pub struct WorkspaceServers {
 /// A session as the daemon's socket lists it.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct AttachedSession {
-    pub id: String,
+    pub id: SessionId,
     pub host_session: Option<String>,
     /// The MCP client's process; absent from an older daemon's answer.
     #[serde(default)]
     pub client_pid: Option<u32>,
     pub roots: Vec<PathBuf>,
+}
+
+/// Where a session's MCP messages come from and go to.
+pub enum Connection {
+    /// The process's own stdin and stdout.
+    Stdio,
+    /// A bridge's socket, or any other byte stream.
+    Stream(
+        Box<dyn AsyncRead + Send + Unpin>,
+        Box<dyn AsyncWrite + Send + Unpin>,
+    ),
+    /// A transport that runs its MCP service itself (the HTTP endpoint,
+    /// whose sessions start with the client's `initialize`): the Gateway
+    /// serves nothing and hands over what the session's tools need.
+    Handed(oneshot::Sender<SessionParts>),
+}
+
+/// What a session's tools are made of, for a transport that serves them.
+pub struct SessionParts {
+    pub session: SessionId,
+    pub session_actor: ActorRef<SessionMsg>,
+    pub roots: ActorRef<RootsMsg>,
+    pub shared: Shared,
+    pub settings: Settings,
+    /// The session's calls in flight, which its `status` reports.
+    pub in_flight: InFlight,
+    /// Told [`GatewayMsg::ClientClosed`] when the transport's session ends.
+    pub gateway: ActorRef<GatewayMsg>,
+}
+
+/// The daemon-level actors a session talks to.
+#[derive(Clone)]
+pub struct Shared {
+    pub supervisor: ActorRef<SupervisorMsg>,
+    pub router: ActorRef<RouterMsg>,
+    pub watcher: ActorRef<WatcherMsg>,
+    pub monitor: ActorRef<MonitorMsg>,
+    pub recorder: ActorRef<RecorderMsg>,
+    /// The socket `monitor` subscribes on: the daemon's.
+    pub socket: Option<std::path::PathBuf>,
+    /// Whether this is a daemon, whose servers other sessions may share.
+    pub daemon: bool,
 }

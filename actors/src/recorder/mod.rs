@@ -120,7 +120,7 @@ impl Actor for Recorder {
         match message {
             RecorderMsg::Event(event) => state.event(event),
             RecorderMsg::SessionStarted(row) => {
-                let mut event = Event::now(EventKind::SessionStart, Some(row.id.clone()));
+                let mut event = Event::now(EventKind::SessionStart, Some(row.id));
                 event.detail = serde_json::json!({
                     "pid": row.pid,
                     "daemon": row.daemon,
@@ -140,7 +140,7 @@ impl Actor for Recorder {
                 version,
             }),
             RecorderMsg::Roots { session, roots } => {
-                let mut event = Event::now(EventKind::RootsChanged, Some(session.clone()));
+                let mut event = Event::now(EventKind::RootsChanged, Some(session));
                 event.detail = serde_json::json!({ "roots": roots });
                 state.write(Write::Roots {
                     session,
@@ -150,7 +150,7 @@ impl Actor for Recorder {
                 state.event(event);
             }
             RecorderMsg::SessionEnded { session } => {
-                let event = Event::now(EventKind::SessionEnd, Some(session.clone()));
+                let event = Event::now(EventKind::SessionEnd, Some(session));
                 state.write(Write::SessionEnded {
                     session,
                     at: now_ms(),

@@ -40,7 +40,7 @@ impl Subscribers {
                 return !subscriber.sender.is_closed();
             }
             if subscriber.missed > 0 {
-                let mut missed = Event::now(EventKind::Missed, event.session.clone());
+                let mut missed = Event::now(EventKind::Missed, event.session);
                 missed.detail = json!({"count": subscriber.missed});
                 match subscriber.sender.try_send(missed) {
                     Ok(()) => subscriber.missed = 0,
@@ -66,25 +66,26 @@ impl Subscribers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vocabulary::ids::SessionId;
 
-    fn event(session: &str, kind: EventKind) -> Event {
-        Event::now(kind, Some(session.to_owned()))
+    fn event(session: u64, kind: EventKind) -> Event {
+        Event::now(kind, Some(SessionId(session)))
     }
 
     #[test]
     fn a_subscriber_gets_what_passes_its_filter() {
         let mut subscribers = Subscribers::default();
         let mut receiver = subscribers.add(Filter {
-            session: Some("a".into()),
+            session: Some(SessionId(1)),
             kind: Some(EventKind::ToolCall),
         });
-        subscribers.publish(&event("a", EventKind::ToolCall));
-        subscribers.publish(&event("b", EventKind::ToolCall));
-        subscribers.publish(&event("a", EventKind::SessionEnd));
+        subscribers.publish(&event(1, EventKind::ToolCall));
+        subscribers.publish(&event(2, EventKind::ToolCall));
+        subscribers.publish(&event(1, EventKind::SessionEnd));
         let mut server = Event::now(EventKind::ToolCall, None);
         server.server = Some("python".into());
         subscribers.publish(&server);
-        assert_eq!(receiver.try_recv().unwrap().session.as_deref(), Some("a"));
+        assert_eq!(receiver.try_recv().unwrap().session, Some(SessionId(1)));
         assert_eq!(
             receiver.try_recv().unwrap().server.as_deref(),
             Some("python")
@@ -97,12 +98,12 @@ mod tests {
         let mut subscribers = Subscribers::default();
         let mut receiver = subscribers.add(Filter::default());
         for _ in 0..BUFFER + 10 {
-            subscribers.publish(&event("a", EventKind::ToolCall));
+            subscribers.publish(&event(1, EventKind::ToolCall));
         }
         for _ in 0..BUFFER {
             receiver.try_recv().unwrap();
         }
-        subscribers.publish(&event("a", EventKind::SessionEnd));
+        subscribers.publish(&event(1, EventKind::SessionEnd));
         let missed = receiver.try_recv().unwrap();
         assert_eq!(missed.kind, EventKind::Missed);
         assert_eq!(missed.detail["count"], 10);
@@ -113,7 +114,7 @@ mod tests {
     fn a_gone_subscriber_is_dropped() {
         let mut subscribers = Subscribers::default();
         drop(subscribers.add(Filter::default()));
-        subscribers.publish(&event("a", EventKind::ToolCall));
+        subscribers.publish(&event(1, EventKind::ToolCall));
         assert!(subscribers.0.is_empty());
     }
 }

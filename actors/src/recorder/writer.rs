@@ -11,6 +11,7 @@ use crate::store::events::{self, Event};
 use crate::store::sessions::{self, SessionRow};
 use crate::store::{self, now_ms, servers};
 use crate::vocabulary::events::EventKind;
+use crate::vocabulary::ids::SessionId;
 use rusqlite::{Connection, TransactionBehavior};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -109,17 +110,17 @@ pub enum Write {
     Event(Event),
     SessionStarted(SessionRow),
     Client {
-        session: String,
+        session: SessionId,
         name: String,
         version: String,
     },
     Roots {
-        session: String,
+        session: SessionId,
         roots: Vec<PathBuf>,
         at: i64,
     },
     SessionEnded {
-        session: String,
+        session: SessionId,
         at: i64,
     },
 }
@@ -376,11 +377,11 @@ fn write_batch(connection: &mut Connection, batch: &[Write]) -> rusqlite::Result
                 session,
                 name,
                 version,
-            } => sessions::set_client(&transaction, session, name, version)?,
+            } => sessions::set_client(&transaction, *session, name, version)?,
             Write::Roots { session, roots, at } => {
-                sessions::set_roots(&transaction, session, roots, *at)?;
+                sessions::set_roots(&transaction, *session, roots, *at)?;
             }
-            Write::SessionEnded { session, at } => sessions::end(&transaction, session, *at)?,
+            Write::SessionEnded { session, at } => sessions::end(&transaction, *session, *at)?,
         }
     }
     transaction.commit()

@@ -19,10 +19,7 @@
 //! after that is judged by the new roots, not answered in a root the
 //! client has just removed.
 
-mod detect;
 mod requested;
-
-pub use detect::detect_servers;
 
 use crate::lsp::uri::uri_to_path;
 use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsChanged, RootsMsg, Source};

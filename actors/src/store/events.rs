@@ -2,6 +2,7 @@
 //! Recorder in batches and read back by `query` with filters.
 
 use crate::vocabulary::events::EventKind;
+use crate::vocabulary::ids::SessionId;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, Transaction, params, params_from_iter};
 use serde::{Deserialize, Serialize};
@@ -13,7 +14,7 @@ use serde_json::Value;
 pub struct Event {
     /// Milliseconds since the Unix epoch.
     pub at: i64,
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     pub kind: EventKind,
     pub server: Option<String>,
     pub tool: Option<String>,
@@ -28,7 +29,7 @@ pub struct Event {
 
 impl Event {
     /// An event of `kind` now, with nothing else known yet.
-    pub fn now(kind: EventKind, session: Option<String>) -> Self {
+    pub fn now(kind: EventKind, session: Option<SessionId>) -> Self {
         Self {
             at: super::now_ms(),
             session,
@@ -67,7 +68,7 @@ pub fn insert(transaction: &Transaction, event: &Event) -> rusqlite::Result<()> 
 /// Which events `query` wants; every field narrows.
 #[derive(Debug, Default, Clone)]
 pub struct Filter {
-    pub session: Option<String>,
+    pub session: Option<SessionId>,
     /// Milliseconds since the Unix epoch.
     pub since: Option<i64>,
     pub kind: Option<EventKind>,
@@ -81,7 +82,7 @@ pub fn query(connection: &Connection, filter: &Filter) -> rusqlite::Result<Vec<E
     let mut conditions = Vec::new();
     let mut values: Vec<SqlValue> = Vec::new();
     if let Some(session) = &filter.session {
-        values.push(session.clone().into());
+        values.push(session.to_string().into());
         conditions.push(format!("session = ?{}", values.len()));
     }
     if let Some(kind) = &filter.kind {
@@ -129,7 +130,7 @@ pub fn written_after(
     connection: &Connection,
     after: i64,
     kinds: &[EventKind],
-    session: Option<&str>,
+    session: Option<SessionId>,
 ) -> rusqlite::Result<Vec<(i64, Event)>> {
     let mut statement = connection.prepare_cached(
         "SELECT id, at, session, kind, server, tool, duration_us, bytes, ok, detail, error

@@ -5,6 +5,7 @@
 //! session has ended holds nothing. Reads take no lease: they only ask who
 //! is editing.
 
+use crate::vocabulary::ids::SessionId;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 /// Who holds a file, and since when (milliseconds since the epoch).
@@ -19,7 +20,7 @@ pub struct Holder {
 /// A lease as its row holds it.
 struct Leased {
     holder: Holder,
-    session: Option<String>,
+    session: Option<SessionId>,
     expires: i64,
 }
 
@@ -28,7 +29,7 @@ struct Leased {
 #[derive(Debug, Clone, Copy)]
 pub struct Claimant<'a> {
     pub owner: &'a str,
-    pub session: Option<&'a str>,
+    pub session: Option<SessionId>,
     pub host: Option<&'a str>,
 }
 
@@ -51,7 +52,7 @@ pub fn try_acquire(
     claimant: Claimant<'_>,
     now: i64,
     ttl_ms: i64,
-    session_gone: impl Fn(&Connection, &str) -> bool,
+    session_gone: impl Fn(&Connection, SessionId) -> bool,
 ) -> rusqlite::Result<Lease> {
     let Claimant {
         owner,
@@ -82,7 +83,6 @@ pub fn try_acquire(
                 && leased.expires > now
                 && !leased
                     .session
-                    .as_deref()
                     .is_some_and(|session| session_gone(&transaction, session)) =>
         {
             return Ok(Lease::Held(leased.holder));
@@ -110,9 +110,9 @@ pub fn editor(
     path: &str,
     owner: &str,
     now: i64,
-    session_gone: impl Fn(&Connection, &str) -> bool,
+    session_gone: impl Fn(&Connection, SessionId) -> bool,
 ) -> rusqlite::Result<Option<Holder>> {
-    let current: Option<(String, Option<String>, i64, Option<String>)> = connection
+    let current: Option<(String, Option<SessionId>, i64, Option<String>)> = connection
         .query_row(
             "SELECT owner, session, acquired, host FROM file_locks
              WHERE path = ?1 AND owner != ?2 AND expires > ?3",
@@ -122,9 +122,7 @@ pub fn editor(
         .optional()?;
     Ok(current
         .filter(|(_, session, ..)| {
-            !session
-                .as_deref()
-                .is_some_and(|session| session_gone(connection, session))
+            !session.is_some_and(|session| session_gone(connection, session))
         })
         .map(|(owner, _, since, host)| Holder { owner, since, host }))
 }
@@ -190,13 +188,13 @@ mod tests {
         (dir, connection)
     }
 
-    const NONE_GONE: fn(&Connection, &str) -> bool = |_, _| false;
+    const NONE_GONE: fn(&Connection, SessionId) -> bool = |_, _| false;
 
     /// `owner` of session `session`, in Codex.
-    fn claimant<'a>(owner: &'a str, session: &'a str) -> Claimant<'a> {
+    fn claimant(owner: &str, session: u64) -> Claimant<'_> {
         Claimant {
             owner,
-            session: Some(session),
+            session: Some(SessionId(session)),
             host: Some("Codex"),
         }
     }
@@ -205,7 +203,7 @@ mod tests {
     fn a_lease_is_held_re_entrant_released_and_expires() {
         let (_dir, mut db) = store();
         let ask = |db: &mut Connection, owner: &str, now: i64| {
-            try_acquire(db, "/p/a.py", claimant(owner, "s1"), now, 1_000, NONE_GONE).unwrap()
+            try_acquire(db, "/p/a.py", claimant(owner, 1), now, 1_000, NONE_GONE).unwrap()
         };
         assert_eq!(ask(&mut db, "alice", 0), Lease::Granted);
         assert_eq!(ask(&mut db, "alice", 10), Lease::Granted, "re-entrant");
@@ -231,7 +229,7 @@ mod tests {
     fn readers_see_the_editor_and_an_owner_moving_on_lets_go() {
         let (_dir, mut db) = store();
         let lease = |db: &mut Connection, path: &str, now: i64| {
-            try_acquire(db, path, claimant("alice", "s1"), now, 60_000, NONE_GONE).unwrap()
+            try_acquire(db, path, claimant("alice", 1), now, 60_000, NONE_GONE).unwrap()
         };
         assert_eq!(lease(&mut db, "/p/a.py", 0), Lease::Granted);
         let editing = editor(&db, "/p/a.py", "bob", 10, NONE_GONE).unwrap();
@@ -271,15 +269,14 @@ mod tests {
         try_acquire(
             &mut db,
             "/p/a.py",
-            claimant("alice", "s1"),
+            claimant("alice", 1),
             0,
             60_000,
             NONE_GONE,
         )
         .unwrap();
-        let gone = |_: &Connection, session: &str| session == "s1";
-        let lease =
-            try_acquire(&mut db, "/p/a.py", claimant("bob", "s2"), 10, 60_000, gone).unwrap();
+        let gone = |_: &Connection, session: SessionId| session == SessionId(1);
+        let lease = try_acquire(&mut db, "/p/a.py", claimant("bob", 2), 10, 60_000, gone).unwrap();
         assert_eq!(lease, Lease::Granted);
     }
 }

@@ -14,6 +14,8 @@ mod schema;
 pub mod servers;
 pub mod sessions;
 
+use crate::vocabulary::ids::SessionId;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,6 +24,23 @@ pub use schema::{SCHEMA_VERSION, migrate};
 
 /// How long a connection waits for another process's write to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A session id is stored as it is shown. A column that holds something
+/// else fails to read, as a column of the wrong type does.
+impl ToSql for SessionId {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.to_string()))
+    }
+}
+
+impl FromSql for SessionId {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        value
+            .as_str()?
+            .parse()
+            .map_err(|error| FromSqlError::Other(Box::new(error)))
+    }
+}
 
 /// The store's file in a state directory.
 pub fn database_path(state_dir: &Path) -> PathBuf {

@@ -2,13 +2,14 @@
 //! client, change roots and end; read by `list` and by whatever looks a
 //! session up by id prefix.
 
+use crate::vocabulary::ids::SessionId;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use std::path::PathBuf;
 
 /// A session as it starts.
 #[derive(Debug, Clone)]
 pub struct SessionRow {
-    pub id: String,
+    pub id: SessionId,
     /// The serving process: the daemon, or the standalone process.
     pub pid: u32,
     pub socket: Option<PathBuf>,
@@ -25,7 +26,7 @@ pub struct SessionRow {
 /// A session as `list` shows it.
 #[derive(Debug, Clone)]
 pub struct ListedSession {
-    pub id: String,
+    pub id: SessionId,
     pub pid: u32,
     pub daemon: bool,
     pub host_session: Option<String>,
@@ -54,14 +55,14 @@ pub fn insert(transaction: &Transaction, row: &SessionRow) -> rusqlite::Result<(
             row.client_pid,
         ],
     )?;
-    set_roots(transaction, &row.id, &row.roots, row.started)
+    set_roots(transaction, row.id, &row.roots, row.started)
 }
 
 /// Records the session's roots as of `at`: roots no longer listed are
 /// marked removed, new ones added.
 pub fn set_roots(
     transaction: &Transaction,
-    id: &str,
+    id: SessionId,
     roots: &[PathBuf],
     at: i64,
 ) -> rusqlite::Result<()> {
@@ -92,7 +93,7 @@ pub fn set_roots(
 
 pub fn set_client(
     transaction: &Transaction,
-    id: &str,
+    id: SessionId,
     name: &str,
     version: &str,
 ) -> rusqlite::Result<()> {
@@ -103,7 +104,7 @@ pub fn set_client(
     Ok(())
 }
 
-pub fn end(transaction: &Transaction, id: &str, at: i64) -> rusqlite::Result<()> {
+pub fn end(transaction: &Transaction, id: SessionId, at: i64) -> rusqlite::Result<()> {
     transaction.execute(
         "UPDATE sessions SET ended = ?2, alive = 0 WHERE id = ?1 AND ended IS NULL",
         params![id, at],
@@ -150,7 +151,7 @@ pub fn list(connection: &Connection) -> rusqlite::Result<Vec<ListedSession>> {
 }
 
 /// Marks sessions whose serving process is gone as dead, ended now.
-pub fn mark_dead(connection: &mut Connection, ids: &[String], at: i64) -> rusqlite::Result<()> {
+pub fn mark_dead(connection: &mut Connection, ids: &[SessionId], at: i64) -> rusqlite::Result<()> {
     let transaction =
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     for id in ids {
@@ -165,11 +166,11 @@ pub fn mark_dead(connection: &mut Connection, ids: &[String], at: i64) -> rusqli
 /// The ids that start with `prefix`; else the session of the host's
 /// session id (or a prefix of one) that `prefix` names, the live and most
 /// recent if the host session was served more than once.
-pub fn matching(connection: &Connection, prefix: &str) -> rusqlite::Result<Vec<String>> {
+pub fn matching(connection: &Connection, prefix: &str) -> rusqlite::Result<Vec<SessionId>> {
     let mut statement = connection.prepare(
         "SELECT id FROM sessions WHERE substr(id, 1, length(?1)) = ?1 ORDER BY started DESC",
     )?;
-    let ids: Vec<String> = statement
+    let ids: Vec<SessionId> = statement
         .query_map(params![prefix], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     if !ids.is_empty() {
@@ -179,19 +180,19 @@ pub fn matching(connection: &Connection, prefix: &str) -> rusqlite::Result<Vec<S
         "SELECT id, host_session FROM sessions
          WHERE substr(host_session, 1, length(?1)) = ?1 ORDER BY alive DESC, started DESC",
     )?;
-    let hosts: Vec<(String, String)> = by_host
+    let hosts: Vec<(SessionId, String)> = by_host
         .query_map(params![prefix], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let Some((first, host)) = hosts.first() else {
         return Ok(Vec::new());
     };
     // Each host session the prefix names, by its newest Windlass session.
-    let mut named = vec![first.clone()];
+    let mut named = vec![*first];
     let mut seen = vec![host.clone()];
     for (id, host) in &hosts {
         if !seen.contains(host) {
             seen.push(host.clone());
-            named.push(id.clone());
+            named.push(*id);
         }
     }
     Ok(named)
@@ -200,7 +201,11 @@ pub fn matching(connection: &Connection, prefix: &str) -> rusqlite::Result<Vec<S
 /// Records `host` as the host's session id of session `id` when it has
 /// none: a host that cannot pass its session id to its MCP server (Gemini
 /// CLI) names it in every hook it runs. Returns whether it was recorded.
-pub fn adopt_host_session(connection: &Connection, id: &str, host: &str) -> rusqlite::Result<bool> {
+pub fn adopt_host_session(
+    connection: &Connection,
+    id: SessionId,
+    host: &str,
+) -> rusqlite::Result<bool> {
     let changed = connection.execute(
         "UPDATE sessions SET host_session = ?2 WHERE id = ?1 AND host_session IS NULL",
         params![id, host],
@@ -209,7 +214,7 @@ pub fn adopt_host_session(connection: &Connection, id: &str, host: &str) -> rusq
 }
 
 /// The socket a session's serving process listens on, if it has one.
-pub fn socket(connection: &Connection, id: &str) -> rusqlite::Result<Option<String>> {
+pub fn socket(connection: &Connection, id: SessionId) -> rusqlite::Result<Option<String>> {
     connection.query_row(
         "SELECT socket FROM sessions WHERE id = ?1",
         params![id],
@@ -220,7 +225,7 @@ pub fn socket(connection: &Connection, id: &str) -> rusqlite::Result<Option<Stri
 /// A live session a hook may belong to, with its control socket.
 #[derive(Debug, Clone)]
 pub struct LiveSession {
-    pub id: String,
+    pub id: SessionId,
     pub socket: PathBuf,
     /// The host's session id it was started with or has adopted.
     pub host_session: Option<String>,
@@ -311,7 +316,7 @@ pub fn choose(
 /// process is gone.
 pub fn gone(
     connection: &Connection,
-    id: &str,
+    id: SessionId,
     alive: impl Fn(u32) -> bool,
 ) -> rusqlite::Result<bool> {
     let row: Option<(bool, u32)> = connection
@@ -328,9 +333,13 @@ pub fn gone(
 mod tests {
     use super::*;
 
+    fn id(shown: &str) -> SessionId {
+        shown.parse().unwrap()
+    }
+
     fn row(id: &str, host: Option<&str>, started: i64) -> SessionRow {
         SessionRow {
-            id: id.into(),
+            id: self::id(id),
             pid: 1,
             socket: None,
             daemon: true,
@@ -344,7 +353,7 @@ mod tests {
 
     fn live(id: &str, host: Option<&str>, client: Option<u32>, root: &str) -> LiveSession {
         LiveSession {
-            id: id.into(),
+            id: self::id(id),
             socket: PathBuf::from("/run/s.sock"),
             host_session: host.map(str::to_owned),
             client_pid: client,
@@ -356,27 +365,27 @@ mod tests {
     fn a_hook_finds_its_session_by_host_id_then_host_process_then_directory() {
         let sessions = || {
             vec![
-                live("newest", None, Some(7), "/plugins/windlass"),
-                live("claude", Some("c-1"), Some(9), "/p"),
-                live("codex", None, Some(8), "/p"),
+                live("newest00", None, Some(7), "/plugins/windlass"),
+                live("claude00", Some("c-1"), Some(9), "/p"),
+                live("codex000", None, Some(8), "/p"),
             ]
         };
         let chosen = |host: Option<&str>, ancestors: &[u32], cwd: &str| {
             choose(sessions(), host, ancestors, std::path::Path::new(cwd)).map(|session| session.id)
         };
-        assert_eq!(chosen(Some("c-1"), &[8], "/p"), Some("claude".into()));
-        assert_eq!(chosen(None, &[100, 8, 1], "/p/src"), Some("codex".into()));
+        assert_eq!(chosen(Some("c-1"), &[8], "/p"), Some(id("claude00")));
+        assert_eq!(chosen(None, &[100, 8, 1], "/p/src"), Some(id("codex000")));
         assert_eq!(
             chosen(None, &[100], "/p/src"),
-            Some("claude".into()),
+            Some(id("claude00")),
             "by directory"
         );
         assert_eq!(
             chosen(None, &[7], "/p"),
-            Some("claude".into()),
+            Some(id("claude00")),
             "a directory another session holds comes before a host whose session holds it not"
         );
-        assert_eq!(chosen(None, &[7], "/elsewhere"), Some("newest".into()));
+        assert_eq!(chosen(None, &[7], "/elsewhere"), Some(id("newest00")));
         assert_eq!(chosen(Some("unknown"), &[], "/elsewhere"), None);
     }
 
@@ -389,15 +398,19 @@ mod tests {
         insert(&transaction, &row("p2q8bbbb", Some("5f1c-host"), 2)).unwrap();
         insert(&transaction, &row("z7y6cccc", None, 3)).unwrap();
         transaction.commit().unwrap();
-        assert_eq!(matching(&db, "k3x").unwrap(), vec!["k3x9aaaa"]);
-        assert_eq!(matching(&db, "5f1c-host").unwrap(), vec!["p2q8bbbb"]);
-        assert_eq!(matching(&db, "5f1c").unwrap(), vec!["p2q8bbbb"], "a prefix");
+        assert_eq!(matching(&db, "k3x").unwrap(), vec![id("k3x9aaaa")]);
+        assert_eq!(matching(&db, "5f1c-host").unwrap(), vec![id("p2q8bbbb")]);
+        assert_eq!(
+            matching(&db, "5f1c").unwrap(),
+            vec![id("p2q8bbbb")],
+            "a prefix"
+        );
         assert!(matching(&db, "gemini-1").unwrap().is_empty());
-        assert!(adopt_host_session(&db, "z7y6cccc", "gemini-1").unwrap());
+        assert!(adopt_host_session(&db, id("z7y6cccc"), "gemini-1").unwrap());
         assert!(
-            !adopt_host_session(&db, "z7y6cccc", "gemini-2").unwrap(),
+            !adopt_host_session(&db, id("z7y6cccc"), "gemini-2").unwrap(),
             "a session keeps the host session it has"
         );
-        assert_eq!(matching(&db, "gemini-1").unwrap(), vec!["z7y6cccc"]);
+        assert_eq!(matching(&db, "gemini-1").unwrap(), vec![id("z7y6cccc")]);
     }
 }

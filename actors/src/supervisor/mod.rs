@@ -27,17 +27,18 @@ mod lifetime;
 mod pool;
 mod sessions;
 mod slot;
+mod sweep;
 
+pub use lifetime::{Lifetime, Mode};
 pub use slot::RestartPolicy;
 
 use crate::language::{ServerKey, ServerSpec};
-use crate::messages::gateway::Connection;
 use crate::messages::monitor::MonitorMsg;
 use crate::messages::recorder::{RecorderMsg, server_event};
 use crate::messages::router::RouterMsg;
 use crate::messages::session::{Addressee, SessionMsg};
 use crate::messages::supervisor::{
-    Ending, Overview, ServerExit, ServerRecord, SupervisorMsg, WorkspaceServers,
+    Connection, Ending, Overview, ServerExit, ServerRecord, SupervisorMsg, WorkspaceServers,
 };
 use crate::messages::watcher::WatcherMsg;
 use crate::monitor::Monitor;
@@ -45,7 +46,7 @@ use crate::router::Router;
 use crate::settings::{Settings, Timeouts};
 use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::{ServerId, SessionId};
-use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::root_set::{RootSet, outermost};
 use crate::vocabulary::server_states::Phase;
 use crate::watcher::Watcher;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
@@ -53,33 +54,10 @@ use slot::Slot;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The actor type; its state lives in [`State`].
 pub struct Supervisor;
-
-/// Whether the tree serves one session or many.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// The process ends with its only session.
-    Standalone,
-    /// Sessions come and go.
-    Daemon(Lifetime),
-}
-
-/// How long a daemon and its servers live unused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lifetime {
-    /// The tree stops this long after its last session ended, when none
-    /// attached since; never while it serves an HTTP endpoint (`None`),
-    /// whose clients come and go without starting it.
-    pub linger: Option<Duration>,
-    /// A server without a request for this long stops.
-    pub server_idle: Option<Duration>,
-    /// When the servers' resident memory together passes this many bytes,
-    /// idle servers stop, least recently used first.
-    pub memory_budget: Option<u64>,
-}
 
 pub struct Arguments {
     pub policy: RestartPolicy,
@@ -161,7 +139,7 @@ impl Actor for Supervisor {
             ),
             None => (Vec::new(), Vec::new()),
         };
-        let watched = pool::outermost(roots);
+        let watched = outermost(roots);
         let roots = RootSet::from_canonical(watched.clone());
         let (watcher, _) = Actor::spawn_linked(
             None,
@@ -230,7 +208,7 @@ impl Actor for Supervisor {
             }
             SupervisorMsg::AskSession { to, question } => {
                 let entry = match &to {
-                    Addressee::Named(session) => state.session_named(session),
+                    Addressee::Named(session) => state.session_named(*session),
                     Addressee::Holding(file) => state.session_holding(file),
                 };
                 match entry {
@@ -433,7 +411,7 @@ fn record(spec: &ServerSpec, slot: Option<&Slot>, asking: Option<SessionId>) -> 
                 slot.users
                     .keys()
                     .filter(|user| Some(**user) != asking)
-                    .map(ToString::to_string)
+                    .copied()
                     .collect()
             })
             .unwrap_or_default(),

@@ -14,17 +14,16 @@ use super::check;
 use super::slot::Slot;
 use crate::error::Error;
 use crate::language::ServerSpec;
-use crate::language_server::{self, LanguageServer};
-use crate::messages::language_server::{FolderChange, LanguageServerMsg, Work};
+use crate::language_server::LanguageServer;
+use crate::messages::language_server::{FolderChange, LanguageServerMsg, Work, is_alive};
 use crate::messages::recorder::{RecorderMsg, server_event};
 use crate::messages::router::{RouterMsg, ServerHandle};
 use crate::messages::supervisor::{Ending, ServerExit, SupervisorMsg};
 use crate::messages::watcher::WatcherMsg;
-use crate::router::is_alive;
 use crate::settings::Timeouts;
 use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::{ServerId, SessionId};
-use crate::vocabulary::root_set::RootSet;
+use crate::vocabulary::root_set::{RootSet, outermost};
 use crate::vocabulary::server_states::Phase;
 use ractor::{Actor, ActorRef, RpcReplyPort, SpawnErr};
 use serde_json::json;
@@ -256,7 +255,7 @@ impl State {
         }
         let roots = slot.root_set();
         slot.usage = Arc::default();
-        let args = language_server::Arguments {
+        let args = crate::language_server::Arguments {
             id: server,
             spec: slot.spec.clone(),
             folders: roots.workspace_folders(),
@@ -530,21 +529,6 @@ fn record(
     let _stopped = recorder.send_message(server_event(kind, name, server, detail));
 }
 
-/// The directories of `paths` not under another of them, each once: what
-/// the Watcher must watch so that every path is covered exactly once.
-pub(super) fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    paths.sort();
-    paths.dedup();
-    let mut kept: Vec<PathBuf> = Vec::new();
-    for path in paths {
-        // Sorted, an ancestor comes before everything under it.
-        if !kept.iter().any(|outer| path.starts_with(outer)) {
-            kept.push(path);
-        }
-    }
-    kept
-}
-
 pub(super) fn unusable_error(slot: &Slot) -> Error {
     Error::Unusable {
         server: slot.spec.label(),
@@ -565,23 +549,5 @@ fn spawn_error(spec: &ServerSpec, error: SpawnErr) -> Error {
         server: spec.label(),
         command: spec.command.clone(),
         detail: error.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn outermost_keeps_one_directory_per_tree() {
-        let paths = ["/w/b", "/w/a/x", "/w/a", "/w/ab", "/w/b"]
-            .into_iter()
-            .map(PathBuf::from)
-            .collect();
-        let kept: Vec<PathBuf> = ["/w/a", "/w/ab", "/w/b"]
-            .into_iter()
-            .map(PathBuf::from)
-            .collect();
-        assert_eq!(outermost(paths), kept);
     }
 }

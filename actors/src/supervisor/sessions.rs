@@ -4,16 +4,17 @@
 //! ends.
 
 use super::{Mode, SessionEntry, State};
+use crate::detect::{Detection, detect_servers};
 use crate::language::{ServerKey, ServerSpec};
-use crate::messages::gateway::Connection;
 use crate::messages::language_server::LanguageServerMsg;
-use crate::messages::roots::{Detection, RootsChanged};
+use crate::messages::roots::RootsChanged;
 use crate::messages::router::RouterMsg;
-use crate::messages::session::{SessionMsg, Shared};
-use crate::messages::supervisor::{AttachedSession, SupervisorMsg, WorkspaceServers};
+use crate::messages::session::SessionMsg;
+use crate::messages::supervisor::{
+    AttachedSession, Connection, Shared, SupervisorMsg, WorkspaceServers,
+};
 use crate::messages::watcher::WatcherMsg;
-use crate::roots::detect_servers;
-use crate::session::{self, Session};
+use crate::session::Session;
 use crate::settings::{Settings, Timeouts};
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
@@ -37,7 +38,7 @@ impl State {
         entries
             .into_iter()
             .map(|(id, entry)| AttachedSession {
-                id: id.to_string(),
+                id: *id,
                 host_session: entry.host_session.clone(),
                 client_pid: entry.client_pid,
                 roots: entry
@@ -51,11 +52,8 @@ impl State {
     }
 
     /// The attached session whose id is `id`.
-    pub(super) fn session_named(&self, id: &str) -> Option<&SessionEntry> {
-        self.sessions
-            .iter()
-            .find(|(session, _)| session.to_string() == id)
-            .map(|(_, entry)| entry)
+    pub(super) fn session_named(&self, id: SessionId) -> Option<&SessionEntry> {
+        self.sessions.get(&id)
     }
 
     /// The most recently attached session whose roots hold `file`.
@@ -86,7 +84,7 @@ impl State {
             session,
             specs: servers.clone(),
         });
-        let arguments = session::Arguments {
+        let arguments = crate::session::Arguments {
             id: session,
             settings,
             connection,

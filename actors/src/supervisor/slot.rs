@@ -5,7 +5,6 @@
 
 use crate::error::Error;
 use crate::language::{ServerKey, ServerSpec};
-use crate::language_server::Usage;
 use crate::messages::language_server::{LanguageServerMsg, Work};
 use crate::messages::router::ServerHandle;
 use crate::settings::Timeouts;
@@ -13,6 +12,7 @@ use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
 use crate::vocabulary::server_states::Phase;
+use crate::vocabulary::usage::Usage;
 use ractor::{ActorRef, RpcReplyPort};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;

@@ -36,11 +36,12 @@ pub struct DocumentSnapshot {
 }
 
 impl DocumentSnapshot {
-    /// Reads a file as a server should see it. Plain blocking reads:
-    /// source files are small, and a hop to tokio's blocking pool per call
-    /// costs more than the read itself.
-    pub fn read(path: &Path) -> Result<Self, ReadError> {
-        let language = crate::language::language_id(path).unwrap_or("plaintext");
+    /// Reads a file as a server should see it, in its language (the
+    /// language table's id, which the caller looks up; plain text when it
+    /// has none). Plain blocking reads: source files are small, and a hop
+    /// to tokio's blocking pool per call costs more than the read itself.
+    pub fn read(path: &Path, language_id: Option<&str>) -> Result<Self, ReadError> {
+        let language = language_id.unwrap_or("plaintext");
         let metadata = std::fs::metadata(path)?;
         if !metadata.is_file() {
             return Err(ReadError::NotAFile);

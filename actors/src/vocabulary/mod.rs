@@ -1,7 +1,8 @@
 //! The words every layer shares and no actor owns: what a tool answers
 //! as data, before the gateway renders it for a model or the control
-//! socket carries it to a command or a hook. Imports nothing from the
-//! actors.
+//! socket carries it to a command or a hook, and the counters two actors
+//! share without messages (a session's calls in flight, a server's
+//! usage). Imports nothing from the actors.
 
 pub mod counted;
 pub mod diagnostics;
@@ -13,3 +14,4 @@ pub mod root_set;
 pub mod running;
 pub mod server_states;
 pub mod status;
+pub mod usage;

@@ -185,6 +185,21 @@ impl RootSet {
     }
 }
 
+/// The directories of `paths` not under another of them, each once: what
+/// the Watcher must watch so that every path is covered exactly once.
+pub fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    paths.sort();
+    paths.dedup();
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for path in paths {
+        // Sorted, an ancestor comes before everything under it.
+        if !kept.iter().any(|outer| path.starts_with(outer)) {
+            kept.push(path);
+        }
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,5 +284,18 @@ mod tests {
         assert_eq!(names, vec!["app", "app-2", "lib"]);
         let resolved = roots.resolve("app-2/x.rs").unwrap();
         assert_eq!(roots.display(&resolved), "app-2/x.rs");
+    }
+
+    #[test]
+    fn outermost_keeps_one_directory_per_tree() {
+        let paths = ["/w/b", "/w/a/x", "/w/a", "/w/ab", "/w/b"]
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+        let kept: Vec<PathBuf> = ["/w/a", "/w/ab", "/w/b"]
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+        assert_eq!(outermost(paths), kept);
     }
 }

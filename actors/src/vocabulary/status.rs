@@ -2,6 +2,7 @@
 //! and what the control socket gives `windlass status SESSION`, which
 //! renders the same lines.
 
+use super::ids::SessionId;
 use super::server_states::{Phase, ProcessState, Strategy};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -41,7 +42,7 @@ pub enum Watching {
 /// The session's place in a daemon.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DaemonShare {
-    pub session: String,
+    pub session: SessionId,
     pub pid: u32,
     /// Sessions attached, this one included.
     pub sessions: usize,
@@ -76,7 +77,7 @@ pub struct ServerReport {
     pub process: Option<ProcessReport>,
     pub restarts: u32,
     /// The other sessions that share it, by id.
-    pub shared_with: Vec<String>,
+    pub shared_with: Vec<SessionId>,
     /// Why it was stopped, while it is stopped on purpose.
     pub stopped: Option<String>,
     pub last_error: Option<String>,
@@ -178,7 +179,11 @@ impl ServerReport {
             head.push_str(&format!(
                 " shared by {} sessions (also {})",
                 self.shared_with.len() + 1,
-                self.shared_with.join(", ")
+                self.shared_with
+                    .iter()
+                    .map(SessionId::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
         let mut lines = vec![head];
@@ -261,7 +266,7 @@ mod tests {
                 gaps: Vec::new(),
             }),
             restarts: 0,
-            shared_with: vec!["b".into()],
+            shared_with: vec![SessionId(11)],
             stopped: None,
             last_error: None,
             stderr: String::new(),
@@ -283,7 +288,7 @@ mod tests {
             warnings: vec!["unknown key".into()],
             watching: Watching::Directories(4),
             daemon: Some(DaemonShare {
-                session: "a".into(),
+                session: SessionId(10),
                 pid: 7,
                 sessions: 2,
                 memory_budget: None,
@@ -304,10 +309,10 @@ mod tests {
             vec![
                 "warning: unknown key",
                 "watching 4 directories for changes",
-                "session a of daemon pid 7 (2 attached)",
+                "session 0000000a of daemon pid 7 (2 attached)",
                 "running: hover for 1.2s",
                 "root w /w (from client)",
-                "[python] pyright-langserver --stdio running ready pid 12 up 3s docs 2 utf-16 cpu 0.4s rss 80.0MB diagnostics by version in up to 2 rounds 150 ms apart in flight 2 restarts 0 shared by 2 sessions (also b)",
+                "[python] pyright-langserver --stdio running ready pid 12 up 3s docs 2 utf-16 cpu 0.4s rss 80.0MB diagnostics by version in up to 2 rounds 150 ms apart in flight 2 restarts 0 shared by 2 sessions (also 0000000b)",
                 "[c,cpp] clangd (no diagnostics; files *.c) failed restarts 5",
                 "  last error: exited",
                 "  stderr:",

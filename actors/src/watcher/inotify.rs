@@ -9,7 +9,7 @@
 //! Opening and reading files is not watched, so servers and Windlass
 //! reading the project wake nobody.
 
-use super::watches::{Events, WatchError};
+use super::events::{Events, WatchError};
 use crate::vocabulary::file_changes::ChangeKind;
 use rustix::buffer::spare_capacity;
 use rustix::event::epoll::{self, EventData, EventFlags};

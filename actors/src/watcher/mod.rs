@@ -23,6 +23,7 @@
 //! (inotify limits) is reported in `status`; Windlass works without it.
 
 mod changes;
+mod events;
 mod ignores;
 #[cfg(target_os = "linux")]
 mod inotify;

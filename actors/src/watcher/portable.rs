@@ -5,7 +5,7 @@
 //! answered once that touch's event is read, so every event queued
 //! before it has been taken in.
 
-use super::watches::{Events, WatchError};
+use super::events::{Events, WatchError};
 use crate::vocabulary::file_changes::ChangeKind;
 use notify::event::{EventKind, ModifyKind, RenameMode};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};

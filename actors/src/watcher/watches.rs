@@ -3,37 +3,17 @@
 //! with the roots they belong to, or when they go away. The events
 //! come from the platform's `Source`.
 
-use super::Source;
+use super::events::{Events, WatchError};
 use super::ignores::Ignores;
-use crate::vocabulary::file_changes::ChangeKind;
+#[cfg(target_os = "linux")]
+use super::inotify::Source;
+#[cfg(not(target_os = "linux"))]
+use super::portable::Source;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Directories watched at most, across all roots.
 const MAX_DIRECTORIES: usize = 100_000;
-
-/// Why a directory could not be watched.
-#[derive(Debug, PartialEq, Eq)]
-pub enum WatchError {
-    /// The system's limit on watches is reached.
-    Limit,
-    /// The directory went away before its watch was in place.
-    Vanished,
-    Failed(String),
-}
-
-/// What a source read since its last read.
-#[derive(Debug, Default)]
-pub struct Events {
-    /// Entries made, changed or removed, in the order they happened.
-    pub changes: Vec<(PathBuf, ChangeKind)>,
-    /// Watched directories that went away, with their watches.
-    pub gone: Vec<PathBuf>,
-    /// The last flush mark whose moment this read has reached.
-    pub reached: u64,
-    /// The system dropped events: its queue overflowed.
-    pub overflowed: bool,
-}
 
 pub struct Watches {
     source: Source,

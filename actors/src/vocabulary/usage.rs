@@ -1,7 +1,8 @@
-//! How a server is being used, shared with the Supervisor without
-//! messages: when it was last asked something, whether it has work in
-//! hand, and its process. The Supervisor reads it to stop servers that sit
-//! idle or, over the memory budget, the least recently used idle one.
+//! How a pooled server is being used: when it was last asked something,
+//! whether it has work in hand, and its process. Its LanguageServer writes
+//! it and the Supervisor, which hands it over at the spawn, reads it
+//! without messages to stop servers that sit idle or, over the memory
+//! budget, the least recently used idle one.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};

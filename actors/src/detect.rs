@@ -1,12 +1,24 @@
 //! Start-up detection: which configured servers the files in the roots
-//! need, and a file of each one's language to open first.
+//! need, and a file of each one's language to open first. A pure walk of
+//! the roots, run by the Supervisor off its thread as a session's roots
+//! arrive or change; it owns no state and belongs to no actor.
 
 use crate::language::{self, ServerSpec};
-use crate::messages::roots::Detection;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+
+/// What start-up detection found in the roots.
+#[derive(Debug, Default)]
+pub struct Detection {
+    /// The configured servers the files need.
+    pub needed: Vec<String>,
+    /// For each needed server, a file of its language to open first:
+    /// servers such as clangd and tsserver load a project only once one of
+    /// its files is open.
+    pub probes: Vec<(String, DocumentSnapshot)>,
+}
 
 /// How many files detection looks at before it stops.
 const DETECTION_FILE_LIMIT: usize = 5_000;
@@ -61,7 +73,9 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
                 .map(|file| &file.path)
         };
         detection.needed.push(spec.name.clone());
-        if let Some(probe) = probe.and_then(|path| DocumentSnapshot::read(path).ok()) {
+        if let Some(probe) =
+            probe.and_then(|path| DocumentSnapshot::read(path, language::language_id(path)).ok())
+        {
             detection.probes.push((spec.name.clone(), probe));
         }
     }

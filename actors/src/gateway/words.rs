@@ -1,0 +1,81 @@
+//! Identifiers in a line of text: where a name occurs as a whole word,
+//! and which word covers a column. Columns count code points, as agents
+//! give them.
+
+fn is_identifier_char(character: char) -> bool {
+    character.is_alphanumeric() || character == '_' || character == '$'
+}
+
+/// The code-point column of `word` as a whole identifier on `line`, at or
+/// after column `from`; failing that, of `word` after a `$` sigil, as a
+/// shell, PHP or SCSS variable is written where it is used (`$SCRIPT_DIR`
+/// for `SCRIPT_DIR`). In JavaScript `$` is part of a name, so a whole
+/// identifier comes first.
+pub fn find_word(line: &str, word: &str, from: usize) -> Option<usize> {
+    let characters: Vec<char> = line.chars().collect();
+    let wanted: Vec<char> = word.chars().collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    let last = characters.len().checked_sub(wanted.len())?;
+    let found = |after_sigil: bool| {
+        (from..=last).find(|&start| {
+            let end = start + wanted.len();
+            let before = start.checked_sub(1).map(|index| characters[index]);
+            characters[start..end] == wanted[..]
+                && (before.is_none_or(|before| !is_identifier_char(before))
+                    || !is_identifier_char(wanted[0])
+                    || (after_sigil && before == Some('$')))
+                && characters
+                    .get(end)
+                    .is_none_or(|next| !is_identifier_char(*next))
+        })
+    };
+    found(false).or_else(|| found(true))
+}
+
+/// The identifier that covers code-point column `column`.
+pub fn word_at(line: &str, column: usize) -> Option<String> {
+    let characters: Vec<char> = line.chars().collect();
+    if !characters
+        .get(column)
+        .copied()
+        .is_some_and(is_identifier_char)
+    {
+        return None;
+    }
+    let start = (0..column)
+        .rev()
+        .take_while(|&i| is_identifier_char(characters[i]))
+        .last()
+        .unwrap_or(column);
+    let end = (column..characters.len())
+        .take_while(|&i| is_identifier_char(characters[i]))
+        .last()
+        .unwrap_or(column);
+    Some(characters[start..=end].iter().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_whole_words_only() {
+        assert_eq!(find_word("let foobar = foo(1);", "foo", 0), Some(13));
+        assert_eq!(find_word("é = café + café2", "café", 0), Some(4));
+        assert_eq!(find_word("x.café", "café", 0), Some(2));
+        assert_eq!(find_word("afoo", "foo", 0), None);
+        assert_eq!(find_word("foo foo", "foo", 1), Some(4));
+        assert_eq!(find_word("", "foo", 0), None);
+        assert_eq!(find_word("cd \"$SCRIPT_DIR/..\"", "SCRIPT_DIR", 0), Some(5));
+        assert_eq!(find_word("const $foo = foo;", "foo", 0), Some(13));
+    }
+
+    #[test]
+    fn finds_the_word_under_a_column() {
+        assert_eq!(word_at("    return café_x + 1", 12), Some("café_x".into()));
+        assert_eq!(word_at("a + b", 1), None);
+        assert_eq!(word_at("ab", 5), None);
+    }
+}

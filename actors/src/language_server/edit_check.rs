@@ -1,0 +1,83 @@
+//! A check of an edit in progress (`check.rs` runs it): its documents,
+//! where it is, what it has learned so far, and the work it holds. One
+//! runs at a time.
+
+use crate::error::Result;
+use crate::messages::language_server::{CheckAnswer, DiagnosticsReply, EditedDocument, Work};
+use crate::vocabulary::documents::DocumentSnapshot;
+use crate::vocabulary::ids::SessionId;
+use ractor::RpcReplyPort;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// The check in progress; one runs at a time.
+pub(super) struct Check {
+    pub(super) id: u64,
+    pub(super) session: SessionId,
+    pub(super) edits: Vec<EditedDocument>,
+    /// The caller, until it is answered.
+    pub(super) reply: Option<RpcReplyPort<Result<CheckAnswer>>>,
+    pub(super) stage: Stage,
+    /// The current step's diagnostics, per edited document.
+    pub(super) step: Vec<Option<DiagnosticsReply>>,
+    /// Other callers' work, in arrival order.
+    pub(super) held: Vec<Work>,
+}
+
+/// Where a check is, with what it has learned so far.
+pub(super) enum Stage {
+    /// Waiting for the diagnostics of the disk texts.
+    Disk,
+    /// The edits' texts are in; waiting for their diagnostics.
+    Edited {
+        before: Vec<DiagnosticsReply>,
+        bystanders: Vec<Bystander>,
+    },
+    /// The caller is answered and the disk texts are back; waiting for
+    /// the server to have checked them again, because the edit touched
+    /// dependents.
+    Restored { touched: Vec<Touched> },
+}
+
+/// A dependent: the generation of its diagnostics while the edit was in,
+/// and its diagnostics before.
+pub(super) struct Touched {
+    pub(super) uri: String,
+    pub(super) generation: u64,
+    pub(super) before: Arc<[Value]>,
+}
+
+/// An open document outside a check, as its diagnostics stood when the
+/// edits' texts were sent.
+pub(super) struct Bystander {
+    pub(super) document: DocumentSnapshot,
+    pub(super) generation: u64,
+    pub(super) items: Arc<[Value]>,
+}
+
+impl Check {
+    /// Its documents as they are on disk.
+    pub(super) fn documents(&self) -> impl Iterator<Item = &DocumentSnapshot> {
+        self.edits.iter().map(|edit| &edit.document)
+    }
+
+    pub(super) fn covers(&self, uri: &str) -> bool {
+        self.documents().any(|document| document.uri == uri)
+    }
+
+    /// Whether `work` must wait for this check: another check (one runs
+    /// at a time, so that none starts from another's text), work about one
+    /// of the check's documents, or a diagnostics wait once the edit is in,
+    /// which may be answered from the edit until the check ends.
+    pub(super) fn holds(&self, work: &Work) -> bool {
+        let edit_in = !matches!(self.stage, Stage::Disk);
+        match work {
+            Work::Check(_) => true,
+            Work::Diagnostics(_) if edit_in => true,
+            _ => work
+                .documents()
+                .iter()
+                .any(|document| self.covers(&document.uri)),
+        }
+    }
+}
