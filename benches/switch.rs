@@ -130,10 +130,9 @@ fn edit(session: &Session, file: &Path, text: &str, n: usize) -> Timed {
 fn publication(timed: &Timed, n: usize, published: &[(i64, i64)]) -> Option<Duration> {
     let written = millis(timed.written);
     let answered = written + timed.answer.as_millis() as i64 + 5;
-    let (at, _) = published
-        .iter()
-        .rev()
-        .find(|(at, count)| (written..=answered).contains(at) && (*count > 0) == (n.is_multiple_of(2)))?;
+    let (at, _) = published.iter().rev().find(|(at, count)| {
+        (written..=answered).contains(at) && (*count > 0) == (n.is_multiple_of(2))
+    })?;
     Some(Duration::from_millis((at - written).max(0) as u64))
 }
 
