@@ -10,6 +10,7 @@ use super::symbols::{self, Symbol};
 use super::target::{Resolved, Target};
 use super::text_uses;
 use crate::error::Result;
+use crate::lsp::position::last_line;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::Reply;
 use crate::vocabulary::counted::counted;
@@ -232,7 +233,7 @@ fn outline(symbols: &[Symbol], level: usize, depth: usize, lines: &mut Vec<Strin
     ordered.sort_by_key(|symbol| (symbol.range.start.line, symbol.range.start.character));
     for symbol in ordered {
         let kind = render::symbol_kind(symbol.kind);
-        let (start, end) = (symbol.range.start.line + 1, symbol.range.end.line + 1);
+        let (start, end) = (symbol.range.start.line + 1, last_line(&symbol.range) + 1);
         let span = match end > start {
             true => format!(" {start}-{end}"),
             false => format!(" {start}"),

@@ -12,6 +12,7 @@ use super::navigation::{self, target_or_candidates};
 use super::render::{self, Sources};
 use super::symbols::{self, Symbol};
 use crate::error::Result;
+use crate::lsp::position::last_line;
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Reply;
@@ -147,7 +148,7 @@ async fn span_at(
         Some(symbol) => {
             let lines = Lines {
                 first: symbol.range.start.line,
-                last: symbol.range.end.line,
+                last: last_line(&symbol.range),
             };
             let elided = depth
                 .map(|depth| elided(&symbol.children, 1, depth, &document.text))
@@ -158,7 +159,7 @@ async fn span_at(
         None => {
             let lines = Lines {
                 first: location.range.start.line,
-                last: location.range.end.line,
+                last: last_line(&location.range),
             };
             (None, lines, Vec::new())
         }
@@ -201,7 +202,7 @@ fn elided(members: &[Symbol], level: u32, depth: u32, text: &str) -> Vec<Lines> 
             out.extend(elided(&member.children, level + 1, depth, text));
             continue;
         }
-        let (start, end) = (member.range.start.line, member.range.end.line);
+        let (start, end) = (member.range.start.line, last_line(&member.range));
         let signature_end = signature_end(text, start, end);
         if signature_end < end {
             out.push(Lines {

@@ -74,6 +74,17 @@ fn saturating_u32(value: usize) -> u32 {
     u32::try_from(value).unwrap_or(u32::MAX)
 }
 
+/// The last line a range covers (0-based). A range that ends at the
+/// start of a line stops before it: yaml-language-server ends each block
+/// at the first column of the next, and counting that line would have
+/// every block hold the first line of the next.
+pub fn last_line(range: &lsp_types::Range) -> u32 {
+    match range.end.character == 0 && range.end.line > range.start.line {
+        true => range.end.line - 1,
+        false => range.end.line,
+    }
+}
+
 /// Returns line `index` (0-based) of `text` without its line terminator.
 pub fn line_at(text: &str, index: usize) -> Option<&str> {
     text.split('\n')
@@ -144,5 +155,16 @@ mod tests {
                 prop_assert_eq!(encoding.decode_column(&line, encoded), column);
             }
         }
+    }
+
+    #[test]
+    fn a_range_ending_at_a_line_start_stops_before_it() {
+        let range = |start: u32, end: u32, character: u32| lsp_types::Range {
+            start: lsp_types::Position::new(start, 2),
+            end: lsp_types::Position::new(end, character),
+        };
+        assert_eq!(last_line(&range(3, 7, 0)), 6);
+        assert_eq!(last_line(&range(3, 7, 4)), 7);
+        assert_eq!(last_line(&range(3, 3, 0)), 3);
     }
 }
