@@ -95,7 +95,21 @@ enum Command {
     },
 }
 
-fn main() -> Result<()> {
+/// A failure is one line on stderr and exit status 1: the error and its
+/// causes, never a backtrace (Rust prints one for an error returned from
+/// `main` whenever `RUST_BACKTRACE` is set, as it is on many developers'
+/// machines).
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("windlass: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<()> {
     let raw_args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let cli = Cli::parse();
     match cli.command {

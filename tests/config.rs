@@ -117,3 +117,28 @@ fn a_bad_config_file_is_a_clear_startup_error() {
         "nothing but MCP ever goes to stdout"
     );
 }
+
+#[test]
+fn a_missing_root_is_one_line_on_stderr_even_with_backtraces_on() {
+    let state = tempfile::tempdir().unwrap();
+    let missing = state.path().join("no-such-project");
+    let output = std::process::Command::new(windlass_binary())
+        .args(["-r", missing.to_str().unwrap()])
+        .env("XDG_STATE_HOME", state.path().join("state"))
+        .env("XDG_CONFIG_HOME", state.path().join("config"))
+        .env("WINDLASS_RUNTIME_DIR", state.path().join("run"))
+        .env("RUST_BACKTRACE", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr,
+        format!(
+            "windlass: root {}: No such file or directory (os error 2)\n",
+            missing.display()
+        )
+    );
+    assert!(output.stdout.is_empty());
+}
