@@ -25,6 +25,8 @@ use tokio::task::JoinSet;
 const MAX_SYMBOLS: usize = 20;
 /// Files shown in the heatmap per query; the rest are counted.
 const MAX_FILES: usize = 20;
+/// Version control's directories, never searched.
+const VCS_DIRECTORIES: &[&str] = &[".git", ".hg", ".svn", ".jj"];
 /// Files a server could not read that are named per query.
 const MAX_PROBLEMS_NAMED: usize = 3;
 
@@ -34,6 +36,8 @@ pub struct SearchArgs {
     /// Literal; all lower case = case-insensitive.
     pub query: Option<String>,
     pub queries: Option<Vec<String>>,
+    // Symbols and files to skip, as each list's "more" line says (a
+    // description here would cost every session its bytes).
     pub offset: Option<u32>,
 }
 
@@ -81,18 +85,14 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
                 .await
                 .map_err(|_| Error::ShuttingDown)??
         };
+        let skip = offset(args.offset);
         lines.extend(found.warnings);
         lines.extend(unread_lines(&roots, &found.problems, &hits));
-        lines.extend(symbol_lines(query, found.symbols));
+        lines.extend(symbol_lines(query, found.symbols, skip));
         lines.extend(found.outside);
-        lines.extend(heatmap_lines(&roots, &hits));
+        lines.extend(heatmap_lines(&roots, &hits, skip));
     }
-    Ok(render::paged(
-        &[],
-        &lines,
-        offset(args.offset),
-        context.settings.max_output_bytes,
-    ))
+    Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
 /// What the servers said about files the text search matched: their
@@ -206,8 +206,15 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
 fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
     let lower = query.to_lowercase();
     found.sort_by_key(|symbol| {
-        let name = symbol.name.to_lowercase();
-        let tier = if symbol.name == query {
+        // gopls names a method `FlagSet.GetString`, intelephense
+        // `Router::addGroup`: the member's own name is what was asked.
+        let own = symbol
+            .name
+            .rsplit(['.', ':', '#'])
+            .next()
+            .unwrap_or(&symbol.name);
+        let name = own.to_lowercase();
+        let tier = if own == query {
             0
         } else if name == lower {
             1
@@ -216,19 +223,25 @@ fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
         } else {
             3
         };
-        (tier, symbol.name.len(), symbol.path.clone(), symbol.line)
+        (tier, own.len(), symbol.path.clone(), symbol.line)
     });
     found.dedup_by(|a, b| a.name == b.name && a.path == b.path && a.line == b.line);
     found
 }
 
-fn symbol_lines(query: &str, symbols: Vec<FoundSymbol>) -> Vec<String> {
+/// The symbols from `skip` on, [`MAX_SYMBOLS`] of them, grouped by file;
+/// a last line names the offset that shows the next ones.
+fn symbol_lines(query: &str, symbols: Vec<FoundSymbol>, skip: usize) -> Vec<String> {
     if symbols.is_empty() {
         return vec![format!("symbols: none named like {query:?}")];
     }
     let total = symbols.len();
     let mut lines = vec![format!("symbols ({total})")];
-    let shown: Vec<FoundSymbol> = symbols.into_iter().take(MAX_SYMBOLS).collect();
+    if skip > 0 {
+        lines.push(format!("  … {} before", skip.min(total)));
+    }
+    let shown: Vec<FoundSymbol> = symbols.into_iter().skip(skip).take(MAX_SYMBOLS).collect();
+    let after = total.saturating_sub(skip + shown.len());
     let mut paths: Vec<&str> = Vec::new();
     for symbol in &shown {
         if !paths.contains(&symbol.path.as_str()) {
@@ -247,8 +260,11 @@ fn symbol_lines(query: &str, symbols: Vec<FoundSymbol>) -> Vec<String> {
             ));
         }
     }
-    if total > MAX_SYMBOLS {
-        lines.push(format!("  … {} more symbols", total - MAX_SYMBOLS));
+    if after > 0 {
+        lines.push(format!(
+            "  … {after} more symbols (call again with offset={})",
+            skip + MAX_SYMBOLS
+        ));
     }
     lines
 }
@@ -267,8 +283,17 @@ fn heatmap(roots: &RootSet, query: &str) -> Result<Vec<FileHits>> {
         .build();
     let mut hits = Vec::new();
     for root in roots.roots() {
+        // Hidden files that are not ignored (`.github/workflows`, `.env`
+        // examples) are the project's too; only version control's own
+        // directories are not.
         let walker = ignore::WalkBuilder::new(&root.path)
             .require_git(false)
+            .hidden(false)
+            .filter_entry(|entry| {
+                !VCS_DIRECTORIES
+                    .iter()
+                    .any(|name| entry.file_name() == *name)
+            })
             .build();
         for entry in walker.filter_map(std::result::Result::ok) {
             if !entry.file_type().is_some_and(|kind| kind.is_file()) {
@@ -306,7 +331,9 @@ fn heatmap(roots: &RootSet, query: &str) -> Result<Vec<FileHits>> {
     Ok(hits)
 }
 
-fn heatmap_lines(roots: &RootSet, hits: &[FileHits]) -> Vec<String> {
+/// The files from `skip` on, [`MAX_FILES`] of them; a last line names the
+/// offset that shows the next ones.
+fn heatmap_lines(roots: &RootSet, hits: &[FileHits], skip: usize) -> Vec<String> {
     if hits.is_empty() {
         return vec!["text: no matches".into()];
     }
@@ -316,7 +343,10 @@ fn heatmap_lines(roots: &RootSet, hits: &[FileHits]) -> Vec<String> {
         counted(total, "match"),
         counted(hits.len(), "file")
     )];
-    for hit in hits.iter().take(MAX_FILES) {
+    if skip > 0 {
+        lines.push(format!("  … {} before", skip.min(hits.len())));
+    }
+    for hit in hits.iter().skip(skip).take(MAX_FILES) {
         let span = if hit.first_line == hit.last_line {
             format!("line {}", hit.first_line)
         } else {
@@ -328,8 +358,12 @@ fn heatmap_lines(roots: &RootSet, hits: &[FileHits]) -> Vec<String> {
             hit.matches
         ));
     }
-    if hits.len() > MAX_FILES {
-        lines.push(format!("  … {} more files", hits.len() - MAX_FILES));
+    let after = hits.len().saturating_sub(skip + MAX_FILES);
+    if after > 0 {
+        lines.push(format!(
+            "  … {after} more files (call again with offset={})",
+            skip + MAX_FILES
+        ));
     }
     lines
 }
@@ -371,6 +405,56 @@ mod tests {
     }
 
     #[test]
+    fn a_members_own_name_is_an_exact_match() {
+        let found = vec![
+            symbol("GetStringSlice", "flag.go", 3),
+            symbol("FlagSet.GetStringArray", "flag.go", 9),
+            symbol("FlagSet.GetString", "string.go", 20),
+        ];
+        let first = rank(found, "GetString").remove(0);
+        assert_eq!(first.name, "FlagSet.GetString");
+    }
+
+    #[test]
+    fn every_more_line_names_the_offset_that_continues_it() {
+        let found: Vec<FoundSymbol> = (0..45)
+            .map(|n| symbol(&format!("name{n:02}"), "a.py", n + 1))
+            .collect();
+        let first = symbol_lines("name", found.clone(), 0);
+        assert_eq!(
+            first.last().unwrap(),
+            "  … 25 more symbols (call again with offset=20)"
+        );
+        let second = symbol_lines("name", found.clone(), 20);
+        assert_eq!(second[1], "  … 20 before");
+        assert_eq!(
+            second.last().unwrap(),
+            "  … 5 more symbols (call again with offset=40)"
+        );
+        let last = symbol_lines("name", found, 40);
+        assert_eq!(last.last().unwrap(), "    function name44 45:1");
+    }
+
+    #[test]
+    fn hidden_directories_are_searched_but_not_version_controls() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".github/workflows")).unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        std::fs::write(dir.path().join(".github/workflows/ci.yml"), "run: needle\n").unwrap();
+        std::fs::write(dir.path().join(".git/config"), "needle\n").unwrap();
+        let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
+        let hits = heatmap(&roots, "needle").unwrap();
+        let lines = heatmap_lines(&roots, &hits, 0);
+        assert_eq!(
+            lines,
+            vec![
+                "text (1 match in 1 file)",
+                "  .github/workflows/ci.yml  1 × line 1"
+            ]
+        );
+    }
+
+    #[test]
     fn maps_text_matches_per_file_skipping_ignored_and_binary_files() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(".gitignore"), "ignored.txt\n").unwrap();
@@ -380,7 +464,7 @@ mod tests {
         std::fs::write(dir.path().join("b.txt"), "NEEDLE\n").unwrap();
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
         let hits = heatmap(&roots, "needle").unwrap();
-        let lines = heatmap_lines(&roots, &hits);
+        let lines = heatmap_lines(&roots, &hits, 0);
         assert_eq!(
             lines,
             vec![
