@@ -269,14 +269,29 @@ pub fn unavailable_warning(name: &str) -> String {
 }
 
 /// `path:line:column  source` per spot.
+/// Spots on one line (rust-analyzer answers a type's implementations
+/// with one spot per name in its `#[derive(…)]`) share the line's text:
+/// `src/lib.rs:3:10,17,24  #[derive(Debug, Clone, Copy)]`.
 pub fn spot_lines(spots: &[Spot]) -> Vec<String> {
-    spots
-        .iter()
-        .map(|spot| match &spot.source {
-            Some(source) => format!("{}:{}:{}  {source}", spot.path, spot.line, spot.column),
-            None => format!("{}:{}:{}", spot.path, spot.line, spot.column),
-        })
-        .collect()
+    let mut lines: Vec<String> = Vec::new();
+    let mut index = 0;
+    while let Some(spot) = spots.get(index) {
+        let same_line = spots[index..]
+            .iter()
+            .take_while(|other| other.path == spot.path && other.line == spot.line)
+            .count();
+        let columns: Vec<String> = spots[index..index + same_line]
+            .iter()
+            .map(|spot| spot.column.to_string())
+            .collect();
+        let place = format!("{}:{}:{}", spot.path, spot.line, columns.join(","));
+        lines.push(match &spot.source {
+            Some(source) => format!("{place}  {source}"),
+            None => place,
+        });
+        index += same_line;
+    }
+    lines
 }
 
 /// Spots grouped by file, with a count per file, paths written once.
@@ -532,6 +547,23 @@ mod tests {
     use super::*;
     use serde::Deserialize;
     use serde_json::{Value, json};
+
+    #[test]
+    fn spots_on_one_line_share_it() {
+        let spot = |line: usize, column: usize| Spot {
+            path: "src/lib.rs".into(),
+            line,
+            column,
+            source: Some("#[derive(Debug, Clone)]".into()),
+        };
+        assert_eq!(
+            spot_lines(&[spot(3, 10), spot(3, 17), spot(9, 1)]),
+            vec![
+                "src/lib.rs:3:10,17  #[derive(Debug, Clone)]",
+                "src/lib.rs:9:1  #[derive(Debug, Clone)]"
+            ]
+        );
+    }
 
     fn uris(reply: &mut Reply) -> Result<Vec<String>> {
         let found = locations(reply, Feature::Definition)?;
