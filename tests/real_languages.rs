@@ -39,6 +39,13 @@ fn css_and_json_servers_answer_on_bootstrap() {
         "{outline}"
     );
 
+    // A class asked for as an agent names it, without its dot.
+    let source = session.ok("source", json!({"file": buttons, "symbol": "btn-lg"}));
+    assert!(
+        source.starts_with("scss/_buttons.scss:210-212  class .btn-lg\n"),
+        "{source}"
+    );
+
     let hover = session.ok(
         "hover",
         json!({"file": buttons, "line": 24, "symbol": "display"}),

@@ -68,7 +68,7 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
     let mut found = Vec::new();
     let uri = opened.document.uri.clone();
     for named in symbols::flatten(&symbols) {
-        if named.name == symbol
+        if symbols::names(&named.name, symbol)
             && let Some(spot) = sources.spot(&uri, named.selection_range, reply.encoding)
         {
             found.push(Candidate {
@@ -115,7 +115,7 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
             kind,
             location,
         } = named;
-        if name == symbol
+        if symbols::names(&name, symbol)
             && let Some(spot) =
                 sources.spot_of_name(location.uri.as_str(), location.range, encoding, symbol)
         {

@@ -260,7 +260,7 @@ mod tests {
     use serde_json::{Value, json};
 
     fn range(line: u32, character: u32, end: u32) -> Value {
-        json!({"start": {"line": line, "character": character}, "end": {"line": end, "character": 0}})
+        json!({"start": {"line": line, "character": character}, "end": {"line": end, "character": 1}})
     }
 
     /// A `DocumentSymbol` spanning lines `line` to `end`.

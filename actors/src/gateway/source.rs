@@ -11,6 +11,7 @@ use super::goto::{DECLARATION, DEFINITION};
 use super::navigation::{self, target_or_candidates};
 use super::render::{self, Sources};
 use super::symbols::{self, Symbol};
+use super::target::Target;
 use crate::error::Result;
 use crate::lsp::position::last_line;
 use crate::lsp::position::{PositionEncoding, line_at};
@@ -31,6 +32,40 @@ pub struct SourceArgs {
     /// Members at this depth by signature.
     pub depth: Option<u32>,
     pub offset: Option<u32>,
+}
+
+/// Whether the target is the name of a symbol of its document's outline.
+async fn names_a_declaration(context: &Context, target: &Target) -> bool {
+    let Ok(mut reply) = context
+        .document_symbols(&target.server, target.document.clone())
+        .await
+    else {
+        return false;
+    };
+    let Ok(outline) = symbols::document_symbols(&mut reply) else {
+        return false;
+    };
+    let at = (target.position.line, target.position.column);
+    symbols::flatten(&outline).iter().any(|symbol| {
+        symbols::holds(
+            &symbol.selection_range,
+            &target.document.text,
+            reply.encoding,
+            at,
+        )
+    })
+}
+
+/// The target's own position as a location, in code points.
+fn own_place(target: &Target) -> Option<Location> {
+    let at = lsp_types::Position::new(
+        u32::try_from(target.position.line).ok()?,
+        u32::try_from(target.position.column).ok()?,
+    );
+    Some(Location {
+        uri: target.document.uri.parse().ok()?,
+        range: lsp_types::Range::new(at, at),
+    })
 }
 
 /// Lines of one span: 0-based, inclusive.
@@ -75,6 +110,12 @@ pub async fn source(context: &Context, args: &SourceArgs) -> Result<String> {
         let encoding = reply.encoding;
         let found = render::locations(&mut reply, goto.feature)?;
         places.extend(found.into_iter().map(|location| (location, encoding)));
+    }
+    if places.is_empty() && names_a_declaration(context, &target).await {
+        // Some servers answer nothing for a declaration's own name (the
+        // CSS server for a class selector asked without its dot): where
+        // the agent points is the declaration.
+        places.extend(own_place(&target).map(|place| (place, PositionEncoding::Utf32)));
     }
     let mut sources = Sources::new(&target.roots);
     let mut spans: Vec<Span> = Vec::new();

@@ -65,6 +65,30 @@ pub fn document_symbols(reply: &mut Reply) -> Result<Vec<Symbol>> {
     Ok(items.into_iter().map(Symbol::from).collect())
 }
 
+/// Characters a server writes before a name that an agent leaves out:
+/// CSS's `.class` and `#id`, SCSS's `$variable` and `@mixin`.
+const SIGILS: &[char] = &['.', '#', '$', '@'];
+
+/// Whether a symbol a server names `found` is the one asked for as
+/// `asked`: the same name; the name without its sigil (`.fadeOut` for
+/// `fadeOut`); or a member's own name where the server qualifies it
+/// (gopls's `FlagSet.GetString`, a PHP server's `Router::addGroup`, for
+/// `GetString`, `addGroup`).
+pub fn names(found: &str, asked: &str) -> bool {
+    if found == asked {
+        return true;
+    }
+    if asked.is_empty() {
+        return false;
+    }
+    let bare = found.trim_start_matches(SIGILS);
+    if bare == asked {
+        return true;
+    }
+    let member = found.rsplit(['.', ':']).next().unwrap_or(found);
+    member != found && member == asked
+}
+
 /// Every symbol, nested ones included, each before its children.
 pub fn flatten(symbols: &[Symbol]) -> Vec<&Symbol> {
     let mut out = Vec::new();
@@ -150,6 +174,19 @@ pub fn workspace_symbols(reply: &mut Reply) -> Result<Vec<Found>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_match_without_sigils_and_by_a_members_own_name() {
+        assert!(names("area", "area"));
+        assert!(names(".fadeOut", "fadeOut"));
+        assert!(names("$radius-base", "radius-base"));
+        assert!(names("FlagSet.GetString", "GetString"));
+        assert!(names("Router::addGroup", "addGroup"));
+        assert!(names("FlagSet.GetString", "FlagSet.GetString"));
+        assert!(!names("GetStringSlice", "GetString"));
+        assert!(!names("FlagSet.GetStringSlice", "GetString"));
+        assert!(!names(".", ""));
+    }
     use serde_json::{Value, json};
 
     fn range(line: u32) -> Value {
