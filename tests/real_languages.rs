@@ -1243,6 +1243,21 @@ fn intelephense_answers_on_monolog() {
         outline,
         "namespace Monolog 12\nclass Logger 22-761 (+58 nested)"
     );
+    // A documented method named alone is one candidate, at its name, not
+    // at its docblock.
+    let named = session.ok("hover", json!({"symbol": "pushHandler"}));
+    assert!(
+        named.starts_with("__Monolog\\Logger::pushHandler__"),
+        "{named}"
+    );
+    let found = session.ok("search", json!({"query": "pushHandler"}));
+    assert!(
+        found.starts_with(
+            "symbols (2)\n  Monolog/Logger.php\n    method pushHandler 225:21\n  \
+             Monolog/Handler/PushoverHandler.php\n    class PushoverHandler 28:7\n"
+        ),
+        "{found}"
+    );
     let original = std::fs::read_to_string(dir.path().join(logger)).unwrap();
     let opening = "    public function pushHandler(HandlerInterface $handler): self\n    {\n";
     let broken = original.replace(opening, &format!("{opening}        new UnknownThing();\n"));

@@ -166,7 +166,10 @@ impl<'a> Sources<'a> {
 
 impl Sources<'_> {
     /// A spot moved onto `name` when the range starts before it on the
-    /// same line (a declaration's whole range rather than its name's).
+    /// same line (a declaration's whole range rather than its name's), or
+    /// on an earlier line of comments: intelephense starts a documented
+    /// method's range at its docblock's `/**`, and the declaration is the
+    /// first line past the comment that holds the name.
     pub fn spot_of_name(
         &mut self,
         uri: &str,
@@ -180,6 +183,24 @@ impl Sources<'_> {
             && let Some(column) = find_word(&line, name, spot.column - 1)
         {
             spot.column = column + 1;
+            return Some(spot);
+        }
+        let (last, _) = self.point(&path, range.end, encoding);
+        for index in spot.line..=last {
+            let Some(text) = self.line(&path, index) else {
+                break;
+            };
+            if is_comment(&text) {
+                continue;
+            }
+            if let Some(column) = find_word(&text, name, 0) {
+                return Some(Spot {
+                    line: index + 1,
+                    column: column + 1,
+                    source: Some(text.trim().to_owned()),
+                    ..spot
+                });
+            }
         }
         Some(spot)
     }
@@ -219,6 +240,15 @@ impl Sources<'_> {
         }
         Some(spot)
     }
+}
+
+/// Whether a line is (part of) a comment in the usual notations: a
+/// docblock's `/**`, ` * …` and ` */`, or a `//` or `#` line.
+fn is_comment(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    ["/*", "*", "//", "#"]
+        .iter()
+        .any(|marker| trimmed.starts_with(marker))
 }
 
 /// Every location of a definition-style answer: one `Location`, or a

@@ -179,7 +179,9 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
         );
         for symbol in symbols {
             let location = symbol.location;
-            let Some(spot) = sources.spot(location.uri.as_str(), location.range, reply.encoding)
+            let own = symbols::own_name(&symbol.name);
+            let Some(spot) =
+                sources.spot_of_name(location.uri.as_str(), location.range, reply.encoding, own)
             else {
                 continue;
             };
@@ -208,11 +210,7 @@ fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
     found.sort_by_key(|symbol| {
         // gopls names a method `FlagSet.GetString`, intelephense
         // `Router::addGroup`: the member's own name is what was asked.
-        let own = symbol
-            .name
-            .rsplit(['.', ':', '#'])
-            .next()
-            .unwrap_or(&symbol.name);
+        let own = symbols::own_name(&symbol.name);
         let name = own.to_lowercase();
         let tier = if own == query {
             0

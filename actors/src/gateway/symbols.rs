@@ -81,12 +81,18 @@ pub fn names(found: &str, asked: &str) -> bool {
     if asked.is_empty() {
         return false;
     }
-    let bare = found.trim_start_matches(SIGILS);
-    if bare == asked {
-        return true;
+    found.trim_start_matches(SIGILS) == asked || own_name(found) == asked
+}
+
+/// A symbol's own name, as written at its declaration: without the sigil
+/// or the type a server puts before it (`.fadeOut`, `FlagSet.GetString`,
+/// `Router::addGroup`).
+pub fn own_name(name: &str) -> &str {
+    let member = name.rsplit(['.', ':', '#']).next().unwrap_or(name);
+    match member.is_empty() {
+        true => name,
+        false => member.trim_start_matches(SIGILS),
     }
-    let member = found.rsplit(['.', ':']).next().unwrap_or(found);
-    member != found && member == asked
 }
 
 /// Every symbol, nested ones included, each before its children.
@@ -186,6 +192,11 @@ mod tests {
         assert!(!names("GetStringSlice", "GetString"));
         assert!(!names("FlagSet.GetStringSlice", "GetString"));
         assert!(!names(".", ""));
+        assert_eq!(own_name(".fadeOut"), "fadeOut");
+        assert_eq!(own_name("FlagSet.GetString"), "GetString");
+        assert_eq!(own_name("Router::addGroup"), "addGroup");
+        assert_eq!(own_name("$radius"), "radius");
+        assert_eq!(own_name("a."), "a.");
     }
     use serde_json::{Value, json};
 
