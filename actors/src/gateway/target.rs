@@ -56,7 +56,7 @@ impl Target {
     /// The identifier under the position, if any.
     pub fn word(&self) -> Option<String> {
         let line = line_at(&self.document.text, self.position.line)?;
-        word_at(line, self.position.column)
+        word_at(line, self.position.column, &self.document.language_id)
     }
 }
 

@@ -34,23 +34,26 @@ pub fn find_word(line: &str, word: &str, from: usize) -> Option<usize> {
     found(false).or_else(|| found(true))
 }
 
-/// The identifier that covers code-point column `column`.
-pub fn word_at(line: &str, column: usize) -> Option<String> {
+/// Languages whose names hold a `-`: CSS's `--main-color` and
+/// `.btn-lg`, SCSS's `$radius-base`.
+const HYPHENATED: &[&str] = &["css", "scss", "less"];
+
+/// The identifier of a file in `language` that covers code-point column
+/// `column`.
+pub fn word_at(line: &str, column: usize, language: &str) -> Option<String> {
+    let hyphenated = HYPHENATED.contains(&language);
+    let part = |character: char| is_identifier_char(character) || (hyphenated && character == '-');
     let characters: Vec<char> = line.chars().collect();
-    if !characters
-        .get(column)
-        .copied()
-        .is_some_and(is_identifier_char)
-    {
+    if !characters.get(column).copied().is_some_and(part) {
         return None;
     }
     let start = (0..column)
         .rev()
-        .take_while(|&i| is_identifier_char(characters[i]))
+        .take_while(|&i| part(characters[i]))
         .last()
         .unwrap_or(column);
     let end = (column..characters.len())
-        .take_while(|&i| is_identifier_char(characters[i]))
+        .take_while(|&i| part(characters[i]))
         .last()
         .unwrap_or(column);
     Some(characters[start..=end].iter().collect())
@@ -74,8 +77,11 @@ mod tests {
 
     #[test]
     fn finds_the_word_under_a_column() {
-        assert_eq!(word_at("    return café_x + 1", 12), Some("café_x".into()));
-        assert_eq!(word_at("a + b", 1), None);
-        assert_eq!(word_at("ab", 5), None);
+        assert_eq!(word_at("    return café_x + 1", 12, "python"), Some("café_x".into()));
+        assert_eq!(word_at("a + b", 1, "python"), None);
+        assert_eq!(word_at("ab", 5, "python"), None);
+        let scss = "  border-radius: $radius-base;";
+        assert_eq!(word_at(scss, 20, "scss"), Some("$radius-base".into()));
+        assert_eq!(word_at(scss, 20, "javascript"), Some("$radius".into()));
     }
 }
