@@ -429,6 +429,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             settings: built_in.default_settings(),
             check: built_in.check.map(strings),
             pull_diagnostics: built_in.pulls_diagnostics,
+            references_in_open_files: built_in.references_in_open_files,
             duties: Duties {
                 config_files: built_in.config_files,
                 ..Duties::of(built_in.role)
@@ -535,6 +536,7 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         pull_diagnostics: entry
             .pull_diagnostics
             .unwrap_or_else(|| known.iter().any(|known| known.pulls_diagnostics)),
+        references_in_open_files: known.iter().any(|known| known.references_in_open_files),
         duties,
         command,
         check: None,

@@ -151,6 +151,7 @@ mod tests {
             settings: json!({}),
             check: None,
             pull_diagnostics: false,
+            references_in_open_files: false,
             duties: Duties::of(Role::Language),
         }
     }

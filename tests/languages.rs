@@ -66,6 +66,12 @@ fn render() -> String {
          server is asked once it has published nothing while offering to\n\
          be asked, or from the start with `pull_diagnostics = true` in its\n\
          configuration.\n\n\
+         References come from the server. A server marked \"open files\"\n\
+         looks only in the documents it has open; its answers name, by\n\
+         text, the other files of its languages that use the name. A\n\
+         server that indexes the project in the background (clangd,\n\
+         rust-analyzer: it reports indexing) is cross-checked the same\n\
+         way, and its answers say when its index is still being built.\n\n\
          This page is written from the table in `actors/src/language.rs` by\n\
          `tests/languages.rs`, which fails when the two differ, and which\n\
          holds every server marked verified here to a real-server test\n\
@@ -91,8 +97,8 @@ fn render() -> String {
     }
     page.push_str(
         "\n## Servers\n\n\
-         | server (configuration key) | command | role | languages | how to install | serves unconfigured | diagnostics | verified here |\n\
-         |---|---|---|---|---|---|---|---|\n",
+         | server (configuration key) | command | role | languages | how to install | serves unconfigured | diagnostics | references | verified here |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
     );
     for (server, languages) in built_in_servers() {
         let command = std::iter::once(server.command)
@@ -100,7 +106,7 @@ fn render() -> String {
             .collect::<Vec<_>>()
             .join(" ");
         page.push_str(&format!(
-            "| `{}` | `{command}` | {} | {} | `{}` | {} | {} | {} |\n",
+            "| `{}` | `{command}` | {} | {} | `{}` | {} | {} | {} | {} |\n",
             toml_key(server.name),
             match server.role {
                 Role::Language => "language server",
@@ -117,6 +123,11 @@ fn render() -> String {
                 "asked for"
             } else {
                 "published"
+            },
+            if server.references_in_open_files {
+                "open files"
+            } else {
+                "project"
             },
             if server.verified {
                 "yes"

@@ -81,6 +81,19 @@ fn css_and_json_servers_answer_on_bootstrap() {
         references.contains("\n  885:41  $input-padding-y:"),
         "{references}"
     );
+    // The server looks only in the file asked about; the use in another
+    // file is named by text, `$btn-padding-y-lg` is not taken for it.
+    let references = session.ok(
+        "find_references",
+        json!({"file": variables, "line": 819, "symbol": "$btn-padding-y"}),
+    );
+    assert!(
+        references.contains(
+            "note: by text, `$btn-padding-y` also appears in 1 file the server listed no \
+             reference in; it looks only in the files it has open: scss/_buttons.scss:8\n"
+        ),
+        "{references}"
+    );
 
     let original = std::fs::read_to_string(dir.path().join(buttons)).unwrap();
     let broken = format!("{original}\n.broken {{ color: ; }}\n");

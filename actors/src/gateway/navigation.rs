@@ -121,9 +121,16 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     let mut reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &mut reply, Feature::References)?;
     let mut head = render::notes(&target.roots, &reply);
-    let unlisted = match reply.background_index {
-        true => unlisted_by_text(&target, &spots).await,
-        false => None,
+    let reason = if target.server.spec.references_in_open_files {
+        Some(text_uses::Reason::OpenFilesOnly)
+    } else {
+        reply
+            .background_index
+            .then_some(text_uses::Reason::BackgroundIndex)
+    };
+    let unlisted = match reason {
+        Some(reason) => unlisted_by_text(&target, &spots, reason).await,
+        None => None,
     };
     if spots.is_empty() {
         head.push(format!("no references found for {}", target.describe()));
@@ -159,10 +166,14 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
 
 /// The note on files of the server's languages that name the target's
 /// word by text but hold none of the references listed, if any do: asked
-/// only of servers that index in the background, whose index can lack a
-/// file (a server that reads the files it is asked about, such as
-/// pyright, would only be told of other things of the same name).
-async fn unlisted_by_text(target: &Target, spots: &[Spot]) -> Option<String> {
+/// only of servers whose references can lack a file, for `reason` (a
+/// server that reads the files it is asked about, such as pyright, would
+/// only be told of other things of the same name).
+async fn unlisted_by_text(
+    target: &Target,
+    spots: &[Spot],
+    reason: text_uses::Reason,
+) -> Option<String> {
     let word = target.word()?;
     let mut listed: HashSet<String> = spots.iter().map(|spot| spot.path.clone()).collect();
     listed.insert(target.roots.display(&target.document.path));
@@ -174,7 +185,7 @@ async fn unlisted_by_text(target: &Target, spots: &[Spot]) -> Option<String> {
             text_uses::unlisted(&roots, &word, &languages, &listed, text_uses::SEARCH_BUDGET)
         })
     };
-    search.await.ok()?.note(&target.roots, &word)
+    search.await.ok()?.note(&target.roots, &word, reason)
 }
 
 /// The spots of a location answer, and the note on those left out as

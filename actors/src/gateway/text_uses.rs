@@ -6,7 +6,7 @@
 //! files of the server's languages that name the word but hold none of
 //! the references it listed are worth an agent's look, said as text.
 
-use super::{definitions, source_files};
+use super::{definitions, source_files, words};
 use crate::vocabulary::root_set::RootSet;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;
@@ -23,6 +23,24 @@ pub const SEARCH_BUDGET: Duration = Duration::from_secs(1);
 const FILES_SHOWN: usize = 5;
 /// Lines named per file, at most.
 const LINES_SHOWN: usize = 5;
+
+/// Why a server's references may lack a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// It builds its index in the background (clangd, rust-analyzer).
+    BackgroundIndex,
+    /// It looks only in the documents it has open (the CSS server).
+    OpenFilesOnly,
+}
+
+impl Reason {
+    fn says(self) -> &'static str {
+        match self {
+            Self::BackgroundIndex => "its index may be incomplete",
+            Self::OpenFilesOnly => "it looks only in the files it has open",
+        }
+    }
+}
 
 /// The files the search found the word in, with the lines.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -41,7 +59,17 @@ pub fn unlisted(
     listed: &HashSet<String>,
     budget: Duration,
 ) -> Unlisted {
-    let pattern = format!(r"\b{}\b", definitions::regex_escape(word));
+    // A name is whole when no character that names are made of touches
+    // it: `$` too (PHP, SCSS), and `-` in CSS, SCSS and Less.
+    let hyphenated = languages.iter().any(|language| words::hyphenated(language));
+    let part = match hyphenated {
+        true => r"\w$-",
+        false => r"\w$",
+    };
+    let pattern = format!(
+        r"(?:^|[^{part}]){}(?:[^{part}]|$)",
+        definitions::regex_escape(word)
+    );
     let Ok(matcher) = RegexMatcherBuilder::new().build(&pattern) else {
         return Unlisted::default();
     };
@@ -79,7 +107,7 @@ pub fn unlisted(
 
 impl Unlisted {
     /// The note under a references answer, if the search found anything.
-    pub fn note(&self, roots: &RootSet, word: &str) -> Option<String> {
+    pub fn note(&self, roots: &RootSet, word: &str, reason: Reason) -> Option<String> {
         if self.files.is_empty() {
             return None;
         }
@@ -106,8 +134,9 @@ impl Unlisted {
             false => " (the search stopped before the end of the tree)",
         };
         Some(format!(
-            "note: by text, `{word}` also appears in {} the server listed no reference in{searched}; its index may be incomplete: {}{more}",
+            "note: by text, `{word}` also appears in {} the server listed no reference in{searched}; {}: {}{more}",
             crate::vocabulary::counted::counted(self.files.len(), "file"),
+            reason.says(),
             shown.join(" ")
         ))
     }
@@ -137,8 +166,14 @@ mod tests {
                 complete: true,
             }
         );
+        let scss = vec!["scss".to_owned()];
+        fs::write(root.join("a.scss"), "$pad: 1px;\n").unwrap();
+        fs::write(root.join("b.scss"), "x: $pad-lg;\ny: #{$pad};\n").unwrap();
+        let listed: HashSet<String> = ["a.scss".to_owned()].into_iter().collect();
+        let hyphenated = unlisted(&roots, "$pad", &scss, &listed, SEARCH_BUDGET);
+        assert_eq!(hyphenated.files, vec![(root.join("b.scss"), vec![2])]);
         assert_eq!(
-            found.note(&roots, "init").unwrap(),
+            found.note(&roots, "init", Reason::BackgroundIndex).unwrap(),
             "note: by text, `init` also appears in 1 file the server listed no reference in; its index may be incomplete: b.c:1,3"
         );
     }

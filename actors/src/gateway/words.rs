@@ -38,10 +38,15 @@ pub fn find_word(line: &str, word: &str, from: usize) -> Option<usize> {
 /// `.btn-lg`, SCSS's `$radius-base`.
 const HYPHENATED: &[&str] = &["css", "scss", "less"];
 
+/// Whether names in `language` may hold a `-`.
+pub fn hyphenated(language: &str) -> bool {
+    HYPHENATED.contains(&language)
+}
+
 /// The identifier of a file in `language` that covers code-point column
 /// `column`.
 pub fn word_at(line: &str, column: usize, language: &str) -> Option<String> {
-    let hyphenated = HYPHENATED.contains(&language);
+    let hyphenated = hyphenated(language);
     let part = |character: char| is_identifier_char(character) || (hyphenated && character == '-');
     let characters: Vec<char> = line.chars().collect();
     if !characters.get(column).copied().is_some_and(part) {
@@ -77,7 +82,10 @@ mod tests {
 
     #[test]
     fn finds_the_word_under_a_column() {
-        assert_eq!(word_at("    return café_x + 1", 12, "python"), Some("café_x".into()));
+        assert_eq!(
+            word_at("    return café_x + 1", 12, "python"),
+            Some("café_x".into())
+        );
         assert_eq!(word_at("a + b", 1, "python"), None);
         assert_eq!(word_at("ab", 5, "python"), None);
         let scss = "  border-radius: $radius-base;";
