@@ -846,6 +846,20 @@ fn gopls_answers_on_pkg_errors() {
          \x20 291:9 error [compiler IncompatibleAssign] cannot use \"text\" (untyped string constant) as int value in return statement",
     );
 
+    // A function and two methods of one name are all candidates; a
+    // method is addressed by the name gopls and `search` give it.
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "Cause"})),
+        "`Cause` is ambiguous (3 matches); ask again with file and line:\n\
+         errors.go:275:6  function Cause\n\
+         errors.go:160:21  method Cause\n\
+         errors.go:245:23  method Cause"
+    );
+    let method = session.ok("hover", json!({"symbol": "withStack.Cause"}));
+    assert!(
+        method.starts_with("func (*withStack).Cause() error"),
+        "{method}"
+    );
     let outline = session.ok("document_symbols", json!({"file": file}));
     assert!(
         outline.starts_with(

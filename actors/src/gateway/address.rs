@@ -12,7 +12,7 @@ use super::definitions;
 use super::render::{self, Sources, Spot, unavailable_warning};
 use super::symbols::{self, Found};
 use super::target::{Opened, Resolved, at_column, on_line};
-use super::words::find_word;
+use super::words::{self, find_word};
 use crate::error::{Error, Result};
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::uri::uri_to_path;
@@ -85,7 +85,8 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
         1 => {
             let spot = &found[0].spot;
             let (index, text) = opened.line(u32::try_from(spot.line).unwrap_or(u32::MAX))?;
-            let column = find_word(text, symbol, spot.column - 1).unwrap_or(spot.column - 1);
+            let own = words::own_name(symbol);
+            let column = find_word(text, own, spot.column - 1).unwrap_or(spot.column - 1);
             Ok(opened.at(index, column))
         }
         _ => Ok(ambiguous(symbol, found, Vec::new())),
@@ -116,8 +117,12 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
             location,
         } = named;
         if symbols::names(&name, symbol)
-            && let Some(spot) =
-                sources.spot_of_name(location.uri.as_str(), location.range, encoding, symbol)
+            && let Some(spot) = sources.spot_of_name(
+                location.uri.as_str(),
+                location.range,
+                encoding,
+                words::own_name(&name),
+            )
         {
             found.push(Candidate {
                 spot,

@@ -6,6 +6,7 @@ use super::context::Context;
 use super::navigation::offset;
 use super::render::{self, Sources, unavailable_warning};
 use super::symbols;
+use super::words;
 use crate::error::{Error, Result};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
@@ -179,7 +180,7 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
         );
         for symbol in symbols {
             let location = symbol.location;
-            let own = symbols::own_name(&symbol.name);
+            let own = words::own_name(&symbol.name);
             let Some(spot) =
                 sources.spot_of_name(location.uri.as_str(), location.range, reply.encoding, own)
             else {
@@ -210,7 +211,7 @@ fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
     found.sort_by_key(|symbol| {
         // gopls names a method `FlagSet.GetString`, intelephense
         // `Router::addGroup`: the member's own name is what was asked.
-        let own = symbols::own_name(&symbol.name);
+        let own = words::own_name(&symbol.name);
         let name = own.to_lowercase();
         let tier = if own == query {
             0

@@ -2,6 +2,7 @@
 //! document's, nested (`DocumentSymbol`) or flat (`SymbolInformation`) as
 //! the server likes, and the workspace's, flat or as `WorkspaceSymbol`.
 
+use super::words::{SIGILS, own_name};
 use crate::error::Result;
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::Feature;
@@ -65,10 +66,6 @@ pub fn document_symbols(reply: &mut Reply) -> Result<Vec<Symbol>> {
     Ok(items.into_iter().map(Symbol::from).collect())
 }
 
-/// Characters a server writes before a name that an agent leaves out:
-/// CSS's `.class` and `#id`, SCSS's `$variable` and `@mixin`.
-const SIGILS: &[char] = &['.', '#', '$', '@'];
-
 /// Whether a symbol a server names `found` is the one asked for as
 /// `asked`: the same name; the name without its sigil (`.fadeOut` for
 /// `fadeOut`); or a member's own name where the server qualifies it
@@ -82,17 +79,6 @@ pub fn names(found: &str, asked: &str) -> bool {
         return false;
     }
     found.trim_start_matches(SIGILS) == asked || own_name(found) == asked
-}
-
-/// A symbol's own name, as written at its declaration: without the sigil
-/// or the type a server puts before it (`.fadeOut`, `FlagSet.GetString`,
-/// `Router::addGroup`).
-pub fn own_name(name: &str) -> &str {
-    let member = name.rsplit(['.', ':', '#']).next().unwrap_or(name);
-    match member.is_empty() {
-        true => name,
-        false => member.trim_start_matches(SIGILS),
-    }
 }
 
 /// Every symbol, nested ones included, each before its children.
@@ -192,11 +178,6 @@ mod tests {
         assert!(!names("GetStringSlice", "GetString"));
         assert!(!names("FlagSet.GetStringSlice", "GetString"));
         assert!(!names(".", ""));
-        assert_eq!(own_name(".fadeOut"), "fadeOut");
-        assert_eq!(own_name("FlagSet.GetString"), "GetString");
-        assert_eq!(own_name("Router::addGroup"), "addGroup");
-        assert_eq!(own_name("$radius"), "radius");
-        assert_eq!(own_name("a."), "a.");
     }
     use serde_json::{Value, json};
 

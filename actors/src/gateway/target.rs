@@ -5,7 +5,7 @@
 //! first, which asks the servers where it is.
 
 use super::context::Context;
-use super::words::{find_word, word_at};
+use super::words::{find_word, own_name, word_at};
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
 use crate::lsp::protocol::Feature;
@@ -133,10 +133,14 @@ pub(super) async fn on_line(
 ) -> Result<Resolved> {
     let opened = Opened::new(context, file).await?;
     let (index, text) = opened.line(line)?;
-    let column = find_word(text, symbol, 0).ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "`{symbol}` does not occur on line {line} of {file}"
-        ))
-    })?;
+    // The name a server or `search` qualifies (`withStack.Cause`) is
+    // written bare on its line.
+    let column = find_word(text, symbol, 0)
+        .or_else(|| find_word(text, own_name(symbol), 0))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "`{symbol}` does not occur on line {line} of {file}"
+            ))
+        })?;
     Ok(opened.at(index, column))
 }

@@ -2,6 +2,21 @@
 //! and which word covers a column. Columns count code points, as agents
 //! give them.
 
+/// Characters a server writes before a name that an agent leaves out:
+/// CSS's `.class` and `#id`, SCSS's `$variable` and `@mixin`.
+pub const SIGILS: &[char] = &['.', '#', '$', '@'];
+
+/// A symbol's own name, as written at its declaration: without the sigil
+/// or the type a server puts before it (`.fadeOut`, `FlagSet.GetString`,
+/// `Router::addGroup`).
+pub fn own_name(name: &str) -> &str {
+    let member = name.rsplit(['.', ':', '#']).next().unwrap_or(name);
+    match member.is_empty() {
+        true => name,
+        false => member.trim_start_matches(SIGILS),
+    }
+}
+
 fn is_identifier_char(character: char) -> bool {
     character.is_alphanumeric() || character == '_' || character == '$'
 }
@@ -78,6 +93,15 @@ mod tests {
         assert_eq!(find_word("", "foo", 0), None);
         assert_eq!(find_word("cd \"$SCRIPT_DIR/..\"", "SCRIPT_DIR", 0), Some(5));
         assert_eq!(find_word("const $foo = foo;", "foo", 0), Some(13));
+    }
+
+    #[test]
+    fn a_names_own_part_is_without_its_type_and_sigil() {
+        assert_eq!(own_name(".fadeOut"), "fadeOut");
+        assert_eq!(own_name("FlagSet.GetString"), "GetString");
+        assert_eq!(own_name("Router::addGroup"), "addGroup");
+        assert_eq!(own_name("$radius"), "radius");
+        assert_eq!(own_name("a."), "a.");
     }
 
     #[test]
