@@ -312,3 +312,14 @@ fn a_project_configuration_edited_on_disk_is_picked_up() {
         "the restarted server answers"
     );
 }
+
+/// The dependency is open too (an agent looked at it), and the server
+/// checks only the document it is told changed (as intelephense does):
+/// the dependent's answer still follows the disk, both ways.
+#[test]
+fn a_dependent_is_rechecked_when_an_open_dependency_changes_on_disk() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let (session, _record) = start(dir.path(), "--publish-version");
+    session.ok("diagnostics", json!({"file": "lib.py"}));
+    edit_cycle(&session, dir.path());
+}
