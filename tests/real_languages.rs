@@ -487,11 +487,13 @@ fn html_server_answers_on_html5_boilerplate() {
     let session = Session::start(&root_arg(dir.path()));
     let index = "index.html";
     let outline = session.ok("document_symbols", json!({"file": index}));
+    // The server's symbols are flat; the outline nests them as the page
+    // does.
     assert!(
-        outline.starts_with("field html.no-js 2-33\nfield head 4-23\n"),
+        outline.starts_with("field html.no-js 2-33\n  field head 4-23\n    field meta 5\n"),
         "{outline}"
     );
-    assert!(outline.contains("\nfield body 25-31\n"), "{outline}");
+    assert!(outline.contains("\n  field body 25-31\n"), "{outline}");
     let hover = session.ok("hover", json!({"file": index, "line": 4, "symbol": "head"}));
     assert!(
         hover.starts_with("The head element represents a collection of metadata for the Document."),
@@ -1193,15 +1195,16 @@ fn graphql_server_answers_on_githubs_schema() {
         json!({"file": query, "line": 4, "symbol": "repositories"}),
     );
     assert_eq!(definition, "schema.graphql:61146:3  repositories(");
+    // Its symbols are flat; the outline nests them as the query does.
     assert_eq!(
-        session.ok("document_symbols", json!({"file": query})),
+        session.ok("document_symbols", json!({"file": query, "depth": 5})),
         "class ViewerRepositories 1-11\n\
-         field viewer 2-10\n\
-         field login 3\n\
-         field repositories 4-9\n\
-         field nodes 5-8\n\
-         field name 6\n\
-         field stargazerCount 7"
+         \x20 field viewer 2-10\n\
+         \x20   field login 3\n\
+         \x20   field repositories 4-9\n\
+         \x20     field nodes 5-8\n\
+         \x20       field name 6\n\
+         \x20       field stargazerCount 7"
     );
 
     write(unconfigured.path(), query, VIEWER_QUERY);

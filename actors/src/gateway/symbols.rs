@@ -60,10 +60,53 @@ impl From<DocumentItem> for Symbol {
     }
 }
 
-/// A document symbols answer.
+/// A document symbols answer. A flat one (`SymbolInformation`, as the
+/// HTML server gives) is nested by its ranges, each symbol under the
+/// smallest that holds it, so that its outline has levels too.
 pub fn document_symbols(reply: &mut Reply) -> Result<Vec<Symbol>> {
     let items: Vec<DocumentItem> = reply.read_list(Feature::DocumentSymbols)?;
-    Ok(items.into_iter().map(Symbol::from).collect())
+    let flat = items.iter().all(|item| matches!(item, OneOf::Right(_)));
+    let symbols: Vec<Symbol> = items.into_iter().map(Symbol::from).collect();
+    Ok(match flat {
+        true => nest(symbols),
+        false => symbols,
+    })
+}
+
+/// Flat symbols as a tree by range: in start order, widest first, each
+/// goes under the last one still open that holds it.
+fn nest(mut flat: Vec<Symbol>) -> Vec<Symbol> {
+    flat.sort_by(|a, b| {
+        a.range
+            .start
+            .cmp(&b.range.start)
+            .then(b.range.end.cmp(&a.range.end))
+    });
+    let mut top: Vec<Symbol> = Vec::new();
+    let mut open: Vec<Symbol> = Vec::new();
+    for symbol in flat {
+        while let Some(last) = open.last() {
+            if last.range.start <= symbol.range.start && symbol.range.end <= last.range.end {
+                break;
+            }
+            if let Some(done) = open.pop() {
+                close(done, &mut open, &mut top);
+            }
+        }
+        open.push(symbol);
+    }
+    while let Some(done) = open.pop() {
+        close(done, &mut open, &mut top);
+    }
+    top
+}
+
+/// Hangs a finished symbol under the one that holds it, or at the top.
+fn close(done: Symbol, open: &mut [Symbol], top: &mut Vec<Symbol>) {
+    match open.last_mut() {
+        Some(parent) => parent.children.push(done),
+        None => top.push(done),
+    }
 }
 
 /// Whether a symbol a server names `found` is the one asked for as
@@ -166,6 +209,40 @@ pub fn workspace_symbols(reply: &mut Reply) -> Result<Vec<Found>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn flat_symbols_nest_by_their_ranges() {
+        let symbol = |name: &str, start: u32, end: u32| Symbol {
+            name: name.into(),
+            kind: SymbolKind::FIELD,
+            range: Range::new(Position::new(start, 0), Position::new(end, 5)),
+            selection_range: Range::new(Position::new(start, 0), Position::new(start, 5)),
+            children: Vec::new(),
+        };
+        let nested = nest(vec![
+            symbol("body", 24, 30),
+            symbol("html", 1, 32),
+            symbol("title", 5, 5),
+            symbol("head", 3, 22),
+            symbol("p", 26, 26),
+        ]);
+        let shape: Vec<(String, Vec<String>)> = nested[0]
+            .children
+            .iter()
+            .map(|child| {
+                let names = child.children.iter().map(|c| c.name.clone()).collect();
+                (child.name.clone(), names)
+            })
+            .collect();
+        assert_eq!(nested.len(), 1);
+        assert_eq!(
+            shape,
+            vec![
+                ("head".to_owned(), vec!["title".to_owned()]),
+                ("body".to_owned(), vec!["p".to_owned()])
+            ]
+        );
+    }
 
     #[test]
     fn names_match_without_sigils_and_by_a_members_own_name() {
