@@ -430,6 +430,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             check: built_in.check.map(strings),
             pull_diagnostics: built_in.pulls_diagnostics,
             references_in_open_files: built_in.references_in_open_files,
+            checks_only_what_changed: built_in.checks_only_what_changed,
             duties: Duties {
                 config_files: built_in.config_files,
                 ..Duties::of(built_in.role)
@@ -537,6 +538,7 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
             .pull_diagnostics
             .unwrap_or_else(|| known.iter().any(|known| known.pulls_diagnostics)),
         references_in_open_files: known.iter().any(|known| known.references_in_open_files),
+        checks_only_what_changed: known.iter().any(|known| known.checks_only_what_changed),
         duties,
         command,
         check: None,

@@ -152,6 +152,7 @@ mod tests {
             check: None,
             pull_diagnostics: false,
             references_in_open_files: false,
+            checks_only_what_changed: false,
             duties: Duties::of(Role::Language),
         }
     }

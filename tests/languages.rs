@@ -72,6 +72,10 @@ fn render() -> String {
          server that indexes the project in the background (clangd,\n\
          rust-analyzer: it reports indexing) is cross-checked the same\n\
          way, and its answers say when its index is still being built.\n\n\
+         When a file changes on disk, the open documents that may depend\n\
+         on it are sent again when asked about. A server that checks only\n\
+         the file it is told changed, and takes a change in after a pause\n\
+         (intelephense), gets them once it has published the changed file.\n\n\
          This page is written from the table in `actors/src/language.rs` by\n\
          `tests/languages.rs`, which fails when the two differ, and which\n\
          holds every server marked verified here to a real-server test\n\
@@ -97,8 +101,8 @@ fn render() -> String {
     }
     page.push_str(
         "\n## Servers\n\n\
-         | server (configuration key) | command | role | languages | how to install | serves unconfigured | diagnostics | references | verified here |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
+         | server (configuration key) | command | role | languages | how to install | serves unconfigured | diagnostics | references | dependents sent again | verified here |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (server, languages) in built_in_servers() {
         let command = std::iter::once(server.command)
@@ -106,7 +110,7 @@ fn render() -> String {
             .collect::<Vec<_>>()
             .join(" ");
         page.push_str(&format!(
-            "| `{}` | `{command}` | {} | {} | `{}` | {} | {} | {} | {} |\n",
+            "| `{}` | `{command}` | {} | {} | `{}` | {} | {} | {} | {} | {} |\n",
             toml_key(server.name),
             match server.role {
                 Role::Language => "language server",
@@ -128,6 +132,11 @@ fn render() -> String {
                 "open files"
             } else {
                 "project"
+            },
+            if server.checks_only_what_changed {
+                "once the change is taken in"
+            } else {
+                "when asked"
             },
             if server.verified {
                 "yes"

@@ -1301,6 +1301,24 @@ fn intelephense_answers_on_monolog() {
     );
     std::fs::write(dir.path().join(logger), &original).unwrap();
     assert_eq!(session.ok("diagnostics", json!({"file": logger})), clean);
+
+    // An interface the agent looked at (so it is open) changes on disk:
+    // its caller's answer follows, both ways, though intelephense checks
+    // only the file it is told changed.
+    let interface = "Monolog/Handler/HandlerInterface.php";
+    session.ok("diagnostics", json!({"file": interface}));
+    let declared = std::fs::read_to_string(dir.path().join(interface)).unwrap();
+    let renamed = declared.replace("public function isHandling(", "public function isHandled(");
+    std::fs::write(dir.path().join(interface), renamed).unwrap();
+    let undefined = session.ok("diagnostics", json!({"file": logger}));
+    assert!(
+        undefined.contains("\n  370:36 error [intelephense P1013] Undefined method 'isHandling'.")
+            && undefined
+                .contains("\n  537:27 error [intelephense P1013] Undefined method 'isHandling'."),
+        "{undefined}"
+    );
+    std::fs::write(dir.path().join(interface), &declared).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": logger})), clean);
 }
 
 /// taplo on regex-syntax's Cargo.toml, configured by name so that the

@@ -52,6 +52,9 @@ pub struct BuiltIn {
     pub tsserver_plugin: Option<&'static str>,
     /// Whether its references come only from the documents it has open.
     pub references_in_open_files: bool,
+    /// Whether it checks only the document it is told changed, not those
+    /// that depend on it.
+    pub checks_only_what_changed: bool,
 }
 
 /// What a built-in server is for.
@@ -86,6 +89,7 @@ const fn server(
         pulls_diagnostics: false,
         tsserver_plugin: None,
         references_in_open_files: false,
+        checks_only_what_changed: false,
     }
 }
 
@@ -133,6 +137,13 @@ impl BuiltIn {
     const fn references_in_open_files(self) -> Self {
         Self {
             references_in_open_files: true,
+            ..self
+        }
+    }
+
+    const fn checks_only_what_changed(self) -> Self {
+        Self {
+            checks_only_what_changed: true,
             ..self
         }
     }
@@ -397,12 +408,16 @@ const TAPLO: BuiltIn = server(
 // shown as unusable rather than started to crash.
 .checked_with(&["lsp", "--help"])
 .verified();
+// It checks only the file it is told changed, and re-reads a changed file
+// after a pause: a dependent sent again during it is checked against the
+// old file.
 const INTELEPHENSE: BuiltIn = server(
     "php",
     "intelephense",
     &["--stdio"],
     "npm install -g intelephense",
 )
+.checks_only_what_changed()
 .verified();
 // It answers templates and styles itself, and asks everything TypeScript
 // of the session's typescript-language-server, started with its plugin.
@@ -930,6 +945,9 @@ pub struct ServerSpec {
     /// Whether its references come only from the documents it has open,
     /// so that its answers are cross-checked by text.
     pub references_in_open_files: bool,
+    /// Whether it checks only the document it is told changed, so that a
+    /// dependent is sent again once it has taken the change in.
+    pub checks_only_what_changed: bool,
     /// How the session uses it; not part of what makes it one process.
     pub duties: Duties,
 }
@@ -1112,6 +1130,7 @@ mod tests {
             check: None,
             pull_diagnostics: false,
             references_in_open_files: false,
+            checks_only_what_changed: false,
             duties: Duties::of(Role::Language),
         };
         let renamed = ServerSpec {

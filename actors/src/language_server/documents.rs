@@ -134,6 +134,12 @@ impl Documents {
         gone
     }
 
+    /// Whether `uri` is open and a file it may depend on changed since it
+    /// was last sent.
+    pub fn is_stale(&self, uri: &str) -> bool {
+        self.open.get(uri).is_some_and(|open| open.stale)
+    }
+
     pub fn is_open(&self, uri: &str) -> bool {
         self.open.contains_key(uri)
     }

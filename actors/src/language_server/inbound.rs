@@ -361,6 +361,11 @@ impl State {
         orphans.retain(|work| work.documents().iter().all(|document| document.on_disk));
         orphans.extend(self.held.drain(..).map(|held| Work::Request(held.call)));
         orphans.extend(
+            self.held_diagnostics
+                .drain(..)
+                .map(|held| Work::Diagnostics(held.call)),
+        );
+        orphans.extend(
             self.fairness
                 .drain()
                 .into_iter()
@@ -418,6 +423,9 @@ impl State {
         }
         self.asked.clear();
         for held in self.held.drain(..) {
+            let _gone = held.call.reply.send(Err(error.clone()));
+        }
+        for held in self.held_diagnostics.drain(..) {
             let _gone = held.call.reply.send(Err(error.clone()));
         }
         for (_, call) in self.fairness.drain() {

@@ -139,6 +139,13 @@ struct Held {
     deadline: Instant,
 }
 
+/// A diagnostics caller held until its document may be sent again.
+struct HeldDiagnostics {
+    call: DiagnosticsCall,
+    /// When it goes on whatever the server is doing.
+    deadline: Instant,
+}
+
 /// A diagnostics caller and what it waits for.
 struct Parked {
     wait: Wait,
@@ -194,6 +201,11 @@ pub struct State {
     early_changes: Vec<FileChange>,
     coverage: coverage::Coverage,
     held: Vec<Held>,
+    /// Diagnostics callers whose document is sent again only once the
+    /// server has taken in the change on disk it may depend on.
+    held_diagnostics: Vec<HeldDiagnostics>,
+    /// The open documents the last change on disk sent again.
+    changed_on_disk: Vec<String>,
     diagnostics: diagnostics::Cache,
     waits: HashMap<u64, Parked>,
     next_wait: u64,
@@ -275,6 +287,8 @@ impl Actor for LanguageServer {
             early_changes: Vec::new(),
             coverage: coverage::Coverage::default(),
             held: Vec::new(),
+            held_diagnostics: Vec::new(),
+            changed_on_disk: Vec::new(),
             diagnostics: diagnostics::Cache::default(),
             waits: HashMap::new(),
             next_wait: 1,
@@ -504,6 +518,7 @@ impl State {
             .values()
             .any(|pending| matches!(pending, Pending::Caller(_)))
             || !self.held.is_empty()
+            || !self.held_diagnostics.is_empty()
             || !self.waits.is_empty()
             || self.check.is_some()
             || self.fairness.queued() > 0

@@ -11,8 +11,9 @@
 //! this server fast.
 
 use super::diagnostics::{Rules, Verdict, Wait};
-use super::{Admission, Held, Parked, Phase, State};
+use super::{Admission, Held, HeldDiagnostics, Parked, Phase, State};
 use crate::error::{Error, Result};
+use crate::lsp::protocol::Capabilities;
 use crate::messages::language_server::{
     Call, DIAGNOSTICS_HARD_LIMIT, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg,
     ServerRequest, Work,
@@ -42,13 +43,57 @@ impl State {
         if self.pulls() {
             return self.pull_diagnostics(myself, call);
         }
+        if self.holds_dependent(&call.document.uri) {
+            let deadline = Instant::now() + SETTLE_PATIENCE;
+            self.held_diagnostics
+                .push(HeldDiagnostics { call, deadline });
+            myself.send_after(SETTLE_PATIENCE, || LanguageServerMsg::ReleaseHeld);
+            self.tell_monitor_urgency();
+            return;
+        }
+        self.wait_for_diagnostics(myself, call, &capabilities);
+    }
+
+    /// Whether a caller's document must wait before it is sent again. A
+    /// dependent sent while the server still takes in the file it depends
+    /// on is checked against what the server knew before: intelephense
+    /// answered "no problems" for a caller of a method just renamed. It
+    /// re-reads a changed file after a pause with its CPU idle, so only its
+    /// publication of that file says it has taken the change in. Servers
+    /// that check dependents themselves (pyright, tsserver) are not held:
+    /// by then they have published the dependent, and one that does not
+    /// publish unchanged diagnostics again would publish nothing more.
+    fn holds_dependent(&self, uri: &str) -> bool {
+        self.spec.checks_only_what_changed
+            && self.documents.is_stale(uri)
+            && (self.settling() || !self.changes_taken_in())
+    }
+
+    /// Whether the server has published every open document that the
+    /// last change on disk sent it again.
+    fn changes_taken_in(&self) -> bool {
+        self.changed_on_disk.iter().all(|uri| {
+            self.diagnostics
+                .entry(uri)
+                .is_none_or(|entry| entry.is_fresh())
+        })
+    }
+
+    /// Sends the document as it is now and parks the caller until the
+    /// server's diagnostics of it are fresh.
+    fn wait_for_diagnostics(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        call: DiagnosticsCall,
+        capabilities: &Capabilities,
+    ) {
         let DiagnosticsCall {
             session,
             document,
             reply,
         } = call;
         let uri = document.uri.clone();
-        self.sync_document(document.clone(), &capabilities);
+        self.sync_document(document.clone(), capabilities);
         let id = self.next_wait;
         self.next_wait += 1;
         self.waits.insert(
@@ -215,7 +260,9 @@ impl State {
 
     pub(super) fn tell_monitor_urgency(&self) {
         if let Some(pid) = self.transport.pid() {
-            let urgent = !self.waits.is_empty() || !self.held.is_empty();
+            let urgent = !self.waits.is_empty()
+                || !self.held.is_empty()
+                || !self.held_diagnostics.is_empty();
             let _gone = self
                 .monitor
                 .send_message(MonitorMsg::Urgent { pid, urgent });
@@ -262,6 +309,15 @@ impl State {
 
     /// Sends every held request that nothing blocks any more.
     pub(super) fn release_ready(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        let now = Instant::now();
+        let (ready, still): (Vec<HeldDiagnostics>, Vec<HeldDiagnostics>) =
+            std::mem::take(&mut self.held_diagnostics)
+                .into_iter()
+                .partition(|held| {
+                    held.deadline <= now || !self.holds_dependent(&held.call.document.uri)
+                });
+        self.held_diagnostics = still;
+        self.send_held_diagnostics(myself, ready);
         if self.held.is_empty() {
             return;
         }
@@ -273,6 +329,22 @@ impl State {
             self.send(myself, held.call);
         }
         self.tell_monitor_urgency();
+    }
+
+    fn send_held_diagnostics(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        held: Vec<HeldDiagnostics>,
+    ) {
+        let Phase::Ready(capabilities) = &self.phase else {
+            return held
+                .into_iter()
+                .for_each(|held| self.diagnostics(myself, held.call));
+        };
+        let capabilities = capabilities.clone();
+        for held in held {
+            self.wait_for_diagnostics(myself, held.call, &capabilities);
+        }
     }
 
     /// Sends held requests whose deadline has passed, saying what the
