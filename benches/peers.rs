@@ -75,7 +75,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant, SystemTime};
-use store_events::diagnostics_events;
+use store_events::{diagnostics_events, epoch_millis, last_publication};
 
 const PROJECT: &str = "requests-2.34.2";
 const EDITED: &str = "src/requests/hooks.py";
@@ -388,24 +388,14 @@ fn run_phase(sides: &mut [Side], label: &'static str, number: usize, writes: usi
 fn read_publications(store: &Path, file: &Path, samples: &mut Samples) {
     let published = diagnostics_events(store, &format!("file://{}", file.display()));
     for (written, answer, broken) in &samples.timeline {
-        let from = millis(*written);
+        let from = epoch_millis(*written);
         let to = from + answer.as_millis() as i64 + 5;
-        let last = published
-            .iter()
-            .rev()
-            .find(|(at, count)| (from..=to).contains(at) && (*count > 0) == *broken);
-        if let Some((at, _)) = last {
+        if let Some(at) = last_publication(&published, from, to, *broken) {
             let publish = Duration::from_millis((at - from).max(0) as u64);
             samples.publishes.push(publish);
             samples.overheads.push(answer.saturating_sub(publish));
         }
     }
-}
-
-fn millis(time: SystemTime) -> i64 {
-    time.duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64
 }
 
 fn summarize(phase: &Phase) {

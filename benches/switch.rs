@@ -36,7 +36,7 @@ use percentiles::{Percentiles, report};
 use serde_json::json;
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
-use store_events::diagnostics_events;
+use store_events::{diagnostics_events, epoch_millis, last_publication};
 
 const IMPORTER: &str = "src/requests/sessions.py";
 const EDITED: &str = "src/requests/hooks.py";
@@ -128,18 +128,10 @@ fn edit(session: &Session, file: &Path, text: &str, n: usize) -> Timed {
 /// From the edit's write to pyright's last publication of its outcome
 /// before the answer came.
 fn publication(timed: &Timed, n: usize, published: &[(i64, i64)]) -> Option<Duration> {
-    let written = millis(timed.written);
+    let written = epoch_millis(timed.written);
     let answered = written + timed.answer.as_millis() as i64 + 5;
-    let (at, _) = published.iter().rev().find(|(at, count)| {
-        (written..=answered).contains(at) && (*count > 0) == (n.is_multiple_of(2))
-    })?;
+    let at = last_publication(published, written, answered, n.is_multiple_of(2))?;
     Some(Duration::from_millis((at - written).max(0) as u64))
-}
-
-fn millis(time: SystemTime) -> i64 {
-    time.duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64
 }
 
 fn summarize(label: &str, edits: &[Timed], published: &[(i64, i64)]) {
