@@ -33,6 +33,10 @@ pub enum RootsMsg {
     /// `roots/list` failed or never came): a session that started with
     /// none stops waiting for them.
     NoClientRoots,
+    /// The wait for the client's roots numbered so ran out: its `Get`s
+    /// are answered with the roots as they are (a later wait is not
+    /// ended by an earlier one's timer).
+    ClientRootsOverdue(u64),
     /// One source's roots changed; answered with the resulting set and
     /// why any root asked for was refused.
     Change {

@@ -53,6 +53,8 @@ pub struct State {
     session: ActorRef<SessionMsg>,
     /// `Get`s held until the client's roots come; `None` once they have.
     awaiting_client: Option<Vec<RpcReplyPort<Arc<RootSet>>>>,
+    /// The number of the latest wait for the client's roots.
+    client_wait: u64,
 }
 
 impl Actor for Roots {
@@ -65,7 +67,11 @@ impl Actor for Roots {
         myself: ActorRef<Self::Msg>,
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
-        let awaiting_client = args.roots.roots().is_empty().then(|| await_client(&myself));
+        let awaiting_client = args
+            .roots
+            .roots()
+            .is_empty()
+            .then(|| await_client(&myself, 0));
         let directories: Vec<PathBuf> = args
             .roots
             .roots()
@@ -80,6 +86,7 @@ impl Actor for Roots {
             set: Arc::new(args.roots),
             session: args.session,
             awaiting_client,
+            client_wait: 0,
         })
     }
 
@@ -92,7 +99,8 @@ impl Actor for Roots {
         match message {
             RootsMsg::ClientChanging => {
                 if state.awaiting_client.is_none() {
-                    state.awaiting_client = Some(await_client(&myself));
+                    state.client_wait += 1;
+                    state.awaiting_client = Some(await_client(&myself, state.client_wait));
                 }
             }
             RootsMsg::Get(reply) => match &mut state.awaiting_client {
@@ -110,6 +118,10 @@ impl Actor for Roots {
                 state.stop_awaiting_client();
             }
             RootsMsg::NoClientRoots => state.stop_awaiting_client(),
+            RootsMsg::ClientRootsOverdue(wait) if wait == state.client_wait => {
+                state.stop_awaiting_client();
+            }
+            RootsMsg::ClientRootsOverdue(_) => {}
             RootsMsg::Change {
                 source,
                 change,
@@ -196,8 +208,10 @@ impl State {
 /// Starts holding `Get`s for the client's roots, for at most
 /// [`CLIENT_ROOTS_WAIT`]: a client that never lists them must not stall
 /// every tool.
-fn await_client(myself: &ActorRef<RootsMsg>) -> Vec<RpcReplyPort<Arc<RootSet>>> {
-    myself.send_after(CLIENT_ROOTS_WAIT, || RootsMsg::NoClientRoots);
+fn await_client(myself: &ActorRef<RootsMsg>, wait: u64) -> Vec<RpcReplyPort<Arc<RootSet>>> {
+    myself.send_after(CLIENT_ROOTS_WAIT, move || {
+        RootsMsg::ClientRootsOverdue(wait)
+    });
     Vec::new()
 }
 
@@ -265,19 +279,34 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn changes_from_a_hook_are_applied_and_refusals_explained() {
+    /// Directories `a` and `b` in a new temporary directory.
+    fn two_directories() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().canonicalize().unwrap();
         std::fs::create_dir_all(base.join("a")).unwrap();
         std::fs::create_dir_all(base.join("b")).unwrap();
+        (dir, base)
+    }
+
+    /// A Roots actor on `roots`, telling a stand-in Session.
+    async fn spawned(
+        roots: &[PathBuf],
+        pinned: bool,
+    ) -> (ActorRef<RootsMsg>, ActorRef<SessionMsg>) {
         let (listener, _) = Actor::spawn(None, Listener, ()).await.unwrap();
         let arguments = Arguments {
-            roots: RootSet::new(&[base.join("a")]).unwrap(),
-            pinned: true,
+            roots: RootSet::new(roots).unwrap(),
+            pinned,
             session: listener.clone(),
         };
         let (roots, _) = Actor::spawn(None, Roots, arguments).await.unwrap();
+        (roots, listener)
+    }
+
+    #[tokio::test]
+    async fn changes_from_a_hook_are_applied_and_refusals_explained() {
+        let (_dir, base) = two_directories();
+        let (roots, listener) = spawned(&[base.join("a")], true).await;
         let answer = change(&roots, Change::Add(vec![base.join("b")])).await;
         assert_eq!(answer.roots.roots().len(), 2);
         assert!(answer.refused.is_empty());
@@ -300,17 +329,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_question_after_the_client_changes_its_roots_waits_for_them() {
-        let dir = tempfile::tempdir().unwrap();
-        let base = dir.path().canonicalize().unwrap();
-        std::fs::create_dir_all(base.join("a")).unwrap();
-        std::fs::create_dir_all(base.join("b")).unwrap();
-        let (listener, _) = Actor::spawn(None, Listener, ()).await.unwrap();
-        let arguments = Arguments {
-            roots: RootSet::new(&[base.join("a"), base.join("b")]).unwrap(),
-            pinned: false,
-            session: listener.clone(),
-        };
-        let (roots, _) = Actor::spawn(None, Roots, arguments).await.unwrap();
+        let (_dir, base) = two_directories();
+        let (roots, listener) = spawned(&[base.join("a"), base.join("b")], false).await;
         roots.send_message(RootsMsg::ClientChanging).unwrap();
         let asked = {
             let roots = roots.clone();
