@@ -41,8 +41,10 @@
 //! write to the answer taken. An answer is wrong when it lacks this
 //! write's error after an edit, or shows the error after a revert. Each
 //! write comes 300 ms after the previous answer, as an agent pauses. For
-//! Windlass, pyright's own publication of each write's outcome is read
-//! from its event store too, and the answer's time beyond it printed.
+//! Windlass, pyright's own answer about each write's outcome (the reply to
+//! Windlass's `textDocument/diagnostic`, or a publication for a server
+//! that is waited for) is read from its event store too, and the answer's
+//! time beyond it printed.
 //!
 //! Two phases: quiet, then with another session working, shared by both:
 //! a third copy of requests served by a standalone Windlass with its own
@@ -235,9 +237,9 @@ struct Samples {
     /// Each write's wall-clock time, its answer's time, and whether it
     /// added the error.
     timeline: Vec<(SystemTime, Duration, bool)>,
-    /// Windlass only: from the write to pyright's last publication of
-    /// its outcome before the answer, and the answer beyond that.
-    publishes: Vec<Duration>,
+    /// Windlass only: from the write to pyright's last diagnostics of its
+    /// outcome before the answer, and the answer beyond that.
+    server_times: Vec<Duration>,
     overheads: Vec<Duration>,
 }
 
@@ -383,8 +385,8 @@ fn run_phase(sides: &mut [Side], label: &'static str, number: usize, writes: usi
     }
 }
 
-/// For each write, pyright's last publication of its outcome before the
-/// answer, from Windlass's event store.
+/// For each write, pyright's last diagnostics of its outcome before the
+/// answer (asked or published), from Windlass's event store.
 fn read_publications(store: &Path, file: &Path, samples: &mut Samples) {
     let published = diagnostics_events(store, &format!("file://{}", file.display()));
     for (written, answer, broken) in &samples.timeline {
@@ -392,7 +394,7 @@ fn read_publications(store: &Path, file: &Path, samples: &mut Samples) {
         let to = from + answer.as_millis() as i64 + 5;
         if let Some(at) = last_publication(&published, from, to, *broken) {
             let publish = Duration::from_millis((at - from).max(0) as u64);
-            samples.publishes.push(publish);
+            samples.server_times.push(publish);
             samples.overheads.push(answer.saturating_sub(publish));
         }
     }
@@ -410,9 +412,9 @@ fn summarize(phase: &Phase) {
         report(&format!("{label}, write -> answer"), &all);
         report(&format!("{label}, edits (error added)"), &samples.edits);
         report(&format!("{label}, reverts (clean file)"), &samples.reverts);
-        if !samples.publishes.is_empty() {
-            report(&format!("{label}, pyright publishes"), &samples.publishes);
-            report(&format!("{label}, answer - publish"), &samples.overheads);
+        if !samples.server_times.is_empty() {
+            report(&format!("{label}, pyright answers"), &samples.server_times);
+            report(&format!("{label}, answer - pyright's"), &samples.overheads);
         }
         println!(
             "{label}: {} wrong answers of {} ({} without an answer)",

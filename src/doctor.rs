@@ -274,7 +274,11 @@ async fn server(spec: ServerSpec, root: PathBuf) -> Check {
             .file_name()
             .map_or_else(|| "root".into(), |name| name.to_string_lossy().into_owned()),
     };
-    let params = initialize_params(&[folder], spec.initialization_options.as_ref());
+    let params = initialize_params(
+        &[folder],
+        spec.initialization_options.as_ref(),
+        spec.pull_diagnostics,
+    );
     transport.send(message::request(1, "initialize", params));
     let outcome = tokio::task::spawn_blocking(move || initialized(&answers)).await;
     let seconds = started.elapsed().as_secs_f64();

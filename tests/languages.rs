@@ -61,8 +61,10 @@ fn render() -> String {
          PATH: the one npm gives it by itself (TypeScript 7) has no\n\
          tsserver, and without one it is not started.\n\n\
          Most servers publish their diagnostics when they have checked a\n\
-         change; a server marked \"asked for\" publishes none, and Windlass\n\
-         asks it for each file's (`textDocument/diagnostic`). Any other\n\
+         change; Windlass asks a server marked \"asked for\" for each file's\n\
+         (`textDocument/diagnostic`): tsgo publishes none, and pyright checks a\n\
+         file at once when asked but publishes a quarter of a second after the\n\
+         last change. Any other\n\
          server is asked once it has published nothing while offering to\n\
          be asked, or from the start with `pull_diagnostics = true` in its\n\
          configuration.\n\n\

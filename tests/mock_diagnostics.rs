@@ -155,6 +155,47 @@ fn a_server_configured_to_be_asked_is_asked_from_the_start() {
     session.keep(dir);
 }
 
+/// A server that serves diagnostics on request only to a client that
+/// announced it can take their registration, and then stops publishing
+/// (as pyright does), is asked from its registration on: its answers are
+/// fresh, and `check_edit` finds the edit's dependents by asking for every
+/// open document's diagnostics, since no publication will name them.
+#[test]
+fn a_server_that_registers_asking_is_asked_and_so_are_an_edits_dependents() {
+    let mockls = mockls_binary().display().to_string();
+    let flags = "--register-pull --watch-files --diagnostics-delay 200";
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let config = python_server("python", &mockls, flags, "pull_diagnostics = true");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    let both = json!({"files": ["main.py", "lib.py"]});
+    let clean = "main.py: no problems\nlib.py: no problems";
+    assert_eq!(session.ok("diagnostics", both.clone()), clean);
+    assert_eq!(strategy_of(&session), "pull");
+    let check = session.ok(
+        "check_edit",
+        json!({"file": "lib.py", "replacements": [{"old": "fine", "new": "ERROR"}]}),
+    );
+    assert_eq!(
+        check,
+        "lib.py, if edited (nothing written): 1 new problem, 0 fixed\n\
+         \x20 new 1:1 error [mockls E1] mockls: ERROR on line 1\n\
+         main.py, not edited, after the edit: 1 new problem, 0 fixed\n\
+         \x20 new 1:1 error [mockls E2] mockls: lib.py has an ERROR"
+    );
+    assert_eq!(
+        session.ok("diagnostics", both),
+        clean,
+        "the check wrote nothing"
+    );
+    std::fs::write(dir.path().join("lib.py"), "ERROR\n").unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        "main.py: 1 error\n  1:1 error [mockls E2] mockls: lib.py has an ERROR",
+        "the dependency's change on disk reached the dependent"
+    );
+    session.keep(dir);
+}
+
 /// A server that announces it can be asked but refuses the question as
 /// an unknown method (as the CSS, JSON and HTML servers do for a client
 /// that did not announce asking) is waited for instead, even when

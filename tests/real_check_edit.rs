@@ -170,15 +170,30 @@ fn check_edit_of_a_rename_checks_every_file_together() {
 /// answer names what the change would break there, though neither file is
 /// edited; another session's diagnostics of those files, asked while the
 /// check runs and after it, are those of the files on disk.
+///
+/// Pyright is asked for each open document's diagnostics by default, and
+/// waited for (it then checks importers again and publishes them) when
+/// configured so: the answers are the same.
 #[test]
 fn check_edit_reports_what_an_edit_breaks_in_the_open_files_that_import_it() {
+    importers_broken_by_an_edit(Daemon::new(), "pull");
+}
+
+#[test]
+fn check_edit_reports_the_same_from_pyright_waited_for() {
+    importers_broken_by_an_edit(
+        Daemon::with_user_config("[server.python]\npull_diagnostics = false\n"),
+        "version",
+    );
+}
+
+fn importers_broken_by_an_edit(daemon: Daemon, strategy: &str) {
     if !have("pyright-langserver") {
         return skip("pyright-langserver is not on PATH");
     }
     let Some(dir) = real_project("requests-2.34.2") else {
         return skip("target/real-projects/requests-2.34.2 is missing (.ci/run unpacks it)");
     };
-    let daemon = Daemon::new();
     let args = root_arg(dir.path());
     let (editor, other) = (daemon.session(&args), daemon.session(&args));
     let importers = json!({"files": ["src/requests/adapters.py", "src/requests/sessions.py"]});
@@ -228,4 +243,9 @@ fn check_edit_reports_what_an_edit_breaks_in_the_open_files_that_import_it() {
     );
     assert_eq!(outcome(wait(&meanwhile)).text, clean);
     assert_eq!(other.ok("diagnostics", importers), clean);
+    let status = other.ok("status", json!({}));
+    assert!(
+        status.contains(&format!("diagnostics by {strategy}")),
+        "{status}"
+    );
 }

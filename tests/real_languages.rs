@@ -901,6 +901,50 @@ fn gopls_answers_on_pkg_errors() {
     );
 }
 
+/// gopls runs its analyzers (vet's printf check) only on a package that
+/// type-checks: an edit that adds a type error to one file takes another
+/// file's printf warning away. `check_edit` says the warning is no longer
+/// reported beside the new errors, not that the edit fixed it.
+#[test]
+fn gopls_warnings_hidden_by_an_edits_errors_are_not_called_fixed() {
+    if !have("gopls") {
+        return skip("gopls is not on PATH");
+    }
+    let dir = project(&[
+        ("go.mod", "module example.com/labels\n\ngo 1.19\n"),
+        (
+            "label.go",
+            "package labels\n\nimport \"fmt\"\n\nfunc Label(n int) string {\n\treturn fmt.Sprintf(\"%d items\", n)\n}\n",
+        ),
+        (
+            "show.go",
+            "package labels\n\nimport \"fmt\"\n\nfunc Show() string {\n\treturn fmt.Sprintf(\"%d\", \"x\")\n}\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let printf = "6:9 warning [printf] fmt.Sprintf format %d has arg \"x\" of wrong type string";
+    let both = session.ok("diagnostics", json!({"files": ["label.go", "show.go"]}));
+    assert!(
+        both.contains(&format!("show.go: 1 warning\n  {printf}")),
+        "{both}"
+    );
+    let check = session.ok(
+        "check_edit",
+        json!({"file": "label.go", "replacements": [
+            {"old": "return fmt.Sprintf(\"%d items\", n)", "new": "return n"}
+        ]}),
+    );
+    assert!(
+        check.contains(&format!(
+            "show.go, not edited, after the edit: 0 new problems, 0 fixed, \
+             1 no longer reported beside the new errors\n  unreported {printf}"
+        )),
+        "{check}"
+    );
+    assert!(!check.contains("fixed 6:9"), "{check}");
+    session.keep(dir);
+}
+
 /// tsgo, configured as a user picks it over typescript-language-server,
 /// on zod's own sources. It publishes nothing: Windlass asks it for each
 /// file's diagnostics (`textDocument/diagnostic`).

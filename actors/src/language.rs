@@ -44,7 +44,8 @@ pub struct BuiltIn {
     /// tests.
     pub verified: bool,
     /// Whether its diagnostics are asked for from the start: it publishes
-    /// none.
+    /// none (tsgo), or answers a question sooner than it publishes
+    /// (pyright, which then publishes nothing more).
     pub pulls_diagnostics: bool,
     /// The tsserver plugin it answers through, if any: it hands its
     /// TypeScript questions to the client as `tsserver/request`s, which
@@ -226,6 +227,7 @@ const PYRIGHT: BuiltIn = server(
     &["--stdio"],
     "npm install -g pyright",
 )
+.pulls_diagnostics()
 .verified();
 const BASEDPYRIGHT: BuiltIn = server(
     "basedpyright",
@@ -233,6 +235,7 @@ const BASEDPYRIGHT: BuiltIn = server(
     &["--stdio"],
     "pip install basedpyright",
 )
+.pulls_diagnostics()
 .verified();
 // Without its extras it has no linter and reports no problems at all.
 const PYLSP: BuiltIn = server(

@@ -27,6 +27,11 @@ pub struct Flags {
     /// with MethodNotFound, as servers do that handle it only for a
     /// client that announced it can ask (the CSS, JSON and HTML servers).
     pub claim_pull_diagnostics: bool,
+    /// Announce no `diagnosticProvider`, as pyright does: a client that
+    /// announced the capability's dynamic registration has it registered
+    /// after `initialized`, is answered `textDocument/diagnostic` and
+    /// gets no publications; any other client gets publications only.
+    pub register_pull: bool,
     /// The `source` its diagnostics name (`mockls` by default), so that
     /// two of them serving one language can be told apart.
     pub source: Option<String>,
@@ -141,6 +146,7 @@ impl Flags {
                 "--no-diagnostics" => flags.no_diagnostics = true,
                 "--pull-diagnostics" => flags.pull_diagnostics = true,
                 "--claim-pull-diagnostics" => flags.claim_pull_diagnostics = true,
+                "--register-pull" => flags.register_pull = true,
                 "--source" => flags.source = Some(value()?),
                 "--diagnostics-on-save" => flags.diagnostics_on_save = true,
                 "--publish-version" => flags.publish_version = true,

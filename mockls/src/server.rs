@@ -12,7 +12,7 @@ use serde_json::json;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tower_lsp_server::jsonrpc::Result;
@@ -64,6 +64,9 @@ pub struct Mock {
     state: Arc<Mutex<State>>,
     progress_tokens: Arc<AtomicU64>,
     relay: tsserver::Relay,
+    /// Whether `--register-pull` serves diagnostics on request to this
+    /// client: it announced that it can take their registration.
+    pull_registered: Arc<AtomicBool>,
 }
 
 impl Mock {
@@ -79,7 +82,13 @@ impl Mock {
             state: Arc::default(),
             progress_tokens: Arc::new(AtomicU64::new(1)),
             relay: tsserver::Relay::default(),
+            pull_registered: Arc::default(),
         }
+    }
+
+    /// Whether diagnostics are answered on request rather than published.
+    fn pulled(&self) -> bool {
+        self.flags.pull_diagnostics || self.pull_registered.load(Ordering::Relaxed)
     }
 
     /// The client's answer to one of its `tsserver/request`s.
@@ -188,13 +197,14 @@ impl Mock {
         });
     }
 
-    fn register_file_watching(&self) {
+    /// Registers `method` with the client, as servers do after
+    /// `initialized`.
+    fn register(&self, id: &str, method: &str, options: serde_json::Value) {
         let client = self.client.clone();
-        let watchers = json!({"watchers": [{"globPattern": "**/*"}]});
         let registration = Registration {
-            id: "mockls-watch".into(),
-            method: "workspace/didChangeWatchedFiles".into(),
-            register_options: Some(watchers),
+            id: id.into(),
+            method: method.into(),
+            register_options: Some(options),
         };
         tokio::spawn(async move {
             let _ = client.register_capability(vec![registration]).await;
@@ -255,7 +265,7 @@ impl Mock {
     /// flags ask for; CPU is burnt only for a `change`, and a `flood` of
     /// publications goes first.
     fn publish(&self, uri: &Uri, change: bool, flood: u64) {
-        if self.flags.no_diagnostics || self.flags.pull_diagnostics {
+        if self.flags.no_diagnostics || self.pulled() {
             return;
         }
         let Ok(mut state) = self.state.lock() else {
@@ -305,6 +315,15 @@ impl LanguageServer for Mock {
         if let Ok(mut state) = self.state.lock() {
             state.workspace.roots = roots;
         }
+        let can_register = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .and_then(|document| document.diagnostic.as_ref())
+            .and_then(|diagnostic| diagnostic.dynamic_registration)
+            .unwrap_or(false);
+        self.pull_registered
+            .store(self.flags.register_pull && can_register, Ordering::Relaxed);
         Ok(InitializeResult {
             capabilities: self.capabilities(),
             server_info: Some(ServerInfo {
@@ -320,7 +339,13 @@ impl LanguageServer for Mock {
             self.ask_folders();
         }
         if self.flags.watch_files {
-            self.register_file_watching();
+            let watchers = json!({"watchers": [{"globPattern": "**/*"}]});
+            self.register("mockls-watch", "workspace/didChangeWatchedFiles", watchers);
+        }
+        if self.pull_registered.load(Ordering::Relaxed) {
+            let options = json!({"interFileDependencies": true, "workspaceDiagnostics": false,
+                "documentSelector": null, "identifier": "mockls"});
+            self.register("mockls-pull", "textDocument/diagnostic", options);
         }
         if self.flags.send_configuration_request {
             self.ask_configuration();
@@ -403,7 +428,7 @@ impl LanguageServer for Mock {
         &self,
         params: DocumentDiagnosticParams,
     ) -> Result<DocumentDiagnosticReportResult> {
-        if !self.flags.pull_diagnostics {
+        if !self.pulled() {
             return Err(tower_lsp_server::jsonrpc::Error::method_not_found());
         }
         tokio::time::sleep(Duration::from_millis(self.flags.diagnostics_delay_ms)).await;

@@ -142,6 +142,15 @@ impl Daemon {
         }
     }
 
+    /// A world whose user configuration file holds `config`.
+    pub fn with_user_config(config: &str) -> Daemon {
+        let daemon = Daemon::new();
+        let directory = daemon.dir.path().join("config/windlass");
+        std::fs::create_dir_all(&directory).unwrap();
+        std::fs::write(directory.join("config.toml"), config).unwrap();
+        daemon
+    }
+
     /// A world placed by its HOME alone, as a user's is whatever variables
     /// a host strips; its `XDG_RUNTIME_DIR` is set as logind sets it, for
     /// the processes that keep it, and Windlass must not follow it.

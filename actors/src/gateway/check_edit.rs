@@ -18,7 +18,7 @@ use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::EditedDocument;
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::counted::counted;
-use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics};
+use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
 use crate::vocabulary::root_set::RootSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -116,15 +116,29 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
         }
     }
     lines.extend(warnings);
-    for (before, after) in before.into_iter().zip(after) {
-        let before = FileDiagnostics::merge(before);
-        let after = FileDiagnostics::merge(after);
-        lines.extend(compared(&before, &after, EDITED));
-    }
-    for (before, after) in dependents.into_values() {
-        let before = FileDiagnostics::merge(before);
-        let after = FileDiagnostics::merge(after);
-        lines.extend(compared(&before, &after, DEPENDENT));
+    let merged = |(before, after)| {
+        (
+            FileDiagnostics::merge(before),
+            FileDiagnostics::merge(after),
+        )
+    };
+    let files: Vec<(FileDiagnostics, FileDiagnostics, &str)> = before
+        .into_iter()
+        .zip(after)
+        .map(merged)
+        .map(|(before, after)| (before, after, EDITED))
+        .chain(
+            dependents
+                .into_values()
+                .map(merged)
+                .map(|(before, after)| (before, after, DEPENDENT)),
+        )
+        .collect();
+    let masking = files
+        .iter()
+        .any(|(before, after, _)| adds_errors(before, after));
+    for (before, after, said) in &files {
+        lines.extend(compared(before, after, said, masking));
     }
     lines.extend(sources.outside_note());
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
@@ -282,9 +296,28 @@ fn replaced(text: &str, replacements: &[Replacement]) -> Result<String> {
     Ok(edited)
 }
 
+/// Whether the edit gives the file an error it has not now.
+fn adds_errors(before: &FileDiagnostics, after: &FileDiagnostics) -> bool {
+    let (Some(old), Some(new)) = (&before.diagnostics, &after.diagnostics) else {
+        return false;
+    };
+    missing_from(new, old)
+        .iter()
+        .any(|diagnostic| diagnostic.severity == Severity::Error)
+}
+
 /// The problems the edit adds (where they would stand) and removes (where
-/// they stand now), each known by what it says.
-fn compared(before: &FileDiagnostics, after: &FileDiagnostics, said: &str) -> Vec<String> {
+/// they stand now), each known by what it says. While the edit adds
+/// errors anywhere (`masking`), a warning or note that goes is not called
+/// fixed: servers skip their analyzers on code that does not compile
+/// (gopls drops a package's vet warnings while it has a type error), so
+/// its absence says nothing.
+fn compared(
+    before: &FileDiagnostics,
+    after: &FileDiagnostics,
+    said: &str,
+    masking: bool,
+) -> Vec<String> {
     let (Some(old), Some(new)) = (&before.diagnostics, &after.diagnostics) else {
         return vec![format!(
             "{}: no diagnostics from [{}]",
@@ -292,30 +325,33 @@ fn compared(before: &FileDiagnostics, after: &FileDiagnostics, said: &str) -> Ve
         )];
     };
     let added = missing_from(new, old);
-    let fixed = missing_from(old, new);
-    let summary = match (added.len(), fixed.len()) {
-        (0, 0) => format!(
+    let (fixed, unreported): (Vec<&Diagnostic>, Vec<&Diagnostic>) = missing_from(old, new)
+        .into_iter()
+        .partition(|diagnostic| !masking || diagnostic.severity == Severity::Error);
+    let summary = match (added.len(), fixed.len(), unreported.len()) {
+        (0, 0, 0) => format!(
             "{}, {said}: no new problems, none fixed ({} as now)",
             before.file,
             counted(new.len(), "problem")
         ),
-        (added, fixed) => format!(
+        (added, fixed, 0) => format!(
             "{}, {said}: {}, {fixed} fixed",
             before.file,
             counted(added, "new problem"),
         ),
+        (added, fixed, unreported) => format!(
+            "{}, {said}: {}, {fixed} fixed, {unreported} no longer reported beside the new errors",
+            before.file,
+            counted(added, "new problem"),
+        ),
+    };
+    let shown = |label: &'static str| {
+        move |diagnostic: &&Diagnostic| format!("  {label} {}", diagnostic.shown())
     };
     let mut lines = vec![summary];
-    lines.extend(
-        added
-            .iter()
-            .map(|diagnostic| format!("  new {}", diagnostic.shown())),
-    );
-    lines.extend(
-        fixed
-            .iter()
-            .map(|diagnostic| format!("  fixed {}", diagnostic.shown())),
-    );
+    lines.extend(added.iter().map(shown("new")));
+    lines.extend(fixed.iter().map(shown("fixed")));
+    lines.extend(unreported.iter().map(shown("unreported")));
     lines
 }
 
@@ -341,13 +377,19 @@ fn missing_from<'a>(these: &'a [Diagnostic], those: &[Diagnostic]) -> Vec<&'a Di
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocabulary::diagnostics::Severity;
 
     fn problem(line: u64, message: &str) -> Diagnostic {
         Diagnostic {
+            severity: Severity::Error,
+            ..warning(line, message)
+        }
+    }
+
+    fn warning(line: u64, message: &str) -> Diagnostic {
+        Diagnostic {
             line,
             column: 1,
-            severity: Severity::Error,
+            severity: Severity::Warning,
             source: Some("ts".into()),
             code: None,
             message: message.into(),
@@ -386,19 +428,41 @@ mod tests {
         let before = report(vec![problem(3, "old"), problem(9, "kept")]);
         let after = report(vec![problem(11, "kept"), problem(4, "new")]);
         assert_eq!(
-            compared(&before, &after, EDITED),
+            compared(&before, &after, EDITED, false),
             vec![
                 "a.ts, if edited (nothing written): 1 new problem, 1 fixed",
                 "  new 4:1 error [ts] new",
                 "  fixed 3:1 error [ts] old",
             ]
         );
-        let same = compared(&before, &before, EDITED);
+        let same = compared(&before, &before, EDITED, false);
         assert_eq!(
             same,
             vec![
                 "a.ts, if edited (nothing written): no new problems, none fixed (2 problems as now)"
             ]
+        );
+    }
+
+    #[test]
+    fn warnings_gone_beside_new_errors_are_not_called_fixed() {
+        let before = report(vec![problem(3, "old"), warning(7, "unused result")]);
+        let after = report(vec![problem(4, "new")]);
+        assert!(adds_errors(&before, &after));
+        assert!(!adds_errors(&after, &after));
+        assert_eq!(
+            compared(&before, &after, EDITED, true),
+            vec![
+                "a.ts, if edited (nothing written): 1 new problem, 1 fixed, 1 no longer reported beside the new errors",
+                "  new 4:1 error [ts] new",
+                "  fixed 3:1 error [ts] old",
+                "  unreported 7:1 warning [ts] unused result",
+            ]
+        );
+        let fixed = compared(&before, &report(Vec::new()), DEPENDENT, false);
+        assert_eq!(
+            fixed[0],
+            "a.ts, not edited, after the edit: 0 new problems, 2 fixed"
         );
     }
 }

@@ -7,7 +7,8 @@
 //! Open documents the check does not edit are its bystanders. A server
 //! that checks importers again publishes theirs while the edit is in: those
 //! whose diagnostics changed are the edit's dependents, answered beside
-//! the edited documents. Their cache then holds answers to a text that was
+//! the edited documents. A server that is asked for diagnostics publishes
+//! none, so each step asks it for every bystander's too. Their cache then holds answers to a text that was
 //! never written, so once there are dependents the caller is answered and
 //! the check goes on: it waits, after the disk texts are back, for the
 //! server's fresh diagnostics of them, and gives any dependent not
@@ -48,17 +49,27 @@ impl State {
             .iter()
             .map(|edit| edit.document.clone())
             .collect();
+        let asked: Vec<DocumentSnapshot> = match self.pulls() {
+            true => self
+                .documents
+                .snapshots()
+                .into_iter()
+                .filter(|open| disk.iter().all(|document| document.uri != open.uri))
+                .collect(),
+            false => Vec::new(),
+        };
         let session = call.session;
         self.check = Some(Check {
             id,
             session,
-            step: vec![None; call.edits.len()],
+            step: vec![None; call.edits.len() + asked.len()],
             edits: call.edits,
+            asked: asked.clone(),
             reply: Some(call.reply),
             stage: Stage::Disk,
             held: Vec::new(),
         });
-        self.check_diagnostics(myself, id, session, disk);
+        self.check_diagnostics(myself, id, session, disk.into_iter().chain(asked).collect());
     }
 
     /// Takes work the running check must hold into its hold; gives it
@@ -91,19 +102,20 @@ impl State {
             Ok(reply) => reply,
             Err(error) => return self.finish_check(myself, id, Some(Err(error))),
         };
-        let Some(index) = check.documents().position(|document| document.uri == uri) else {
+        let Some(index) = check.step_index(uri) else {
             return;
         };
         check.step[index] = Some(reply);
         if check.step.iter().any(Option::is_none) {
             return;
         }
-        let replies: Vec<DiagnosticsReply> =
+        let mut replies: Vec<DiagnosticsReply> =
             check.step.iter_mut().filter_map(Option::take).collect();
+        let asked = replies.split_off(check.edits.len());
         match std::mem::replace(&mut check.stage, Stage::Disk) {
-            Stage::Disk => self.send_edits(myself, id, replies),
+            Stage::Disk => self.send_edits(myself, id, replies, asked),
             Stage::Edited { before, bystanders } => {
-                self.edits_checked(myself, id, before, replies, bystanders)
+                self.edits_checked(myself, id, before, replies, bystanders, &asked)
             }
             Stage::Restored { touched } => {
                 self.put_back_dependents(&touched);
@@ -113,32 +125,56 @@ impl State {
     }
 
     /// The disk texts' diagnostics are in: notes where every other open
-    /// document stands, and sends the edits' texts.
+    /// document stands, and sends the edits' texts (beside the asked
+    /// documents as they are now).
     fn send_edits(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         id: u64,
         before: Vec<DiagnosticsReply>,
+        asked: Vec<DiagnosticsReply>,
     ) {
-        let bystanders = self.bystanders(id);
+        let bystanders = self.bystanders(id, asked);
         let Some(check) = self.check.as_mut().filter(|check| check.id == id) else {
             return;
         };
+        // A document closed meanwhile is no longer asked; one changed
+        // meanwhile is asked as it is, and its own change is no dependent.
+        check.asked = check
+            .asked
+            .iter()
+            .filter_map(|document| self.documents.snapshot(&document.uri))
+            .collect();
+        check.step = vec![None; check.edits.len() + check.asked.len()];
         check.stage = Stage::Edited { before, bystanders };
         let session = check.session;
-        let edited = check
+        let documents = check
             .edits
             .iter()
             .map(|edit| edit.document.unsaved(edit.text.clone()))
+            .chain(check.asked.iter().cloned())
             .collect();
-        self.check_diagnostics(myself, id, session, edited);
+        self.check_diagnostics(myself, id, session, documents);
     }
 
-    /// The open documents outside check `id`, with their diagnostics now.
-    fn bystanders(&self, id: u64) -> Vec<Bystander> {
+    /// The open documents outside check `id`, with their diagnostics now:
+    /// as `asked` answered for them, or as cached.
+    fn bystanders(&self, id: u64, asked: Vec<DiagnosticsReply>) -> Vec<Bystander> {
         let Some(check) = self.check.as_ref().filter(|check| check.id == id) else {
             return Vec::new();
         };
+        if !check.asked.is_empty() {
+            return check
+                .asked
+                .iter()
+                .zip(asked)
+                .map(|(document, reply)| Bystander {
+                    document: document.clone(),
+                    generation: None,
+                    items: reply.items.unwrap_or_else(|| Arc::from([])),
+                })
+                .collect();
+        }
         self.documents
             .snapshots()
             .into_iter()
@@ -146,7 +182,7 @@ impl State {
             .filter_map(|document| {
                 let entry = self.diagnostics.entry(&document.uri)?;
                 Some(Bystander {
-                    generation: entry.generation,
+                    generation: Some(entry.generation),
                     items: entry.items.clone(),
                     document,
                 })
@@ -154,10 +190,11 @@ impl State {
             .collect()
     }
 
-    /// The edits' diagnostics are in: the answer, with the dependents the
-    /// server published again meanwhile. Without dependents the check
-    /// ends; with some, the caller is answered at once and the check goes
-    /// on, holding other work, until the disk texts are checked again.
+    /// The edits' diagnostics are in: the answer, with the dependents whose
+    /// diagnostics changed meanwhile (published again, or as asked). Without
+    /// dependents the server published, the check ends; with some, the
+    /// caller is answered at once and the check goes on, holding other
+    /// work, until the disk texts are checked again.
     fn edits_checked(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
@@ -165,6 +202,7 @@ impl State {
         before: Vec<DiagnosticsReply>,
         after: Vec<DiagnosticsReply>,
         bystanders: Vec<Bystander>,
+        asked: &[DiagnosticsReply],
     ) {
         let edited = before
             .into_iter()
@@ -174,21 +212,23 @@ impl State {
         let mut dependents = Vec::new();
         let mut touched = Vec::new();
         for bystander in bystanders {
-            let Some(entry) = self.diagnostics.entry(&bystander.document.uri) else {
+            let Some((items, generation)) = self.bystander_now(id, &bystander, asked) else {
                 continue;
             };
-            if entry.generation == bystander.generation || entry.items == bystander.items {
+            if items == bystander.items {
                 continue;
             }
-            touched.push(Touched {
-                uri: bystander.document.uri.clone(),
-                generation: entry.generation,
-                before: bystander.items.clone(),
-            });
+            if let Some(generation) = generation {
+                touched.push(Touched {
+                    uri: bystander.document.uri.clone(),
+                    generation,
+                    before: bystander.items.clone(),
+                });
+            }
             dependents.push(DependentReply {
                 check: CheckReply {
                     before: self.cached_reply(bystander.items),
-                    after: self.cached_reply(entry.items.clone()),
+                    after: self.cached_reply(items),
                 },
                 document: bystander.document,
             });
@@ -204,9 +244,32 @@ impl State {
             let _gone = reply.send(Ok(answer));
         }
         check.stage = Stage::Restored { touched };
+        check.asked.clear();
+        check.step = vec![None; check.edits.len()];
         let session = check.session;
         let disk: Vec<DocumentSnapshot> = check.documents().cloned().collect();
         self.check_diagnostics(myself, id, session, disk);
+    }
+
+    /// A bystander's diagnostics with the edit in, if they may have
+    /// changed: as published since (with their generation), or as asked
+    /// of the same text it had before.
+    fn bystander_now(
+        &self,
+        id: u64,
+        bystander: &Bystander,
+        asked: &[DiagnosticsReply],
+    ) -> Option<(Arc<[Value]>, Option<u64>)> {
+        let uri = &bystander.document.uri;
+        let Some(before) = bystander.generation else {
+            let check = self.check.as_ref().filter(|check| check.id == id)?;
+            let index = check.asked.iter().position(|document| {
+                document.uri == *uri && document.hash == bystander.document.hash
+            })?;
+            return asked.get(index)?.items.clone().map(|items| (items, None));
+        };
+        let entry = self.diagnostics.entry(uri)?;
+        (entry.generation != before).then(|| (entry.items.clone(), Some(entry.generation)))
     }
 
     fn cached_reply(&self, items: Arc<[Value]>) -> DiagnosticsReply {

@@ -202,6 +202,11 @@ impl Documents {
     }
 
     /// Every open document, for re-opening them on a restarted server.
+    /// The open document `uri` as the server holds it.
+    pub fn snapshot(&self, uri: &str) -> Option<DocumentSnapshot> {
+        self.open.get(uri).map(|open| open.snapshot.clone())
+    }
+
     pub fn snapshots(&self) -> Vec<DocumentSnapshot> {
         self.open
             .values()

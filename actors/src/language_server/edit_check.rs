@@ -18,7 +18,13 @@ pub(super) struct Check {
     /// The caller, until it is answered.
     pub(super) reply: Option<RpcReplyPort<Result<CheckAnswer>>>,
     pub(super) stage: Stage,
-    /// The current step's diagnostics, per edited document.
+    /// The open documents outside the check asked for their diagnostics
+    /// at each step beside the edited ones, when the server is asked
+    /// rather than waited for: it publishes nothing, so its dependents
+    /// are found by asking. Empty for a server that publishes.
+    pub(super) asked: Vec<DocumentSnapshot>,
+    /// The current step's diagnostics: the edited documents', then the
+    /// asked ones'.
     pub(super) step: Vec<Option<DiagnosticsReply>>,
     /// Other callers' work, in arrival order.
     pub(super) held: Vec<Work>,
@@ -51,7 +57,9 @@ pub(super) struct Touched {
 /// edits' texts were sent.
 pub(super) struct Bystander {
     pub(super) document: DocumentSnapshot,
-    pub(super) generation: u64,
+    /// The generation of its cached diagnostics; `None` for diagnostics
+    /// asked for, which no publication replaces.
+    pub(super) generation: Option<u64>,
     pub(super) items: Arc<[Value]>,
 }
 
@@ -59,6 +67,14 @@ impl Check {
     /// Its documents as they are on disk.
     pub(super) fn documents(&self) -> impl Iterator<Item = &DocumentSnapshot> {
         self.edits.iter().map(|edit| &edit.document)
+    }
+
+    /// Where the step's diagnostics of `uri` go: the edited documents
+    /// first, then the asked ones.
+    pub(super) fn step_index(&self, uri: &str) -> Option<usize> {
+        self.documents()
+            .chain(&self.asked)
+            .position(|document| document.uri == uri)
     }
 
     pub(super) fn covers(&self, uri: &str) -> bool {

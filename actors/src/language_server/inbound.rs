@@ -22,7 +22,12 @@ impl State {
     pub(super) fn receive(&mut self, myself: &ActorRef<LanguageServerMsg>, incoming: Incoming) {
         match incoming {
             Incoming::Response { id, result } => self.complete(myself, id, result),
-            Incoming::Request { id, method, params } => self.answer(&id, &method, &params),
+            Incoming::Request { id, method, params } => {
+                self.answer(&id, &method, &params);
+                if method == "client/registerCapability" {
+                    self.capabilities_registered(myself, &params);
+                }
+            }
             Incoming::Notification { method, params } => self.observe(myself, &method, &params),
             Incoming::Malformed { id, detail } => self.malformed(myself, id, detail),
             Incoming::Closed => self.exited(myself),

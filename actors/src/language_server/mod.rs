@@ -430,8 +430,11 @@ fn arm_deadline_timer(myself: &ActorRef<LanguageServerMsg>, at: Option<Instant>,
 
 impl State {
     fn send_initialize(&mut self, myself: &ActorRef<LanguageServerMsg>) {
-        let params =
-            protocol::initialize_params(&self.folders, self.spec.initialization_options.as_ref());
+        let params = protocol::initialize_params(
+            &self.folders,
+            self.spec.initialization_options.as_ref(),
+            self.spec.pull_diagnostics,
+        );
         let id = self.send_request("initialize", params, myself);
         self.pending.insert(id, Pending::Initialize);
     }

@@ -4,7 +4,9 @@
 //! publication, progress or CPU sample has to tell when it is done.
 //!
 //! A server is asked when its configuration says so (a server that
-//! publishes nothing, such as tsgo), or once it has shown that it
+//! publishes nothing, such as tsgo; pyright, which checks a document it is
+//! asked about at once but publishes only a quarter of a second after the
+//! last change), or once it has shown that it
 //! publishes nothing while announcing `diagnosticProvider`; one that then
 //! refuses the question as an unknown method is waited for again, and
 //! never asked again. The question
@@ -12,8 +14,8 @@
 //! within its session's share, shared with identical questions, sent again
 //! after `ContentModified`, handed to the next process on a restart.
 
-use super::State;
 use super::diagnostics::Asking;
+use super::{Phase, State};
 use crate::error::{Error, Result};
 use crate::lsp::protocol::{Capabilities, Feature};
 use crate::messages::language_server::{
@@ -25,6 +27,7 @@ use crate::vocabulary::ids::ServerId;
 use ractor::ActorRef;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use tokio::sync::oneshot;
 
 /// The method that asks.
@@ -49,6 +52,45 @@ impl State {
             *asking = Asking::Yes;
         }
         can
+    }
+
+    /// The server registered capabilities after it started: one that
+    /// registers diagnostics on request (pyright does, and only then
+    /// answers them) is asked from now on, the callers already waiting for
+    /// a publication included.
+    pub(super) fn capabilities_registered(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        params: &Value,
+    ) {
+        let Phase::Ready(capabilities) = &self.phase else {
+            return;
+        };
+        let registrations = params.get("registrations").and_then(Value::as_array);
+        let mut updated = None;
+        for registration in registrations.into_iter().flatten() {
+            let Some(method) = registration.get("method").and_then(Value::as_str) else {
+                continue;
+            };
+            let options = registration.get("registerOptions").unwrap_or(&Value::Null);
+            let current = updated.as_ref().unwrap_or(capabilities.as_ref());
+            if let Some(registered) = current.registered(method, options) {
+                updated = Some(registered);
+            }
+        }
+        let Some(capabilities) = updated else {
+            return;
+        };
+        let can_pull = self.spec.pull_diagnostics && self.start_pulling(&capabilities);
+        self.phase = Phase::Ready(Arc::new(capabilities));
+        if can_pull {
+            let waiting: Vec<u64> = self.waits.keys().copied().collect();
+            for id in waiting {
+                if let Some(parked) = self.waits.remove(&id) {
+                    self.pull_diagnostics(myself, parked.into_call());
+                }
+            }
+        }
     }
 
     /// The server refused to be asked: waits for its publications from

@@ -24,15 +24,27 @@ impl WorkspaceFolder {
     }
 }
 
-/// The `initialize` parameters: what this client can do.
-pub fn initialize_params(folders: &[WorkspaceFolder], options: Option<&Value>) -> Value {
+/// The `initialize` parameters: what this client can do. `pulls`: the
+/// client asks this server for diagnostics (`textDocument/diagnostic`),
+/// which some servers serve only to a client that announces it can take
+/// the capability's dynamic registration.
+pub fn initialize_params(
+    folders: &[WorkspaceFolder],
+    options: Option<&Value>,
+    pulls: bool,
+) -> Value {
     let root_uri = folders.first().map(|folder| folder.uri.clone());
+    let mut capabilities = client_capabilities();
+    if pulls {
+        capabilities["textDocument"]["diagnostic"] =
+            json!({"dynamicRegistration": true, "relatedInformation": false});
+    }
     let mut params = json!({
         "processId": std::process::id(),
         "clientInfo": {"name": "windlass", "version": env!("CARGO_PKG_VERSION")},
         "rootUri": root_uri,
         "workspaceFolders": folders.iter().map(WorkspaceFolder::to_json).collect::<Vec<_>>(),
-        "capabilities": client_capabilities(),
+        "capabilities": capabilities,
     });
     if let Some(options) = options {
         params["initializationOptions"] = options.clone();
@@ -263,6 +275,34 @@ impl Capabilities {
         }
     }
 
+    /// The capabilities once the server has registered `method` itself
+    /// (`client/registerCapability`), if that adds one Windlass uses.
+    pub fn registered(&self, method: &str, options: &Value) -> Option<Self> {
+        let feature = match method {
+            "textDocument/diagnostic" => Feature::PullDiagnostics,
+            _ => return None,
+        };
+        if self.supports(feature) {
+            return None;
+        }
+        // Registered without options is registered all the same.
+        let options = match options {
+            Value::Object(_) => options.clone(),
+            _ => json!({}),
+        };
+        let mut raw = self.raw.clone();
+        match &mut raw {
+            Value::Object(fields) => drop(fields.insert(feature.key().to_owned(), options)),
+            _ => raw = json!({feature.key(): options}),
+        }
+        let typed = ServerCapabilities::deserialize(&raw).ok();
+        Some(Self {
+            typed,
+            raw,
+            ..self.clone()
+        })
+    }
+
     /// Whether the raw result holds `key` (a dotted path), not `false`.
     fn announces(&self, key: &str) -> bool {
         let found = key
@@ -382,6 +422,49 @@ mod tests {
         assert!(capabilities.supports(Feature::Completion));
         assert!(capabilities.supports(Feature::Hover));
         assert!(!capabilities.supports(Feature::Rename));
+    }
+
+    #[test]
+    fn diagnostics_registered_later_are_supported_from_then_on() {
+        let capabilities = Capabilities::from_initialize_result(&json!({
+            "capabilities": {"hoverProvider": true, "textDocumentSync": 2}
+        }));
+        assert!(!capabilities.supports(Feature::PullDiagnostics));
+        let pyright = json!({"interFileDependencies": true, "workspaceDiagnostics": false,
+            "documentSelector": null, "identifier": "pyright"});
+        let registered = capabilities
+            .registered("textDocument/diagnostic", &pyright)
+            .unwrap();
+        assert!(registered.supports(Feature::PullDiagnostics));
+        assert!(registered.supports(Feature::Hover));
+        assert_eq!(registered.sync, SyncKind::Incremental);
+        assert!(
+            registered
+                .registered("textDocument/diagnostic", &pyright)
+                .is_none()
+        );
+        let bare = capabilities.registered("textDocument/diagnostic", &Value::Null);
+        assert!(bare.unwrap().supports(Feature::PullDiagnostics));
+        assert!(
+            capabilities
+                .registered("workspace/didChangeWatchedFiles", &json!({}))
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn only_a_client_that_asks_for_diagnostics_announces_their_registration() {
+        let asking = initialize_params(&[], None, true);
+        assert_eq!(
+            asking["capabilities"]["textDocument"]["diagnostic"]["dynamicRegistration"],
+            true
+        );
+        let waiting = initialize_params(&[], None, false);
+        assert!(
+            waiting["capabilities"]["textDocument"]
+                .get("diagnostic")
+                .is_none()
+        );
     }
 
     #[test]
