@@ -196,6 +196,41 @@ fn a_server_that_registers_asking_is_asked_and_so_are_an_edits_dependents() {
     session.keep(dir);
 }
 
+/// A check's edited file keeps the edit's problems in the cache until the
+/// server has published its disk text again: a check that starts before
+/// then must not take that file as a bystander, or the server's
+/// republication would show as the second check fixing the first one's
+/// problems.
+#[test]
+fn a_file_just_checked_is_no_dependent_of_the_next_check() {
+    let dir = project(&[("lib.py", "fine\n"), ("other.py", "x = 1\n")]);
+    let mut args = root_arg(dir.path());
+    let flags = "--publish-version --diagnostics-delay 400";
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+    let session = Session::start(&args);
+    assert_eq!(
+        session.ok("diagnostics", json!({"files": ["lib.py", "other.py"]})),
+        "lib.py: no problems\nother.py: no problems"
+    );
+    let first = session.ok(
+        "check_edit",
+        json!({"file": "lib.py", "replacements": [{"old": "fine", "new": "ERROR"}]}),
+    );
+    assert!(
+        first.starts_with("lib.py, if edited (nothing written): 1 new problem"),
+        "{first}"
+    );
+    let second = session.ok(
+        "check_edit",
+        json!({"file": "other.py", "replacements": [{"old": "1", "new": "2"}]}),
+    );
+    assert_eq!(
+        second,
+        "other.py, if edited (nothing written): no new problems, none fixed (0 problems as now)"
+    );
+    session.keep(dir);
+}
+
 /// A server that announces it can be asked but refuses the question as
 /// an unknown method (as the CSS, JSON and HTML servers do for a client
 /// that did not announce asking) is waited for instead, even when

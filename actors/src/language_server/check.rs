@@ -180,7 +180,14 @@ impl State {
             .into_iter()
             .filter(|document| !check.covers(&document.uri))
             .filter_map(|document| {
-                let entry = self.diagnostics.entry(&document.uri)?;
+                // Diagnostics not yet of the document's text (a file an
+                // earlier check has just given back its disk text) would
+                // make the server's next publication of it look like
+                // this edit's doing.
+                let entry = self
+                    .diagnostics
+                    .entry(&document.uri)
+                    .filter(|entry| entry.is_fresh())?;
                 Some(Bystander {
                     generation: Some(entry.generation),
                     items: entry.items.clone(),
