@@ -431,6 +431,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             pull_diagnostics: built_in.pulls_diagnostics,
             references_in_open_files: built_in.references_in_open_files,
             checks_only_what_changed: built_in.checks_only_what_changed,
+            misses_added_folders: built_in.misses_added_folders,
             duties: Duties {
                 config_files: built_in.config_files,
                 ..Duties::of(built_in.role)
@@ -539,6 +540,7 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
             .unwrap_or_else(|| known.iter().any(|known| known.pulls_diagnostics)),
         references_in_open_files: known.iter().any(|known| known.references_in_open_files),
         checks_only_what_changed: known.iter().any(|known| known.checks_only_what_changed),
+        misses_added_folders: known.iter().any(|known| known.misses_added_folders),
         duties,
         command,
         check: None,

@@ -153,6 +153,7 @@ mod tests {
             pull_diagnostics: false,
             references_in_open_files: false,
             checks_only_what_changed: false,
+            misses_added_folders: false,
             duties: Duties::of(Role::Language),
         }
     }

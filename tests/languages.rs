@@ -78,6 +78,10 @@ fn render() -> String {
          on it are sent again when asked about. A server that checks only\n\
          the file it is told changed, and takes a change in after a pause\n\
          (intelephense), gets them once it has published the changed file.\n\n\
+         A session with other roots shares a server that announces it takes\n\
+         new workspace folders; one that does not, or that announces it but\n\
+         never loads a folder added later (intelephense, \"restarted\" below),\n\
+         gets a process of its own, and is restarted when its roots change.\n\n\
          This page is written from the table in `actors/src/language.rs` by\n\
          `tests/languages.rs`, which fails when the two differ, and which\n\
          holds every server marked verified here to a real-server test\n\
@@ -103,8 +107,8 @@ fn render() -> String {
     }
     page.push_str(
         "\n## Servers\n\n\
-         | server (configuration key) | command | role | languages | how to install | serves unconfigured | diagnostics | references | dependents sent again | verified here |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
+         | server (configuration key) | command | role | languages | how to install | serves unconfigured | diagnostics | references | dependents sent again | new folders | verified here |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for (server, languages) in built_in_servers() {
         let command = std::iter::once(server.command)
@@ -112,7 +116,7 @@ fn render() -> String {
             .collect::<Vec<_>>()
             .join(" ");
         page.push_str(&format!(
-            "| `{}` | `{command}` | {} | {} | `{}` | {} | {} | {} | {} | {} |\n",
+            "| `{}` | `{command}` | {} | {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
             toml_key(server.name),
             match server.role {
                 Role::Language => "language server",
@@ -139,6 +143,11 @@ fn render() -> String {
                 "once the change is taken in"
             } else {
                 "when asked"
+            },
+            if server.misses_added_folders {
+                "restarted"
+            } else {
+                "as it announces"
             },
             if server.verified {
                 "yes"

@@ -1268,6 +1268,52 @@ fn graphql_server_answers_on_githubs_schema() {
     );
 }
 
+/// intelephense announces workspace folder changes, but never indexes a
+/// folder added later: in a daemon whose intelephense served one copy of
+/// the project, a session on another copy was answered with every type of
+/// its own undefined, for as long as it asked. A session with other roots
+/// gets an intelephense started on them, whether the first session is
+/// still attached or gone.
+#[test]
+fn intelephense_serves_a_second_project_in_one_daemon() {
+    if !have("intelephense") {
+        return skip("intelephense is not on PATH");
+    }
+    let copies = (
+        real_project("monolog-2.9.1"),
+        real_project("monolog-2.9.1"),
+        real_project("monolog-2.9.1"),
+    );
+    let (Some(first), Some(second), Some(third)) = copies else {
+        return skip("target/real-projects/monolog-2.9.1 is missing (.ci/run unpacks it)");
+    };
+    let logger = json!({"file": "Monolog/Logger.php"});
+    let clean = "Monolog/Logger.php: 2 hints\n\
+                 \x20 18:1 hint [intelephense P1003] Symbol 'LogLevel' is declared but not used.\n\
+                 \x20 340:81 hint [intelephense P1078] Implicitly nullable parameters are deprecated.";
+    let daemon = Daemon::new();
+    let one = daemon.session(&root_arg(first.path()));
+    assert_eq!(one.ok("diagnostics", logger.clone()), clean);
+    let two = daemon.session(&root_arg(second.path()));
+    assert_eq!(
+        two.ok("diagnostics", logger.clone()),
+        clean,
+        "beside the first"
+    );
+    drop(one);
+    drop(two);
+    let three = daemon.session(&root_arg(third.path()));
+    let alone = (0..100).any(|_| {
+        let status = three.ok("status", json!({}));
+        status.contains("(1 attached)") || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            false
+        }
+    });
+    assert!(alone, "the first two sessions never detached");
+    assert_eq!(three.ok("diagnostics", logger), clean, "after them");
+}
+
 /// intelephense, found on PATH, on Monolog's sources as Debian ships them
 /// (with the PSR logger interfaces they implement beside them).
 #[test]

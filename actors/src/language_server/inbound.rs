@@ -6,7 +6,7 @@ use super::progress::Change;
 use super::{Pending, Phase, State};
 use crate::error::Error;
 use crate::lsp::message::{self, Incoming, ResponseError};
-use crate::lsp::protocol::{self, Capabilities, Feature};
+use crate::lsp::protocol::{self, Capabilities};
 use crate::messages::language_server::{Call, LanguageServerMsg, Reply, Work};
 use crate::messages::recorder::server_event;
 use crate::messages::supervisor::{Ending, ServerExit, SupervisorMsg};
@@ -93,7 +93,7 @@ impl State {
         tracing::info!(server = %self.spec.name, encoding = capabilities.encoding.lsp_name(), "language server initialized");
         let _stopped = self.supervisor.send_message(SupervisorMsg::Initialized {
             server: self.id,
-            folder_changes: capabilities.supports(Feature::FolderChanges),
+            folder_changes: self.takes_folder_changes(&capabilities),
         });
         if self.spec.pull_diagnostics {
             self.start_pulling(&capabilities);

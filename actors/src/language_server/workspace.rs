@@ -17,7 +17,7 @@
 
 use super::{Phase, State};
 use crate::language;
-use crate::lsp::protocol::{Feature, WorkspaceFolder};
+use crate::lsp::protocol::{Capabilities, Feature, WorkspaceFolder};
 use crate::messages::language_server::{FolderChange, LanguageServerMsg};
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
@@ -60,7 +60,7 @@ impl State {
         before: &[WorkspaceFolder],
     ) {
         let takes_changes = match &self.phase {
-            Phase::Ready(capabilities) => capabilities.supports(Feature::FolderChanges),
+            Phase::Ready(capabilities) => self.takes_folder_changes(capabilities),
             Phase::Initializing(_) => false,
         };
         let as_json = |folder: &WorkspaceFolder| json!({"uri": folder.uri, "name": folder.name});
@@ -94,6 +94,13 @@ impl State {
             self.readiness.load_again(Instant::now());
         }
         self.find_gaps(myself);
+    }
+
+    /// Whether the server can be told of new workspace folders rather
+    /// than restarted with them: it announces it, and its language entry
+    /// does not know better.
+    pub(super) fn takes_folder_changes(&self, capabilities: &Capabilities) -> bool {
+        capabilities.supports(Feature::FolderChanges) && !self.spec.misses_added_folders
     }
 
     pub(super) fn files_changed(
