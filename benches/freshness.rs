@@ -6,9 +6,11 @@
 //! cargo bench --bench freshness
 //! ```
 //!
-//! Cross-file: a callee (pyright) or a header (clangd) is rewritten on disk
-//! and the caller's diagnostics asked for at once; every answer is checked,
-//! so a stale one fails the run. New root: the client's roots change to
+//! Cross-file: a callee (pyright, gopls), an interface (intelephense) or a
+//! header (clangd) is rewritten on disk and the caller's diagnostics asked
+//! for at once; every answer is checked, so a stale one fails the run, and
+//! the server's own diagnostics of the caller (published, or answered when
+//! asked) are read from the event store beside it. New root: the client's roots change to
 //! include a new directory and a question about a symbol defined only
 //! there is asked at once; the time runs from the `list_changed`
 //! notification to the correct answer. First answer: Windlass is started
@@ -26,12 +28,14 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 mod percentiles;
+mod store_events;
 
 use common::projects::{big_typescript_project, c_project_with_database, write};
 use common::*;
 use percentiles::report;
 use serde_json::{Value, json};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
+use store_events::{diagnostics_events, epoch_millis, last_publication};
 
 /// What is rewritten, and what the dependent's diagnostics must say.
 struct CrossFile {
@@ -58,6 +62,45 @@ const CROSS_FILE: &[CrossFile] = &[
         fixed: "def helper(a: int) -> int:\n    return a\n",
         dependent: "main.py",
         broken_says: "Argument missing for parameter \"b\"",
+    },
+    CrossFile {
+        label: "gopls: a function's signature → its caller's diagnostics",
+        server: "gopls",
+        files: &[
+            ("go.mod", "module example.com/shapes\n\ngo 1.19\n"),
+            (
+                "area.go",
+                "package shapes\n\nfunc Area(w, h int) int { return w * h }\n",
+            ),
+            (
+                "use.go",
+                "package shapes\n\nfunc Use() int { return Area(2, 3) }\n",
+            ),
+        ],
+        edited: "area.go",
+        broken: "package shapes\n\nfunc Area(w int) int { return w }\n",
+        fixed: "package shapes\n\nfunc Area(w, h int) int { return w * h }\n",
+        dependent: "use.go",
+        broken_says: "too many arguments in call to Area",
+    },
+    CrossFile {
+        label: "intelephense: an interface's method → its caller's diagnostics",
+        server: "intelephense",
+        files: &[
+            (
+                "Greeter.php",
+                "<?php\n\ninterface Greeter\n{\n    public function greet(): string;\n}\n",
+            ),
+            (
+                "hello.php",
+                "<?php\n\nfunction hello(Greeter $greeter): string\n{\n    return $greeter->greet();\n}\n",
+            ),
+        ],
+        edited: "Greeter.php",
+        broken: "<?php\n\ninterface Greeter\n{\n    public function salute(): string;\n}\n",
+        fixed: "<?php\n\ninterface Greeter\n{\n    public function greet(): string;\n}\n",
+        dependent: "hello.php",
+        broken_says: "Undefined method 'greet'",
     },
     CrossFile {
         label: "clangd: header's declaration → includer's diagnostics",
@@ -140,16 +183,21 @@ fn cross_file(case: &CrossFile, cycles: usize) {
         return println!("{}: skipped, {} is not on PATH", case.label, case.server);
     }
     let dir = project(case.files);
-    let session = Session::start(&root_arg(dir.path()));
+    let root = dir.path().canonicalize().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let store = state.path().join("state/windlass/windlass.db");
+    let session = Session::start_with_state(state, &root_arg(&root));
     let ask = json!({"file": case.dependent});
     session.ok("diagnostics", ask.clone());
-    let mut samples = Vec::new();
+    let mut answers = Vec::new();
+    let mut timeline = Vec::new();
     for _ in 0..cycles {
         for (text, broken) in [(case.broken, true), (case.fixed, false)] {
-            std::fs::write(dir.path().join(case.edited), text).unwrap();
-            let started = Instant::now();
+            std::fs::write(root.join(case.edited), text).unwrap();
+            let (written, started) = (SystemTime::now(), Instant::now());
             let answer = session.ok("diagnostics", ask.clone());
-            samples.push(started.elapsed());
+            answers.push(started.elapsed());
+            timeline.push((written, started.elapsed(), broken));
             assert_eq!(
                 answer.contains(case.broken_says),
                 broken,
@@ -157,7 +205,24 @@ fn cross_file(case: &CrossFile, cycles: usize) {
             );
         }
     }
-    report(case.label, &samples);
+    report(case.label, &answers);
+    // The store's writer commits within 100 ms of an event.
+    std::thread::sleep(Duration::from_millis(500));
+    let uri = format!("file://{}", root.join(case.dependent).display());
+    let published = diagnostics_events(&store, &uri);
+    let mut server = Vec::new();
+    let mut beyond = Vec::new();
+    for (written, answer, broken) in timeline {
+        let from = epoch_millis(written);
+        let to = from + answer.as_millis() as i64 + 5;
+        if let Some(at) = last_publication(&published, from, to, broken) {
+            let own = Duration::from_millis((at - from).max(0) as u64);
+            server.push(own);
+            beyond.push(answer.saturating_sub(own));
+        }
+    }
+    report("  the server's diagnostics of it", &server);
+    report("  the answer beyond them", &beyond);
 }
 
 /// One question asked of a fresh session, and what its answer must say.
