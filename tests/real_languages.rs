@@ -901,6 +901,64 @@ fn gopls_answers_on_pkg_errors() {
     );
 }
 
+/// gopls on pflag as Debian ships it, a second Go project beside
+/// pkg/errors: a method found by its bare name and by `Type.method`, a name
+/// shared by a package function and a method listed as ambiguous, the
+/// method's references across the package, `search`'s exact match first,
+/// and a caller's diagnostics following a change to a method it calls in
+/// another file, both ways.
+#[test]
+fn gopls_answers_on_pflag() {
+    if !have("gopls") {
+        return skip("gopls is not on PATH");
+    }
+    let Some(dir) = real_project("pflag-1.0.6") else {
+        return skip("target/real-projects/pflag-1.0.6 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let signature = "func (*FlagSet).GetString(name string) (string, error)";
+    for asked in ["GetString", "FlagSet.GetString"] {
+        let hover = session.ok("hover", json!({"symbol": asked}));
+        assert!(hover.starts_with(signature), "{asked}: {hover}");
+    }
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "VarP"})),
+        "`VarP` is ambiguous (2 matches); ask again with file and line:\n\
+         flag.go:910:6  function VarP\n\
+         flag.go:843:19  method VarP"
+    );
+    let references = session.ok("find_references", json!({"symbol": "FlagSet.VarP"}));
+    assert!(
+        references.starts_with("142 references in 35 files\nflag.go (4)\n"),
+        "{references}"
+    );
+    let search = session.ok("search", json!({"query": "GetString"}));
+    assert!(
+        search.starts_with("symbols (42)\n  string.go\n    method FlagSet.GetString 26:19\n"),
+        "{search}"
+    );
+    let caller = json!({"file": "string.go"});
+    assert_eq!(
+        session.ok("diagnostics", caller.clone()),
+        "string.go: no problems"
+    );
+    let flag = dir.path().join("flag.go");
+    let original = std::fs::read_to_string(&flag).unwrap();
+    let renamed = original.replace(
+        "func (f *FlagSet) getFlagType(",
+        "func (f *FlagSet) flagTypeOf(",
+    );
+    std::fs::write(&flag, renamed).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", caller.clone()),
+        "string.go: 1 error\n\
+         \x20 27:16 error [compiler MissingFieldOrMethod] f.getFlagType undefined \
+         (type *FlagSet has no field or method getFlagType)"
+    );
+    std::fs::write(&flag, original).unwrap();
+    assert_eq!(session.ok("diagnostics", caller), "string.go: no problems");
+}
+
 /// gopls runs its analyzers (vet's printf check) only on a package that
 /// type-checks: an edit that adds a type error to one file takes another
 /// file's printf warning away. `check_edit` says the warning is no longer
@@ -1265,6 +1323,86 @@ fn graphql_server_answers_on_githubs_schema() {
         diagnostics.starts_with(gap)
             && diagnostics.ends_with("\nqueries/viewer.graphql: no problems"),
         "{diagnostics}"
+    );
+}
+
+/// intelephense on FastRoute as Debian ships it, a second PHP project
+/// beside monolog: a documented method is one candidate, found by its
+/// bare name and by `Type.method` or `Type::method` though the server
+/// names it alone (its class is the symbol's container); methods of one
+/// name in two types are told apart by their type; and a caller's
+/// diagnostics follow a change to the interface it calls, both ways.
+#[test]
+fn intelephense_answers_on_fast_route() {
+    if !have("intelephense") {
+        return skip("intelephense is not on PATH");
+    }
+    let Some(dir) = real_project("fast-route-1.3.0") else {
+        return skip("target/real-projects/fast-route-1.3.0 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let collector = "FastRoute/RouteCollector.php";
+    for asked in [
+        "addGroup",
+        "RouteCollector.addGroup",
+        "RouteCollector::addGroup",
+    ] {
+        let source = session.ok("source", json!({"symbol": asked}));
+        assert!(
+            source.starts_with(&format!("{collector}:49-63  method addGroup\n")),
+            "{asked}: {source}"
+        );
+    }
+    let search = session.ok("search", json!({"query": "addGroup"}));
+    assert!(
+        search.starts_with(&format!(
+            "symbols (1)\n  {collector}\n    method addGroup 57:21\n"
+        )),
+        "{search}"
+    );
+    let ambiguous = session.ok("hover", json!({"symbol": "addRoute"}));
+    assert!(
+        ambiguous.starts_with("`addRoute` is ambiguous (3 matches)"),
+        "{ambiguous}"
+    );
+    let interface = session.ok(
+        "find_references",
+        json!({"symbol": "DataGenerator.addRoute"}),
+    );
+    assert!(
+        interface.starts_with("3 references in 3 files\nFastRoute/DataGenerator.php (1)\n"),
+        "{interface}"
+    );
+    assert!(
+        interface
+            .contains("\n  44:39  $this->dataGenerator->addRoute($method, $routeData, $handler);"),
+        "{interface}"
+    );
+    let own = session.ok(
+        "find_references",
+        json!({"symbol": "RouteCollector.addRoute"}),
+    );
+    assert!(own.starts_with("7 references in 1 file\n"), "{own}");
+
+    let caller = json!({"file": collector});
+    assert_eq!(
+        session.ok("diagnostics", caller.clone()),
+        format!("{collector}: no problems")
+    );
+    let generator = dir.path().join("FastRoute/DataGenerator.php");
+    let original = std::fs::read_to_string(&generator).unwrap();
+    let renamed = original.replace("public function addRoute(", "public function add(");
+    std::fs::write(&generator, renamed).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", caller.clone()),
+        format!(
+            "{collector}: 1 error\n  44:39 error [intelephense P1013] Undefined method 'addRoute'."
+        )
+    );
+    std::fs::write(&generator, original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", caller),
+        format!("{collector}: no problems")
     );
 }
 

@@ -104,7 +104,9 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         let symbol = symbol.to_owned();
         tokio::task::spawn_blocking(move || definitions::find(&roots, &symbol))
     };
-    let symbols = workspace_symbols(context, symbol).await?;
+    // A server that names a member alone finds it by that name only.
+    let query = symbols::qualifier(symbol).map_or(symbol, |(_, member)| member);
+    let symbols = workspace_symbols(context, query).await?;
     let found_by_text = found_by_text.await.map_err(|_| Error::ShuttingDown)?;
     let mut sources = Sources::new(&roots);
     let mut found = Vec::new();
@@ -115,8 +117,9 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
             name,
             kind,
             location,
+            container,
         } = named;
-        if symbols::names(&name, symbol)
+        if symbols::names_in(&name, container.as_deref(), symbol)
             && let Some(spot) = sources.spot_of_name(
                 location.uri.as_str(),
                 location.range,

@@ -124,6 +124,37 @@ pub fn names(found: &str, asked: &str) -> bool {
     found.trim_start_matches(SIGILS) == asked || own_name(found) == asked
 }
 
+/// Whether a workspace symbol named `found` inside `container` is the one
+/// asked for as `asked`: named as `names` says, or asked as `Type.member`
+/// (or `Type::member`, `Type#member`) where the server names the member
+/// alone and its container ends with the type (intelephense's `addRoute`
+/// in `FastRoute\RouteCollector` for `RouteCollector.addRoute`).
+pub fn names_in(found: &str, container: Option<&str>, asked: &str) -> bool {
+    if names(found, asked) {
+        return true;
+    }
+    let (Some(container), Some((owner, _))) = (container, qualifier(asked)) else {
+        return false;
+    };
+    let last = container
+        .rsplit(['\\', '.', ':', '/'])
+        .next()
+        .unwrap_or(container);
+    names(found, own_name(asked)) && last == owner
+}
+
+/// The type a qualified name names its member in: `FlagSet` of
+/// `FlagSet.GetString`, `Router` of `Router::addGroup`.
+pub fn qualifier(name: &str) -> Option<(&str, &str)> {
+    let member = own_name(name);
+    let owner = name
+        .strip_suffix(member)?
+        .trim_end_matches(['.', ':', '#'])
+        .trim_start_matches(SIGILS);
+    let owner = owner.rsplit(['.', ':', '#']).next().unwrap_or(owner);
+    (!owner.is_empty()).then_some((owner, member))
+}
+
 /// Every symbol, nested ones included, each before its children.
 pub fn flatten(symbols: &[Symbol]) -> Vec<&Symbol> {
     let mut out = Vec::new();
@@ -179,6 +210,8 @@ pub struct Found {
     pub name: String,
     pub kind: SymbolKind,
     pub location: Location,
+    /// What the server says holds it (a class, a namespace, a module).
+    pub container: Option<String>,
 }
 
 /// A workspace symbols answer. A `WorkspaceSymbol` located by its file
@@ -193,12 +226,14 @@ pub fn workspace_symbols(reply: &mut Reply) -> Result<Vec<Found>> {
                 name: flat.name,
                 kind: flat.kind,
                 location: flat.location,
+                container: flat.container_name,
             }),
             OneOf::Right(symbol) => match symbol.location {
                 OneOf::Left(location) => Some(Found {
                     name: symbol.name,
                     kind: symbol.kind,
                     location,
+                    container: symbol.container_name,
                 }),
                 OneOf::Right(_) => None,
             },
@@ -255,6 +290,32 @@ mod tests {
         assert!(!names("GetStringSlice", "GetString"));
         assert!(!names("FlagSet.GetStringSlice", "GetString"));
         assert!(!names(".", ""));
+    }
+
+    #[test]
+    fn a_member_is_named_by_its_type_where_the_server_names_it_alone() {
+        let collector = Some("FastRoute\\RouteCollector");
+        assert!(names_in("addRoute", collector, "RouteCollector.addRoute"));
+        assert!(names_in("addRoute", collector, "RouteCollector::addRoute"));
+        assert!(names_in("addRoute", collector, "addRoute"));
+        assert!(!names_in(
+            "addRoute",
+            Some("FastRoute\\DataGenerator"),
+            "RouteCollector.addRoute"
+        ));
+        assert!(!names_in("addRoute", None, "RouteCollector.addRoute"));
+        assert!(names_in(
+            "FlagSet.GetString",
+            Some("pflag"),
+            "FlagSet.GetString"
+        ));
+        assert_eq!(
+            qualifier("FlagSet.GetString"),
+            Some(("FlagSet", "GetString"))
+        );
+        assert_eq!(qualifier("a.b.Type::member"), Some(("Type", "member")));
+        assert_eq!(qualifier("GetString"), None);
+        assert_eq!(qualifier(".fadeOut"), None);
     }
     use serde_json::{Value, json};
 
