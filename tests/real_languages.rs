@@ -13,6 +13,46 @@ use common::projects::{lint_with_eslint, real_project, real_projects, vitepress_
 use common::*;
 use serde_json::json;
 
+/// Bulma's Sass, a second CSS-family project beside Bootstrap. The CSS
+/// server answers no workspace symbols, so a mixin or a variable named
+/// alone is found by text, and picked when it is the only one: `source`
+/// of a mixin, a variable's definition asked with or without its `$`, and
+/// references that say which files the server did not look in.
+#[test]
+fn css_server_answers_on_bulma() {
+    if !have("vscode-css-language-server") {
+        return skip("vscode-css-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("bulma-1.0.4") else {
+        return skip("target/real-projects/bulma-1.0.4 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let mixin = session.ok("source", json!({"symbol": "navbar-fixed"}));
+    assert!(
+        mixin.starts_with(
+            "sass/components/navbar.scss:97-102  method navbar-fixed\n 97  @mixin navbar-fixed {\n"
+        ),
+        "{mixin}"
+    );
+    for asked in ["radius-small", "$radius-small"] {
+        assert_eq!(
+            session.ok("definition", json!({"symbol": asked})),
+            "sass/utilities/initial-variables.scss:139:1  $radius-small: 0.25rem !default;",
+            "{asked}"
+        );
+    }
+    let uses = session.ok("find_references", json!({"symbol": "navbar-fixed"}));
+    assert!(
+        uses.starts_with("4 references in 1 file\nsass/components/navbar.scss (4)\n"),
+        "{uses}"
+    );
+    let variable = session.ok("find_references", json!({"symbol": "$radius-small"}));
+    assert!(
+        variable.contains("it looks only in the files it has open: sass/themes/light.scss:78"),
+        "{variable}"
+    );
+}
+
 /// Bootstrap's SCSS and its package.json: vscode-css-language-server
 /// (which needs its settings sections to be objects, not the protocol's
 /// `null`) and vscode-json-language-server.

@@ -134,7 +134,7 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         }
     }
     found.sort_by_key(|candidate| !candidate.kind.is_some_and(is_definition_kind));
-    let missed: Vec<Candidate> = found_by_text
+    let (missed, unasked): (Vec<&definitions::TextDefinition>, Vec<_>) = found_by_text
         .iter()
         .filter(|definition| {
             let path = roots.display(&definition.path);
@@ -142,19 +142,28 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
                 candidate.spot.path == path && candidate.spot.line == definition.line
             })
         })
-        .map(|definition| Candidate {
-            spot: Spot {
-                path: roots.display(&definition.path),
-                line: definition.line,
-                column: find_word(&definition.text, symbol, 0).map_or(1, |column| column + 1),
-                source: Some(definition.text.clone()),
-            },
-            kind: None,
-        })
-        .collect();
+        .partition(|definition| {
+            symbols
+                .languages
+                .iter()
+                .any(|language| language == definition.language)
+        });
+    let by_text = |definition: &definitions::TextDefinition| Candidate {
+        spot: Spot {
+            path: roots.display(&definition.path),
+            line: definition.line,
+            column: find_word(&definition.text, symbol, 0).map_or(1, |column| column + 1),
+            source: Some(definition.text.clone()),
+        },
+        kind: None,
+    };
+    let missed: Vec<Candidate> = missed.into_iter().map(by_text).collect();
     // Definitions the servers missed forbid picking one; the rest of what
-    // the servers said is shown only with a list.
+    // the servers said is shown only with a list. One in a language no
+    // server can be asked about by name (the CSS servers answer no
+    // workspace symbols) was not missed, and may be picked.
     let disagree = !missed.is_empty();
+    found.extend(unasked.into_iter().map(by_text));
     let mut notes = missed_notes(&roots, &symbols.problems, &missed);
     notes.extend(
         symbols
@@ -225,6 +234,8 @@ fn missed_notes(
 struct WorkspaceAnswer {
     /// Each symbol with the encoding of its server's positions.
     symbols: Vec<(Found, PositionEncoding)>,
+    /// The languages of the servers that answered.
+    languages: Vec<String>,
     /// Files each server (by label) said it could not fully read.
     problems: Vec<(String, Problem)>,
     /// Servers the roots need that could not be asked.
@@ -242,22 +253,24 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         let query = query.to_owned();
         requests.spawn(async move {
             let reply = context.workspace_symbols(&server, &query).await;
-            (server.label(), reply)
+            (server.label(), server.spec.languages.clone(), reply)
         });
     }
     let mut answer = WorkspaceAnswer {
         symbols: Vec::new(),
+        languages: Vec::new(),
         problems: Vec::new(),
         unavailable: servers.unavailable,
         warnings: Vec::new(),
     };
     while let Some(joined) = requests.join_next().await {
-        let Ok((label, Ok(mut reply))) = joined else {
+        let Ok((label, languages, Ok(mut reply))) = joined else {
             continue;
         };
         let Ok(found) = symbols::workspace_symbols(&mut reply) else {
             continue;
         };
+        answer.languages.extend(languages);
         answer
             .symbols
             .extend(found.into_iter().map(|found| (found, reply.encoding)));

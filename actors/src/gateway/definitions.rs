@@ -27,6 +27,8 @@ pub struct TextDefinition {
     /// 1-based.
     pub line: usize,
     pub text: String,
+    /// The file's language id.
+    pub language: &'static str,
 }
 
 /// Every definition-looking line of `name` in the source files under the
@@ -52,6 +54,7 @@ pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
                     path: path.to_path_buf(),
                     line: usize::try_from(line).unwrap_or(usize::MAX),
                     text: text.trim().to_owned(),
+                    language,
                 });
                 Ok(found.len() < MAX_DEFINITIONS)
             }),
@@ -66,10 +69,12 @@ struct Matchers {
     general: RegexMatcher,
     shell: RegexMatcher,
     c: RegexMatcher,
+    styles: RegexMatcher,
 }
 
 impl Matchers {
     fn new(name: &str) -> Option<Self> {
+        let styles = styles(name)?;
         let name = regex_escape(name);
         let keyword = r"(?:def|class|function|fn|func|struct|enum|union|interface|trait|type|module|namespace|macro)";
         let modifiers = r"(?:(?:export|default|declare|async|static|public|private|protected|pub(?:\([^)]*\))?|local|extern|inline|abstract)\s+)*";
@@ -91,6 +96,7 @@ impl Matchers {
             general: build(None)?,
             shell: build(Some(&shell_function))?,
             c: build(Some(&c_function))?,
+            styles,
         })
     }
 
@@ -98,9 +104,34 @@ impl Matchers {
         match language {
             "shellscript" => &self.shell,
             "c" | "cpp" => &self.c,
+            "css" | "scss" | "less" => &self.styles,
             _ => &self.general,
         }
     }
+}
+
+/// Style sheets' definitions, whose names hold hyphens and are asked with
+/// or without their sigil: a Sass mixin, function or placeholder, and a
+/// Sass (`$name:`), Less (`@name:`) or custom property (`--name:`)
+/// variable. The CSS servers answer no workspace symbols, so these are
+/// how a name alone finds them.
+fn styles(name: &str) -> Option<RegexMatcher> {
+    let bare = name
+        .trim_start_matches(['$', '@', '%'])
+        .trim_start_matches("--");
+    if bare.is_empty() {
+        return None;
+    }
+    let bare = regex_escape(bare);
+    // A hyphen continues a name, so `\b` would end `navbar-fixed` inside
+    // `navbar-fixed-top`.
+    let end = r"(?:[^\w-]|$)";
+    let patterns = [
+        format!(r"^\s*@(?:mixin|function)\s+{bare}{end}"),
+        format!(r"^\s*%{bare}{end}"),
+        format!(r"^\s*(?:\$|@|--){bare}\s*:"),
+    ];
+    RegexMatcherBuilder::new().build(&patterns.join("|")).ok()
 }
 
 /// Escapes the characters a regex gives meaning to.
@@ -180,5 +211,46 @@ mod tests {
     fn names_are_matched_literally() {
         assert!(lines(&[("a.py", "def a_b(): pass\n")], "a.b").is_empty());
         assert_eq!(lines(&[("a.js", "function $x() {}\n")], "$x").len(), 1);
+    }
+
+    #[test]
+    fn style_sheets_define_mixins_and_variables_with_or_without_their_sigil() {
+        let sheets = [
+            (
+                "navbar.scss",
+                "@mixin navbar-fixed {\n  top: 0;\n}\n@mixin navbar-fixed-top {}\n.a { @include navbar-fixed; }\n",
+            ),
+            (
+                "vars.scss",
+                "$radius-small: 2px !default;\n$radius-small-x: 1px;\n.b { border-radius: $radius-small; }\n",
+            ),
+            (
+                "root.css",
+                ":root {\n  --radius-small: 2px;\n}\n.c { width: var(--radius-small); }\n",
+            ),
+            (
+                "theme.less",
+                "@radius-small: 2px;\n%placeholder-x { a: b; }\n",
+            ),
+        ];
+        assert_eq!(
+            lines(&sheets, "navbar-fixed"),
+            vec![("navbar.scss".to_owned(), 1)]
+        );
+        let variable = vec![
+            ("root.css".to_owned(), 2),
+            ("theme.less".to_owned(), 1),
+            ("vars.scss".to_owned(), 1),
+        ];
+        let mut found = lines(&sheets, "radius-small");
+        found.sort();
+        assert_eq!(found, variable);
+        let mut sigil = lines(&sheets, "$radius-small");
+        sigil.sort();
+        assert_eq!(sigil, variable);
+        assert_eq!(
+            lines(&sheets, "placeholder-x"),
+            vec![("theme.less".to_owned(), 2)]
+        );
     }
 }
