@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use windlass_actors::language::{self, BuiltIn, Duties, Role, ServerSpec};
+use windlass_actors::language::{self, BuiltIn, Duties, ReferencesFrom, Role, ServerSpec};
 use windlass_actors::vocabulary::diagnostics::Severity;
 
 /// A Windlass configuration file (`config.toml`, `.windlass.toml`); every
@@ -429,9 +429,10 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             settings: built_in.default_settings(),
             check: built_in.check.map(strings),
             pull_diagnostics: built_in.pulls_diagnostics,
-            references_in_open_files: built_in.references_in_open_files,
+            references_from: built_in.references_from,
             checks_only_what_changed: built_in.checks_only_what_changed,
             misses_added_folders: built_in.misses_added_folders,
+            forgets_early_documents: built_in.forgets_early_documents,
             duties: Duties {
                 config_files: built_in.config_files,
                 ..Duties::of(built_in.role)
@@ -538,9 +539,14 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         pull_diagnostics: entry
             .pull_diagnostics
             .unwrap_or_else(|| known.iter().any(|known| known.pulls_diagnostics)),
-        references_in_open_files: known.iter().any(|known| known.references_in_open_files),
+        references_from: known
+            .iter()
+            .map(|known| known.references_from)
+            .find(|from| *from != ReferencesFrom::Project)
+            .unwrap_or_default(),
         checks_only_what_changed: known.iter().any(|known| known.checks_only_what_changed),
         misses_added_folders: known.iter().any(|known| known.misses_added_folders),
+        forgets_early_documents: known.iter().any(|known| known.forgets_early_documents),
         duties,
         command,
         check: None,

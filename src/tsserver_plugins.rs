@@ -151,9 +151,10 @@ mod tests {
             settings: json!({}),
             check: None,
             pull_diagnostics: false,
-            references_in_open_files: false,
+            references_from: windlass_actors::language::ReferencesFrom::Project,
             checks_only_what_changed: false,
             misses_added_folders: false,
+            forgets_early_documents: false,
             duties: Duties::of(Role::Language),
         }
     }

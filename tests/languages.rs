@@ -10,7 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;
-use windlass_actors::language::{LANGUAGES, Language, Role, built_in_servers};
+use windlass_actors::language::{LANGUAGES, Language, ReferencesFrom, Role, built_in_servers};
 
 #[test]
 fn the_languages_page_is_the_table() {
@@ -69,8 +69,11 @@ fn render() -> String {
          be asked, or from the start with `pull_diagnostics = true` in its\n\
          configuration.\n\n\
          References come from the server. A server marked \"open files\"\n\
-         looks only in the documents it has open; its answers name, by\n\
-         text, the other files of its languages that use the name. A\n\
+         looks only in the documents it has open, and one marked \"named\n\
+         files\" only in those its settings name by extension and the open\n\
+         ones (bash-language-server reads `*.sh` and `*.bash`, not a script\n\
+         without an extension); their answers name, by text, the other\n\
+         files of their languages that use the name. A\n\
          server that indexes the project in the background (clangd,\n\
          rust-analyzer: it reports indexing) is cross-checked the same\n\
          way, and its answers say when its index is still being built.\n\n\
@@ -134,10 +137,10 @@ fn render() -> String {
             } else {
                 "published"
             },
-            if server.references_in_open_files {
-                "open files"
-            } else {
-                "project"
+            match server.references_from {
+                ReferencesFrom::Project => "project",
+                ReferencesFrom::OpenFiles => "open files",
+                ReferencesFrom::NamedFiles => "named files",
             },
             if server.checks_only_what_changed {
                 "once the change is taken in"

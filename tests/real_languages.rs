@@ -13,6 +13,48 @@ use common::projects::{lint_with_eslint, real_project, real_projects, vitepress_
 use common::*;
 use serde_json::json;
 
+/// bash-language-server on bats-core's scripts, the first published shell
+/// project here. Asked at once for two files' diagnostics, it answers
+/// both: it lints only the last of the documents opened before it has its
+/// configuration, so the others are sent again once it has (each was "no
+/// diagnostics, idle for 30 s" before). Its references come from the
+/// files its glob names (`*.bash`), so a use in an extensionless script is
+/// named by text beside them.
+#[test]
+fn bash_server_answers_on_bats() {
+    if !have("bash-language-server") {
+        return skip("bash-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("bats-1.11.1") else {
+        return skip("target/real-projects/bats-1.11.1 is missing (.ci/run unpacks it)");
+    };
+    let (common, exec) = (
+        "lib/bats-core/common.bash",
+        "libexec/bats-core/bats-exec-test",
+    );
+    let first = Session::start(&root_arg(dir.path()));
+    assert_eq!(
+        first.ok("diagnostics", json!({"files": [common, exec]})),
+        format!("{common}: no problems\n{exec}: no problems")
+    );
+    drop(first);
+    // Open, the script is read too; a fresh session has it closed.
+    let session = Session::start(&root_arg(dir.path()));
+    assert_eq!(
+        session.ok("definition", json!({"symbol": "bats_quote_code"})),
+        format!("{common}:22:1  bats_quote_code() {{ # <var> <code>")
+    );
+    let references = session.ok("find_references", json!({"symbol": "bats_quote_code"}));
+    assert!(
+        references.starts_with(
+            "3 references in 2 files\nnote: by text, `bats_quote_code` also appears in 1 file \
+             the server listed no reference in; it reads only the files its settings name \
+             (by extension) and those open: libexec/bats-core/bats-exec-test:319\n"
+        ),
+        "{references}"
+    );
+}
+
 /// Bulma's Sass, a second CSS-family project beside Bootstrap. The CSS
 /// server answers no workspace symbols, so a mixin or a variable named
 /// alone is found by text, and picked when it is the only one: `source`

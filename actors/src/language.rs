@@ -51,14 +51,31 @@ pub struct BuiltIn {
     /// TypeScript questions to the client as `tsserver/request`s, which
     /// only a TypeScript server that loaded the plugin can answer.
     pub tsserver_plugin: Option<&'static str>,
-    /// Whether its references come only from the documents it has open.
-    pub references_in_open_files: bool,
+    /// Where its references come from.
+    pub references_from: ReferencesFrom,
     /// Whether it checks only the document it is told changed, not those
     /// that depend on it.
     pub checks_only_what_changed: bool,
     /// Whether it announces workspace folder changes but does not load a
     /// folder added later: it is restarted with the new folders instead.
     pub misses_added_folders: bool,
+    /// Whether it checks only the last of the documents opened before it
+    /// has its configuration: they are sent again once it has it.
+    pub forgets_early_documents: bool,
+}
+
+/// Where a server's references come from; any narrower than the project
+/// are cross-checked by text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReferencesFrom {
+    #[default]
+    Project,
+    /// The documents it has open (the CSS server).
+    OpenFiles,
+    /// The files its settings' glob names, and the open ones
+    /// (bash-language-server: `*.sh`, `*.bash`, not an extensionless
+    /// script).
+    NamedFiles,
 }
 
 /// What a built-in server is for.
@@ -92,9 +109,10 @@ const fn server(
         verified: false,
         pulls_diagnostics: false,
         tsserver_plugin: None,
-        references_in_open_files: false,
+        references_from: ReferencesFrom::Project,
         checks_only_what_changed: false,
         misses_added_folders: false,
+        forgets_early_documents: false,
     }
 }
 
@@ -139,9 +157,9 @@ impl BuiltIn {
         }
     }
 
-    const fn references_in_open_files(self) -> Self {
+    const fn references_from(self, references_from: ReferencesFrom) -> Self {
         Self {
-            references_in_open_files: true,
+            references_from,
             ..self
         }
     }
@@ -156,6 +174,13 @@ impl BuiltIn {
     const fn misses_added_folders(self) -> Self {
         Self {
             misses_added_folders: true,
+            ..self
+        }
+    }
+
+    const fn forgets_early_documents(self) -> Self {
+        Self {
+            forgets_early_documents: true,
             ..self
         }
     }
@@ -352,6 +377,9 @@ const GOPLS: BuiltIn = server(
 const CLANGD: BuiltIn = server("c,cpp", "clangd", &[], "apt install clangd")
     .checked_with(VERSION)
     .verified();
+// It lints a document when it opens, but before it has read its
+// configuration it keeps only the last one opened, and lints that alone
+// once it has (5.8.1): the others were never checked until they changed.
 const BASH_LANGUAGE_SERVER: BuiltIn = server(
     "shell",
     "bash-language-server",
@@ -359,6 +387,8 @@ const BASH_LANGUAGE_SERVER: BuiltIn = server(
     "npm install -g bash-language-server",
 )
 .checked_with(VERSION)
+.forgets_early_documents()
+.references_from(ReferencesFrom::NamedFiles)
 .verified();
 
 const YAML_LANGUAGE_SERVER: BuiltIn = server(
@@ -390,7 +420,7 @@ const CSS_LANGUAGE_SERVER: BuiltIn = server(
     r#"{"css": {"validate": true, "lint": {}}, "scss": {"validate": true, "lint": {}},
         "less": {"validate": true, "lint": {}}}"#,
 )
-.references_in_open_files()
+.references_from(ReferencesFrom::OpenFiles)
 .verified();
 // It checks embedded styles with the CSS server's rules, read from the
 // same `css` section, and breaks the same way on `null`.
@@ -959,15 +989,18 @@ pub struct ServerSpec {
     /// Whether its diagnostics are asked for (`textDocument/diagnostic`)
     /// from the start rather than waited for.
     pub pull_diagnostics: bool,
-    /// Whether its references come only from the documents it has open,
-    /// so that its answers are cross-checked by text.
-    pub references_in_open_files: bool,
+    /// Where its references come from: any narrower than the project are
+    /// cross-checked by text.
+    pub references_from: ReferencesFrom,
     /// Whether it checks only the document it is told changed, so that a
     /// dependent is sent again once it has taken the change in.
     pub checks_only_what_changed: bool,
     /// Whether it is restarted with new workspace folders though it
     /// announces that it takes them.
     pub misses_added_folders: bool,
+    /// Whether the documents opened before it has its configuration are
+    /// sent again once it has.
+    pub forgets_early_documents: bool,
     /// How the session uses it; not part of what makes it one process.
     pub duties: Duties,
 }
@@ -1149,9 +1182,10 @@ mod tests {
             settings: serde_json::json!({}),
             check: None,
             pull_diagnostics: false,
-            references_in_open_files: false,
+            references_from: ReferencesFrom::Project,
             checks_only_what_changed: false,
             misses_added_folders: false,
+            forgets_early_documents: false,
             duties: Duties::of(Role::Language),
         };
         let renamed = ServerSpec {

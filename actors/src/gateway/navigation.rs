@@ -10,6 +10,7 @@ use super::symbols::{self, Symbol};
 use super::target::{Resolved, Target};
 use super::text_uses;
 use crate::error::Result;
+use crate::language::ReferencesFrom;
 use crate::lsp::position::last_line;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::Reply;
@@ -121,12 +122,12 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     let mut reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &mut reply, Feature::References)?;
     let mut head = render::notes(&target.roots, &reply);
-    let reason = if target.server.spec.references_in_open_files {
-        Some(text_uses::Reason::OpenFilesOnly)
-    } else {
-        reply
+    let reason = match target.server.spec.references_from {
+        ReferencesFrom::OpenFiles => Some(text_uses::Reason::OpenFilesOnly),
+        ReferencesFrom::NamedFiles => Some(text_uses::Reason::NamedFilesOnly),
+        ReferencesFrom::Project => reply
             .background_index
-            .then_some(text_uses::Reason::BackgroundIndex)
+            .then_some(text_uses::Reason::BackgroundIndex),
     };
     let unlisted = match reason {
         Some(reason) => unlisted_by_text(&target, &spots, reason).await,

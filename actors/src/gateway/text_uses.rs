@@ -31,6 +31,9 @@ pub enum Reason {
     BackgroundIndex,
     /// It looks only in the documents it has open (the CSS server).
     OpenFilesOnly,
+    /// It reads only the files its settings name, and those open
+    /// (bash-language-server, not an extensionless script).
+    NamedFilesOnly,
 }
 
 impl Reason {
@@ -38,6 +41,9 @@ impl Reason {
         match self {
             Self::BackgroundIndex => "its index may be incomplete",
             Self::OpenFilesOnly => "it looks only in the files it has open",
+            Self::NamedFilesOnly => {
+                "it reads only the files its settings name (by extension) and those open"
+            }
         }
     }
 }

@@ -24,8 +24,10 @@ impl State {
             Incoming::Response { id, result } => self.complete(myself, id, result),
             Incoming::Request { id, method, params } => {
                 self.answer(&id, &method, &params);
-                if method == "client/registerCapability" {
-                    self.capabilities_registered(myself, &params);
+                match method.as_str() {
+                    "client/registerCapability" => self.capabilities_registered(myself, &params),
+                    "workspace/configuration" => self.configuration_answered(myself),
+                    _ => {}
                 }
             }
             Incoming::Notification { method, params } => self.observe(myself, &method, &params),

@@ -212,6 +212,8 @@ pub struct State {
     /// Its `tsserver/request`s relayed and not answered yet: it waits on
     /// another server's work, so its silence says nothing meanwhile.
     relayed: usize,
+    /// Whether the server has asked for its configuration yet.
+    configured: bool,
     /// The check of an edit in progress, with the work it holds.
     check: Option<edit_check::Check>,
     next_check_id: u64,
@@ -293,6 +295,7 @@ impl Actor for LanguageServer {
             waits: HashMap::new(),
             next_wait: 1,
             relayed: 0,
+            configured: false,
             check: None,
             next_check_id: 0,
             next_check: None,
@@ -409,6 +412,7 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Gaps(gaps) => state.coverage.set_gaps(gaps),
             LanguageServerMsg::Folders(change) => state.folders_changed(&myself, change),
             LanguageServerMsg::PullRefused(call) => state.pull_refused(&myself, call),
+            LanguageServerMsg::SendOpenAgain => state.send_open_again(),
             LanguageServerMsg::TsserverAnswered { id, body } => {
                 state.answer_tsserver(id, body);
                 state.check_waits(&myself);

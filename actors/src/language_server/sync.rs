@@ -1,18 +1,23 @@
 //! Keeping the server's copy of each document equal to the file on disk:
 //! `didOpen`, `didChange` (full or incremental), `didSave` where the server
 //! asked for it, sending a document again when a file it depends on
-//! changed, and the request parameters that name a document and a position
-//! in the server's encoding.
+//! changed or when the server forgot it, and the request parameters that
+//! name a document and a position in the server's encoding.
 
-use super::State;
+use super::{Phase, State};
 use crate::language_server::documents::SyncAction;
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::{Capabilities, SyncKind};
-use crate::messages::language_server::ServerRequest;
+use crate::messages::language_server::{LanguageServerMsg, ServerRequest};
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::server_states::Strategy;
+use ractor::ActorRef;
 use serde_json::{Value, json};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// How long after answering its configuration a server is given to take
+/// the answer in (bash-language-server builds its linter from it).
+const CONFIGURATION_TAKEN_IN: Duration = Duration::from_millis(300);
 
 impl State {
     /// The request's parameters with `textDocument` and `position` added,
@@ -49,6 +54,30 @@ impl State {
     /// until the server publishes its version, or, for servers that do not
     /// say which version they publish, until the server is quiet. Returns
     /// whether the document was opened.
+    /// The server has its configuration now: one that forgets the
+    /// documents opened before it had it gets them again once it has had
+    /// time to take the answer in.
+    pub(super) fn configuration_answered(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        if std::mem::replace(&mut self.configured, true) || !self.spec.forgets_early_documents {
+            return;
+        }
+        myself.send_after(CONFIGURATION_TAKEN_IN, || LanguageServerMsg::SendOpenAgain);
+    }
+
+    /// Sends every open document again, as a change of its version alone;
+    /// the server is waited on for each as for a document sent again
+    /// after a change on disk.
+    pub(super) fn send_open_again(&mut self) {
+        let Phase::Ready(capabilities) = &self.phase else {
+            return;
+        };
+        let capabilities = capabilities.clone();
+        self.documents.mark_stale(&[]);
+        for document in self.documents.snapshots() {
+            self.sync_document(document, &capabilities);
+        }
+    }
+
     pub(super) fn sync_document(
         &mut self,
         document: DocumentSnapshot,

@@ -360,6 +360,9 @@ pub enum LanguageServerMsg {
     Gaps(Vec<&'static ProjectFiles>),
     /// The roots changed: new workspace folders, from the Supervisor.
     Folders(FolderChange),
+    /// A server that forgets the documents opened before it has its
+    /// configuration has had time to take it in: they are sent again.
+    SendOpenAgain,
     /// The server announced it can be asked for diagnostics but refused
     /// the question as a method it does not know: the caller waits for a
     /// publication instead, and so does everyone after it.
