@@ -157,14 +157,14 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         },
         kind: None,
     };
-    let missed: Vec<Candidate> = missed.into_iter().map(by_text).collect();
     // Definitions the servers missed forbid picking one; the rest of what
     // the servers said is shown only with a list. One in a language no
     // server can be asked about by name (the CSS servers answer no
-    // workspace symbols) was not missed, and may be picked.
+    // workspace symbols) was not missed, and may be picked; listed, it
+    // is explained as the missed ones are.
     let disagree = !missed.is_empty();
-    found.extend(unasked.into_iter().map(by_text));
-    let mut notes = missed_notes(&roots, &symbols.problems, &missed);
+    let by_text: Vec<Candidate> = missed.into_iter().chain(unasked).map(by_text).collect();
+    let mut notes = missed_notes(&roots, &symbols.problems, &by_text);
     notes.extend(
         symbols
             .unavailable
@@ -173,7 +173,7 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     );
     notes.extend(symbols.warnings);
     notes.dedup();
-    found.extend(missed);
+    found.extend(by_text);
     let found = candidates::merge(context, symbol, found).await;
     // A definition found only by text that a server's candidate leads to
     // is merged with it, and no longer stands against picking it.
