@@ -7,12 +7,13 @@
 //! Open documents the check does not edit are its bystanders. A server
 //! that checks importers again publishes theirs while the edit is in: those
 //! whose diagnostics changed are the edit's dependents, answered beside
-//! the edited documents. A server that is asked for diagnostics publishes
-//! none, so each step asks it for every bystander's too. Their cache then holds answers to a text that was
+//! the edited documents. Their cache then holds answers to a text that was
 //! never written, so once there are dependents the caller is answered and
 //! the check goes on: it waits, after the disk texts are back, for the
 //! server's fresh diagnostics of them, and gives any dependent not
-//! published again since its diagnostics from before.
+//! published again since its diagnostics from before. A server that is
+//! asked for diagnostics publishes none, so each step asks it for every
+//! bystander's too, and nothing is cached.
 //!
 //! While a check runs, every other caller's work about one of its
 //! documents (requests, diagnostics waits, other checks), and every

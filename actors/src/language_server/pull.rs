@@ -15,6 +15,7 @@
 //! after `ContentModified`, handed to the next process on a restart.
 
 use super::diagnostics::Asking;
+use super::watched::registrations;
 use super::{Phase, State};
 use crate::error::{Error, Result};
 use crate::lsp::protocol::{Capabilities, Feature};
@@ -66,15 +67,11 @@ impl State {
         let Phase::Ready(capabilities) = &self.phase else {
             return;
         };
-        let registrations = params.get("registrations").and_then(Value::as_array);
         let mut updated = None;
-        for registration in registrations.into_iter().flatten() {
-            let Some(method) = registration.get("method").and_then(Value::as_str) else {
-                continue;
-            };
-            let options = registration.get("registerOptions").unwrap_or(&Value::Null);
+        for registration in registrations(params) {
+            let options = registration.register_options.unwrap_or(Value::Null);
             let current = updated.as_ref().unwrap_or(capabilities.as_ref());
-            if let Some(registered) = current.registered(method, options) {
+            if let Some(registered) = current.registered(&registration.method, &options) {
                 updated = Some(registered);
             }
         }

@@ -33,6 +33,14 @@ struct Listed {
     registrations: Vec<Value>,
 }
 
+/// The registrations of `client/registerCapability` params, each read on
+/// its own: one that does not follow LSP leaves the others.
+pub fn registrations(params: &Value) -> Vec<Registration> {
+    Listed::deserialize(params)
+        .map(|listed| read_each::<Registration>(&listed.registrations).0)
+        .unwrap_or_default()
+}
+
 /// The options of a `didChangeWatchedFiles` registration, each watcher
 /// before it is read.
 #[derive(Deserialize)]
@@ -94,11 +102,7 @@ impl Registrations {
     /// watchers are read one by one: one that does not follow LSP, or
     /// whose glob does not compile, leaves the others.
     pub fn register(&mut self, params: &Value) {
-        let Ok(listed) = Listed::deserialize(params) else {
-            return;
-        };
-        let (registrations, _) = read_each::<Registration>(&listed.registrations);
-        for registration in registrations {
+        for registration in registrations(params) {
             if registration.method != DidChangeWatchedFiles::METHOD {
                 continue;
             }
