@@ -164,12 +164,25 @@ pub fn take(socket: &Path, previous: Option<&Snapshot>) -> Result<Snapshot> {
     )
     .ok();
     let recorded = Recorded::read(now).unwrap_or_default();
+    let status_of = |id: SessionId| {
+        statuses
+            .iter()
+            .find(|(session, _)| *session == id)
+            .map(|(_, status)| status)
+    };
     let sessions = attached
         .iter()
         .map(|session| SessionView {
             id: session.id,
-            host_session: session.host_session.clone(),
-            client: recorded.clients.get(&session.id).cloned().flatten(),
+            // A hook names a host's session in the store, not the daemon.
+            host_session: session
+                .host_session
+                .clone()
+                .or_else(|| recorded.host_sessions.get(&session.id).cloned().flatten()),
+            // The store has the client a batch after the session does.
+            client: status_of(session.id)
+                .and_then(|status| status.client.clone())
+                .or_else(|| recorded.clients.get(&session.id).cloned().flatten()),
             transport: recorded
                 .transports
                 .get(&session.id)
@@ -177,10 +190,8 @@ pub fn take(socket: &Path, previous: Option<&Snapshot>) -> Result<Snapshot> {
                 .unwrap_or_else(|| "stdio".into()),
             roots: session.roots.clone(),
             calls_last_minute: recorded.calls.get(&session.id).copied().unwrap_or(0),
-            running: statuses
-                .iter()
-                .find(|(id, _)| *id == session.id)
-                .map(|(_, status)| status.running.clone())
+            running: status_of(session.id)
+                .map(|status| status.running.clone())
                 .unwrap_or_default(),
             last_error: recorded.errors.get(&session.id).cloned(),
         })
@@ -288,6 +299,7 @@ fn view_of(report: &ServerReport) -> ServerView {
 #[derive(Default)]
 struct Recorded {
     clients: BTreeMap<SessionId, Option<String>>,
+    host_sessions: BTreeMap<SessionId, Option<String>>,
     transports: BTreeMap<SessionId, String>,
     calls: BTreeMap<SessionId, usize>,
     errors: BTreeMap<SessionId, String>,
@@ -302,6 +314,9 @@ impl Recorded {
         let mut recorded = Recorded::default();
         for session in sessions::list(&connection)?.into_iter().filter(|s| s.alive) {
             recorded.clients.insert(session.id, session.client);
+            recorded
+                .host_sessions
+                .insert(session.id, session.host_session);
             recorded.transports.insert(session.id, session.transport);
         }
         let last_id = events::last_id(&connection)?;

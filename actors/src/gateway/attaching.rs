@@ -102,6 +102,7 @@ impl From<SessionParts> for Attached {
             shared: parts.shared,
             settings: parts.settings,
             in_flight: parts.in_flight,
+            client: parts.client,
         };
         Self {
             tools: Tools::new(context),

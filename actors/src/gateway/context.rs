@@ -16,6 +16,7 @@ use crate::messages::session::SessionMsg;
 use crate::messages::supervisor::{Overview, Shared, SupervisorMsg, WorkspaceServers};
 use crate::messages::watcher::{WatcherMsg, WatcherStatus};
 use crate::settings::Settings;
+use crate::vocabulary::client::ClientName;
 use crate::vocabulary::documents::{DocumentSnapshot, ReadError};
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::root_set::RootSet;
@@ -44,6 +45,9 @@ pub struct Context {
     pub settings: Settings,
     /// The session's tool calls in flight.
     pub in_flight: InFlight,
+    /// Who the client said it is, for the session's `status`: the store
+    /// has it too, but a batch later.
+    pub client: ClientName,
 }
 
 impl Context {

@@ -53,6 +53,7 @@ use crate::messages::roots::RootsMsg;
 use crate::messages::session::{SessionMsg, SessionQuestion};
 use crate::messages::supervisor::{Connection, SessionParts, Shared};
 use crate::settings::Settings;
+use crate::vocabulary::client::ClientName;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::running::InFlight;
 use context::Context;
@@ -104,6 +105,7 @@ impl Actor for Gateway {
             shared: args.shared,
             settings: args.settings,
             in_flight: InFlight::default(),
+            client: ClientName::default(),
         };
         let service = match args.connection {
             Connection::Handed(handover) => {
@@ -114,6 +116,7 @@ impl Actor for Gateway {
                     shared: context.shared.clone(),
                     settings: context.settings.clone(),
                     in_flight: context.in_flight.clone(),
+                    client: context.client.clone(),
                     gateway: myself,
                 };
                 // Nobody waiting means the client's `initialize` was

@@ -32,6 +32,7 @@ impl Context {
     }
 
     pub fn record_client(&self, client: &Implementation) {
+        self.client.set(&client.name, &client.version);
         let _stopped = self.shared.recorder.send_message(RecorderMsg::Client {
             session: self.session,
             name: client.name.clone(),

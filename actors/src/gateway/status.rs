@@ -70,6 +70,7 @@ pub async fn session_status(context: &Context) -> Result<SessionStatus> {
         roots,
         servers,
         running,
+        client: context.client.get(),
     })
 }
 

@@ -17,6 +17,7 @@ use crate::messages::router::{RouterMsg, ServerHandle};
 use crate::messages::session::{Addressee, SessionMsg, SessionQuestion};
 use crate::messages::watcher::WatcherMsg;
 use crate::settings::{Settings, Timeouts};
+use crate::vocabulary::client::ClientName;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::running::InFlight;
@@ -228,6 +229,8 @@ pub struct SessionParts {
     pub settings: Settings,
     /// The session's calls in flight, which its `status` reports.
     pub in_flight: InFlight,
+    /// The MCP client's name and version, once it said them.
+    pub client: ClientName,
     /// Told [`GatewayMsg::ClientClosed`] when the transport's session ends.
     pub gateway: ActorRef<GatewayMsg>,
 }

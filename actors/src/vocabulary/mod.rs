@@ -4,6 +4,7 @@
 //! share without messages (a session's calls in flight, a server's
 //! usage). Imports nothing from the actors.
 
+pub mod client;
 pub mod counted;
 pub mod diagnostics;
 pub mod documents;

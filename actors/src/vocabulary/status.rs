@@ -20,6 +20,9 @@ pub struct SessionStatus {
     /// longest running first.
     #[serde(default)]
     pub running: Vec<RunningCall>,
+    /// The MCP client's name and version, once it said them.
+    #[serde(default)]
+    pub client: Option<String>,
 }
 
 /// A tool call in flight, and for how long so far.
@@ -303,6 +306,7 @@ mod tests {
                 tool: "hover".into(),
                 seconds: 1.25,
             }],
+            client: None,
         };
         assert_eq!(
             status.lines(),
