@@ -22,14 +22,18 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::task::JoinSet;
 
-/// Where in the code a question is about. The fields carry no schema
-/// descriptions: the server's instructions explain addressing once
-/// instead of in every tool of `tools/list`.
+/// Where in the code a question is about. Only `line` and `column` are
+/// described: Codex and Copilot CLI do not show a model the server's
+/// instructions, which explain addressing, and a line's base is what a
+/// model cannot guess; each description repeats in every position tool
+/// of `tools/list`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Position {
     pub file: Option<String>,
+    /// 1-based.
     pub line: Option<u32>,
+    /// 1-based.
     pub column: Option<u32>,
     pub symbol: Option<String>,
 }

@@ -34,6 +34,7 @@ pub struct CheckEditArgs {
     pub text: Option<String>,
     /// Or a rename of line/symbol.
     pub new_name: Option<String>,
+    /// 1-based.
     pub line: Option<u32>,
     pub symbol: Option<String>,
 }

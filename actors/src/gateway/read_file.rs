@@ -16,7 +16,9 @@ use std::path::Path;
 #[serde(deny_unknown_fields)]
 pub struct ReadFileArgs {
     pub file: String,
+    /// First line, 1-based.
     pub start: Option<usize>,
+    /// Last line, included.
     pub end: Option<usize>,
     pub include_ignored: Option<bool>,
 }
