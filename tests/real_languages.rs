@@ -19,7 +19,8 @@ use serde_json::json;
 /// configuration, so the others are sent again once it has (each was "no
 /// diagnostics, idle for 30 s" before). Its references come from the
 /// files its glob names (`*.bash`), so a use in an extensionless script is
-/// named by text beside them.
+/// named by text beside them. Its hover on a function's own name is
+/// empty, so the declaration is shown from the text instead.
 #[test]
 fn bash_server_answers_on_bats() {
     if !have("bash-language-server") {
@@ -43,6 +44,15 @@ fn bash_server_answers_on_bats() {
     assert_eq!(
         session.ok("definition", json!({"symbol": "bats_quote_code"})),
         format!("{common}:22:1  bats_quote_code() {{ # <var> <code>")
+    );
+    // bash-language-server answers no hover on a function's own name.
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "bats_quote_code"})),
+        format!(
+            "no hover from the server at {common}:22:1, the declaration of `bats_quote_code`; \
+             from the text:\n{common}:22-22  function bats_quote_code\n\
+             22  bats_quote_code() {{ # <var> <code>"
+        )
     );
     let references = session.ok("find_references", json!({"symbol": "bats_quote_code"}));
     assert!(

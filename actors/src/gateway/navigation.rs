@@ -6,6 +6,7 @@ use super::address::{self, Position};
 use super::context::Context;
 use super::goto::Goto;
 use super::render::{self, Sources, Spot};
+use super::source;
 use super::symbols::{self, Symbol};
 use super::target::{Resolved, Target};
 use super::text_uses;
@@ -72,9 +73,17 @@ pub async fn hover(context: &Context, position: &Position) -> Result<String> {
     let hover: Option<Hover> = reply.read(Feature::Hover)?;
     let text = hover.as_ref().map(render::hover_text).unwrap_or_default();
     let mut lines = render::notes(&target.roots, &reply);
-    match text.is_empty() {
-        true => lines.push(format!("no hover information at {}", target.describe())),
-        false => lines.push(text),
+    if !text.is_empty() {
+        lines.push(text);
+    } else if let Some(declared) = source::declared_here(context, &target).await {
+        let what = target.word().unwrap_or_default();
+        lines.push(format!(
+            "no hover from the server at {}, the declaration of `{what}`; from the text:",
+            target.describe()
+        ));
+        lines.extend(declared);
+    } else {
+        lines.push(format!("no hover information at {}", target.describe()));
     }
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }

@@ -19,7 +19,7 @@ use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Reply;
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::documents::DocumentSnapshot;
-use lsp_types::Location;
+use lsp_types::{Location, SymbolKind};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::path::Path;
@@ -34,26 +34,70 @@ pub struct SourceArgs {
     pub offset: Option<u32>,
 }
 
-/// Whether the target is the name of a symbol of its document's outline.
-async fn names_a_declaration(context: &Context, target: &Target) -> bool {
-    let Ok(mut reply) = context
+/// The symbol of its document's outline whose name the target is.
+async fn declaration_named(context: &Context, target: &Target) -> Option<Symbol> {
+    let mut reply = context
         .document_symbols(&target.server, target.document.clone())
         .await
-    else {
-        return false;
-    };
-    let Ok(outline) = symbols::document_symbols(&mut reply) else {
-        return false;
-    };
+        .ok()?;
+    let outline = symbols::document_symbols(&mut reply).ok()?;
     let at = (target.position.line, target.position.column);
-    symbols::flatten(&outline).iter().any(|symbol| {
-        symbols::holds(
-            &symbol.selection_range,
-            &target.document.text,
-            reply.encoding,
-            at,
-        )
-    })
+    // A flat outline's one range is the whole declaration: the word at
+    // the position must be the symbol's name too.
+    let word = target.word();
+    symbols::flatten(&outline)
+        .into_iter()
+        .rev()
+        .find(|symbol| {
+            symbols::holds(
+                &symbol.selection_range,
+                &target.document.text,
+                reply.encoding,
+                at,
+            ) && word
+                .as_deref()
+                .is_none_or(|word| symbols::names(&symbol.name, word))
+        })
+        .cloned()
+}
+
+/// The kinds of symbol whose declaration is a signature.
+const SIGNED: [SymbolKind; 7] = [
+    SymbolKind::FUNCTION,
+    SymbolKind::METHOD,
+    SymbolKind::CONSTRUCTOR,
+    SymbolKind::CLASS,
+    SymbolKind::INTERFACE,
+    SymbolKind::STRUCT,
+    SymbolKind::ENUM,
+];
+
+/// The doc comment and signature of the declaration the target names,
+/// numbered, from the text: what a hover would have said, for a server
+/// that gives none on a declaration's own name (bash-language-server).
+/// Only for what has a signature: a key of a YAML or JSON file shown
+/// from the text would be the line the agent asked about.
+pub async fn declared_here(context: &Context, target: &Target) -> Option<Vec<String>> {
+    let symbol = declaration_named(context, target)
+        .await
+        .filter(|symbol| SIGNED.contains(&symbol.kind))?;
+    let text = &target.document.text;
+    let start = symbol.range.start.line;
+    let span = Span {
+        path: target.roots.display(&target.document.path),
+        lines: Lines {
+            first: leading_lines(text, start),
+            last: signature_end(text, start, last_line(&symbol.range)),
+        },
+        title: Some(format!(
+            "{} {}",
+            render::symbol_kind(symbol.kind),
+            symbol.name
+        )),
+        elided: Vec::new(),
+        text: text.clone(),
+    };
+    Some(span.lines())
 }
 
 /// The target's own position as a location, in code points.
@@ -111,7 +155,7 @@ pub async fn source(context: &Context, args: &SourceArgs) -> Result<String> {
         let found = render::locations(&mut reply, goto.feature)?;
         places.extend(found.into_iter().map(|location| (location, encoding)));
     }
-    if places.is_empty() && names_a_declaration(context, &target).await {
+    if places.is_empty() && declaration_named(context, &target).await.is_some() {
         // Some servers answer nothing for a declaration's own name (the
         // CSS server for a class selector asked without its dot): where
         // the agent points is the declaration.
