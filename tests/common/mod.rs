@@ -12,6 +12,7 @@ pub mod http;
 pub mod install;
 pub mod model;
 pub mod projects;
+pub mod registry;
 pub mod responses;
 pub mod scenario;
 
@@ -112,6 +113,9 @@ pub struct Client<'a> {
     /// Run with the log levels a user gets: no `WINDLASS_LOG`, where tests
     /// otherwise ask for debug lines on stderr.
     pub default_log: bool,
+    /// The windlass to run, when not the one built for the tests (an
+    /// installed package's).
+    pub program: Option<&'a Path>,
 }
 
 /// A test's own daemon world: runtime, state and config directories that
@@ -337,11 +341,14 @@ impl Session {
     }
 
     fn spawn(state: tempfile::TempDir, args: &[String], client: &Client) -> Session {
+        let windlass = client
+            .program
+            .map_or_else(windlass_binary, Path::to_path_buf);
         let mut command = match client.through {
-            [] => Command::new(windlass_binary()),
+            [] => Command::new(windlass),
             [program, arguments @ ..] => {
                 let mut command = Command::new(program);
-                command.args(arguments).arg(windlass_binary());
+                command.args(arguments).arg(windlass);
                 command
             }
         };
