@@ -24,6 +24,7 @@ mod diagnostics;
 mod directory;
 mod goto;
 mod hierarchy;
+mod hover;
 mod impact;
 mod map;
 mod navigation;

@@ -1,12 +1,11 @@
-//! The navigation tools: hover, the go-to family, references and the
-//! document outline. Each resolves its address, sends one request and
+//! The navigation tools: the go-to family, references and the document
+//! outline. Each resolves its address, sends one request and
 //! renders the answer.
 
 use super::address::{self, Position};
 use super::context::Context;
 use super::goto::Goto;
 use super::render::{self, Sources, Spot};
-use super::source;
 use super::symbols::{self, Symbol};
 use super::target::{Resolved, Target};
 use super::text_uses;
@@ -16,11 +15,8 @@ use crate::lsp::position::last_line;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::Reply;
 use crate::vocabulary::counted::counted;
-use lsp_types::request::{HoverRequest, References, Request};
-use lsp_types::{
-    Hover, HoverParams, PartialResultParams, ReferenceContext, ReferenceParams,
-    WorkDoneProgressParams,
-};
+use lsp_types::request::{References, Request};
+use lsp_types::{PartialResultParams, ReferenceContext, ReferenceParams, WorkDoneProgressParams};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::HashSet;
@@ -57,35 +53,6 @@ pub async fn target_or_candidates(
         Resolved::Target(target) => Ok(*target),
         Resolved::Ambiguous(candidates) => Err(candidates),
     })
-}
-
-pub async fn hover(context: &Context, position: &Position) -> Result<String> {
-    let target = match target_or_candidates(context, position).await? {
-        Ok(target) => target,
-        Err(candidates) => return Ok(candidates),
-    };
-    let params = HoverParams {
-        text_document_position_params: target.position_params()?,
-        work_done_progress_params: WorkDoneProgressParams::default(),
-    };
-    let request = target.request(HoverRequest::METHOD, &params, Feature::Hover)?;
-    let reply = context.request(&target.server, request).await?;
-    let hover: Option<Hover> = reply.read(Feature::Hover)?;
-    let text = hover.as_ref().map(render::hover_text).unwrap_or_default();
-    let mut lines = render::notes(&target.roots, &reply);
-    if !text.is_empty() {
-        lines.push(text);
-    } else if let Some(declared) = source::declared_here(context, &target).await {
-        let what = target.word().unwrap_or_default();
-        lines.push(format!(
-            "no hover from the server at {}, the declaration of `{what}`; from the text:",
-            target.describe()
-        ));
-        lines.extend(declared);
-    } else {
-        lines.push(format!("no hover information at {}", target.describe()));
-    }
-    Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
 
 pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<String> {

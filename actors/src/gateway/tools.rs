@@ -12,6 +12,7 @@ use super::diagnostics::{self, DiagnosticsArgs};
 use super::directory::{self, ListDirectoryArgs};
 use super::goto;
 use super::hierarchy::{self, CallHierarchyArgs, TypeHierarchyArgs};
+use super::hover;
 use super::impact::{self, ImpactArgs};
 use super::map::{self, MapArgs};
 use super::navigation::{self, OutlineArgs, ReferencesArgs};
@@ -153,8 +154,7 @@ impl Tools {
         annotations(read_only_hint = true)
     )]
     async fn hover(&self, Parameters(args): Parameters<Position>) -> ToolResult {
-        self.answer(navigation::hover(&self.context, &args).await)
-            .await
+        self.answer(hover::hover(&self.context, &args).await).await
     }
 
     #[tool(
