@@ -37,6 +37,20 @@ const DAEMON_TIMEOUT: Duration = Duration::from_secs(5);
 /// be the same.
 const CLAUDE_HOOKS: &str = include_str!("../plugins/windlass/hooks/hooks.json");
 const GEMINI_HOOKS: &str = include_str!("../hooks/hooks.json");
+const CODEX_HOOKS: &str = include_str!("../plugins/windlass/hooks/codex.json");
+/// Qwen Code's hooks are in its extension's manifest.
+const QWEN_MANIFEST: &str = include_str!("../qwen-extension.json");
+
+/// A host's package of Windlass: where it is installed, its hooks file
+/// (as shipped) and the launcher that runs `windlass` for it, both
+/// relative to where it is installed.
+struct HostPackage {
+    name: &'static str,
+    place: Option<PathBuf>,
+    hooks: &'static str,
+    shipped: &'static str,
+    launcher: &'static str,
+}
 
 #[derive(Args)]
 pub struct DoctorArgs {
@@ -425,20 +439,50 @@ fn daemon() -> Check {
 /// files.
 fn hooks() -> Vec<Check> {
     let mut checks = vec![windlass_on_path(), hook_runs()];
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    if let Some(home) = home {
-        checks.push(installed(
-            "Claude Code plugin",
-            find_plugin(&home.join(".claude/plugins"), 6),
-            CLAUDE_HOOKS,
-        ));
-        checks.push(installed(
-            "Gemini CLI extension",
-            Some(home.join(".gemini/extensions/windlass"))
-                .filter(|path| path.join("gemini-extension.json").exists()),
-            GEMINI_HOOKS,
-        ));
-    }
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+        return checks;
+    };
+    let codex_home =
+        std::env::var_os("CODEX_HOME").map_or_else(|| home.join(".codex"), PathBuf::from);
+    let extension =
+        |path: PathBuf, manifest: &str| Some(path).filter(|path| path.join(manifest).exists());
+    let packages = [
+        HostPackage {
+            name: "Claude Code plugin",
+            place: find_plugin(&home.join(".claude/plugins"), ".claude-plugin", 6),
+            hooks: "hooks/hooks.json",
+            shipped: CLAUDE_HOOKS,
+            launcher: "bin/run-windlass",
+        },
+        HostPackage {
+            name: "Codex plugin",
+            place: find_plugin(&codex_home.join("plugins/cache"), ".codex-plugin", 3),
+            hooks: "hooks/codex.json",
+            shipped: CODEX_HOOKS,
+            launcher: "bin/run-windlass",
+        },
+        HostPackage {
+            name: "Gemini CLI extension",
+            place: extension(
+                home.join(".gemini/extensions/windlass"),
+                "gemini-extension.json",
+            ),
+            hooks: "hooks/hooks.json",
+            shipped: GEMINI_HOOKS,
+            launcher: "plugins/windlass/bin/run-windlass",
+        },
+        HostPackage {
+            name: "Qwen Code extension",
+            place: extension(
+                home.join(".qwen/extensions/windlass"),
+                "qwen-extension.json",
+            ),
+            hooks: "qwen-extension.json",
+            shipped: QWEN_MANIFEST,
+            launcher: "plugins/windlass/bin/run-windlass",
+        },
+    ];
+    checks.extend(packages.iter().map(installed));
     checks
 }
 
@@ -479,7 +523,8 @@ fn hook_runs() -> Check {
     )
 }
 
-/// Whether the `windlass` a hook runs (the first on PATH) is this binary.
+/// Whether the `windlass` the plugins' launcher tries first (the first on
+/// PATH) is this binary.
 fn windlass_on_path() -> Check {
     let this = std::env::current_exe().and_then(std::fs::canonicalize).ok();
     let found = std::env::var_os("PATH").and_then(|paths| {
@@ -492,8 +537,9 @@ fn windlass_on_path() -> Check {
             "windlass on PATH",
             "not found",
             false,
-            "hooks and plugins run `windlass`: put this binary's directory on PATH",
-        );
+            "the hosts' plugins run the windlass-mcp package through npx or uvx instead",
+        )
+        .missing();
     };
     let resolved = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
     if Some(&resolved) == this.as_ref() {
@@ -527,10 +573,10 @@ fn windlass_on_path() -> Check {
 }
 
 /// The installed copy of the Windlass plugin under `directory`: a folder
-/// with `.claude-plugin/plugin.json` naming `windlass`, found within
-/// `depth` levels.
-fn find_plugin(directory: &Path, depth: usize) -> Option<PathBuf> {
-    let manifest = directory.join(".claude-plugin/plugin.json");
+/// with `MANIFESTS/plugin.json` naming `windlass`, found within `depth`
+/// levels.
+fn find_plugin(directory: &Path, manifests: &str, depth: usize) -> Option<PathBuf> {
+    let manifest = directory.join(manifests).join("plugin.json");
     let named = std::fs::read_to_string(&manifest)
         .ok()
         .and_then(|text| serde_json::from_str::<Value>(&text).ok())
@@ -550,15 +596,15 @@ fn find_plugin(directory: &Path, depth: usize) -> Option<PathBuf> {
     entries.sort();
     entries
         .into_iter()
-        .find_map(|entry| find_plugin(&entry, depth - 1))
+        .find_map(|entry| find_plugin(&entry, manifests, depth - 1))
 }
 
-/// Whether an installed plugin or extension at `place` is current: its
-/// hooks file the same as this build's.
-fn installed(name: &str, place: Option<PathBuf>, shipped: &str) -> Check {
-    let Some(place) = place else {
+/// Whether an installed plugin or extension is current (its hooks file
+/// the same as this build's), and which `windlass` it runs.
+fn installed(package: &HostPackage) -> Check {
+    let Some(place) = &package.place else {
         return Check::new(
-            name,
+            package.name,
             "not installed",
             false,
             "see the README's Hooks section",
@@ -570,26 +616,41 @@ fn installed(name: &str, place: Option<PathBuf>, shipped: &str) -> Check {
             .ok()
             .and_then(|text| serde_json::from_str::<Value>(&text).ok())
     };
-    let ours = serde_json::from_str::<Value>(shipped).ok();
-    match read(&place.join("hooks/hooks.json")) {
-        Some(theirs) if Some(&theirs) == ours.as_ref() => Check::new(
-            name,
-            "installed, hooks current",
-            true,
-            place.display().to_string(),
-        ),
+    let ours = serde_json::from_str::<Value>(package.shipped).ok();
+    let runs = format!(
+        "{}; runs {}",
+        place.display(),
+        launched(&place.join(package.launcher))
+    );
+    match read(&place.join(package.hooks)) {
+        Some(theirs) if Some(&theirs) == ours.as_ref() => {
+            Check::new(package.name, "installed, hooks current", true, runs)
+        }
         Some(_) => Check::new(
-            name,
+            package.name,
             "installed, hooks out of date",
             false,
-            format!("{}: update the plugin", place.display()),
+            format!("{runs}: update the plugin"),
         ),
-        None => Check::new(
-            name,
-            "installed without its hooks",
-            false,
-            place.display().to_string(),
-        ),
+        None => Check::new(package.name, "installed without its hooks", false, runs),
+    }
+}
+
+/// What the plugin's launcher says it runs: the binary, its version and
+/// how it was found (it fetches nothing when asked only that).
+fn launched(launcher: &Path) -> String {
+    // POSIX puts `sh` there whatever PATH says.
+    let output = std::process::Command::new("/bin/sh")
+        .arg(launcher)
+        .env("WINDLASS_RUN_WHICH", "1")
+        .stdin(std::process::Stdio::null())
+        .output();
+    match output {
+        Ok(output) if output.status.success() => {
+            String::from_utf8_lossy(&output.stdout).trim().to_owned()
+        }
+        Ok(output) => String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        Err(error) => format!("nothing: {} cannot be run: {error}", launcher.display()),
     }
 }
 

@@ -32,6 +32,8 @@ fn machine() -> Machine {
     let home = tempfile::tempdir().unwrap();
     let bin = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(windlass_binary(), bin.path().join("windlass")).unwrap();
+    // The plugin's launcher reads a version with sed.
+    std::os::unix::fs::symlink("/usr/bin/sed", bin.path().join("sed")).unwrap();
     let not_a_program = bin.path().join("not-a-program");
     std::fs::write(&not_a_program, [0u8, 1, 2, 3]).unwrap();
     std::fs::set_permissions(&not_a_program, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -76,6 +78,7 @@ languages = ["shellscript"]
         ".claude-plugin/plugin.json",
         ".mcp.json",
         "hooks/hooks.json",
+        "bin/run-windlass",
     ] {
         copy(&plugin.join(file), &installed.join(file));
     }
@@ -160,6 +163,17 @@ fn doctor_shows_each_server_and_hook_state_in_json_and_text() {
     assert_eq!(
         state("hooks", "Claude Code plugin"),
         "installed, hooks current"
+    );
+    // Which windlass the plugin's launcher runs, and of which version.
+    let plugin = check(&report, "hooks", "Claude Code plugin");
+    let runs = format!(
+        "runs {} {} (PATH)",
+        machine.bin.path().join("windlass").display(),
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        plugin["detail"].as_str().unwrap().ends_with(&runs),
+        "{plugin}"
     );
     assert_eq!(
         state("hooks", "Gemini CLI extension"),

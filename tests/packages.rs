@@ -13,6 +13,7 @@ mod common;
 use common::registry::Registry;
 use common::*;
 use serde_json::json;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -335,5 +336,175 @@ fn version_needs_read_this_test_binary() {
     assert!(
         needs.iter().any(|name| name.starts_with("GLIBC_2.")),
         "{needs:?}"
+    );
+}
+
+/// The launcher every host's plugin runs (`plugins/windlass/bin`).
+fn launcher() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("plugins/windlass/bin/run-windlass")
+}
+
+/// A PATH of only the commands the launcher uses, and `extra` links
+/// (name, target): no npx, no uvx, no windlass but those given.
+fn bare_path(extra: &[(&str, &Path)]) -> tempfile::TempDir {
+    let bin = tempfile::tempdir().unwrap();
+    for command in ["sed", "cat", "mkdir", "tail"] {
+        let found = which(command).unwrap_or_else(|| panic!("{command} is not on PATH"));
+        std::os::unix::fs::symlink(found, bin.path().join(command)).unwrap();
+    }
+    for (name, target) in extra {
+        std::os::unix::fs::symlink(target, bin.path().join(name)).unwrap();
+    }
+    bin
+}
+
+fn which(command: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|directory| directory.join(command))
+        .find(|path| path.is_file())
+}
+
+/// The launcher run by `sh` with `args`, `input` on its stdin, PATH
+/// `bin` and a HOME of its own.
+fn launch(bin: &Path, args: &[&str], input: &str, env: &[(&str, &str)]) -> Output {
+    let home = tempfile::tempdir().unwrap();
+    let mut child = Command::new("/bin/sh")
+        .arg(launcher())
+        .args(args)
+        .env_clear()
+        .env("PATH", bin)
+        .env("HOME", home.path())
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_launcher_runs_the_windlass_on_path_when_its_version_fits() {
+    let bin = bare_path(&[("windlass", &windlass_binary())]);
+    let which = launch(bin.path(), &[], "", &[("WINDLASS_RUN_WHICH", "1")]);
+    assert_eq!(
+        String::from_utf8_lossy(&which.stdout).trim(),
+        format!(
+            "{} {} (PATH)",
+            bin.path().join("windlass").display(),
+            version()
+        )
+    );
+    let ran = launch(bin.path(), &["--version"], "", &[]);
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout).trim(),
+        format!("windlass {}", version())
+    );
+}
+
+#[test]
+fn with_nothing_to_run_the_launcher_answers_initialize_with_why() {
+    let old = tempfile::tempdir().unwrap();
+    let script = old.path().join("windlass");
+    std::fs::write(&script, "#!/bin/sh\necho 'windlass 0.0.9'\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let (none, older) = (bare_path(&[]), bare_path(&[("windlass", &script)]));
+    let cases = [
+        (
+            &none,
+            "not on PATH, and neither npx nor uvx is there to fetch it:".to_owned(),
+        ),
+        (
+            &older,
+            format!(
+                "the windlass on PATH ({}) is version 0.0.9 and this plugin needs",
+                older.path().join("windlass").display()
+            ),
+        ),
+    ];
+    let initialize = r#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}"#;
+    for (bin, why) in cases {
+        let served = launch(bin.path(), &[], &format!("{initialize}\n"), &[]);
+        assert!(!served.status.success());
+        let answer: serde_json::Value =
+            serde_json::from_slice(&served.stdout).expect("a JSON-RPC answer");
+        assert_eq!(answer["id"], 7, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("windlass: {why}")),
+            "{message}"
+        );
+        assert!(
+            message.ends_with(&format!(
+                "install it with 'npm install -g windlass-mcp@{0}' or 'pipx install windlass-mcp=={0}'",
+                version()
+            )),
+            "{message}"
+        );
+        // A hook never fails its host.
+        let hook = launch(bin.path(), &["release", "--format", "claude"], "{}", &[]);
+        assert!(hook.status.success());
+        assert!(hook.stdout.is_empty());
+    }
+}
+
+/// The real `command`, not a version manager's shim of it (pyenv's
+/// need pyenv on PATH).
+fn real(command: &str) -> Option<PathBuf> {
+    let shim = which(command)?;
+    let resolved = Command::new("pyenv")
+        .args(["which", command])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
+    resolved.or(Some(shim))
+}
+
+#[test]
+fn with_only_uvx_the_launcher_fetches_the_wheel_and_remembers_it() {
+    let Some(dist) = dist() else {
+        return;
+    };
+    let (Some(uvx), Some(python)) = (real("uvx"), real("python3")) else {
+        return skip("uvx or python3 is not on PATH");
+    };
+    // uvx makes its environment with the machine's Python.
+    let bin = bare_path(&[
+        ("uvx", &uvx),
+        ("python3", &python),
+        ("sh", Path::new("/bin/sh")),
+    ]);
+    let cache = tempfile::tempdir().unwrap();
+    let wheels = dist.join("wheel").display().to_string();
+    let uv_cache = cache.path().join("uv").display().to_string();
+    let env = [
+        ("UV_OFFLINE", "1"),
+        ("UV_FIND_LINKS", wheels.as_str()),
+        ("UV_CACHE_DIR", uv_cache.as_str()),
+        ("XDG_CACHE_HOME", cache.path().to_str().unwrap()),
+    ];
+    let ran = launch(bin.path(), &["--version"], "", &env);
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout).trim(),
+        format!("windlass {}", version()),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    // A hook runs what the server fetched, without asking uvx again.
+    let mut which = env.to_vec();
+    which.push(("WINDLASS_RUN_WHICH", "1"));
+    let said = launch(bin.path(), &["release"], "", &which);
+    let said = String::from_utf8_lossy(&said.stdout);
+    assert!(
+        said.trim()
+            .ends_with(&format!("/bin/windlass {} (uvx)", version())),
+        "{said}"
     );
 }

@@ -94,7 +94,17 @@ fn the_codex_plugin_and_its_marketplace_keep_to_the_documented_fields() {
         ],
         &["name", "version"],
     );
-    assert_eq!(plugin["mcpServers"]["windlass"]["command"], "windlass");
+    // Codex expands no variable in a plugin's servers: the launcher is
+    // found where Codex keeps the plugins it installed.
+    let server = &plugin["mcpServers"]["windlass"];
+    assert_eq!(server["command"], "sh");
+    assert_eq!(server["args"][0], "-c");
+    let script = server["args"][1].as_str().unwrap();
+    let cached = format!(
+        "/plugins/cache/*/windlass/{}/bin/run-windlass",
+        cargo_version()
+    );
+    assert!(script.contains(&cached), "{script}");
     let hooks_file = plugin["hooks"].as_str().unwrap().trim_start_matches("./");
     assert_eq!(
         hooks_file, "hooks/codex.json",
@@ -137,7 +147,7 @@ fn the_qwen_code_extension_carries_its_server_and_hooks() {
         ],
         &["name", "version", "mcpServers", "hooks"],
     );
-    assert_eq!(manifest["mcpServers"]["windlass"]["command"], "windlass");
+    runs_the_launcher(&manifest["mcpServers"]["windlass"], QWEN_LAUNCHER);
     check_hooks(
         "Qwen Code hooks",
         &serde_json::json!({"hooks": manifest["hooks"]}),
@@ -158,7 +168,10 @@ fn the_opencode_plugin_runs_each_hook_command_it_names() {
     ] {
         assert!(module.contains(command), "{command}");
         let words: Vec<String> = serde_json::from_str(command).unwrap();
-        runs_quietly(&format!("windlass {}", words.join(" ")));
+        runs_quietly(
+            "opencode",
+            &words.iter().map(String::as_str).collect::<Vec<_>>(),
+        );
     }
 }
 
@@ -221,6 +234,7 @@ fn the_claude_code_plugin_keeps_to_the_documented_fields() {
         &["command", "args", "env"],
         &["command"],
     );
+    runs_the_launcher(&mcp["mcpServers"]["windlass"], CLAUDE_LAUNCHER);
 
     let hooks = json("plugins/windlass/hooks/hooks.json");
     let events = [
@@ -276,6 +290,7 @@ fn the_gemini_extension_keeps_to_the_documented_fields() {
         &["command", "args", "env", "cwd", "timeout"],
         &["command"],
     );
+    runs_the_launcher(&manifest["mcpServers"]["windlass"], GEMINI_LAUNCHER);
     let hooks = json("hooks/hooks.json");
     check_hooks(
         "Gemini hooks.json",
@@ -331,19 +346,65 @@ fn check_hooks(
                         "{what} {event}: the wait ends before the host's timeout"
                     );
                 }
-                runs_quietly(command);
+                runs_quietly(what, &words);
             }
         }
     }
 }
 
-/// A hook command with nothing on stdin and no session: exits 0, says
-/// nothing (a flag it does not know would exit 2).
-fn runs_quietly(command: &str) {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    assert_eq!(words[0], "windlass", "{command}");
+/// A hook command with nothing on stdin and no session: the host's
+/// launcher with a hook's arguments, which exit 0 and say nothing (a
+/// flag the hook does not know would exit 2).
+fn runs_quietly(what: &str, words: &[&str]) {
+    let arguments = match words {
+        ["sh", launcher, arguments @ ..] => {
+            let launcher = launcher.trim_matches('"');
+            assert!(
+                [CLAUDE_LAUNCHER, CODEX_LAUNCHER, GEMINI_LAUNCHER].contains(&launcher),
+                "{what}: {launcher}"
+            );
+            arguments
+        }
+        // OpenCode's plugin module gives the arguments alone.
+        arguments => arguments,
+    };
     let state = tempfile::tempdir().unwrap();
-    let output = run_hook(state.path(), &words[1..], "{}");
-    assert!(output.status.success(), "{command}: {output:?}");
-    assert!(output.stdout.is_empty(), "{command}: {output:?}");
+    let output = run_hook(state.path(), arguments, "{}");
+    assert!(output.status.success(), "{what} {words:?}: {output:?}");
+    assert!(output.stdout.is_empty(), "{what} {words:?}: {output:?}");
+}
+
+/// The launcher as each host names it: where the host expands its
+/// package's directory.
+const CLAUDE_LAUNCHER: &str = "${CLAUDE_PLUGIN_ROOT}/bin/run-windlass";
+const CODEX_LAUNCHER: &str = "${PLUGIN_ROOT}/bin/run-windlass";
+const GEMINI_LAUNCHER: &str = "${extensionPath}/plugins/windlass/bin/run-windlass";
+/// Qwen Code expands what Gemini CLI does.
+const QWEN_LAUNCHER: &str = GEMINI_LAUNCHER;
+
+/// An MCP server that is the launcher, run by `sh`: `windlass` from PATH
+/// when its version fits, else the package through npx or uvx.
+fn runs_the_launcher(server: &Value, launcher: &str) {
+    assert_eq!(server["command"], "sh", "{server}");
+    assert_eq!(server["args"], serde_json::json!([launcher]), "{server}");
+}
+
+/// The launcher asks for this version's package and accepts a
+/// `windlass` of this minor version.
+#[test]
+fn the_launcher_names_the_crates_version() {
+    let launcher =
+        std::fs::read_to_string(repository().join("plugins/windlass/bin/run-windlass")).unwrap();
+    let version = cargo_version();
+    let minor = version.rsplit_once('.').unwrap().0;
+    for line in [
+        format!("accepts={minor}"),
+        format!("package=windlass-mcp@{version}"),
+        format!("python_package=windlass-mcp=={version}"),
+    ] {
+        assert!(launcher.lines().any(|said| said == line), "{line}");
+    }
+    let module =
+        std::fs::read_to_string(repository().join("plugins/opencode/windlass.js")).unwrap();
+    assert!(module.contains("\"../windlass/bin/run-windlass\""));
 }

@@ -9,6 +9,14 @@
 // nothing.
 
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+// The launcher the other hosts' plugins run: `windlass` from PATH when
+// its version fits, else the windlass-mcp package through npx or uvx.
+// Beside this module in a clone; without it, `windlass` from PATH.
+const LAUNCHER = fileURLToPath(new URL("../windlass/bin/run-windlass", import.meta.url));
+const WINDLASS = existsSync(LAUNCHER) ? ["sh", LAUNCHER] : ["windlass"];
 
 const READS = new Set(["read"]);
 const WRITES = new Set(["edit", "write", "apply_patch", "patch"]);
@@ -18,7 +26,9 @@ function windlass(args, input) {
   return new Promise((resolve) => {
     let child;
     try {
-      child = spawn("windlass", args, { stdio: ["pipe", "pipe", "ignore"] });
+      child = spawn(WINDLASS[0], [...WINDLASS.slice(1), ...args], {
+        stdio: ["pipe", "pipe", "ignore"],
+      });
     } catch {
       resolve(null);
       return;
@@ -66,7 +76,7 @@ export const Windlass = async ({ directory }) => {
     // configuration names one already.
     config: async (config) => {
       config.mcp ??= {};
-      config.mcp.windlass ??= { type: "local", command: ["windlass"] };
+      config.mcp.windlass ??= { type: "local", command: WINDLASS };
     },
     "tool.execute.before": async ({ tool, sessionID, callID }, output) => {
       if (!READS.has(tool) && !WRITES.has(tool)) return;

@@ -121,6 +121,12 @@ impl Installed {
         Installed::in_world(host, projects, other.daemon.clone())
     }
 
+    /// `host` installed in a world the test made: a PATH of its own, or
+    /// another npm registry, in `daemon`'s environment.
+    pub fn in_home(host: Host, projects: &[&Path], daemon: Daemon) -> Option<Installed> {
+        Installed::in_world(host, projects, Arc::new(daemon))
+    }
+
     fn in_world(host: Host, projects: &[&Path], daemon: Arc<Daemon>) -> Option<Installed> {
         for command in [host.name(), "pyright-langserver"] {
             if !have(command) {

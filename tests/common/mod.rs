@@ -178,17 +178,17 @@ impl Daemon {
     /// The variables that place a bridge, and the daemon it starts.
     pub fn environment(&self) -> Vec<(String, String)> {
         let path = |name: &str| self.dir.path().join(name).display().to_string();
-        if self.home {
-            return vec![
+        let mut env = match self.home {
+            true => vec![
                 ("HOME".to_owned(), path("home")),
                 ("XDG_RUNTIME_DIR".to_owned(), path("xdg-run")),
-            ];
-        }
-        let mut env = vec![
-            ("WINDLASS_RUNTIME_DIR".to_owned(), path("run/windlass")),
-            ("XDG_STATE_HOME".to_owned(), path("state")),
-            ("XDG_CONFIG_HOME".to_owned(), path("config")),
-        ];
+            ],
+            false => vec![
+                ("WINDLASS_RUNTIME_DIR".to_owned(), path("run/windlass")),
+                ("XDG_STATE_HOME".to_owned(), path("state")),
+                ("XDG_CONFIG_HOME".to_owned(), path("config")),
+            ],
+        };
         env.extend(self.env.iter().cloned());
         env
     }
