@@ -5,9 +5,9 @@
 
 use super::events::{Events, WatchError};
 use super::ignores::Ignores;
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 use super::inotify::Source;
-#[cfg(not(target_os = "linux"))]
+#[cfg(any(not(target_os = "linux"), feature = "portable"))]
 use super::portable::Source;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
