@@ -1,6 +1,6 @@
 //! What the operating system says of a server's process: its CPU time,
-//! run state and resident size (procfs on Linux, libproc on macOS,
-//! nothing elsewhere), and whether it is dying. Pure reads with no actor
+//! run state and resident size (procfs on Linux, sysinfo on macOS and in
+//! a `portable` build, nothing elsewhere), and whether it is dying. Pure reads with no actor
 //! behind them: the Monitor samples processes with them, a LanguageServer
 //! asks whether its process still takes requests, and the Supervisor
 //! weighs servers against the memory budget.
@@ -23,7 +23,7 @@ pub struct ProcessSample {
 /// waiting on a busy child is busy. A process counts as running when any
 /// of its threads is, since servers work on worker threads while the main
 /// thread sleeps.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 pub fn read_process(pid: u32) -> Option<ProcessSample> {
     let (mut total, mut pending) = read_one(i32::try_from(pid).ok()?)?;
     // Bounded, against a fork bomb among the descendants.
@@ -41,7 +41,7 @@ pub fn read_process(pid: u32) -> Option<ProcessSample> {
 }
 
 /// One process's reading and its children's pids.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 fn read_one(pid: i32) -> Option<(ProcessSample, Vec<i32>)> {
     let process = procfs::process::Process::new(pid).ok()?;
     let stat = process.stat().ok()?;
@@ -72,10 +72,10 @@ fn read_one(pid: i32) -> Option<(ProcessSample, Vec<i32>)> {
 /// Asked before every request whether the process is dying, it costs one
 /// read, where opening it by path walked `/proc` each time; and it goes on
 /// naming the same process if its PID is reused.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 pub struct ProcessStat(Option<std::fs::File>);
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 impl ProcessStat {
     pub fn open(pid: Option<u32>) -> Self {
         Self(pid.and_then(|pid| std::fs::File::open(format!("/proc/{pid}/stat")).ok()))
@@ -103,7 +103,7 @@ impl ProcessStat {
 /// of a `/proc/PID/stat` line. The command name (field 2) is in
 /// parentheses and may itself hold spaces and parentheses, so fields are
 /// counted from the last `)`.
-#[cfg(any(target_os = "linux", test))]
+#[cfg(all(target_os = "linux", not(feature = "portable")))]
 fn stat_says_dying(stat: &str) -> bool {
     /// `PF_EXITING` in the task flags: the process is in `do_exit`.
     const EXITING: u64 = 0x4;
@@ -125,10 +125,10 @@ fn stat_says_dying(stat: &str) -> bool {
     matches!(*state, "Z" | "X") || flags & EXITING != 0 || signal & SIGKILL_BIT != 0
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(any(not(target_os = "linux"), feature = "portable"))]
 pub struct ProcessStat;
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(any(not(target_os = "linux"), feature = "portable"))]
 impl ProcessStat {
     pub fn open(_pid: Option<u32>) -> Self {
         Self
@@ -139,20 +139,96 @@ impl ProcessStat {
     }
 }
 
-/// Reads a process's CPU time, run state and resident size. The task
-/// times are nanoseconds on Intel Macs; Apple silicon reports Mach
-/// absolute-time units, which this does not yet convert.
-#[cfg(target_os = "macos")]
+/// Reads a process's CPU time, run state and resident size through
+/// sysinfo, where procfs is not read: macOS, and Linux built with the
+/// `portable` feature so that this code is tested. Its descendants are
+/// counted too, as on Linux: typescript-language-server's work is done by
+/// the tsserver it starts. Finding them reads every process, so that is
+/// done at most once per `sampler::TREE_PERIOD`; in between, only the process
+/// and the descendants last found are read.
+#[cfg(any(target_os = "macos", all(target_os = "linux", feature = "portable")))]
 pub fn read_process(pid: u32) -> Option<ProcessSample> {
-    use libproc::libproc::proc_pid::pidinfo;
-    use libproc::libproc::task_info::TaskInfo;
-    let info = pidinfo::<TaskInfo>(i32::try_from(pid).ok()?, 0).ok()?;
-    Some(ProcessSample {
-        cpu_ticks: (info.pti_total_user + info.pti_total_system) / 10_000_000,
-        delta_ticks: 0,
-        running: info.pti_numrunning > 0,
-        rss_bytes: info.pti_resident_size,
-    })
+    use std::sync::{Mutex, PoisonError};
+    static SAMPLER: Mutex<Option<sampler::Sampler>> = Mutex::new(None);
+    let mut sampler = SAMPLER.lock().unwrap_or_else(PoisonError::into_inner);
+    sampler.get_or_insert_with(sampler::Sampler::new).read(pid)
+}
+
+#[cfg(any(target_os = "macos", all(target_os = "linux", feature = "portable")))]
+mod sampler {
+    use super::ProcessSample;
+    use std::time::{Duration, Instant};
+    use sysinfo::{Pid, ProcessRefreshKind, ProcessStatus, ProcessesToUpdate, System};
+
+    /// How often the whole process table is read to find descendants.
+    pub const TREE_PERIOD: Duration = Duration::from_secs(1);
+
+    pub struct Sampler {
+        system: System,
+        tree_read: Option<Instant>,
+    }
+
+    impl Sampler {
+        pub fn new() -> Self {
+            Self {
+                system: System::new(),
+                tree_read: None,
+            }
+        }
+
+        pub fn read(&mut self, pid: u32) -> Option<ProcessSample> {
+            let what = ProcessRefreshKind::nothing().with_cpu().with_memory();
+            let root = Pid::from_u32(pid);
+            if self.tree_read.is_none_or(|at| at.elapsed() >= TREE_PERIOD) {
+                self.system
+                    .refresh_processes_specifics(ProcessesToUpdate::All, true, what);
+                self.tree_read = Some(Instant::now());
+            } else {
+                let mut known = self.tree(root);
+                known.push(root);
+                self.system.refresh_processes_specifics(
+                    ProcessesToUpdate::Some(&known),
+                    true,
+                    what,
+                );
+            }
+            let process = self.system.process(root)?;
+            let mut sample = ProcessSample {
+                // CPU-milliseconds, as 10 ms ticks.
+                cpu_ticks: process.accumulated_cpu_time() / 10,
+                delta_ticks: 0,
+                running: matches!(process.status(), ProcessStatus::Run),
+                rss_bytes: process.memory(),
+            };
+            for descendant in self.tree(root) {
+                if let Some(process) = self.system.process(descendant) {
+                    sample.cpu_ticks += process.accumulated_cpu_time() / 10;
+                    sample.running |= matches!(process.status(), ProcessStatus::Run);
+                    sample.rss_bytes += process.memory();
+                }
+            }
+            Some(sample)
+        }
+
+        /// The descendants of `root` in the table as last read, bounded
+        /// against a fork bomb among them.
+        fn tree(&self, root: Pid) -> Vec<Pid> {
+            let mut found = Vec::new();
+            let mut pending = vec![root];
+            while let Some(parent) = pending.pop() {
+                if found.len() >= 256 {
+                    break;
+                }
+                for (pid, process) in self.system.processes() {
+                    if process.parent() == Some(parent) && *pid != root {
+                        found.push(*pid);
+                        pending.push(*pid);
+                    }
+                }
+            }
+            found
+        }
+    }
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
@@ -160,7 +236,7 @@ pub fn read_process(_pid: u32) -> Option<ProcessSample> {
     None
 }
 
-#[cfg(all(test, target_os = "linux"))]
+#[cfg(all(test, target_os = "linux", not(feature = "portable")))]
 mod tests {
     use super::*;
 
@@ -243,5 +319,53 @@ mod tests {
         assert!(stat.is_dying(), "killed, not yet reaped");
         child.wait().unwrap();
         assert!(stat.is_dying(), "reaped");
+    }
+}
+
+#[cfg(all(test, feature = "portable"))]
+mod portable_tests {
+    use super::*;
+
+    fn spin(for_how_long: std::time::Duration) {
+        let started = std::time::Instant::now();
+        let mut spun = 0u64;
+        while started.elapsed() < for_how_long {
+            spun = spun.wrapping_add(1);
+        }
+        std::hint::black_box(spun);
+    }
+
+    #[test]
+    fn sysinfo_reads_this_process_and_its_cpu_time_grows() {
+        let before = read_process(std::process::id()).unwrap();
+        assert!(before.rss_bytes > 0);
+        spin(std::time::Duration::from_millis(300));
+        let after = read_process(std::process::id()).unwrap();
+        assert!(
+            after.cpu_ticks >= before.cpu_ticks + 10,
+            "{before:?} {after:?}"
+        );
+    }
+
+    #[test]
+    fn a_busy_child_counts_for_its_parent() {
+        let mut busy = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        // Past the table's period: the next reading finds the child.
+        std::thread::sleep(sampler::TREE_PERIOD + std::time::Duration::from_millis(100));
+        let parent = std::process::id();
+        let before = read_process(parent).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let after = read_process(parent).unwrap();
+        let _killed = busy.kill();
+        let _reaped = busy.wait();
+        // This thread slept: what grew is the child's.
+        assert!(
+            after.cpu_ticks >= before.cpu_ticks + 20,
+            "{before:?} {after:?}"
+        );
+        assert!(after.running, "{after:?}");
     }
 }
