@@ -5,7 +5,7 @@
 //! as they start and stop, and sampled urgently while someone waits on
 //! their diagnostics. Sends each watched server a sample per tick: every 20 ms for servers someone waits on,
 //! every second otherwise (for `status`). The readings are `process.rs`'s:
-//! procfs on Linux and libproc on macOS; elsewhere no samples are sent and
+//! procfs on Linux and sysinfo on macOS; elsewhere no samples are sent and
 //! the diagnostics wait relies on publications alone.
 
 use crate::messages::language_server::LanguageServerMsg;
