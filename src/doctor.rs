@@ -40,6 +40,8 @@ const GEMINI_HOOKS: &str = include_str!("../hooks/hooks.json");
 const CODEX_HOOKS: &str = include_str!("../plugins/windlass/hooks/codex.json");
 /// Qwen Code's hooks are in its extension's manifest.
 const QWEN_MANIFEST: &str = include_str!("../qwen-extension.json");
+/// OpenCode's hooks are its plugin module's functions.
+const OPENCODE_MODULE: &str = include_str!("../plugins/opencode/windlass.js");
 
 /// A host's package of Windlass: where it is installed, its hooks file
 /// (as shipped) and the launcher that runs `windlass` for it, both
@@ -481,6 +483,20 @@ fn hooks() -> Vec<Check> {
             shipped: QWEN_MANIFEST,
             launcher: "plugins/windlass/bin/run-windlass",
         },
+        HostPackage {
+            name: "Copilot CLI plugin",
+            place: copilot_plugin(&home),
+            hooks: "hooks/hooks.json",
+            shipped: CLAUDE_HOOKS,
+            launcher: "bin/run-windlass",
+        },
+        HostPackage {
+            name: "OpenCode plugin",
+            place: opencode_plugin(&home),
+            hooks: "windlass.js",
+            shipped: OPENCODE_MODULE,
+            launcher: "../windlass/bin/run-windlass",
+        },
     ];
     checks.extend(packages.iter().map(installed));
     checks
@@ -599,6 +615,38 @@ fn find_plugin(directory: &Path, manifests: &str, depth: usize) -> Option<PathBu
         .find_map(|entry| find_plugin(&entry, manifests, depth - 1))
 }
 
+/// Copilot CLI loads a plugin of a local marketplace from where the
+/// marketplace is (`~/.copilot/settings.json` names it): the Windlass
+/// plugin within it, when `windlass@MARKETPLACE` is enabled.
+fn copilot_plugin(home: &Path) -> Option<PathBuf> {
+    let settings = std::fs::read_to_string(home.join(".copilot/settings.json")).ok()?;
+    let settings: Value = serde_json::from_str(&settings).ok()?;
+    let enabled = settings["enabledPlugins"].as_object()?;
+    let marketplace = enabled.iter().find_map(|(name, on)| {
+        (on == true)
+            .then(|| name.strip_prefix("windlass@"))
+            .flatten()
+    })?;
+    let source = settings["extraKnownMarketplaces"][marketplace]["source"]["path"].as_str()?;
+    find_plugin(Path::new(source), ".claude-plugin", 3)
+}
+
+/// OpenCode names its plugin modules in its configuration
+/// (`"plugin": ["file:CLONE/plugins/opencode"]`) and loads them from there.
+fn opencode_plugin(home: &Path) -> Option<PathBuf> {
+    let directory = std::env::var_os("XDG_CONFIG_HOME")
+        .map_or_else(|| home.join(".config"), PathBuf::from)
+        .join("opencode");
+    ["opencode.json", "opencode.jsonc"].iter().find_map(|name| {
+        let config = std::fs::read_to_string(directory.join(name)).ok()?;
+        let config: Value = serde_json::from_str(&config).ok()?;
+        config["plugin"].as_array()?.iter().find_map(|plugin| {
+            let path = PathBuf::from(plugin.as_str()?.strip_prefix("file:")?);
+            path.join("windlass.js").is_file().then_some(path)
+        })
+    })
+}
+
 /// Whether an installed plugin or extension is current (its hooks file
 /// the same as this build's), and which `windlass` it runs.
 fn installed(package: &HostPackage) -> Check {
@@ -611,12 +659,10 @@ fn installed(package: &HostPackage) -> Check {
         )
         .missing();
     };
-    let read = |path: &Path| {
-        std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-    };
-    let ours = serde_json::from_str::<Value>(package.shipped).ok();
+    // JSON compared as values, a module as text.
+    let parsed = |text: &str| serde_json::from_str::<Value>(text).unwrap_or(Value::from(text));
+    let read = |path: &Path| std::fs::read_to_string(path).ok().map(|text| parsed(&text));
+    let ours = Some(parsed(package.shipped));
     let runs = format!(
         "{}; runs {}",
         place.display(),

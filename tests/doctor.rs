@@ -89,6 +89,19 @@ languages = ["shellscript"]
     );
     std::fs::create_dir_all(extension.join("hooks")).unwrap();
     std::fs::write(extension.join("hooks/hooks.json"), r#"{"hooks": {}}"#).unwrap();
+    // Copilot CLI and OpenCode load the plugins from the clone itself.
+    let copilot = home.path().join(".copilot");
+    std::fs::create_dir_all(&copilot).unwrap();
+    let settings = serde_json::json!({
+        "extraKnownMarketplaces": {"windlass": {"source": {"source": "directory", "path": repository()}}},
+        "enabledPlugins": {"windlass@windlass": true},
+    });
+    std::fs::write(copilot.join("settings.json"), settings.to_string()).unwrap();
+    let opencode = home.path().join("config/opencode");
+    std::fs::create_dir_all(&opencode).unwrap();
+    let module = format!("file:{}", repository().join("plugins/opencode").display());
+    let config = serde_json::json!({"plugin": [module]});
+    std::fs::write(opencode.join("opencode.jsonc"), config.to_string()).unwrap();
     Machine { home, bin, project }
 }
 
@@ -164,17 +177,24 @@ fn doctor_shows_each_server_and_hook_state_in_json_and_text() {
         state("hooks", "Claude Code plugin"),
         "installed, hooks current"
     );
-    // Which windlass the plugin's launcher runs, and of which version.
-    let plugin = check(&report, "hooks", "Claude Code plugin");
+    // Which windlass each plugin's launcher runs, and of which version.
     let runs = format!(
         "runs {} {} (PATH)",
         machine.bin.path().join("windlass").display(),
         env!("CARGO_PKG_VERSION")
     );
-    assert!(
-        plugin["detail"].as_str().unwrap().ends_with(&runs),
-        "{plugin}"
-    );
+    for host in [
+        "Claude Code plugin",
+        "Copilot CLI plugin",
+        "OpenCode plugin",
+    ] {
+        assert_eq!(state("hooks", host), "installed, hooks current");
+        let plugin = check(&report, "hooks", host);
+        assert!(
+            plugin["detail"].as_str().unwrap().ends_with(&runs),
+            "{plugin}"
+        );
+    }
     assert_eq!(
         state("hooks", "Gemini CLI extension"),
         "installed, hooks out of date"
