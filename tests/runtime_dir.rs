@@ -106,4 +106,5 @@ fn a_home_one_byte_too_deep_puts_the_socket_in_tmp() {
             .join(socket.file_name().unwrap())
             .exists()
     );
+    let _removed = std::fs::remove_dir_all(socket.parent().unwrap());
 }
