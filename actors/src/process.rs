@@ -144,8 +144,9 @@ impl ProcessStat {
 /// `portable` feature so that this code is tested. Its descendants are
 /// counted too, as on Linux: typescript-language-server's work is done by
 /// the tsserver it starts. Finding them reads every process, so that is
-/// done at most once per `sampler::TREE_PERIOD`; in between, only the process
-/// and the descendants last found are read.
+/// done once per `sampler::TREE_PERIOD`, and whenever the process looks
+/// idle (a child it started since may be at work); otherwise only the
+/// process and the descendants last found are read.
 #[cfg(any(target_os = "macos", all(target_os = "linux", feature = "portable")))]
 pub fn read_process(pid: u32) -> Option<ProcessSample> {
     use std::sync::{Mutex, PoisonError};
@@ -157,6 +158,7 @@ pub fn read_process(pid: u32) -> Option<ProcessSample> {
 #[cfg(any(target_os = "macos", all(target_os = "linux", feature = "portable")))]
 mod sampler {
     use super::ProcessSample;
+    use std::collections::HashMap;
     use std::time::{Duration, Instant};
     use sysinfo::{Pid, ProcessRefreshKind, ProcessStatus, ProcessesToUpdate, System};
 
@@ -166,6 +168,8 @@ mod sampler {
     pub struct Sampler {
         system: System,
         tree_read: Option<Instant>,
+        /// Each process's last total, by which it looks idle.
+        last: HashMap<Pid, u64>,
     }
 
     impl Sampler {
@@ -173,38 +177,70 @@ mod sampler {
             Self {
                 system: System::new(),
                 tree_read: None,
+                last: HashMap::new(),
             }
         }
 
         pub fn read(&mut self, pid: u32) -> Option<ProcessSample> {
-            let what = ProcessRefreshKind::nothing().with_cpu().with_memory();
             let root = Pid::from_u32(pid);
-            if self.tree_read.is_none_or(|at| at.elapsed() >= TREE_PERIOD) {
-                self.system
-                    .refresh_processes_specifics(ProcessesToUpdate::All, true, what);
-                self.tree_read = Some(Instant::now());
-            } else {
-                let mut known = self.tree(root);
-                known.push(root);
-                self.system.refresh_processes_specifics(
-                    ProcessesToUpdate::Some(&known),
-                    true,
-                    what,
-                );
+            let stale = self.tree_read.is_none_or(|at| at.elapsed() >= TREE_PERIOD);
+            match stale {
+                true => self.read_all(),
+                false => self.read_known(root),
             }
-            let process = self.system.process(root)?;
-            let mut sample = ProcessSample {
+            let mut sample = self.sum(root)?;
+            // By its CPU time alone: a parent waiting on its child may be
+            // on a CPU just as it is read.
+            let looks_idle = self.last.get(&root) == Some(&sample.cpu_ticks);
+            if looks_idle && !stale {
+                // A child started since the table was read is not known
+                // yet, and may be the one at work: a process that looks
+                // idle is looked at whole before it is called so.
+                self.read_all();
+                sample = self.sum(root)?;
+            }
+            self.last.insert(root, sample.cpu_ticks);
+            Some(sample)
+        }
+
+        fn read_all(&mut self) {
+            self.system
+                .refresh_processes_specifics(ProcessesToUpdate::All, true, Self::what());
+            self.tree_read = Some(Instant::now());
+            let processes = self.system.processes();
+            self.last.retain(|pid, _| processes.contains_key(pid));
+        }
+
+        fn read_known(&mut self, root: Pid) {
+            let mut known = self.tree(root);
+            known.push(root);
+            self.system.refresh_processes_specifics(
+                ProcessesToUpdate::Some(&known),
+                true,
+                Self::what(),
+            );
+        }
+
+        fn what() -> ProcessRefreshKind {
+            ProcessRefreshKind::nothing().with_cpu().with_memory()
+        }
+
+        /// `root`'s reading with its descendants'.
+        fn sum(&self, root: Pid) -> Option<ProcessSample> {
+            let reading = |process: &sysinfo::Process| ProcessSample {
                 // CPU-milliseconds, as 10 ms ticks.
                 cpu_ticks: process.accumulated_cpu_time() / 10,
                 delta_ticks: 0,
                 running: matches!(process.status(), ProcessStatus::Run),
                 rss_bytes: process.memory(),
             };
+            let mut sample = reading(self.system.process(root)?);
             for descendant in self.tree(root) {
                 if let Some(process) = self.system.process(descendant) {
-                    sample.cpu_ticks += process.accumulated_cpu_time() / 10;
-                    sample.running |= matches!(process.status(), ProcessStatus::Run);
-                    sample.rss_bytes += process.memory();
+                    let more = reading(process);
+                    sample.cpu_ticks += more.cpu_ticks;
+                    sample.running |= more.running;
+                    sample.rss_bytes += more.rss_bytes;
                 }
             }
             Some(sample)
@@ -367,5 +403,25 @@ mod portable_tests {
             "{before:?} {after:?}"
         );
         assert!(after.running, "{after:?}");
+    }
+
+    #[test]
+    fn a_child_started_since_the_table_was_read_is_found_when_its_parent_looks_idle() {
+        let parent = std::process::id();
+        let _first = read_process(parent);
+        let before = read_process(parent).unwrap();
+        let mut busy = std::process::Command::new("sh")
+            .args(["-c", "while :; do :; done"])
+            .spawn()
+            .unwrap();
+        // Well within the table's period.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let after = read_process(parent).unwrap();
+        let _killed = busy.kill();
+        let _reaped = busy.wait();
+        assert!(
+            after.cpu_ticks >= before.cpu_ticks + 10,
+            "{before:?} {after:?}"
+        );
     }
 }
