@@ -51,13 +51,9 @@ PLATFORMS = {
 DESCRIPTION = ("MCP server that gives AI coding agents answers from real language "
                "servers: types, definitions, references, and the errors after every edit")
 
-# Runs this machine's binary from its platform package. A shell script,
-# not Node: `exec` leaves no Node process beside a server that lives for
-# hours. npm links it from node_modules/.bin, so links are followed to
-# find the package it belongs to.
-NPM_LAUNCHER = """#!/bin/sh
-# windlass-mcp: runs the windlass binary of this machine's platform package.
-self=$0
+# The shell lines both launchers start with: `$self` becomes the script's
+# own file, the links npm and pipx make to it followed.
+FOLLOW_LINKS = """self=$0
 while [ -L "$self" ]; do
   link=$(readlink "$self")
   case $link in
@@ -65,7 +61,15 @@ while [ -L "$self" ]; do
     *) self=$(dirname "$self")/$link ;;
   esac
 done
-package=$(cd "$(dirname "$self")/.." && pwd)
+"""
+
+# Runs this machine's binary from its platform package. A shell script,
+# not Node: `exec` leaves no Node process beside a server that lives for
+# hours. npm links it from node_modules/.bin, so links are followed to
+# find the package it belongs to.
+NPM_LAUNCHER = """#!/bin/sh
+# windlass-mcp: runs the windlass binary of this machine's platform package.
+""" + FOLLOW_LINKS + """package=$(cd "$(dirname "$self")/.." && pwd)
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) platform=linux-x64-gnu ;;
   Linux-aarch64 | Linux-arm64) platform=linux-arm64-gnu ;;
@@ -90,15 +94,7 @@ exit 1
 # are followed to the directory the binary is in.
 WHEEL_LAUNCHER = """#!/bin/sh
 # windlass-mcp: runs the windlass binary installed beside this script.
-self=$0
-while [ -L "$self" ]; do
-  link=$(readlink "$self")
-  case $link in
-    /*) self=$link ;;
-    *) self=$(dirname "$self")/$link ;;
-  esac
-done
-exec "$(dirname "$self")/windlass" "$@"
+""" + FOLLOW_LINKS + """exec "$(dirname "$self")/windlass" "$@"
 """
 
 
@@ -254,11 +250,15 @@ def main() -> None:
     platform_name = arguments.platform or this_platform()
     binaries = arguments.bin_dir or build(platform_name)
     out = arguments.out.resolve()
-    for part in ("bin", "npm", "wheel"):
+    for part in ("npm", "wheel"):
         shutil.rmtree(out / part, ignore_errors=True)
         (out / part).mkdir(parents=True)
-    for binary in BINARIES:
-        shutil.copy2(binaries / binary, out / "bin" / binary)
+    # `--bin-dir` may be the `bin` a previous run left: it is packed again.
+    if binaries.resolve() != (out / "bin").resolve():
+        shutil.rmtree(out / "bin", ignore_errors=True)
+        (out / "bin").mkdir(parents=True)
+        for binary in BINARIES:
+            shutil.copy2(binaries / binary, out / "bin" / binary)
     with tempfile.TemporaryDirectory() as work:
         made = [
             launcher_package(Path(work), out / "npm"),

@@ -12,7 +12,7 @@ use common::host::{Host, Installed, Watchdog};
 use common::model::{Model, Step};
 use common::registry::Registry;
 use common::scenario::*;
-use common::{Daemon, skip};
+use common::{Daemon, skip, which};
 use serde_json::json;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -118,11 +118,7 @@ fn claude_code_with_no_way_to_run_windlass_says_why_in_its_mcp_list() {
     // Claude Code and what its plugin's launcher uses; no npx, no uvx.
     let bin = tempfile::tempdir().unwrap();
     for command in ["claude", "node", "sh", "sed", "cat", "mkdir", "tail", "env"] {
-        let path = std::env::var_os("PATH").unwrap_or_default();
-        let Some(found) = std::env::split_paths(&path)
-            .map(|directory| directory.join(command))
-            .find(|path| path.is_file())
-        else {
+        let Some(found) = which(command) else {
             return skip(&format!("{command} is not on PATH"));
         };
         std::os::unix::fs::symlink(found, bin.path().join(command)).unwrap();

@@ -156,6 +156,25 @@ fn npx_runs_the_package_from_a_registry_fetching_only_this_platforms_binaries() 
     serves(&installed);
 }
 
+/// `npm install FLAGS windlass-mcp` from a loopback registry serving
+/// what `dist` packed, into a prefix of its own, which it returns.
+fn npm_install(dist: &Path, flags: &[&str]) -> tempfile::TempDir {
+    let registry = Registry::serve(&dist.join("npm"), version());
+    let prefix = tempfile::tempdir().unwrap();
+    let output = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund"])
+        .args(flags)
+        .args(["--registry", &registry.url, "--prefix"])
+        .arg(prefix.path())
+        .arg("--cache")
+        .arg(prefix.path().join("npm-cache"))
+        .arg(NAME)
+        .output()
+        .unwrap();
+    succeeded(&format!("npm install {} {NAME}", flags.join(" ")), &output);
+    prefix
+}
+
 #[test]
 fn npm_install_g_puts_windlass_on_the_path() {
     let Some(dist) = dist() else {
@@ -164,18 +183,7 @@ fn npm_install_g_puts_windlass_on_the_path() {
     if !have("npm") {
         return skip("npm is not on PATH");
     }
-    let registry = Registry::serve(&dist.join("npm"), version());
-    let prefix = tempfile::tempdir().unwrap();
-    let output = Command::new("npm")
-        .args(["install", "--global", "--no-audit", "--no-fund"])
-        .args(["--registry", &registry.url, "--prefix"])
-        .arg(prefix.path())
-        .arg("--cache")
-        .arg(prefix.path().join("npm-cache"))
-        .arg(NAME)
-        .output()
-        .unwrap();
-    succeeded("npm install -g windlass-mcp", &output);
+    let prefix = npm_install(&dist, &["--global"]);
     let windlass = prefix.path().join("bin/windlass");
     let printed = succeeded(
         "windlass --version",
@@ -193,18 +201,7 @@ fn the_launcher_without_its_platform_package_says_what_is_missing() {
     if !have("npm") {
         return skip("npm is not on PATH");
     }
-    let registry = Registry::serve(&dist.join("npm"), version());
-    let prefix = tempfile::tempdir().unwrap();
-    let output = Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--omit=optional"])
-        .args(["--registry", &registry.url, "--prefix"])
-        .arg(prefix.path())
-        .arg("--cache")
-        .arg(prefix.path().join("npm-cache"))
-        .arg(NAME)
-        .output()
-        .unwrap();
-    succeeded("npm install --omit=optional windlass-mcp", &output);
+    let prefix = npm_install(&dist, &["--omit=optional"]);
     let run = Command::new(prefix.path().join("node_modules/.bin/windlass"))
         .arg("--version")
         .output()
@@ -356,12 +353,6 @@ fn bare_path(extra: &[(&str, &Path)]) -> tempfile::TempDir {
         std::os::unix::fs::symlink(target, bin.path().join(name)).unwrap();
     }
     bin
-}
-
-fn which(command: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|directory| directory.join(command))
-        .find(|path| path.is_file())
 }
 
 /// The launcher run by `sh` with `args`, `input` on its stdin, PATH

@@ -50,12 +50,17 @@ pub fn mockls_lsp(languages: &str, flags: &str) -> String {
     format!("{languages}:{} {flags}", mockls_binary().display())
 }
 
+/// Where `command` is on PATH, if it is.
+pub fn which(command: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|directory| directory.join(command))
+        .find(|path| path.is_file())
+}
+
 /// Whether an executable is on PATH; real-server tests skip, saying so,
 /// when it is not.
 pub fn have(command: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(command).is_file()))
-        .unwrap_or(false)
+    which(command).is_some()
 }
 
 /// Whether `rust-analyzer` on PATH is the server, not rustup's proxy
