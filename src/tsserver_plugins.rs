@@ -155,6 +155,7 @@ mod tests {
             checks_only_what_changed: false,
             misses_added_folders: false,
             forgets_early_documents: false,
+            checks_on_save: false,
             duties: Duties::of(Role::Language),
         }
     }

@@ -67,7 +67,13 @@ fn render() -> String {
          last change. Any other\n\
          server is asked once it has published nothing while offering to\n\
          be asked, or from the start with `pull_diagnostics = true` in its\n\
-         configuration.\n\n\
+         configuration. A server marked \"after its check on save\"\n\
+         (rust-analyzer, whose `cargo check` runs when a file is saved)\n\
+         publishes a saved file at once with its last check's findings still\n\
+         in it, and begins the new check a moment later: after a change on\n\
+         disk Windlass answers once that check has ended, so the compiler's\n\
+         findings are of the file as it is. A server that begins no check\n\
+         within a second of a save is not waited on for one again.\n\n\
          References come from the server. A server marked \"open files\"\n\
          looks only in the documents it has open, and one marked \"named\n\
          files\" only in those its settings name by extension and the open\n\
@@ -132,10 +138,10 @@ fn render() -> String {
             } else {
                 format!("beside {}", code_list(server.config_files, ", "))
             },
-            if server.pulls_diagnostics {
-                "asked for"
-            } else {
-                "published"
+            match (server.pulls_diagnostics, server.checks_on_save) {
+                (true, _) => "asked for",
+                (false, true) => "published, after its check on save",
+                (false, false) => "published",
             },
             match server.references_from {
                 ReferencesFrom::Project => "project",

@@ -155,6 +155,38 @@ fn a_server_configured_to_be_asked_is_asked_from_the_start() {
     session.keep(dir);
 }
 
+/// A server that checks a saved document under progress a moment after
+/// the save (rust-analyzer's `cargo check`) publishes the saved version at
+/// once with the last check's findings still in it: the answer waits for
+/// the save's own check, so it has that check's finding of an error and
+/// none left over after the fix.
+#[test]
+fn a_server_that_checks_on_save_is_answered_from_the_saves_check() {
+    let dir = project(&[("main.py", &text(None))]);
+    let mockls = mockls_binary().display().to_string();
+    // Named as the built-in rust-analyzer is, it is taken for it.
+    let config = python_server("rust", &mockls, "--publish-version --check-on-save 700", "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        expected(None)
+    );
+    for error_line in [Some(2), None, Some(3), None] {
+        std::fs::write(dir.path().join("main.py"), text(error_line)).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": "main.py"}));
+        let expected = match error_line {
+            Some(line) => format!(
+                "main.py: 2 errors\n\
+                 \x20 {line}:10 error [mockls E1] mockls: ERROR on line {line}\n\
+                 \x20 {line}:10 error [mockcheck E1] mockls: ERROR on line {line}"
+            ),
+            None => expected(None),
+        };
+        assert_eq!(answer, expected);
+    }
+    session.keep(dir);
+}
+
 /// A server that serves diagnostics on request only to a client that
 /// announced it can take their registration, and then stops publishing
 /// (as pyright does), is asked from its registration on: its answers are

@@ -430,6 +430,12 @@ fn rust_analyzer_answers_on_regex_syntax() {
         diagnostics.contains("error [rust-analyzer E0308] expected u32, found &'static str"),
         "{diagnostics}"
     );
+    // The save's `cargo check` has been waited for; after the fix below
+    // none of its findings of the broken text may be left.
+    assert!(
+        diagnostics.contains("error [rustc E0308] mismatched types"),
+        "{diagnostics}"
+    );
     std::fs::write(dir.path().join(parser), &original).unwrap();
     assert_eq!(
         session.ok("diagnostics", json!({"file": parser})),

@@ -62,6 +62,10 @@ pub struct BuiltIn {
     /// Whether it checks only the last of the documents opened before it
     /// has its configuration: they are sent again once it has it.
     pub forgets_early_documents: bool,
+    /// Whether a save starts a check of its own under progress, whose
+    /// results it publishes with the document's (rust-analyzer's `cargo
+    /// check`): an answer after a save waits for that check.
+    pub checks_on_save: bool,
 }
 
 /// Where a server's references come from; any narrower than the project
@@ -113,6 +117,7 @@ const fn server(
         checks_only_what_changed: false,
         misses_added_folders: false,
         forgets_early_documents: false,
+        checks_on_save: false,
     }
 }
 
@@ -160,6 +165,13 @@ impl BuiltIn {
     const fn references_from(self, references_from: ReferencesFrom) -> Self {
         Self {
             references_from,
+            ..self
+        }
+    }
+
+    const fn checks_on_save(self) -> Self {
+        Self {
+            checks_on_save: true,
             ..self
         }
     }
@@ -255,6 +267,7 @@ const RUST_ANALYZER: BuiltIn = server(
     "rustup component add rust-analyzer, or cargo install --locked ra_ap_rust-analyzer@0.0.330",
 )
 .checked_with(VERSION)
+.checks_on_save()
 .verified();
 
 const PYRIGHT: BuiltIn = server(
@@ -1001,6 +1014,8 @@ pub struct ServerSpec {
     /// Whether the documents opened before it has its configuration are
     /// sent again once it has.
     pub forgets_early_documents: bool,
+    /// Whether an answer after a save waits for the check the save starts.
+    pub checks_on_save: bool,
     /// How the session uses it; not part of what makes it one process.
     pub duties: Duties,
 }
@@ -1186,6 +1201,7 @@ mod tests {
             checks_only_what_changed: false,
             misses_added_folders: false,
             forgets_early_documents: false,
+            checks_on_save: false,
             duties: Duties::of(Role::Language),
         };
         let renamed = ServerSpec {

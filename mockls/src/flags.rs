@@ -37,6 +37,12 @@ pub struct Flags {
     pub source: Option<String>,
     /// Publish diagnostics only when a document is saved (and opened).
     pub diagnostics_on_save: bool,
+    /// Check a saved document this long after `didSave`, under progress,
+    /// as rust-analyzer runs `cargo check`: the check's findings (source
+    /// `mockcheck`) are published with the document's own until the next
+    /// save's check replaces them, so a change publishes the last check's
+    /// findings at once, whatever the text is now.
+    pub check_on_save_ms: u64,
     /// Echo the document version in `publishDiagnostics`.
     pub publish_version: bool,
     /// Wrap each diagnostics computation in `$/progress` begin/end.
@@ -149,6 +155,7 @@ impl Flags {
                 "--register-pull" => flags.register_pull = true,
                 "--source" => flags.source = Some(value()?),
                 "--diagnostics-on-save" => flags.diagnostics_on_save = true,
+                "--check-on-save" => flags.check_on_save_ms = number(&value()?)?,
                 "--publish-version" => flags.publish_version = true,
                 "--progress-on-change" => flags.progress_on_change = true,
                 "--cpu-busy" => flags.cpu_busy_ms = number(&value()?)?,

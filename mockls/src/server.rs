@@ -55,6 +55,8 @@ struct State {
     /// older version never lands over a newer one.
     generations: HashMap<String, u64>,
     indexing: bool,
+    /// The findings of each document's last check on save.
+    checked_on_save: HashMap<String, Vec<Diagnostic>>,
 }
 
 pub struct Mock {
@@ -117,12 +119,11 @@ impl Mock {
     }
 
     fn capabilities(&self) -> ServerCapabilities {
-        let save =
-            self.flags
-                .diagnostics_on_save
-                .then_some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
-                    include_text: Some(false),
-                }));
+        let save = (self.flags.diagnostics_on_save || self.flags.check_on_save_ms > 0).then_some(
+            TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                include_text: Some(false),
+            }),
+        );
         let mut capabilities = ServerCapabilities {
             position_encoding: self.flags.position_encoding.as_deref().map(position::kind),
             text_document_sync: Some(TextDocumentSyncCapability::Options(
@@ -300,7 +301,54 @@ impl Mock {
     fn diagnostics_of(&self, state: &State, uri: &str) -> Vec<Diagnostic> {
         let text = state.workspace.open.get(uri).cloned().unwrap_or_default();
         let source = self.flags.source.as_deref().unwrap_or("mockls");
-        diagnostics(&state.workspace, self.encoding, uri, &text, source)
+        let mut found = diagnostics(&state.workspace, self.encoding, uri, &text, source);
+        found.extend(
+            state
+                .checked_on_save
+                .get(uri)
+                .into_iter()
+                .flatten()
+                .cloned(),
+        );
+        found
+    }
+
+    /// `--check-on-save`: checks the saved document under progress after
+    /// the delay, and publishes its findings with the document's own.
+    fn check_on_save(&self, uri: Uri) {
+        let delay = Duration::from_millis(self.flags.check_on_save_ms);
+        let check_time = Duration::from_millis(self.flags.diagnostics_delay_ms.max(50));
+        let token = self.progress_token();
+        let client = self.client.clone();
+        let state = self.state.clone();
+        let encoding = self.encoding;
+        let publish_version = self.flags.publish_version;
+        let source = self.flags.source.clone().unwrap_or_else(|| "mockls".into());
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            begin_progress(&client, &token, "cargo check").await;
+            tokio::time::sleep(check_time).await;
+            let published = state.lock().ok().map(|mut state| {
+                let key = uri.as_str().to_owned();
+                let text = state.workspace.open.get(&key).cloned().unwrap_or_default();
+                let found = diagnostics(&state.workspace, encoding, &key, &text, "mockcheck");
+                state.checked_on_save.insert(key.clone(), found);
+                let mut all = diagnostics(&state.workspace, encoding, &key, &text, &source);
+                all.extend(state.checked_on_save[&key].iter().cloned());
+                (
+                    all,
+                    state
+                        .versions
+                        .get(&key)
+                        .copied()
+                        .filter(|_| publish_version),
+                )
+            });
+            if let Some((all, version)) = published {
+                client.publish_diagnostics(uri, all, version).await;
+            }
+            end_progress(&client, &token).await;
+        });
     }
 }
 
@@ -386,6 +434,9 @@ impl LanguageServer for Mock {
     }
 
     async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        if self.flags.check_on_save_ms > 0 {
+            self.check_on_save(params.text_document.uri.clone());
+        }
         if self.flags.diagnostics_on_save {
             self.publish(&params.text_document.uri, true, 0);
         }

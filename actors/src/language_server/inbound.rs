@@ -163,6 +163,7 @@ impl State {
             "$/progress" => {
                 match self.progress.apply(params) {
                     Change::Began(token) => {
+                        self.save_check.progress_began();
                         self.diagnostics.progress_began(Instant::now());
                         self.readiness.progress_began(&token);
                     }

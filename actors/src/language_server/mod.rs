@@ -36,6 +36,7 @@ mod pull;
 mod readiness;
 mod requests;
 mod rounds;
+mod save_check;
 mod sync;
 mod tsserver_relay;
 mod waiting;
@@ -190,6 +191,7 @@ pub struct State {
     reopen: Vec<DocumentSnapshot>,
     probe: Option<DocumentSnapshot>,
     progress: progress::Progress,
+    save_check: save_check::SaveCheck,
     readiness: readiness::Readiness,
     registrations: watched::Registrations,
     /// Requests over their session's share, waiting for a turn.
@@ -261,6 +263,7 @@ impl Actor for LanguageServer {
             .is_some();
         args.usage.set_pid(transport.pid());
         args.usage.used();
+        let save_check = save_check::SaveCheck::new(args.spec.checks_on_save);
         let mut state = State {
             id: args.id,
             usage: args.usage,
@@ -282,6 +285,7 @@ impl Actor for LanguageServer {
             reopen: args.reopen,
             probe: args.probe,
             progress: progress::Progress::default(),
+            save_check,
             readiness: readiness::Readiness::new(Instant::now(), sampled),
             registrations: watched::Registrations::default(),
             fairness: fairness::Fairness::default(),

@@ -113,6 +113,10 @@ impl State {
                         params["text"] = json!(&*text);
                     }
                     self.notify("textDocument/didSave", params);
+                    if self.save_check.saved(Instant::now()) {
+                        // Its answer is final only once the save's check ends.
+                        self.diagnostics.observations.progress_in_checks = true;
+                    }
                 }
                 false
             }

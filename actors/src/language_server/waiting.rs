@@ -144,12 +144,14 @@ impl State {
             fixed_settle: self.timeouts.fixed_settle,
             idle_limit: self.timeouts.request,
         };
-        // While the server loads, or waits on another's answer, its
-        // silence says nothing yet.
-        let progress_idle = self.progress.is_idle() && !self.loading() && self.relayed == 0;
+        // While the server loads, waits on another's answer, or is about
+        // to begin a save's check, its silence says nothing yet.
+        let save_check = self.save_check.awaited_until(now);
+        let progress_idle =
+            self.progress.is_idle() && !self.loading() && self.relayed == 0 && save_check.is_none();
         let mut settled = Vec::new();
         let mut expired = Vec::new();
-        let mut earliest: Option<Instant> = None;
+        let mut earliest: Option<Instant> = save_check.filter(|_| !self.waits.is_empty());
         for (id, parked) in &self.waits {
             // The hard limit shares the waits' one timer: a timer per wait
             // would be a task asleep for the whole limit.
