@@ -8,11 +8,13 @@
 //! standalone process), the same hover with `windlass top` attached and
 //! refreshing against without (when tmux is installed), the first hover of a second session when the
 //! daemon already has a warm pyright (against the first session's, cold),
-//! and eight sessions asking mixed questions for `DAEMON_BENCH_SECONDS`
-//! (default 60) against mockls and against pyright: lost and mismatched
-//! answers, each session's p50 and p99, and the resident memory (RSS and
-//! PSS) of Windlass and its servers for eight sessions in one daemon
-//! against eight standalone processes and against one.
+//! and `DAEMON_BENCH_SESSIONS` sessions (default 16) asking mixed
+//! questions for `DAEMON_BENCH_SECONDS` (default 60) against mockls and
+//! against pyright: lost and mismatched answers, each session's p50, p90
+//! and p99, and the resident memory (RSS and PSS) of Windlass and its
+//! servers for those sessions in one daemon against as many standalone
+//! processes and against one. `DAEMON_BENCH_MANY_ONLY=1` runs only the
+//! sessions.
 
 #![allow(
     clippy::unwrap_used,
@@ -35,30 +37,36 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 const HOVERS: usize = 2_000;
-const SESSIONS: usize = 8;
 
 fn main() {
-    let seconds = std::env::var("DAEMON_BENCH_SECONDS")
-        .ok()
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(60);
-    hover_overhead();
-    if have("tmux") {
-        hover_with_top();
-    } else {
-        println!("tmux is not on PATH: the hover with `top` attached is skipped");
-    }
-    if have("pyright-langserver") {
-        second_session_first_hover();
-    } else {
-        println!("pyright-langserver is not on PATH: pyright figures skipped");
+    let seconds = env_number("DAEMON_BENCH_SECONDS", 60);
+    let sessions = env_number("DAEMON_BENCH_SESSIONS", 16) as usize;
+    if std::env::var_os("DAEMON_BENCH_MANY_ONLY").is_none() {
+        hover_overhead();
+        if have("tmux") {
+            hover_with_top();
+        } else {
+            println!("tmux is not on PATH: the hover with `top` attached is skipped");
+        }
+        if have("pyright-langserver") {
+            second_session_first_hover();
+        } else {
+            println!("pyright-langserver is not on PATH: pyright figures skipped");
+        }
     }
     let project = project(&[("shapes.py", SHAPES_PY), ("main.py", SHAPES_MAIN_PY)]);
     let mockls = vec!["--lsp".to_owned(), mockls_lsp("python", "")];
-    many_sessions("mockls", project.path(), &mockls, seconds);
+    many_sessions("mockls", project.path(), &mockls, seconds, sessions);
     if have("pyright-langserver") {
-        many_sessions("pyright", project.path(), &[], seconds);
+        many_sessions("pyright", project.path(), &[], seconds, sessions);
     }
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
 }
 
 fn quiet(root: &Path, extra: &[String]) -> Vec<String> {
@@ -198,11 +206,13 @@ fn second_session_first_hover() {
 #[derive(Default)]
 struct Tally {
     samples: Vec<Duration>,
+    /// The samples again, by the index of the question asked.
+    by_question: Vec<Vec<Duration>>,
     lost: usize,
     mismatched: usize,
 }
 
-fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64) {
+fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count: usize) {
     let args = quiet(root, extra);
     let questions = shapes_questions();
     let expected: Vec<String> = {
@@ -214,7 +224,7 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64) {
     };
 
     let daemon = Daemon::new();
-    let sessions: Vec<Session> = (0..SESSIONS).map(|_| daemon.session(&args)).collect();
+    let sessions: Vec<Session> = (0..count).map(|_| daemon.session(&args)).collect();
     ask_each_once(&sessions, &questions);
     let daemon_pid = daemon_pid(&sessions[0]);
     let at_rest = DaemonMemory::of(daemon_pid, &sessions);
@@ -236,23 +246,39 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64) {
     let loaded = DaemonMemory::of(daemon_pid, &sessions);
     drop(sessions);
 
-    println!("{label}: {SESSIONS} sessions × mixed questions for {seconds} s");
+    println!("{label}: {count} sessions × mixed questions for {seconds} s");
     for (n, tally) in tallies.iter().enumerate() {
         let p = Percentiles::new(&tally.samples);
         println!(
-            "  session {n}: {:>6} answers  p50 {:>8.3} ms  p99 {:>8.3} ms  lost {}  mismatched {}",
+            "  session {n}: {:>6} answers  p50 {:>8.3} ms  p90 {:>8.3} ms  p99 {:>8.3} ms  lost {}  mismatched {}",
             p.count(),
             p.ms(0.5),
+            p.ms(0.9),
             p.ms(0.99),
             tally.lost,
             tally.mismatched
+        );
+    }
+    for (index, (tool, _)) in questions.iter().enumerate() {
+        let samples: Vec<Duration> = tallies
+            .iter()
+            .filter_map(|tally| tally.by_question.get(index))
+            .flatten()
+            .copied()
+            .collect();
+        let p = Percentiles::new(&samples);
+        println!(
+            "  question {index} ({tool}): {:>7} answers  p50 {:>8.3} ms  p99 {:>8.3} ms",
+            p.count(),
+            p.ms(0.5),
+            p.ms(0.99)
         );
     }
     let lost: usize = tallies.iter().map(|tally| tally.lost).sum();
     let mismatched: usize = tallies.iter().map(|tally| tally.mismatched).sum();
     println!("  lost {lost}, mismatched {mismatched}");
 
-    let standalone: Vec<Session> = (0..SESSIONS).map(|_| Session::start(&args)).collect();
+    let standalone: Vec<Session> = (0..count).map(|_| Session::start(&args)).collect();
     ask_each_once(&standalone, &questions);
     let each: Vec<(Memory, Memory)> = standalone
         .iter()
@@ -286,23 +312,19 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64) {
         );
     };
     row("one standalone session", one.0, one.1);
-    row(
-        &format!("{SESSIONS} standalone sessions"),
-        windlasses,
-        servers,
-    );
+    row(&format!("{count} standalone sessions"), windlasses, servers);
     for (name, memory) in [
         ("in one daemon, each asked once", at_rest),
         ("in one daemon, after the run", loaded),
     ] {
         row(
-            &format!("{SESSIONS} sessions {name}"),
+            &format!("{count} sessions {name}"),
             memory.daemon.add(memory.bridges),
             memory.servers,
         );
     }
     println!(
-        "  of which the {SESSIONS} bridges: RSS {:.1} MB, PSS {:.1} MB (their shared pages divided among them)",
+        "  of which the {count} bridges: RSS {:.1} MB, PSS {:.1} MB (their shared pages divided among them)",
         mb(at_rest.bridges.rss),
         mb(at_rest.bridges.pss)
     );
@@ -356,7 +378,12 @@ fn ask_until(
         let (tool, arguments) = &questions[index];
         let started = Instant::now();
         let answer = outcome(wait(&session.call_async(tool, arguments.clone())));
-        tally.samples.push(started.elapsed());
+        let elapsed = started.elapsed();
+        tally.samples.push(elapsed);
+        if tally.by_question.len() <= index {
+            tally.by_question.resize_with(index + 1, Vec::new);
+        }
+        tally.by_question[index].push(elapsed);
         if answer.is_error {
             tally.lost += 1;
         } else if answer.text != expected[index] {

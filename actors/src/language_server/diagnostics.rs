@@ -93,6 +93,11 @@ pub struct Entry {
     /// Whether the last change was sent before anything answered the one
     /// before it.
     superseded: bool,
+    /// Whether a caller was answered with this publication as final: until
+    /// the next change or publication, it is the answer, with no wait for
+    /// the server to go quiet again (under other sessions' questions it may
+    /// never be).
+    settled: bool,
 }
 
 impl Entry {
@@ -122,10 +127,18 @@ impl Cache {
         entry.change_generation = entry.generation;
         entry.change_version = version;
         entry.rounds = 0;
+        entry.settled = false;
         self.observations
             .rounds
             .change_sent(uri, version, edit, now);
         self.evict();
+    }
+
+    /// A caller was answered with `uri`'s publication as final.
+    pub fn settle(&mut self, uri: &str) {
+        if let Some(entry) = self.entries.get_mut(uri) {
+            entry.settled = true;
+        }
     }
 
     /// Many files changed on disk at once.
@@ -156,6 +169,7 @@ impl Cache {
             && entry.published_at.is_some()
             && *entry.items == *items;
         entry.generation += 1;
+        entry.settled = false;
         entry.version = version;
         entry.items = items.into();
         entry.published_at = Some(now);
@@ -300,6 +314,9 @@ impl Wait {
         now: Instant,
     ) -> Verdict {
         let fresh = entry.filter(|entry| entry.is_fresh());
+        if let Some(entry) = fresh.filter(|entry| entry.settled) {
+            return Verdict::Done(entry.items.clone());
+        }
         if let Some(entry) = fresh
             && let Some(published_at) = entry.published_at
             && let Some(settled) = self.settled_at(entry, published_at, observations, progress_idle)
@@ -477,6 +494,28 @@ mod tests {
             ask(&wait, &cache, true, at(now, 100)),
             Verdict::Done(vec![json!("error")].into())
         );
+    }
+
+    #[test]
+    fn an_answer_given_stands_until_the_next_change_or_publication() {
+        let now = Instant::now();
+        let mut cache = Cache::default();
+        cache.observations.sampled = true;
+        cache.note_change(URI, 1, false, now);
+        cache.publish(URI, Some(1), vec![json!("error")], at(now, 10));
+        cache.settle(URI);
+        // Another session's questions keep the server busy: no quiet sample.
+        let mut wait = Wait::new(URI.into(), Strategy::Version, at(now, 500));
+        wait.observe(&sample(3), true, at(now, 520));
+        assert_eq!(
+            ask(&wait, &cache, true, at(now, 520)),
+            Verdict::Done(vec![json!("error")].into())
+        );
+        cache.publish(URI, Some(1), vec![], at(now, 530));
+        assert_eq!(ask(&wait, &cache, true, at(now, 540)), Verdict::Wait);
+        cache.settle(URI);
+        cache.note_change(URI, 2, true, at(now, 550));
+        assert_eq!(ask(&wait, &cache, true, at(now, 560)), Verdict::Wait);
     }
 
     #[test]

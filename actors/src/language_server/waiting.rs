@@ -176,6 +176,9 @@ impl State {
         }
         for (id, verdict) in settled {
             if let Some(parked) = self.waits.remove(&id) {
+                if matches!(verdict, Verdict::Done(_)) {
+                    self.diagnostics.settle(&parked.wait.uri);
+                }
                 if verdict == Verdict::NoDiagnostics && self.pull_instead() {
                     self.pull_diagnostics(myself, parked.into_call());
                     continue;
