@@ -74,6 +74,9 @@ fn render() -> String {
          disk Windlass answers once that check has ended, so the compiler's\n\
          findings are of the file as it is. A server that begins no check\n\
          within a second of a save is not waited on for one again.\n\n\
+         JSON, YAML, TOML and Markdown are data, not code: in a project\n\
+         with code in another language, their servers start when the first\n\
+         question about one of their files needs them, not with the session.\n\n\
          References come from the server. A server marked \"open files\"\n\
          looks only in the documents it has open, and one marked \"named\n\
          files\" only in those its settings name by extension and the open\n\

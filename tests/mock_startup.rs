@@ -161,3 +161,35 @@ fn server_pid(session: &Session) -> u32 {
         .and_then(|pid| pid.parse().ok())
         .unwrap()
 }
+
+/// A project's data files (JSON here) are no reason to start their server
+/// beside the code's: it starts when the first question needs it, and
+/// then answers.
+#[test]
+fn a_data_languages_server_starts_when_a_question_needs_it() {
+    let dir = project(&[
+        ("main.py", "def run():\n    pass\n"),
+        ("settings.json", "{\"a\": 1}\n"),
+    ]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", "--source code"),
+        "--lsp".into(),
+        mockls_lsp("json", "--source data"),
+    ]);
+    let session = Session::start(&args);
+    assert_eq!(
+        session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
+        "run"
+    );
+    let status = session.ok("status", json!({}));
+    let started = |status: &str| status.matches("pid ").count();
+    assert_eq!(started(&status), 1, "only the code's server: {status}");
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "settings.json"})),
+        "settings.json: no problems"
+    );
+    let status = session.ok("status", json!({}));
+    assert_eq!(started(&status), 2, "the data's server too: {status}");
+}

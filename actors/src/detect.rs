@@ -41,6 +41,10 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
             samples.insert(file.language, file);
         }
     }
+    // A server of data languages alone waits for a question in a project
+    // with code for another to serve: a `pyrightconfig.json` is no reason
+    // to run a JSON server beside pyright.
+    let code_served = specs.iter().any(|spec| serves_code(spec, &languages));
     let mut detection = Detection::default();
     for spec in specs {
         let limited = spec.duties.file_matcher().ok().flatten();
@@ -72,6 +76,9 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
                 .min_by_key(|file| file.depth)
                 .map(|file| &file.path)
         };
+        if !serves_code(spec, &languages) && code_served {
+            continue;
+        }
         detection.needed.push(spec.name.clone());
         if let Some(probe) =
             probe.and_then(|path| DocumentSnapshot::read(path, language::language_id(path)).ok())
@@ -80,6 +87,13 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
         }
     }
     detection
+}
+
+/// Whether `spec` serves a language of program code found in the roots.
+fn serves_code(spec: &ServerSpec, found: &BTreeSet<&str>) -> bool {
+    found
+        .iter()
+        .any(|language| spec.serves(language) && !language::is_data(language))
 }
 
 /// The directories holding one of a linter's configuration files among

@@ -242,6 +242,10 @@ pub struct Language {
     /// Built-in servers, the preferred first.
     pub servers: &'static [&'static BuiltIn],
     pub project: Option<&'static ProjectFiles>,
+    /// Data or configuration rather than program code (JSON, YAML, TOML,
+    /// Markdown): in a project with code, its server starts only when a
+    /// question needs it.
+    pub data: bool,
 }
 
 impl Language {
@@ -254,6 +258,7 @@ impl Language {
             interpreters: &[],
             servers: &[],
             project: None,
+            data: false,
         }
     }
 }
@@ -711,12 +716,14 @@ pub const LANGUAGES: &[Language] = &[
     Language {
         extensions: &["yaml", "yml"],
         servers: &[&YAML_LANGUAGE_SERVER],
+        data: true,
         ..Language::new("yaml")
     },
     Language {
         extensions: &["json", "webmanifest"],
         file_names: &[".babelrc"],
         servers: &[&JSON_LANGUAGE_SERVER, &BIOME],
+        data: true,
         ..Language::new("json")
     },
     Language {
@@ -728,6 +735,7 @@ pub const LANGUAGES: &[Language] = &[
             "devcontainer.json",
         ],
         servers: &[&JSON_LANGUAGE_SERVER, &BIOME],
+        data: true,
         ..Language::new("jsonc")
     },
     Language {
@@ -761,6 +769,7 @@ pub const LANGUAGES: &[Language] = &[
         extensions: &["toml"],
         file_names: &["Pipfile"],
         servers: &[&TAPLO],
+        data: true,
         ..Language::new("toml")
     },
     Language {
@@ -793,6 +802,7 @@ pub const LANGUAGES: &[Language] = &[
     Language {
         extensions: &["md", "markdown", "mdown", "mkd"],
         servers: &[&MARKSMAN],
+        data: true,
         ..Language::new("markdown")
     },
     Language {
@@ -909,6 +919,13 @@ pub fn language_of(path: &Path) -> Option<&'static Language> {
                 .find(|language| language.interpreters.contains(&interpreter.as_str()))
         }
     }
+}
+
+/// Whether the language of this id is data or configuration, not code.
+pub fn is_data(id: &str) -> bool {
+    LANGUAGES
+        .iter()
+        .any(|language| language.id == id && language.data)
 }
 
 /// The LSP language id of a file.
