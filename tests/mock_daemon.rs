@@ -916,3 +916,53 @@ fn nothing_reaches_stderr_at_the_default_level_while_all_goes_well() {
         assert!(written.is_empty(), "written on stderr: {written:?}");
     }
 }
+
+/// A session flooding a shared server has its share: past the requests
+/// it may have queued, its questions are refused at once with the reason,
+/// every other is answered, and another session's hover goes through
+/// meanwhile.
+#[test]
+fn a_flooding_session_is_refused_past_its_share_and_another_is_answered() {
+    let daemon = Daemon::new();
+    let lines: String = (0..40).map(|n| format!("value_{n} = {n}\n")).collect();
+    let project = project(&[("main.py", &lines), ("other.py", GREET)]);
+    let mut args = root_arg(project.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "--response-delay 40")]);
+    let flooding = daemon.session(&args);
+    let quiet = daemon.session(&args);
+    assert!(hover_greet_in(&quiet, "other.py").contains("greet"));
+    // Distinct questions, so that none shares another's answer.
+    let calls: Vec<_> = (1..=40)
+        .flat_map(|line| (1..=8).map(move |column| (line, column)))
+        .map(|(line, column)| {
+            flooding.call_async(
+                "hover",
+                json!({"file": "main.py", "line": line, "column": column}),
+            )
+        })
+        .collect();
+    assert!(hover_greet_in(&quiet, "other.py").contains("greet"));
+    let outcomes: Vec<ToolOutcome> = calls.iter().map(|call| outcome(wait(call))).collect();
+    let refused: Vec<&ToolOutcome> = outcomes.iter().filter(|o| o.is_error).collect();
+    assert!(
+        !refused.is_empty(),
+        "320 questions at once exceed the share"
+    );
+    for outcome in &refused {
+        assert!(
+            outcome
+                .text
+                .contains("this session already has 256 questions waiting"),
+            "{}",
+            outcome.text
+        );
+    }
+    assert!(
+        outcomes.len() - refused.len() >= 256,
+        "the queued ones are answered"
+    );
+}
+
+fn hover_greet_in(session: &Session, file: &str) -> String {
+    session.ok("hover", json!({"file": file, "line": 4, "symbol": "greet"}))
+}

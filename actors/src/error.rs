@@ -66,6 +66,11 @@ pub enum Error {
     NotReady { after: Duration },
     #[error("windlass is shutting down")]
     ShuttingDown,
+    #[error(
+        "[{server}] this session already has {queued} questions waiting for this server; \
+         ask again once some are answered"
+    )]
+    SessionBusy { server: String, queued: usize },
 }
 
 fn detail_suffix(detail: &str) -> String {

@@ -12,9 +12,15 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 /// enough that another session's request is never far behind.
 pub const PER_SESSION: usize = 8;
 
+/// Requests one session may have waiting for its turn: past this its
+/// requests are refused at once, so that no flood is an unbounded wait
+/// and the daemon's memory stays bounded whatever a client sends.
+pub const QUEUED_PER_SESSION: usize = 256;
+
 #[derive(Debug)]
 pub struct Fairness<T> {
     cap: usize,
+    queue_cap: usize,
     in_flight: HashMap<SessionId, usize>,
     queues: BTreeMap<SessionId, VecDeque<T>>,
     /// The session served last; the next turn starts after it.
@@ -23,14 +29,26 @@ pub struct Fairness<T> {
 
 impl<T> Default for Fairness<T> {
     fn default() -> Self {
-        Self::new(PER_SESSION)
+        Self::new(PER_SESSION, QUEUED_PER_SESSION)
     }
 }
 
+/// What became of a request given to [`Fairness::admit`].
+#[derive(Debug, PartialEq, Eq)]
+pub enum Admitted<T> {
+    /// To be sent now, in a slot of its session's.
+    Now(T),
+    /// Queued for its session's turn.
+    Queued,
+    /// Given back: the session's queue is full.
+    Refused { item: T, queued: usize },
+}
+
 impl<T> Fairness<T> {
-    pub fn new(cap: usize) -> Self {
+    pub fn new(cap: usize, queue_cap: usize) -> Self {
         Self {
             cap: cap.max(1),
+            queue_cap,
             in_flight: HashMap::new(),
             queues: BTreeMap::new(),
             last: None,
@@ -39,19 +57,19 @@ impl<T> Fairness<T> {
 
     /// Takes a slot for `session` and gives `item` back to be sent now
     /// when the session has a slot free and nothing queued ahead of it;
-    /// otherwise queues it and returns `None`.
-    pub fn admit(&mut self, session: SessionId, item: T) -> Option<T> {
-        let queued = self
-            .queues
-            .get(&session)
-            .is_some_and(|queue| !queue.is_empty());
+    /// otherwise queues it, unless the session's queue is full.
+    pub fn admit(&mut self, session: SessionId, item: T) -> Admitted<T> {
+        let queued = self.queues.get(&session).map_or(0, VecDeque::len);
+        if queued >= self.queue_cap {
+            return Admitted::Refused { item, queued };
+        }
         let busy = self.in_flight.get(&session).copied().unwrap_or(0);
-        if queued || busy >= self.cap {
+        if queued > 0 || busy >= self.cap {
             self.queues.entry(session).or_default().push_back(item);
-            return None;
+            return Admitted::Queued;
         }
         *self.in_flight.entry(session).or_default() += 1;
-        Some(item)
+        Admitted::Now(item)
     }
 
     /// One of `session`'s requests is answered (or failed): its slot is
@@ -118,13 +136,13 @@ mod tests {
 
     #[test]
     fn a_session_under_its_cap_goes_straight_through() {
-        let mut fairness = Fairness::new(2);
-        assert_eq!(fairness.admit(A, 1), Some(1));
-        assert_eq!(fairness.admit(A, 2), Some(2));
-        assert_eq!(fairness.admit(A, 3), None, "over the cap, queued");
+        let mut fairness = Fairness::new(2, 10);
+        assert_eq!(fairness.admit(A, 1), Admitted::Now(1));
+        assert_eq!(fairness.admit(A, 2), Admitted::Now(2));
+        assert_eq!(fairness.admit(A, 3), Admitted::Queued, "over the cap");
         assert_eq!(
             fairness.admit(B, 10),
-            Some(10),
+            Admitted::Now(10),
             "another session is not held back"
         );
         assert_eq!(fairness.next(), None, "A is still at its cap");
@@ -134,7 +152,7 @@ mod tests {
 
     #[test]
     fn queues_are_served_in_turn() {
-        let mut fairness = Fairness::new(1);
+        let mut fairness = Fairness::new(1, 10);
         for n in 0..3 {
             fairness.admit(A, n);
         }
@@ -156,13 +174,29 @@ mod tests {
 
     #[test]
     fn a_session_with_work_queued_does_not_jump_its_own_queue() {
-        let mut fairness = Fairness::new(1);
-        assert_eq!(fairness.admit(A, 1), Some(1));
-        assert_eq!(fairness.admit(A, 2), None);
+        let mut fairness = Fairness::new(1, 10);
+        assert_eq!(fairness.admit(A, 1), Admitted::Now(1));
+        assert_eq!(fairness.admit(A, 2), Admitted::Queued);
         fairness.finished(A);
-        assert_eq!(fairness.admit(A, 3), None, "2 goes first");
+        assert_eq!(fairness.admit(A, 3), Admitted::Queued, "2 goes first");
         assert_eq!(fairness.next(), Some((A, 2)));
         assert_eq!(fairness.queued(), 1);
         assert_eq!(fairness.drain(), vec![(A, 3)]);
+    }
+
+    #[test]
+    fn a_full_queue_refuses_its_session_alone() {
+        let mut fairness = Fairness::new(1, 2);
+        assert_eq!(fairness.admit(A, 1), Admitted::Now(1));
+        assert_eq!(fairness.admit(A, 2), Admitted::Queued);
+        assert_eq!(fairness.admit(A, 3), Admitted::Queued);
+        assert_eq!(
+            fairness.admit(A, 4),
+            Admitted::Refused { item: 4, queued: 2 }
+        );
+        assert_eq!(fairness.admit(B, 10), Admitted::Now(10));
+        fairness.finished(A);
+        assert_eq!(fairness.next(), Some((A, 2)));
+        assert_eq!(fairness.admit(A, 5), Admitted::Queued, "room again");
     }
 }

@@ -5,6 +5,7 @@
 //! caller asking the identical question while it is in flight, and within
 //! its session's fair share of the server (`fairness.rs`).
 
+use super::fairness::Admitted;
 use super::{Admission, Pending, Phase, Sent, State};
 use crate::error::{Error, Result};
 use crate::messages::language_server::{Call, LanguageServerMsg, Reply, ServerRequest, Work};
@@ -95,8 +96,13 @@ impl State {
             sent.followers.push(call.reply);
             return;
         }
-        if let Some(call) = self.fairness.admit(call.session, call) {
-            self.write(myself, call, params, key);
+        match self.fairness.admit(call.session, call) {
+            Admitted::Now(call) => self.write(myself, call, params, key),
+            Admitted::Queued => {}
+            Admitted::Refused { item, queued } => {
+                let server = self.spec.label();
+                let _gone = item.reply.send(Err(Error::SessionBusy { server, queued }));
+            }
         }
     }
 
