@@ -67,7 +67,7 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
     let mut reply = context
         .document_symbols(&opened.server, opened.document.clone())
         .await?;
-    let symbols = symbols::document_symbols(&mut reply)?;
+    let symbols = symbols::document_symbols(&mut reply, &opened.document.text)?;
     let mut sources = Sources::new(&opened.roots);
     let mut found = Vec::new();
     let uri = opened.document.uri.clone();
