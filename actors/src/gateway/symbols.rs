@@ -185,6 +185,25 @@ pub fn qualifier(name: &str) -> Option<(&str, &str)> {
     (!owner.is_empty()).then_some((owner, member))
 }
 
+/// Every symbol, nested ones included, each before its children, with
+/// the symbol that holds it.
+pub fn flatten_with_holders(symbols: &[Symbol]) -> Vec<(&Symbol, Option<&Symbol>)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(&Symbol, Option<&Symbol>)> =
+        symbols.iter().rev().map(|symbol| (symbol, None)).collect();
+    while let Some((symbol, holder)) = stack.pop() {
+        out.push((symbol, holder));
+        stack.extend(
+            symbol
+                .children
+                .iter()
+                .rev()
+                .map(|child| (child, Some(symbol))),
+        );
+    }
+    out
+}
+
 /// Every symbol, nested ones included, each before its children.
 pub fn flatten(symbols: &[Symbol]) -> Vec<&Symbol> {
     let mut out = Vec::new();
@@ -390,6 +409,11 @@ mod tests {
             .map(|symbol| symbol.name.as_str())
             .collect();
         assert_eq!(names, vec!["A", "m", "f"]);
+        let holders: Vec<Option<&str>> = flatten_with_holders(&symbols)
+            .iter()
+            .map(|(_, holder)| holder.map(|holder| holder.name.as_str()))
+            .collect();
+        assert_eq!(holders, vec![None, Some("A"), None]);
         assert_eq!(symbols[1].selection_range.start.line, 5);
         assert_eq!(answer.warnings.len(), 1, "{:?}", answer.warnings);
     }
