@@ -636,11 +636,11 @@ fn dockerfile_server_answers_on_gunicorns_example() {
     let file = "Dockerfile";
     let outline = session.ok("document_symbols", json!({"file": file}));
     assert!(
-        outline.starts_with("function FROM 10\nfunction WORKDIR 13\nfunction RUN 16\n"),
+        outline.starts_with("function FROM 10\nfunction WORKDIR 13\nfunction RUN 16-18\n"),
         "{outline}"
     );
     assert!(
-        outline.ends_with("function HEALTHCHECK 42\nfunction CMD 46"),
+        outline.ends_with("function HEALTHCHECK 42-43\nfunction CMD 46"),
         "{outline}"
     );
     let hover = session.ok(
