@@ -636,11 +636,11 @@ fn dockerfile_server_answers_on_gunicorns_example() {
     let file = "Dockerfile";
     let outline = session.ok("document_symbols", json!({"file": file}));
     assert!(
-        outline.starts_with("function FROM 10\nfunction WORKDIR 13\nfunction RUN 16\n"),
+        outline.starts_with("function FROM 10\nfunction WORKDIR 13\nfunction RUN 16-18\n"),
         "{outline}"
     );
     assert!(
-        outline.ends_with("function HEALTHCHECK 42\nfunction CMD 46"),
+        outline.ends_with("function HEALTHCHECK 42-43\nfunction CMD 46"),
         "{outline}"
     );
     let hover = session.ok(
@@ -1705,4 +1705,238 @@ fn rust_analyzer_failing_to_load_a_crate_is_shown_in_status() {
         status.contains("last error: [rust] Failed to load workspaces"),
         "{status}"
     );
+}
+
+/// typescript-language-server on immer's sources, which have no
+/// tsconfig.json: hover, references across the package, a method named
+/// by its class (`Immer.produce`: the server names members alone, with
+/// no container), the same name of an interface in one file, and the
+/// checks of an edit and of its undo.
+#[test]
+fn typescript_server_answers_on_immer() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("immer-11.2.10") else {
+        return skip("target/real-projects/immer-11.2.10 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let common = "src/utils/common.ts";
+    let hover = session.ok(
+        "hover",
+        json!({"file": common, "line": 46, "symbol": "isDraftable"}),
+    );
+    assert!(
+        hover.starts_with("function isDraftable(value: any): boolean\n"),
+        "{hover}"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": common, "line": 46, "symbol": "isDraftable"}),
+    );
+    assert!(
+        references.contains("21 references in 8 files\n")
+            && references.contains("\n  154:8  if (!isDraftable(base)) die(8)\n"),
+        "{references}"
+    );
+    let produce = session.ok("source", json!({"symbol": "Immer.produce"}));
+    assert!(
+        produce.starts_with("src/core/immerClass.ts:65-136  property produce\n"),
+        "{produce}"
+    );
+    assert_eq!(
+        session.ok(
+            "source",
+            json!({"file": "src/core/immerClass.ts", "symbol": "ProducersFns.produce"})
+        ),
+        "src/core/immerClass.ts:41-41  property produce\n41  \tproduce: IProduce"
+    );
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": common})),
+        "src/utils/common.ts: no problems"
+    );
+    let original = std::fs::read_to_string(dir.path().join(common)).unwrap();
+    let broken = original.replacen(
+        "isDraftable(value: any): boolean {",
+        "isDraftable(value: any): number {",
+        1,
+    );
+    std::fs::write(dir.path().join(common), broken).unwrap();
+    let wrong = "error [typescript 2322] Type 'boolean' is not assignable to type 'number'.";
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": common})),
+        format!("src/utils/common.ts: 2 errors\n  47:14 {wrong}\n  48:2 {wrong}")
+    );
+    std::fs::write(dir.path().join(common), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": common})),
+        "src/utils/common.ts: no problems"
+    );
+}
+
+/// A GitHub workflow of repo2docker with yaml-language-server: its jobs
+/// as the outline, a job (its name hyphenated) shown whole by `source`,
+/// and the checks of an edit and of its undo.
+#[test]
+fn yaml_server_answers_on_repo2docker_workflow() {
+    if !have("yaml-language-server") {
+        return skip("yaml-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("jupyter-repo2docker-2026.4.0/.github") else {
+        return skip(
+            "target/real-projects/jupyter-repo2docker-2026.4.0 is missing (.ci/run unpacks it)",
+        );
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let release = "workflows/release.yml";
+    assert_eq!(
+        session.ok("document_symbols", json!({"file": release, "depth": 2})),
+        "string name 4\nmodule on 6-28\n  module pull_request 7-14 (+1 nested)\n\
+         \x20 module push 15-27 (+3 nested)\n  variable workflow_dispatch 28\n\
+         module jobs 30-133\n  module build-n-publish 31-62 (+2 nested)\n\
+         \x20 module publish-docker 64-133 (+4 nested)"
+    );
+    let job = session.ok(
+        "source",
+        json!({"file": release, "symbol": "publish-docker"}),
+    );
+    assert!(
+        job.starts_with(
+            "workflows/release.yml:64-133  module publish-docker\n 64    publish-docker:\n"
+        ),
+        "{job}"
+    );
+    let clean = "workflows/release.yml: no problems";
+    assert_eq!(session.ok("diagnostics", json!({"file": release})), clean);
+    let original = std::fs::read_to_string(dir.path().join(release)).unwrap();
+    let broken = original.replacen(
+        "    runs-on: ubuntu-24.04\n    steps:",
+        "    runs-on: ubuntu-24.04\n   bad: [unclosed\n    steps:",
+        1,
+    );
+    std::fs::write(dir.path().join(release), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": release}));
+    assert!(
+        diagnostics.starts_with(
+            "workflows/release.yml: 150 errors\n  \
+             33:1 error [YAML 0] All mapping items must start at the same column\n"
+        ),
+        "{diagnostics}"
+    );
+    std::fs::write(dir.path().join(release), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": release})), clean);
+}
+
+/// repo2docker's two-stage Dockerfile with docker-langserver: an
+/// instruction continued over lines ends on its last (the server ranges
+/// it as its keyword), build arguments found by name though the server
+/// answers no workspace symbols, and the checks of an edit and its undo.
+#[test]
+fn dockerfile_server_answers_on_repo2docker() {
+    if !have("docker-langserver") {
+        return skip("docker-langserver is not on PATH");
+    }
+    let Some(dir) = real_project("jupyter-repo2docker-2026.4.0") else {
+        return skip(
+            "target/real-projects/jupyter-repo2docker-2026.4.0 is missing (.ci/run unpacks it)",
+        );
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let file = "Dockerfile";
+    let outline = session.ok("document_symbols", json!({"file": file}));
+    assert!(
+        outline.contains("\nfunction RUN 14\nfunction RUN 15-19\nfunction FROM 21\n")
+            && outline.contains("\nfunction RUN 36-37\n")
+            && outline.ends_with("function ENTRYPOINT 46\nfunction EXPOSE 49"),
+        "{outline}"
+    );
+    assert_eq!(
+        session.ok("source", json!({"file": file, "line": 15, "symbol": "RUN"})),
+        "Dockerfile:15-19  function RUN\n15  RUN mkdir /tmp/wheelhouse \\\n\
+         16   && cd /tmp/wheelhouse \\\n17   && pip install wheel \\\n\
+         18   && pip wheel --no-cache-dir -r /tmp/src/requirements.txt /tmp/src \\\n\
+         19   && ls -l /tmp/wheelhouse"
+    );
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "ALPINE_VERSION"})),
+        "3.21"
+    );
+    assert_eq!(
+        session.ok("definition", json!({"symbol": "VIRTUAL_ENV"})),
+        "`VIRTUAL_ENV` is ambiguous (2 matches); ask again with file and line:\n\
+         Dockerfile:8:5  (text) ARG VIRTUAL_ENV=/opt/venv\n\
+         Dockerfile:26:5  (text) ARG VIRTUAL_ENV=/opt/venv\n\
+         note: 2 definitions were found only by text search; the servers did not report them"
+    );
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": file})),
+        "Dockerfile: no problems"
+    );
+    let original = std::fs::read_to_string(dir.path().join(file)).unwrap();
+    let broken = original.replacen("EXPOSE 52000", "EXPOSE port\nHEALTHCHECK CMD", 1);
+    std::fs::write(dir.path().join(file), broken).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": file})),
+        "Dockerfile: 2 errors\n  49:8 error [dockerfile-utils 24] Invalid containerPort: port\n  \
+         50:13 error [dockerfile-utils 46] Missing command after HEALTHCHECK CMD"
+    );
+    std::fs::write(dir.path().join(file), &original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": file})),
+        "Dockerfile: no problems"
+    );
+}
+
+/// reveal.js's demo deck (700 lines of slides) with
+/// vscode-html-language-server: the outline nested as the page is, a
+/// slide by its id, an element's hover, and its inline script checked
+/// after an edit and after its undo.
+#[test]
+fn html_server_answers_on_reveal_js_demo() {
+    if !have("vscode-html-language-server") {
+        return skip("vscode-html-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("reveal.js-6.0.2") else {
+        return skip("target/real-projects/reveal.js-6.0.2 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let demo = "demo.html";
+    let outline = session.ok("document_symbols", json!({"file": demo, "depth": 4}));
+    assert!(
+        outline.starts_with("field html 2-700\n  field head 3-25\n    field meta 4\n"),
+        "{outline}"
+    );
+    assert!(
+        outline.contains(
+            "\n  field body 27-699\n    field div.reveal 28-672\n      \
+             field div.slides 30-671 (+34 nested)\n"
+        ) && outline.ends_with(
+            "    field script 680-698\n      property controls 690\n      \
+             property progress 691\n      property center 692\n      property hash 693\n      \
+             property plugins 696"
+        ),
+        "{outline}"
+    );
+    let slide = session.ok("source", json!({"file": demo, "symbol": "fragments"}));
+    assert!(
+        slide.starts_with("demo.html:294-306  field section#fragments\n294  \t\t\t\t\t<section id=\"fragments\">\n")
+            && slide.ends_with("306  \t\t\t\t\t</section>"),
+        "{slide}"
+    );
+    let hover = session.ok("hover", json!({"file": demo, "line": 28, "symbol": "div"}));
+    assert!(
+        hover.starts_with("The div element has no special meaning at all."),
+        "{hover}"
+    );
+    let clean = "demo.html: no problems";
+    assert_eq!(session.ok("diagnostics", json!({"file": demo})), clean);
+    let original = std::fs::read_to_string(dir.path().join(demo)).unwrap();
+    let broken = original.replacen("controls: true,", "controls: true,,", 1);
+    std::fs::write(dir.path().join(demo), broken).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": demo})),
+        "demo.html: 1 error\n  690:20 error [javascript] Property assignment expected."
+    );
+    std::fs::write(dir.path().join(demo), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": demo})), clean);
 }

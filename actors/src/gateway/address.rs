@@ -67,12 +67,13 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
     let mut reply = context
         .document_symbols(&opened.server, opened.document.clone())
         .await?;
-    let symbols = symbols::document_symbols(&mut reply)?;
+    let symbols = symbols::document_symbols(&mut reply, &opened.document.text)?;
     let mut sources = Sources::new(&opened.roots);
     let mut found = Vec::new();
     let uri = opened.document.uri.clone();
-    for named in symbols::flatten(&symbols) {
-        if symbols::names(&named.name, symbol)
+    for (named, holder) in symbols::flatten_with_holders(&symbols) {
+        let container = holder.map(|holder| holder.name.as_str());
+        if symbols::names_in(&named.name, container, symbol)
             && let Some(spot) = sources.spot(&uri, named.selection_range, reply.encoding)
         {
             found.push(Candidate {
@@ -121,8 +122,11 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
             name,
             kind,
             location,
-            container,
+            mut container,
         } = named;
+        if container.is_none() && asks_member(&name, symbol) {
+            container = holder_in_outline(context, &name, &location, encoding).await;
+        }
         if symbols::names_in(&name, container.as_deref(), symbol)
             && let Some(spot) = sources.spot_of_name(
                 location.uri.as_str(),
@@ -202,6 +206,39 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         }
         _ => Ok(ambiguous(symbol, found, notes)),
     }
+}
+
+/// Whether `symbol` is asked as `Type.member` of a member the server
+/// named `found`.
+fn asks_member(found: &str, symbol: &str) -> bool {
+    symbols::qualifier(symbol).is_some_and(|(_, member)| symbols::names(found, member))
+}
+
+/// The name of the symbol that holds `name` at `location` in its file's
+/// outline: typescript-language-server names a method alone and gives no
+/// container, so `Immer.produce` is told from another `produce` there.
+async fn holder_in_outline(
+    context: &Context,
+    name: &str,
+    location: &lsp_types::Location,
+    encoding: PositionEncoding,
+) -> Option<String> {
+    let path = uri_to_path(location.uri.as_str())?;
+    let document = context.snapshot(&path, &path.display().to_string()).ok()?;
+    let server = context.route(&path).await.ok()?;
+    let mut reply = context
+        .document_symbols(&server, document.clone())
+        .await
+        .ok()?;
+    let outline = symbols::document_symbols(&mut reply, &document.text).ok()?;
+    let at = symbols::point(&document.text, location.range.start, encoding);
+    let around = symbols::around(&outline, &document.text, reply.encoding, at);
+    let member = around
+        .iter()
+        .rposition(|symbol| symbols::names(name, &symbol.name))?;
+    around
+        .get(member.checked_sub(1)?)
+        .map(|holder| holder.name.clone())
 }
 
 /// Why the servers missed definitions the text search found: what they

@@ -5,7 +5,9 @@
 //! in any language a keyword before it (`def`, `function`, `class`,
 //! `struct`, …); in shell scripts also `name() {`; in C and C++ also a
 //! function whose parameter list is followed by its body rather than `;`.
-//! (In Python or JavaScript `name()` alone is a call.)
+//! (In Python or JavaScript `name()` alone is a call.) In a Dockerfile, a
+//! build argument (`ARG name`), an environment variable (`ENV name`) and
+//! a build stage (`FROM image AS name`).
 
 use super::source_files;
 use crate::vocabulary::root_set::RootSet;
@@ -70,6 +72,7 @@ struct Matchers {
     shell: RegexMatcher,
     c: RegexMatcher,
     styles: RegexMatcher,
+    dockerfile: RegexMatcher,
 }
 
 impl Matchers {
@@ -87,6 +90,11 @@ impl Matchers {
         let shell_function = format!(r"^\s*{name}\s*\(\s*\)\s*(?:\{{.*)?$");
         let c_function =
             format!(r"^[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{name}\s*\([^)]*\)\s*(?:\{{.*)?$");
+        // Instructions are case-insensitive; the names they define are not.
+        let dockerfile = [
+            format!(r"^\s*(?i:ARG|ENV)\s+{name}(?:[=\s]|$)"),
+            format!(r"^\s*(?i:FROM)\s.*\s(?i:AS)\s+{name}\s*$"),
+        ];
         let build = |extra: Option<&str>| {
             let mut patterns: Vec<&str> = general.iter().map(String::as_str).collect();
             patterns.extend(extra);
@@ -97,6 +105,9 @@ impl Matchers {
             shell: build(Some(&shell_function))?,
             c: build(Some(&c_function))?,
             styles,
+            dockerfile: RegexMatcherBuilder::new()
+                .build(&dockerfile.join("|"))
+                .ok()?,
         })
     }
 
@@ -105,6 +116,7 @@ impl Matchers {
             "shellscript" => &self.shell,
             "c" | "cpp" => &self.c,
             "css" | "scss" | "less" => &self.styles,
+            "dockerfile" => &self.dockerfile,
             _ => &self.general,
         }
     }
@@ -211,6 +223,19 @@ mod tests {
     fn names_are_matched_literally() {
         assert!(lines(&[("a.py", "def a_b(): pass\n")], "a.b").is_empty());
         assert_eq!(lines(&[("a.js", "function $x() {}\n")], "$x").len(), 1);
+    }
+
+    #[test]
+    fn dockerfiles_define_arguments_variables_and_stages() {
+        let file = [(
+            "Dockerfile",
+            "ARG VIRTUAL_ENV=/opt/venv\nFROM alpine:3 as build\nenv VIRTUAL_ENV_X 1\n\
+             ENV PATH=${VIRTUAL_ENV}/bin\nCOPY --from=build /a /b\nENV VIRTUAL_ENV /venv\n",
+        )];
+        let at = |line| vec![("Dockerfile".to_owned(), line)];
+        assert_eq!(lines(&file, "VIRTUAL_ENV"), [at(1), at(6)].concat());
+        assert_eq!(lines(&file, "build"), at(2));
+        assert_eq!(lines(&file, "PATH"), at(4));
     }
 
     #[test]

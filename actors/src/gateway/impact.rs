@@ -349,7 +349,7 @@ async fn read_symbols(context: &Context, path: &Path, display: &str) -> Option<F
         .document_symbols(&server, document.clone())
         .await
         .ok()?;
-    let symbols = symbols::document_symbols(&mut reply).ok()?;
+    let symbols = symbols::document_symbols(&mut reply, &document.text).ok()?;
     Some(FileSymbols {
         document,
         symbols,

@@ -196,8 +196,8 @@ pub async fn document_symbols(context: &Context, args: &OutlineArgs) -> Result<S
     let (roots, path) = context.resolve(&args.file).await?;
     let document = context.snapshot(&path, &args.file)?;
     let server = context.route(&path).await?;
-    let mut reply = context.document_symbols(&server, document).await?;
-    let symbols = symbols::document_symbols(&mut reply)?;
+    let mut reply = context.document_symbols(&server, document.clone()).await?;
+    let symbols = symbols::document_symbols(&mut reply, &document.text)?;
     let depth = args.depth.unwrap_or(3).max(1) as usize;
     let mut body = Vec::new();
     outline(&symbols, 0, depth, &mut body);

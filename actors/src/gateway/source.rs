@@ -40,7 +40,7 @@ async fn declaration_named(context: &Context, target: &Target) -> Option<Symbol>
         .document_symbols(&target.server, target.document.clone())
         .await
         .ok()?;
-    let outline = symbols::document_symbols(&mut reply).ok()?;
+    let outline = symbols::document_symbols(&mut reply, &target.document.text).ok()?;
     let at = (target.position.line, target.position.column);
     // A flat outline's one range is the whole declaration: the word at
     // the position must be the symbol's name too.
@@ -222,7 +222,7 @@ async fn span_at(
     let at = symbols::point(&document.text, location.range.start, encoding);
     let found = match context.route(path).await {
         Ok(server) => match context.document_symbols(&server, document.clone()).await {
-            Ok(mut reply) => symbols::document_symbols(&mut reply)
+            Ok(mut reply) => symbols::document_symbols(&mut reply, &document.text)
                 .ok()
                 .and_then(|symbols| enclosing(&symbols, &document, &reply, at)),
             Err(_) => None,

@@ -4,7 +4,7 @@
 
 use super::words::{SIGILS, own_name};
 use crate::error::Result;
-use crate::lsp::position::{PositionEncoding, line_at};
+use crate::lsp::position::{PositionEncoding, last_line, line_at};
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::Reply;
 use lsp_types::{
@@ -60,13 +60,17 @@ impl From<DocumentItem> for Symbol {
     }
 }
 
-/// A document symbols answer. A flat one (`SymbolInformation`, as the
-/// HTML server gives) is nested by its ranges, each symbol under the
-/// smallest that holds it, so that its outline has levels too.
-pub fn document_symbols(reply: &mut Reply) -> Result<Vec<Symbol>> {
+/// A document symbols answer for the document whose text is `text`. A
+/// flat one (`SymbolInformation`, as the HTML server gives) is nested by
+/// its ranges, each symbol under the smallest that holds it, so that its
+/// outline has levels too.
+pub fn document_symbols(reply: &mut Reply, text: &str) -> Result<Vec<Symbol>> {
     let items: Vec<DocumentItem> = reply.read_list(Feature::DocumentSymbols)?;
     let flat = items.iter().all(|item| matches!(item, OneOf::Right(_)));
-    let symbols: Vec<Symbol> = items.into_iter().map(Symbol::from).collect();
+    let mut symbols: Vec<Symbol> = items.into_iter().map(Symbol::from).collect();
+    for symbol in &mut symbols {
+        widen_over_continuations(symbol, text, reply.encoding);
+    }
     Ok(match flat {
         true => nest(symbols),
         false => symbols,
@@ -99,6 +103,32 @@ fn nest(mut flat: Vec<Symbol>) -> Vec<Symbol> {
         close(done, &mut open, &mut top);
     }
     top
+}
+
+/// Ends `symbol` (and each of its children) where its statement ends
+/// when its range stops on a line continued by a backslash:
+/// docker-langserver gives an instruction the range of its keyword
+/// alone, and a `RUN` written over five lines is not its first. A line
+/// ending in `\\` (TeX's line break) continues nothing.
+fn widen_over_continuations(symbol: &mut Symbol, text: &str, encoding: PositionEncoding) {
+    let continued = |index: u32| {
+        line_at(text, index as usize).is_some_and(|line| {
+            let line = line.trim_end();
+            line.ends_with('\\') && !line.ends_with("\\\\")
+        })
+    };
+    let mut last = last_line(&symbol.range);
+    if continued(last) {
+        while continued(last) && line_at(text, last as usize + 1).is_some() {
+            last += 1;
+        }
+        let line = line_at(text, last as usize).unwrap_or_default();
+        let end = encoding.encode_column(line, line.chars().count());
+        symbol.range.end = Position::new(last, end);
+    }
+    for child in &mut symbol.children {
+        widen_over_continuations(child, text, encoding);
+    }
 }
 
 /// Hangs a finished symbol under the one that holds it, or at the top.
@@ -153,6 +183,25 @@ pub fn qualifier(name: &str) -> Option<(&str, &str)> {
         .trim_start_matches(SIGILS);
     let owner = owner.rsplit(['.', ':', '#']).next().unwrap_or(owner);
     (!owner.is_empty()).then_some((owner, member))
+}
+
+/// Every symbol, nested ones included, each before its children, with
+/// the symbol that holds it.
+pub fn flatten_with_holders(symbols: &[Symbol]) -> Vec<(&Symbol, Option<&Symbol>)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(&Symbol, Option<&Symbol>)> =
+        symbols.iter().rev().map(|symbol| (symbol, None)).collect();
+    while let Some((symbol, holder)) = stack.pop() {
+        out.push((symbol, holder));
+        stack.extend(
+            symbol
+                .children
+                .iter()
+                .rev()
+                .map(|child| (child, Some(symbol))),
+        );
+    }
+    out
 }
 
 /// Every symbol, nested ones included, each before its children.
@@ -336,7 +385,7 @@ mod tests {
             {"name": "A", "kind": 5, "location": {"uri": "file:///a.py", "range": span(0, 4)}},
             {"name": "g", "kind": 6, "location": {"uri": "file:///a.py", "range": span(3, 4)}}]);
         for answer in [nested, flat] {
-            let symbols = document_symbols(&mut Reply::bare(answer)).unwrap();
+            let symbols = document_symbols(&mut Reply::bare(answer), text).unwrap();
             let names: Vec<&str> = around(&symbols, text, PositionEncoding::Utf16, (2, 8))
                 .iter()
                 .map(|symbol| symbol.name.as_str())
@@ -354,14 +403,36 @@ mod tests {
             {"name": "f", "kind": 12, "location": {"uri": "file:///x", "range": range(5)}},
             {"name": "no range", "kind": 12},
         ]));
-        let symbols = document_symbols(&mut answer).unwrap();
+        let symbols = document_symbols(&mut answer, "").unwrap();
         let names: Vec<&str> = flatten(&symbols)
             .iter()
             .map(|symbol| symbol.name.as_str())
             .collect();
         assert_eq!(names, vec!["A", "m", "f"]);
+        let holders: Vec<Option<&str>> = flatten_with_holders(&symbols)
+            .iter()
+            .map(|(_, holder)| holder.map(|holder| holder.name.as_str()))
+            .collect();
+        assert_eq!(holders, vec![None, Some("A"), None]);
         assert_eq!(symbols[1].selection_range.start.line, 5);
         assert_eq!(answer.warnings.len(), 1, "{:?}", answer.warnings);
+    }
+
+    #[test]
+    fn an_instruction_continued_over_lines_ends_on_its_last() {
+        let text = "FROM alpine\nRUN mkdir /w \\\n && cd /w \\\n && ls\nRUN echo \\\\\nEXPOSE 1\n";
+        let keyword = |line: u32| json!({"start": {"line": line, "character": 0}, "end": {"line": line, "character": 3}});
+        let answer = json!([
+            {"name": "FROM", "kind": 12, "location": {"uri": "file:///Dockerfile", "range": keyword(0)}},
+            {"name": "RUN", "kind": 12, "location": {"uri": "file:///Dockerfile", "range": keyword(1)}},
+            {"name": "RUN", "kind": 12, "location": {"uri": "file:///Dockerfile", "range": keyword(4)}},
+        ]);
+        let symbols = document_symbols(&mut Reply::bare(answer), text).unwrap();
+        let ends: Vec<(u32, u32)> = symbols
+            .iter()
+            .map(|symbol| (symbol.range.end.line, symbol.range.end.character))
+            .collect();
+        assert_eq!(ends, vec![(0, 3), (3, 6), (4, 3)]);
     }
 
     #[test]

@@ -50,8 +50,9 @@ pub fn find_word(line: &str, word: &str, from: usize) -> Option<usize> {
 }
 
 /// Languages whose names hold a `-`: CSS's `--main-color` and
-/// `.btn-lg`, SCSS's `$radius-base`.
-const HYPHENATED: &[&str] = &["css", "scss", "less"];
+/// `.btn-lg`, SCSS's `$radius-base`, YAML's keys (a workflow's
+/// `runs-on`, its job `publish-docker`).
+const HYPHENATED: &[&str] = &["css", "scss", "less", "yaml"];
 
 /// Whether names in `language` may hold a `-`.
 pub fn hyphenated(language: &str) -> bool {
@@ -115,5 +116,7 @@ mod tests {
         let scss = "  border-radius: $radius-base;";
         assert_eq!(word_at(scss, 20, "scss"), Some("$radius-base".into()));
         assert_eq!(word_at(scss, 20, "javascript"), Some("$radius".into()));
+        let job = "  publish-docker:";
+        assert_eq!(word_at(job, 3, "yaml"), Some("publish-docker".into()));
     }
 }
