@@ -13,8 +13,9 @@
 //! against pyright: lost and mismatched answers, each session's p50, p90
 //! and p99, and the resident memory (RSS and PSS) of Windlass and its
 //! servers for those sessions in one daemon against as many standalone
-//! processes and against one. `DAEMON_BENCH_MANY_ONLY=1` runs only the
-//! sessions.
+//! processes and against one; then one session's warm hovers, alone and
+//! beside another session flooding the same server. `DAEMON_BENCH_MANY_ONLY=1`
+//! runs only the sessions and the flood.
 
 #![allow(
     clippy::unwrap_used,
@@ -57,8 +58,10 @@ fn main() {
     let project = project(&[("shapes.py", SHAPES_PY), ("main.py", SHAPES_MAIN_PY)]);
     let mockls = vec!["--lsp".to_owned(), mockls_lsp("python", "")];
     many_sessions("mockls", project.path(), &mockls, seconds, sessions);
+    flood_beside_quiet("mockls", project.path(), &mockls, seconds);
     if have("pyright-langserver") {
         many_sessions("pyright", project.path(), &[], seconds, sessions);
+        flood_beside_quiet("pyright", project.path(), &[], seconds);
     }
 }
 
@@ -328,6 +331,121 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count
         mb(at_rest.bridges.rss),
         mb(at_rest.bridges.pss)
     );
+}
+
+/// Calls the flooding session keeps in flight at once.
+const FLOOD_IN_FLIGHT: usize = 200;
+
+/// A quiet session's warm hovers, alone and then while another session
+/// in the same daemon floods the same server: hundreds of questions in
+/// flight, a workspace `search` and a `check_edit` of the file the quiet
+/// session's file imports, over and over.
+fn flood_beside_quiet(label: &str, root: &Path, extra: &[String], seconds: u64) {
+    let args = quiet(root, extra);
+    let daemon = Daemon::new();
+    let quiet_session = daemon.session(&args);
+    let flooding = daemon.session(&args);
+    let hover = json!({"file": "main.py", "line": 3, "symbol": "total"});
+    let expected = quiet_session.ok("hover", hover.clone());
+    flooding.ok("document_symbols", json!({"file": "shapes.py"}));
+    let phase = Duration::from_secs((seconds / 3).max(1));
+    println!("{label}: a quiet session's warm hover, alone and beside a flooding session");
+    let alone = hovers_until(&quiet_session, &hover, &expected, Instant::now() + phase);
+    print_quiet("alone", &alone);
+    for (name, check) in [("beside questions", false), ("beside check_edit", true)] {
+        let deadline = Instant::now() + phase;
+        let (beside, flood) = std::thread::scope(|scope| {
+            let flood = scope.spawn(|| flood_until(&flooding, deadline, check));
+            let beside = hovers_until(&quiet_session, &hover, &expected, deadline);
+            (beside, flood.join().unwrap())
+        });
+        print_quiet(name, &beside);
+        println!(
+            "    the flood: {} answers in {:.1} s, {} refused past its share, {} other errors",
+            flood.answered,
+            flood.took.as_secs_f64(),
+            flood.refused,
+            flood.failed
+        );
+    }
+}
+
+fn print_quiet(name: &str, tally: &Tally) {
+    let p = Percentiles::new(&tally.samples);
+    println!(
+        "  {name:<18} {:>6} answers  p50 {:>7.3} ms  p90 {:>7.3} ms  p99 {:>7.3} ms  lost {}  mismatched {}",
+        p.count(),
+        p.ms(0.5),
+        p.ms(0.9),
+        p.ms(0.99),
+        tally.lost,
+        tally.mismatched
+    );
+}
+
+fn hovers_until(session: &Session, hover: &Value, expected: &str, deadline: Instant) -> Tally {
+    let mut tally = Tally::default();
+    while Instant::now() < deadline {
+        let started = Instant::now();
+        let answer = session.call("hover", hover.clone());
+        tally.samples.push(started.elapsed());
+        if answer.is_error {
+            tally.lost += 1;
+        } else if answer.text != expected {
+            tally.mismatched += 1;
+        }
+    }
+    tally
+}
+
+#[derive(Default)]
+struct Flood {
+    answered: usize,
+    refused: usize,
+    failed: usize,
+    /// From the first round sent to the last answered.
+    took: Duration,
+}
+
+/// Rounds of [`FLOOD_IN_FLIGHT`] calls sent at once, each round a
+/// `search`, with `check` a `check_edit`, and hovers at distinct places
+/// (so that none shares another's answer), until `deadline`.
+fn flood_until(session: &Session, deadline: Instant, check: bool) -> Flood {
+    let started = Instant::now();
+    let mut flood = Flood::default();
+    let places: Vec<(usize, usize)> = SHAPES_PY
+        .lines()
+        .enumerate()
+        .flat_map(|(line, text)| (1..=text.len().max(1)).map(move |column| (line + 1, column)))
+        .collect();
+    let mut turn = 0;
+    while Instant::now() < deadline {
+        let mut calls = vec![session.call_async("search", json!({"query": "a"}))];
+        if check {
+            calls.push(session.call_async(
+                "check_edit",
+                json!({"file": "shapes.py", "replacements": [{"old": "0.0", "new": "'zero'"}]}),
+            ));
+        }
+        for _ in calls.len()..FLOOD_IN_FLIGHT {
+            let (line, column) = places[turn % places.len()];
+            turn += 1;
+            calls.push(session.call_async(
+                "hover",
+                json!({"file": "shapes.py", "line": line, "column": column}),
+            ));
+        }
+        for call in &calls {
+            let answer = outcome(wait(call));
+            match (answer.is_error, answer.text.contains("questions waiting")) {
+                (false, _) => flood.answered += 1,
+                (true, true) => flood.refused += 1,
+                (true, false) => flood.failed += 1,
+            }
+        }
+    }
+    flood.took = started.elapsed();
+    flood
 }
 
 /// Every session asks every question once, in turn.

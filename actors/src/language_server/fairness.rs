@@ -7,10 +7,15 @@
 use crate::vocabulary::ids::SessionId;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-/// Requests one session may have at the server at once: enough for an
-/// agent's parallel calls to keep a multi-threaded server busy, few
-/// enough that another session's request is never far behind.
+/// Requests one session may have at the server at once while it is the
+/// only one asking: enough for an agent's parallel calls to keep a
+/// multi-threaded server busy.
 pub const PER_SESSION: usize = 8;
+
+/// The same while other sessions ask too: most servers answer one request
+/// at a time, in order, so another session's question waits behind every
+/// request already written; two keep a server fed without a queue there.
+pub const PER_SESSION_SHARED: usize = 2;
 
 /// Requests one session may have waiting for its turn: past this its
 /// requests are refused at once, so that no flood is an unbounded wait
@@ -20,6 +25,7 @@ pub const QUEUED_PER_SESSION: usize = 256;
 #[derive(Debug)]
 pub struct Fairness<T> {
     cap: usize,
+    shared_cap: usize,
     queue_cap: usize,
     in_flight: HashMap<SessionId, usize>,
     queues: BTreeMap<SessionId, VecDeque<T>>,
@@ -29,7 +35,7 @@ pub struct Fairness<T> {
 
 impl<T> Default for Fairness<T> {
     fn default() -> Self {
-        Self::new(PER_SESSION, QUEUED_PER_SESSION)
+        Self::new(PER_SESSION, QUEUED_PER_SESSION).shared(PER_SESSION_SHARED)
     }
 }
 
@@ -48,11 +54,31 @@ impl<T> Fairness<T> {
     pub fn new(cap: usize, queue_cap: usize) -> Self {
         Self {
             cap: cap.max(1),
+            shared_cap: cap.max(1),
             queue_cap,
             in_flight: HashMap::new(),
             queues: BTreeMap::new(),
             last: None,
         }
+    }
+
+    /// With `shared_cap` requests at once for each session while another
+    /// has work at the server or waiting for it.
+    pub fn shared(self, shared_cap: usize) -> Self {
+        Self {
+            shared_cap: shared_cap.clamp(1, self.cap),
+            ..self
+        }
+    }
+
+    /// How many requests `session` may have at the server now.
+    fn cap_of(&self, session: SessionId) -> usize {
+        let others = self
+            .in_flight
+            .keys()
+            .chain(self.queues.keys())
+            .any(|other| *other != session);
+        if others { self.shared_cap } else { self.cap }
     }
 
     /// Takes a slot for `session` and gives `item` back to be sent now
@@ -64,7 +90,7 @@ impl<T> Fairness<T> {
             return Admitted::Refused { item, queued };
         }
         let busy = self.in_flight.get(&session).copied().unwrap_or(0);
-        if queued > 0 || busy >= self.cap {
+        if queued > 0 || busy >= self.cap_of(session) {
             self.queues.entry(session).or_default().push_back(item);
             return Admitted::Queued;
         }
@@ -101,7 +127,9 @@ impl<T> Fairness<T> {
             .skip(start)
             .take(sessions.len())
             .copied()
-            .find(|session| self.in_flight.get(session).copied().unwrap_or(0) < self.cap)?;
+            .find(|session| {
+                self.in_flight.get(session).copied().unwrap_or(0) < self.cap_of(*session)
+            })?;
         let queue = self.queues.get_mut(&turn)?;
         let item = queue.pop_front()?;
         if queue.is_empty() {
@@ -198,5 +226,31 @@ mod tests {
         fairness.finished(A);
         assert_eq!(fairness.next(), Some((A, 2)));
         assert_eq!(fairness.admit(A, 5), Admitted::Queued, "room again");
+    }
+
+    #[test]
+    fn a_session_has_fewer_requests_at_the_server_while_another_asks() {
+        let mut fairness = Fairness::new(3, 10).shared(1);
+        for n in 0..3 {
+            assert_eq!(
+                fairness.admit(A, n),
+                Admitted::Now(n),
+                "alone, the full cap"
+            );
+        }
+        assert_eq!(fairness.admit(B, 10), Admitted::Now(10));
+        assert_eq!(fairness.admit(B, 11), Admitted::Queued, "B shares now");
+        assert_eq!(fairness.admit(A, 3), Admitted::Queued);
+        fairness.finished(A);
+        fairness.finished(A);
+        assert_eq!(fairness.next(), None, "A still has one at the server");
+        fairness.finished(A);
+        fairness.finished(B);
+        let mut turns = Vec::new();
+        while let Some((session, item)) = fairness.next() {
+            turns.push(item);
+            fairness.finished(session);
+        }
+        assert_eq!(turns, vec![3, 11]);
     }
 }
