@@ -966,3 +966,59 @@ fn a_flooding_session_is_refused_past_its_share_and_another_is_answered() {
 fn hover_greet_in(session: &Session, file: &str) -> String {
     session.ok("hover", json!({"file": file, "line": 4, "symbol": "greet"}))
 }
+
+/// A server that says neither when nor which version it checked is
+/// settled by being seen quiet after it publishes; another session's
+/// questions, back to back, must not keep it from ever looking so. The
+/// editing session is answered, right, while the other keeps asking.
+#[test]
+fn an_edit_is_answered_while_another_session_keeps_its_server_busy() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let daemon = Daemon::new();
+    let project = project(&[("asking.py", GREET), ("editing.py", "value = 1\n")]);
+    let mut args = root_arg(project.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let asking = daemon.session(&args);
+    let editing = daemon.session(&args);
+    assert!(hover_greet_in(&asking, "asking.py").contains("greet"));
+    assert_eq!(
+        editing.ok("diagnostics", json!({"file": "editing.py"})),
+        "editing.py: no problems"
+    );
+    let answered = AtomicBool::new(false);
+    let stopped_by_the_answer = std::thread::scope(|scope| {
+        let flood = scope.spawn(|| {
+            // A watchdog, not a timing: before, the flood had to end first.
+            let give_up = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while !answered.load(Ordering::Relaxed) {
+                if std::time::Instant::now() > give_up {
+                    return false;
+                }
+                let calls: Vec<_> = (1..=4)
+                    .map(|column| {
+                        asking.call_async(
+                            "hover",
+                            json!({"file": "asking.py", "line": 4, "column": column}),
+                        )
+                    })
+                    .collect();
+                for call in &calls {
+                    wait(call);
+                }
+            }
+            true
+        });
+        std::fs::write(project.path().join("editing.py"), "x = 1  # ERROR\n").unwrap();
+        let answer = editing.ok("diagnostics", json!({"file": "editing.py"}));
+        answered.store(true, Ordering::Relaxed);
+        assert_eq!(
+            answer,
+            "editing.py: 1 error\n  1:10 error [mockls E1] mockls: ERROR on line 1"
+        );
+        flood.join().unwrap()
+    });
+    assert!(
+        stopped_by_the_answer,
+        "the edit was answered only once the other session stopped asking"
+    );
+}

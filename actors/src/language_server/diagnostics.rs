@@ -243,6 +243,11 @@ pub enum Verdict {
     },
     /// The server went idle without publishing for the change.
     Silent,
+    /// The server has published for the change; only a sample finding it
+    /// quiet is missing.
+    Quieting,
+    /// Published and quiet: done at this instant if it stays quiet.
+    Settling(Instant),
 }
 
 /// A caller waiting for fresh diagnostics of one URI.
@@ -331,13 +336,19 @@ impl Wait {
             return if now >= due {
                 Verdict::Done(entry.items.clone())
             } else {
-                Verdict::WaitUntil(due)
+                Verdict::Settling(due)
             };
         }
         if self.busy_ticks > TICK_BUDGET {
             return Verdict::Busy {
                 ticks: self.busy_ticks,
             };
+        }
+        if let Some(entry) = fresh
+            && entry.published_at.is_some()
+            && self.lacks_only_quiet(entry, observations, progress_idle)
+        {
+            return Verdict::Quieting;
         }
         if fresh.is_some() || !progress_idle {
             return Verdict::Wait;
@@ -381,17 +392,34 @@ impl Wait {
         observations: &Observations,
         progress_idle: bool,
     ) -> Option<Instant> {
-        let checks_done = progress_idle || !observations.progress_in_checks;
-        let sampled = observations.sampled;
         match (entry.version, self.strategy) {
-            (Some(version), _) if version >= entry.change_version && checks_done => {
-                self.quiet_after(published_at, sampled, Duration::ZERO)
-            }
-            (Some(_), _) => None,
             (None, Strategy::Progress) => progress_idle.then_some(published_at),
-            (None, Strategy::Version | Strategy::Process | Strategy::Pull) => {
-                self.quiet_after(published_at, sampled, QUIET_HOLD)
+            _ if self.lacks_only_quiet(entry, observations, progress_idle) => {
+                let hold = match entry.version {
+                    Some(_) => Duration::ZERO,
+                    None => QUIET_HOLD,
+                };
+                self.quiet_after(published_at, observations.sampled, hold)
             }
+            _ => None,
+        }
+    }
+
+    /// Whether what the server has published settles the wait once a
+    /// sample finds the process quiet: a publication of the change's
+    /// version with no check still running under progress, or one without
+    /// a version from a server whose progress does not bracket its checks.
+    fn lacks_only_quiet(
+        &self,
+        entry: &Entry,
+        observations: &Observations,
+        progress_idle: bool,
+    ) -> bool {
+        let checks_done = progress_idle || !observations.progress_in_checks;
+        match (entry.version, self.strategy) {
+            (Some(version), _) => version >= entry.change_version && checks_done,
+            (None, Strategy::Progress) => false,
+            (None, Strategy::Version | Strategy::Process | Strategy::Pull) => true,
         }
     }
 
@@ -485,7 +513,7 @@ mod tests {
         wait.observe(&sample(0), true, at(now, 40));
         // The old text's result, under the new version.
         cache.publish(URI, Some(1), vec![], at(now, 45));
-        assert_eq!(ask(&wait, &cache, true, at(now, 45)), Verdict::Wait);
+        assert_eq!(ask(&wait, &cache, true, at(now, 45)), Verdict::Quieting);
         wait.observe(&sample(4), true, at(now, 60));
         wait.observe(&sample(0), true, at(now, 80));
         cache.publish(URI, Some(1), vec![json!("error")], at(now, 85));
@@ -512,7 +540,7 @@ mod tests {
             Verdict::Done(vec![json!("error")].into())
         );
         cache.publish(URI, Some(1), vec![], at(now, 530));
-        assert_eq!(ask(&wait, &cache, true, at(now, 540)), Verdict::Wait);
+        assert_eq!(ask(&wait, &cache, true, at(now, 540)), Verdict::Quieting);
         cache.settle(URI);
         cache.note_change(URI, 2, true, at(now, 550));
         assert_eq!(ask(&wait, &cache, true, at(now, 560)), Verdict::Wait);
@@ -559,7 +587,7 @@ mod tests {
         cache.publish(URI, Some(2), vec![], at(now, 1_010));
         assert_eq!(
             ask(&wait, &cache, true, at(now, 1_010)),
-            Verdict::WaitUntil(at(now, 1_010 + 610)),
+            Verdict::Settling(at(now, 1_010 + 610)),
             "half as long again as the gap seen, plus 10 ms"
         );
         cache.publish(URI, Some(2), vec![json!("flycheck")], at(now, 1_300));
@@ -579,11 +607,7 @@ mod tests {
             &fixed,
             at(now, 1_300),
         );
-        assert_eq!(
-            verdict,
-            Verdict::WaitUntil(at(now, 3_300)),
-            "a fixed window"
-        );
+        assert_eq!(verdict, Verdict::Settling(at(now, 3_300)), "a fixed window");
     }
 
     #[test]
@@ -622,22 +646,26 @@ mod tests {
         wait.observe(&sample(30), true, at(now, 20));
         cache.publish(URI, None, vec![json!(1)], at(now, 30));
         wait.observe(&sample(2), true, at(now, 40));
-        assert_eq!(ask(&wait, &cache, true, at(now, 100)), Verdict::Wait);
+        assert_eq!(ask(&wait, &cache, true, at(now, 100)), Verdict::Quieting);
         wait.observe(&sample(0), true, at(now, 60));
         assert_eq!(
             ask(&wait, &cache, true, at(now, 100)),
-            Verdict::Wait,
+            Verdict::Quieting,
             "one idle sample is not quiet yet"
         );
         wait.observe(&sample(0), true, at(now, 80));
         let due = at(now, 60) + QUIET_HOLD;
         assert_eq!(
             ask(&wait, &cache, true, at(now, 80)),
-            Verdict::WaitUntil(due)
+            Verdict::Settling(due)
         );
         // A type checker going on to its next round.
         wait.observe(&sample(3), true, at(now, 100));
-        assert_eq!(ask(&wait, &cache, true, due), Verdict::Wait, "busy again");
+        assert_eq!(
+            ask(&wait, &cache, true, due),
+            Verdict::Quieting,
+            "busy again"
+        );
         wait.observe(&sample(0), true, at(now, 120));
         wait.observe(&sample(0), true, at(now, 140));
         assert!(matches!(
@@ -659,7 +687,7 @@ mod tests {
         let held = at(now, 350) + SUPERSEDED_WINDOW;
         assert_eq!(
             ask(&wait, &cache, true, at(now, 500)),
-            Verdict::WaitUntil(held)
+            Verdict::Settling(held)
         );
         // The edit's own check, half a second after it, is the answer.
         cache.publish(URI, None, vec![json!("broken")], at(now, 850));

@@ -86,16 +86,24 @@ impl<T> Fairness<T> {
     /// otherwise queues it, unless the session's queue is full.
     pub fn admit(&mut self, session: SessionId, item: T) -> Admitted<T> {
         let queued = self.queues.get(&session).map_or(0, VecDeque::len);
-        if queued >= self.queue_cap {
-            return Admitted::Refused { item, queued };
-        }
         let busy = self.in_flight.get(&session).copied().unwrap_or(0);
         if queued > 0 || busy >= self.cap_of(session) {
-            self.queues.entry(session).or_default().push_back(item);
-            return Admitted::Queued;
+            return self.queue(session, item);
         }
         *self.in_flight.entry(session).or_default() += 1;
         Admitted::Now(item)
+    }
+
+    /// Queues `item` for its session's turn, whatever its share, unless
+    /// the session's queue is full.
+    pub fn queue(&mut self, session: SessionId, item: T) -> Admitted<T> {
+        let queue = self.queues.entry(session).or_default();
+        if queue.len() >= self.queue_cap {
+            let queued = queue.len();
+            return Admitted::Refused { item, queued };
+        }
+        queue.push_back(item);
+        Admitted::Queued
     }
 
     /// One of `session`'s requests is answered (or failed): its slot is

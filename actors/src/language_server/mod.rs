@@ -33,6 +33,7 @@ mod fairness;
 mod inbound;
 mod progress;
 mod pull;
+mod quiet_window;
 mod readiness;
 mod requests;
 mod rounds;
@@ -192,6 +193,7 @@ pub struct State {
     probe: Option<DocumentSnapshot>,
     progress: progress::Progress,
     save_check: save_check::SaveCheck,
+    quiet_window: quiet_window::QuietWindow,
     readiness: readiness::Readiness,
     registrations: watched::Registrations,
     /// Requests over their session's share, waiting for a turn.
@@ -286,6 +288,7 @@ impl Actor for LanguageServer {
             probe: args.probe,
             progress: progress::Progress::default(),
             save_check,
+            quiet_window: quiet_window::QuietWindow::default(),
             readiness: readiness::Readiness::new(Instant::now(), sampled),
             registrations: watched::Registrations::default(),
             fairness: fairness::Fairness::default(),
@@ -410,6 +413,7 @@ impl Actor for LanguageServer {
                 state.check_waits(&myself);
             }
             LanguageServerMsg::ReleaseHeld => state.release_held(&myself),
+            LanguageServerMsg::QuietWindowEnded => state.end_quiet_window(&myself),
             LanguageServerMsg::CloseIdle => state.close_idle(),
             LanguageServerMsg::Configure(settings) => state.configure(settings),
             LanguageServerMsg::Retire { reason, restart } => state.retire(&myself, reason, restart),

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::messages::language_server::{Call, LanguageServerMsg, Reply, ServerRequest, Work};
 use ractor::ActorRef;
 use serde_json::Value;
+use std::time::Instant;
 
 impl State {
     /// What becomes of new work now: sent to a ready process, queued
@@ -96,7 +97,12 @@ impl State {
             sent.followers.push(call.reply);
             return;
         }
-        match self.fairness.admit(call.session, call) {
+        let admitted = if self.quiet_window.is_open(Instant::now()) {
+            self.fairness.queue(call.session, call)
+        } else {
+            self.fairness.admit(call.session, call)
+        };
+        match admitted {
             Admitted::Now(call) => self.write(myself, call, params, key),
             Admitted::Queued => {}
             Admitted::Refused { item, queued } => {
@@ -108,6 +114,9 @@ impl State {
 
     /// Sends queued requests whose session has a free share again.
     pub(super) fn send_queued(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        if self.quiet_window.is_open(Instant::now()) {
+            return;
+        }
         while let Some((_, call)) = self.fairness.next() {
             let Phase::Ready(capabilities) = &self.phase else {
                 return drop(call.reply.send(Err(Error::ShuttingDown)));

@@ -120,7 +120,10 @@ impl State {
         }
         // CPU spent loading is the server's start-up, not unexplained work
         // on a change.
-        let explained = !progress_idle || self.loading() || self.relayed > 0;
+        // Nor is CPU spent while requests are at the server: it may be
+        // answering them.
+        let explained =
+            !progress_idle || self.loading() || self.relayed > 0 || !self.pending.is_empty();
         for parked in self.waits.values_mut() {
             parked.wait.observe(&sample, !explained, now);
         }
@@ -151,6 +154,7 @@ impl State {
             self.progress.is_idle() && !self.loading() && self.relayed == 0 && save_check.is_none();
         let mut settled = Vec::new();
         let mut expired = Vec::new();
+        let mut quieting = false;
         let mut earliest: Option<Instant> = save_check.filter(|_| !self.waits.is_empty());
         for (id, parked) in &self.waits {
             // The hard limit shares the waits' one timer: a timer per wait
@@ -170,6 +174,11 @@ impl State {
                 now,
             ) {
                 Verdict::Wait => {}
+                Verdict::Quieting => quieting = true,
+                Verdict::Settling(due) => {
+                    quieting = true;
+                    earliest = Some(earliest.map_or(due, |e| e.min(due)));
+                }
                 Verdict::WaitUntil(due) => earliest = Some(earliest.map_or(due, |e| e.min(due))),
                 verdict => settled.push((*id, verdict)),
             }
@@ -198,6 +207,7 @@ impl State {
         for id in expired {
             self.expire_wait(id);
         }
+        self.hold_requests_while_quieting(myself, quieting, now);
         if let Some(due) = earliest
             && self.next_check.is_none_or(|scheduled| due < scheduled)
         {
@@ -207,6 +217,31 @@ impl State {
             });
         }
         self.tell_monitor_urgency();
+    }
+
+    /// Opens a window without new requests while a wait lacks only a
+    /// quiet sample, and ends it once none does.
+    fn hold_requests_while_quieting(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        quieting: bool,
+        now: Instant,
+    ) {
+        if !quieting {
+            return self.end_quiet_window(myself);
+        }
+        if let Some(until) = self.quiet_window.wanted(now) {
+            myself.send_after(until.saturating_duration_since(now), || {
+                LanguageServerMsg::QuietWindowEnded
+            });
+        }
+    }
+
+    /// Sends what the quiet window held, if one was open.
+    pub(super) fn end_quiet_window(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        if self.quiet_window.close(Instant::now()) {
+            self.send_queued(myself);
+        }
     }
 
     /// Whether a server that has published nothing can be asked for its
@@ -246,7 +281,9 @@ impl State {
                     self.timeouts.request.as_secs()
                 ),
             }),
-            Verdict::Wait | Verdict::WaitUntil(_) => Err(Error::ShuttingDown),
+            Verdict::Wait | Verdict::WaitUntil(_) | Verdict::Quieting | Verdict::Settling(_) => {
+                Err(Error::ShuttingDown)
+            }
         }
     }
 

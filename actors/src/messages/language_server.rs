@@ -346,6 +346,9 @@ pub enum LanguageServerMsg {
     CheckDiagnostics,
     /// A held request may have waited long enough.
     ReleaseHeld,
+    /// The window holding new requests so that the server can be seen
+    /// quiet is over.
+    QuietWindowEnded,
     /// Periodic sweep of documents idle past the idle timeout.
     CloseIdle,
     /// New settings for `workspace/configuration`, after a reload.

@@ -1,0 +1,77 @@
+//! A moment without new requests, so that a server answering other
+//! sessions' questions can be seen quiet.
+//!
+//! A diagnostics wait on a server that does not say when its check ends
+//! (no versions, no progress) is settled by CPU samples finding the process
+//! quiet after its publication. Another session's questions, answered one
+//! after another, can keep it from ever looking quiet, and the wait then
+//! runs to its limit. When a wait lacks nothing but that, new requests are
+//! held for a short window (those in flight finish), and sent once the
+//! waits settle or the window ends. Windows are spaced, so a server busy
+//! for reasons of its own delays requests by at most one window in every
+//! few.
+
+use std::time::{Duration, Instant};
+
+/// How long new requests are held at most: long enough for the requests
+/// in flight to end, two quiet samples 20 ms apart, and the 100 ms a
+/// server known only by its CPU must then stay quiet.
+const WINDOW: Duration = Duration::from_millis(250);
+/// How long after a window ends before another may open.
+const SPACING: Duration = Duration::from_millis(400);
+
+#[derive(Debug, Default)]
+pub struct QuietWindow {
+    open_until: Option<Instant>,
+    next_allowed: Option<Instant>,
+}
+
+impl QuietWindow {
+    /// A wait lacks only a quiet sample: opens a window unless one is open
+    /// or one ended lately; returns when a newly opened one ends.
+    pub fn wanted(&mut self, now: Instant) -> Option<Instant> {
+        if self.is_open(now) || self.next_allowed.is_some_and(|allowed| now < allowed) {
+            return None;
+        }
+        let until = now + WINDOW;
+        self.open_until = Some(until);
+        Some(until)
+    }
+
+    pub fn is_open(&self, now: Instant) -> bool {
+        self.open_until.is_some_and(|until| now < until)
+    }
+
+    /// Ends the window, early or on time; returns whether one was open, so
+    /// that what it held is sent.
+    pub fn close(&mut self, now: Instant) -> bool {
+        let Some(until) = self.open_until.take() else {
+            return false;
+        };
+        self.next_allowed = Some(until.min(now) + SPACING);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_opens_ends_and_is_spaced_from_the_next() {
+        let now = Instant::now();
+        let mut window = QuietWindow::default();
+        assert!(!window.is_open(now));
+        assert_eq!(window.wanted(now), Some(now + WINDOW));
+        assert!(window.is_open(now));
+        assert_eq!(window.wanted(now), None, "already open");
+        let settled = now + Duration::from_millis(30);
+        assert!(window.close(settled));
+        assert!(!window.is_open(settled));
+        assert!(!window.close(settled), "closed once");
+        assert_eq!(window.wanted(settled + Duration::from_millis(10)), None);
+        let later = settled + SPACING;
+        assert_eq!(window.wanted(later), Some(later + WINDOW));
+        assert!(!window.is_open(later + WINDOW), "it ends by itself");
+    }
+}
