@@ -9,7 +9,8 @@
 //! refreshing against without (when tmux is installed), the first hover of a second session when the
 //! daemon already has a warm pyright (against the first session's, cold),
 //! and `DAEMON_BENCH_SESSIONS` sessions (default 16) asking mixed
-//! questions for `DAEMON_BENCH_SECONDS` (default 60) against mockls and
+//! questions, and after each round editing a file of their own and asking
+//! its diagnostics, for `DAEMON_BENCH_SECONDS` (default 60) against mockls and
 //! against pyright: lost and mismatched answers, each session's p50, p90
 //! and p99, and the resident memory (RSS and PSS) of Windlass and its
 //! servers for those sessions in one daemon against as many standalone
@@ -218,6 +219,9 @@ struct Tally {
 fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count: usize) {
     let args = quiet(root, extra);
     let questions = shapes_questions();
+    for session in 0..count {
+        std::fs::write(root.join(edited_file(session)), EDITED_CLEAN).unwrap();
+    }
     let expected: Vec<String> = {
         let reference = Session::start(&args);
         questions
@@ -238,7 +242,7 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count
             .enumerate()
             .map(|(n, session)| {
                 let (questions, expected) = (&questions, &expected);
-                scope.spawn(move || ask_until(session, n, questions, expected, deadline))
+                scope.spawn(move || ask_until(session, root, n, questions, expected, deadline))
             })
             .collect();
         workers
@@ -262,7 +266,11 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count
             tally.mismatched
         );
     }
-    for (index, (tool, _)) in questions.iter().enumerate() {
+    let kinds = questions
+        .iter()
+        .map(|(tool, _)| *tool)
+        .chain(["edit, then diagnostics"]);
+    for (index, tool) in kinds.enumerate() {
         let samples: Vec<Duration> = tallies
             .iter()
             .filter_map(|tally| tally.by_question.get(index))
@@ -481,15 +489,33 @@ impl DaemonMemory {
     }
 }
 
+/// The session's own file, which it edits after each round of questions.
+fn edited_file(session: usize) -> String {
+    format!("edited_{session}.py")
+}
+
+const EDITED_CLEAN: &str = "value: int = 1\n";
+/// A type error for pyright, and an error for mockls's marker.
+const EDITED_BROKEN: &str = "value: int = \"text\"  # ERROR\n";
+
+/// Asks the questions in turn from `offset` until `deadline`, and after
+/// each round edits the session's own file and asks its diagnostics:
+/// warm answers go to `samples`, and each kind also to `by_question`,
+/// the edits last.
 fn ask_until(
     session: &Session,
+    root: &Path,
     offset: usize,
     questions: &[(&str, Value)],
     expected: &[String],
     deadline: Instant,
 ) -> Tally {
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        by_question: vec![Vec::new(); questions.len() + 1],
+        ..Tally::default()
+    };
     let mut turn = offset;
+    let mut broken = false;
     while Instant::now() < deadline {
         let index = turn % questions.len();
         turn += 1;
@@ -498,14 +524,29 @@ fn ask_until(
         let answer = outcome(wait(&session.call_async(tool, arguments.clone())));
         let elapsed = started.elapsed();
         tally.samples.push(elapsed);
-        if tally.by_question.len() <= index {
-            tally.by_question.resize_with(index + 1, Vec::new);
-        }
         tally.by_question[index].push(elapsed);
         if answer.is_error {
             tally.lost += 1;
         } else if answer.text != expected[index] {
             tally.mismatched += 1;
+        }
+        if index + 1 == questions.len() {
+            broken = !broken;
+            let file = edited_file(offset);
+            let text = if broken { EDITED_BROKEN } else { EDITED_CLEAN };
+            std::fs::write(root.join(&file), text).unwrap();
+            let started = Instant::now();
+            let answer = session.call("diagnostics", json!({"file": file}));
+            tally.by_question[questions.len()].push(started.elapsed());
+            let right = match broken {
+                true => answer.text.contains(" error"),
+                false => answer.text.ends_with("no problems"),
+            };
+            if answer.is_error {
+                tally.lost += 1;
+            } else if !right {
+                tally.mismatched += 1;
+            }
         }
     }
     tally
