@@ -73,11 +73,17 @@ struct Matchers {
     c: RegexMatcher,
     styles: RegexMatcher,
     dockerfile: RegexMatcher,
+    html: RegexMatcher,
 }
 
 impl Matchers {
     fn new(name: &str) -> Option<Self> {
         let styles = styles(name)?;
+        // An element's `id`, asked with or without the `#` that selects it.
+        let html = format!(
+            r#"(?:^|\s)id\s*=\s*["']{}["']"#,
+            regex_escape(name.trim_start_matches('#'))
+        );
         let name = regex_escape(name);
         let keyword = r"(?:def|class|function|fn|func|struct|enum|union|interface|trait|type|module|namespace|macro)";
         let modifiers = r"(?:(?:export|default|declare|async|static|public|private|protected|pub(?:\([^)]*\))?|local|extern|inline|abstract)\s+)*";
@@ -108,6 +114,7 @@ impl Matchers {
             dockerfile: RegexMatcherBuilder::new()
                 .build(&dockerfile.join("|"))
                 .ok()?,
+            html: RegexMatcherBuilder::new().build(&html).ok()?,
         })
     }
 
@@ -117,6 +124,7 @@ impl Matchers {
             "c" | "cpp" => &self.c,
             "css" | "scss" | "less" => &self.styles,
             "dockerfile" => &self.dockerfile,
+            "html" => &self.html,
             _ => &self.general,
         }
     }
@@ -236,6 +244,19 @@ mod tests {
         assert_eq!(lines(&file, "VIRTUAL_ENV"), [at(1), at(6)].concat());
         assert_eq!(lines(&file, "build"), at(2));
         assert_eq!(lines(&file, "PATH"), at(4));
+    }
+
+    #[test]
+    fn pages_define_their_elements_ids() {
+        let page = [(
+            "demo.html",
+            "<section id=\"intro\">\n<a href=\"#fragments\">x</a>\n<section id='fragments' class=\"s\">\n\
+             <div data-id=\"fragments\"></div>\n",
+        )];
+        let at = |line| vec![("demo.html".to_owned(), line)];
+        assert_eq!(lines(&page, "fragments"), at(3));
+        assert_eq!(lines(&page, "#fragments"), at(3));
+        assert_eq!(lines(&page, "intro"), at(1));
     }
 
     #[test]
