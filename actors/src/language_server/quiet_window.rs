@@ -5,9 +5,10 @@
 //! (no versions, no progress) is settled by CPU samples finding the process
 //! quiet after its publication. Another session's questions, answered one
 //! after another, can keep it from ever looking quiet, and the wait then
-//! runs to its limit. When a wait lacks nothing but that, new requests are
-//! held for a short window (those in flight finish), and sent once the
-//! waits settle or the window ends. Windows are spaced, so a server busy
+//! runs to its limit. When a wait has lacked nothing but that for a while,
+//! new requests are held for a short window (those in flight finish), and
+//! sent once the waits settle or the window ends. A server that goes quiet
+//! by itself never sees a window, and windows are spaced, so a server busy
 //! for reasons of its own delays requests by at most one window in every
 //! few.
 
@@ -17,20 +18,29 @@ use std::time::{Duration, Instant};
 /// in flight to end, two quiet samples 20 ms apart, and the 100 ms a
 /// server known only by its CPU must then stay quiet.
 const WINDOW: Duration = Duration::from_millis(250);
+/// How long a wait lacks only quiet before a window opens for it.
+const PATIENCE: Duration = Duration::from_millis(200);
 /// How long after a window ends before another may open.
-const SPACING: Duration = Duration::from_millis(400);
+const SPACING: Duration = Duration::from_millis(750);
 
 #[derive(Debug, Default)]
 pub struct QuietWindow {
     open_until: Option<Instant>,
     next_allowed: Option<Instant>,
+    /// Since when some wait has lacked only quiet.
+    wanted_since: Option<Instant>,
 }
 
 impl QuietWindow {
-    /// A wait lacks only a quiet sample: opens a window unless one is open
-    /// or one ended lately; returns when a newly opened one ends.
+    /// A wait lacks only a quiet sample: opens a window once that has
+    /// lasted [`PATIENCE`], unless one is open or one ended lately; returns
+    /// when a newly opened one ends.
     pub fn wanted(&mut self, now: Instant) -> Option<Instant> {
-        if self.is_open(now) || self.next_allowed.is_some_and(|allowed| now < allowed) {
+        let since = *self.wanted_since.get_or_insert(now);
+        if now < since + PATIENCE
+            || self.is_open(now)
+            || self.next_allowed.is_some_and(|allowed| now < allowed)
+        {
             return None;
         }
         let until = now + WINDOW;
@@ -40,6 +50,12 @@ impl QuietWindow {
 
     pub fn is_open(&self, now: Instant) -> bool {
         self.open_until.is_some_and(|until| now < until)
+    }
+
+    /// No wait lacks only quiet any more.
+    pub fn not_wanted(&mut self, now: Instant) -> bool {
+        self.wanted_since = None;
+        self.close(now)
     }
 
     /// Ends the window, early or on time; returns whether one was open, so
@@ -59,8 +75,10 @@ mod tests {
 
     #[test]
     fn a_window_opens_ends_and_is_spaced_from_the_next() {
-        let now = Instant::now();
+        let start = Instant::now();
         let mut window = QuietWindow::default();
+        assert_eq!(window.wanted(start), None, "it may go quiet by itself");
+        let now = start + PATIENCE;
         assert!(!window.is_open(now));
         assert_eq!(window.wanted(now), Some(now + WINDOW));
         assert!(window.is_open(now));
@@ -73,5 +91,8 @@ mod tests {
         let later = settled + SPACING;
         assert_eq!(window.wanted(later), Some(later + WINDOW));
         assert!(!window.is_open(later + WINDOW), "it ends by itself");
+        assert!(window.not_wanted(later + WINDOW));
+        let again = later + WINDOW + SPACING;
+        assert_eq!(window.wanted(again), None, "patience starts over");
     }
 }

@@ -228,7 +228,10 @@ impl State {
         now: Instant,
     ) {
         if !quieting {
-            return self.end_quiet_window(myself);
+            if self.quiet_window.not_wanted(now) {
+                self.send_queued(myself);
+            }
+            return;
         }
         if let Some(until) = self.quiet_window.wanted(now) {
             myself.send_after(until.saturating_duration_since(now), || {
