@@ -433,7 +433,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             checks_only_what_changed: built_in.checks_only_what_changed,
             misses_added_folders: built_in.misses_added_folders,
             forgets_early_documents: built_in.forgets_early_documents,
-            checks_on_save: built_in.checks_on_save,
+            save_check_sources: strings(built_in.save_check_sources),
             duties: Duties {
                 config_files: built_in.config_files,
                 ..Duties::of(built_in.role)
@@ -548,7 +548,12 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         checks_only_what_changed: known.iter().any(|known| known.checks_only_what_changed),
         misses_added_folders: known.iter().any(|known| known.misses_added_folders),
         forgets_early_documents: known.iter().any(|known| known.forgets_early_documents),
-        checks_on_save: known.iter().any(|known| known.checks_on_save),
+        save_check_sources: known
+            .iter()
+            .find_map(|known| {
+                (!known.save_check_sources.is_empty()).then(|| strings(known.save_check_sources))
+            })
+            .unwrap_or_default(),
         duties,
         command,
         check: None,

@@ -155,7 +155,7 @@ mod tests {
             checks_only_what_changed: false,
             misses_added_folders: false,
             forgets_early_documents: false,
-            checks_on_save: false,
+            save_check_sources: Vec::new(),
             duties: Duties::of(Role::Language),
         }
     }

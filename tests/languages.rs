@@ -141,7 +141,10 @@ fn render() -> String {
             } else {
                 format!("beside {}", code_list(server.config_files, ", "))
             },
-            match (server.pulls_diagnostics, server.checks_on_save) {
+            match (
+                server.pulls_diagnostics,
+                !server.save_check_sources.is_empty()
+            ) {
                 (true, _) => "asked for",
                 (false, true) => "published, after its check on save",
                 (false, false) => "published",

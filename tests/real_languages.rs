@@ -436,6 +436,19 @@ fn rust_analyzer_answers_on_regex_syntax() {
         diagnostics.contains("error [rustc E0308] mismatched types"),
         "{diagnostics}"
     );
+    // An unsaved edit runs no `cargo check`: the last save's findings
+    // are left out of the comparison, and the answer says so.
+    let checked = session.ok(
+        "check_edit",
+        json!({"file": parser, "replacements": [{"old": "    \"text\"\n", "new": "    7\n"}]}),
+    );
+    assert_eq!(
+        checked,
+        "note: [rust] the findings of its check on save (rustc, clippy) are left out: \
+         nothing is saved, so that check does not run\n\
+         src/parser.rs, if edited (nothing written): 0 new problems, 1 fixed\n\
+         \x20 fixed 257:5 error [rust-analyzer E0308] expected u32, found &'static str"
+    );
     std::fs::write(dir.path().join(parser), &original).unwrap();
     assert_eq!(
         session.ok("diagnostics", json!({"file": parser})),

@@ -62,10 +62,12 @@ pub struct BuiltIn {
     /// Whether it checks only the last of the documents opened before it
     /// has its configuration: they are sent again once it has it.
     pub forgets_early_documents: bool,
-    /// Whether a save starts a check of its own under progress, whose
-    /// results it publishes with the document's (rust-analyzer's `cargo
-    /// check`): an answer after a save waits for that check.
-    pub checks_on_save: bool,
+    /// The sources of the findings of a check that a save starts under
+    /// progress and whose results it publishes with the document's
+    /// (rust-analyzer's `cargo check`: `rustc`, `clippy`); none when it
+    /// runs no such check. An answer after a save waits for that check,
+    /// and `check_edit`, which saves nothing, leaves its findings out.
+    pub save_check_sources: &'static [&'static str],
 }
 
 /// Where a server's references come from; any narrower than the project
@@ -117,7 +119,7 @@ const fn server(
         checks_only_what_changed: false,
         misses_added_folders: false,
         forgets_early_documents: false,
-        checks_on_save: false,
+        save_check_sources: &[],
     }
 }
 
@@ -169,9 +171,9 @@ impl BuiltIn {
         }
     }
 
-    const fn checks_on_save(self) -> Self {
+    const fn checks_on_save(self, sources: &'static [&'static str]) -> Self {
         Self {
-            checks_on_save: true,
+            save_check_sources: sources,
             ..self
         }
     }
@@ -272,7 +274,7 @@ const RUST_ANALYZER: BuiltIn = server(
     "rustup component add rust-analyzer, or cargo install --locked ra_ap_rust-analyzer@0.0.330",
 )
 .checked_with(VERSION)
-.checks_on_save()
+.checks_on_save(&["rustc", "clippy"])
 .verified();
 
 const PYRIGHT: BuiltIn = server(
@@ -1031,8 +1033,9 @@ pub struct ServerSpec {
     /// Whether the documents opened before it has its configuration are
     /// sent again once it has.
     pub forgets_early_documents: bool,
-    /// Whether an answer after a save waits for the check the save starts.
-    pub checks_on_save: bool,
+    /// The sources of the findings of the check a save starts; an answer
+    /// after a save waits for that check.
+    pub save_check_sources: Vec<String>,
     /// How the session uses it; not part of what makes it one process.
     pub duties: Duties,
 }
@@ -1119,6 +1122,11 @@ impl Duties {
 pub struct ServerKey(String);
 
 impl ServerSpec {
+    /// Whether a save starts a check whose end an answer waits for.
+    pub fn checks_on_save(&self) -> bool {
+        !self.save_check_sources.is_empty()
+    }
+
     pub fn key(&self) -> ServerKey {
         let options = self
             .initialization_options
@@ -1218,7 +1226,7 @@ mod tests {
             checks_only_what_changed: false,
             misses_added_folders: false,
             forgets_early_documents: false,
-            checks_on_save: false,
+            save_check_sources: Vec::new(),
             duties: Duties::of(Role::Language),
         };
         let renamed = ServerSpec {

@@ -15,10 +15,11 @@ use super::render::{self, Sources};
 use super::workspace_edit::{applied, parts};
 use crate::error::{Error, Result};
 use crate::lsp::uri::uri_to_path;
-use crate::messages::language_server::EditedDocument;
+use crate::messages::language_server::{DiagnosticsReply, EditedDocument};
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
+use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -165,17 +166,30 @@ async fn check(
     several: bool,
 ) -> Result<ServerCheck> {
     let answer = context.check_edit(server, edits).await?;
-    let edited = edits
+    let sources = &server.spec.save_check_sources;
+    let compared = |document: &DocumentSnapshot, reply: &DiagnosticsReply| {
+        without(sources, problems(roots, server, document, reply, several))
+    };
+    let mut edited: Vec<(FileDiagnostics, FileDiagnostics)> = edits
         .iter()
         .zip(answer.edited)
         .map(|(edit, reply)| {
             let edited = edit.document.unsaved(edit.text.clone());
             (
-                problems(roots, server, &edit.document, &reply.before, several),
-                problems(roots, server, &edited, &reply.after, several),
+                compared(&edit.document, &reply.before),
+                compared(&edited, &reply.after),
             )
         })
         .collect();
+    if let Some((before, _)) = edited.first_mut()
+        && server.spec.checks_on_save()
+    {
+        before.notes.push(format!(
+            "note: [{}] the findings of its check on save ({}) are left out: nothing is saved, so that check does not run",
+            server.label(),
+            sources.join(", ")
+        ));
+    }
     let dependents = answer
         .dependents
         .into_iter()
@@ -183,12 +197,27 @@ async fn check(
             let document = &dependent.document;
             (
                 document.path.clone(),
-                problems(roots, server, document, &dependent.check.before, several),
-                problems(roots, server, document, &dependent.check.after, several),
+                compared(document, &dependent.check.before),
+                compared(document, &dependent.check.after),
             )
         })
         .collect();
     Ok(ServerCheck { edited, dependents })
+}
+
+/// The problems without those from the sources of a check that runs only
+/// on save: in an unsaved edit they are the last save's, so they would
+/// compare the disk with itself.
+fn without(sources: &[String], mut file: FileDiagnostics) -> FileDiagnostics {
+    if let Some(diagnostics) = &mut file.diagnostics {
+        diagnostics.retain(|diagnostic| {
+            diagnostic
+                .source
+                .as_ref()
+                .is_none_or(|source| !sources.contains(source))
+        });
+    }
+    file
 }
 
 /// The documents the server's rename of the symbol would edit, each with

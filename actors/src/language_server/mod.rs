@@ -265,7 +265,7 @@ impl Actor for LanguageServer {
             .is_some();
         args.usage.set_pid(transport.pid());
         args.usage.used();
-        let save_check = save_check::SaveCheck::new(args.spec.checks_on_save);
+        let save_check = save_check::SaveCheck::new(args.spec.checks_on_save());
         let mut state = State {
             id: args.id,
             usage: args.usage,
