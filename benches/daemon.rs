@@ -255,16 +255,7 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count
 
     println!("{label}: {count} sessions × mixed questions for {seconds} s");
     for (n, tally) in tallies.iter().enumerate() {
-        let p = Percentiles::new(&tally.samples);
-        println!(
-            "  session {n}: {:>6} answers  p50 {:>8.3} ms  p90 {:>8.3} ms  p99 {:>8.3} ms  lost {}  mismatched {}",
-            p.count(),
-            p.ms(0.5),
-            p.ms(0.9),
-            p.ms(0.99),
-            tally.lost,
-            tally.mismatched
-        );
+        print_tally(&format!("session {n}:"), tally);
     }
     let kinds = questions
         .iter()
@@ -359,7 +350,7 @@ fn flood_beside_quiet(label: &str, root: &Path, extra: &[String], seconds: u64) 
     let phase = Duration::from_secs((seconds / 3).max(1));
     println!("{label}: a quiet session's warm hover, alone and beside a flooding session");
     let alone = hovers_until(&quiet_session, &hover, &expected, Instant::now() + phase);
-    print_quiet("alone", &alone);
+    print_tally("alone", &alone);
     for (name, check) in [("beside questions", false), ("beside check_edit", true)] {
         let deadline = Instant::now() + phase;
         let (beside, flood) = std::thread::scope(|scope| {
@@ -367,7 +358,7 @@ fn flood_beside_quiet(label: &str, root: &Path, extra: &[String], seconds: u64) 
             let beside = hovers_until(&quiet_session, &hover, &expected, deadline);
             (beside, flood.join().unwrap())
         });
-        print_quiet(name, &beside);
+        print_tally(name, &beside);
         println!(
             "    the flood: {} answers in {:.1} s, {} refused past its share, {} other errors",
             flood.answered,
@@ -378,7 +369,9 @@ fn flood_beside_quiet(label: &str, root: &Path, extra: &[String], seconds: u64) 
     }
 }
 
-fn print_quiet(name: &str, tally: &Tally) {
+/// One line of a tally: its warm answers' count and percentiles, and
+/// its lost and mismatched answers.
+fn print_tally(name: &str, tally: &Tally) {
     let p = Percentiles::new(&tally.samples);
     println!(
         "  {name:<18} {:>6} answers  p50 {:>7.3} ms  p90 {:>7.3} ms  p99 {:>7.3} ms  lost {}  mismatched {}",
