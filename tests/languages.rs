@@ -82,7 +82,10 @@ fn render() -> String {
          files\" only in those its settings name by extension and the open\n\
          ones (bash-language-server reads `*.sh` and `*.bash`, not a script\n\
          without an extension); their answers name, by text, the other\n\
-         files of their languages that use the name. A\n\
+         files of their languages that use the name. One marked \"page\n\
+         scripts\" (the HTML server) finds references only in the scripts\n\
+         of the page asked about, so its answers also name the lines of\n\
+         that page that use the name. A\n\
          server that indexes the project in the background (clangd,\n\
          rust-analyzer: it reports indexing) is cross-checked the same\n\
          way, and its answers say when its index is still being built.\n\n\
@@ -153,6 +156,7 @@ fn render() -> String {
                 ReferencesFrom::Project => "project",
                 ReferencesFrom::OpenFiles => "open files",
                 ReferencesFrom::NamedFiles => "named files",
+                ReferencesFrom::PageScripts => "page scripts",
             },
             if server.checks_only_what_changed {
                 "once the change is taken in"

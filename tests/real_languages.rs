@@ -1494,6 +1494,9 @@ fn intelephense_answers_on_fast_route() {
         json!({"symbol": "RouteCollector.addRoute"}),
     );
     assert!(own.starts_with("7 references in 1 file\n"), "{own}");
+    // The interface's and the generator's `addRoute` are other methods of
+    // the name, not uses the server missed.
+    assert!(!own.contains("note: by text"), "{own}");
 
     let caller = json!({"file": collector});
     assert_eq!(
@@ -1874,12 +1877,24 @@ fn dockerfile_server_answers_on_repo2docker() {
         session.ok("hover", json!({"symbol": "ALPINE_VERSION"})),
         "3.21"
     );
+    // The `# syntax=` directive above it is for the builder, not its doc.
+    assert_eq!(
+        session.ok("source", json!({"symbol": "ALPINE_VERSION"})),
+        "Dockerfile:2-2\n2  ARG ALPINE_VERSION=3.21"
+    );
     assert_eq!(
         session.ok("definition", json!({"symbol": "VIRTUAL_ENV"})),
         "`VIRTUAL_ENV` is ambiguous (2 matches); ask again with file and line:\n\
          Dockerfile:8:5  (text) ARG VIRTUAL_ENV=/opt/venv\n\
          Dockerfile:26:5  (text) ARG VIRTUAL_ENV=/opt/venv\n\
          note: 2 definitions were found only by text search; the servers did not report them"
+    );
+    // Neither the Dockerfile nor the CSS server answers a name asked alone.
+    let unknown = session.err("hover", json!({"symbol": "NOT_A_NAME_HERE"}));
+    assert!(
+        unknown.starts_with("no symbol named `NOT_A_NAME_HERE` found in the workspace\n")
+            && unknown.contains("note: the servers of css, dockerfile, less and scss files answer no names asked alone"),
+        "{unknown}"
     );
     assert_eq!(
         session.ok("diagnostics", json!({"file": file})),
@@ -1944,6 +1959,14 @@ fn html_server_answers_on_reveal_js_demo() {
             "{slide}"
         );
     }
+    // Its references are those of the page's scripts: the slide's id has
+    // none, and the answer says what the page names it by text.
+    assert_eq!(
+        session.ok("find_references", json!({"symbol": "fragments"})),
+        "no references found for demo.html:294:19\n\
+         note: by text, `fragments` also appears in 1 file the server listed no reference in; \
+         it looks only in the scripts of the page asked about: demo.html:294,304,309"
+    );
     let hover = session.ok("hover", json!({"file": demo, "line": 28, "symbol": "div"}));
     assert!(
         hover.starts_with("The div element has no special meaning at all."),

@@ -82,6 +82,9 @@ pub enum ReferencesFrom {
     /// (bash-language-server: `*.sh`, `*.bash`, not an extensionless
     /// script).
     NamedFiles,
+    /// Only the scripts of the page asked about (the HTML server): an
+    /// element or an `id` has none, and no other page is looked in.
+    PageScripts,
 }
 
 /// What a built-in server is for.
@@ -443,7 +446,9 @@ const CSS_LANGUAGE_SERVER: BuiltIn = server(
 .references_from(ReferencesFrom::OpenFiles)
 .verified();
 // It checks embedded styles with the CSS server's rules, read from the
-// same `css` section, and breaks the same way on `null`.
+// same `css` section, and breaks the same way on `null`. It finds
+// references only in the page's own scripts: the `fragments` slide of
+// reveal.js's demo, named three times on its page, has "no references".
 const HTML_LANGUAGE_SERVER: BuiltIn = server(
     "html",
     "vscode-html-language-server",
@@ -454,6 +459,7 @@ const HTML_LANGUAGE_SERVER: BuiltIn = server(
     r#"{"html": {"validate": {"scripts": true, "styles": true}},
         "css": {"validate": true, "lint": {}}}"#,
 )
+.references_from(ReferencesFrom::PageScripts)
 .verified();
 const DOCKERFILE_LANGUAGE_SERVER: BuiltIn = server(
     "dockerfile",

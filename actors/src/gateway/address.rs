@@ -14,6 +14,7 @@ use super::symbols::{self, Found};
 use super::target::{Opened, Resolved, at_column, on_line};
 use super::words::{self, find_word};
 use crate::error::{Error, Result};
+use crate::language::Role;
 use crate::lsp::position::PositionEncoding;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
@@ -189,6 +190,7 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     match found.len() {
         0 => Err(Error::InvalidArgument(
             std::iter::once(format!("no symbol named `{symbol}` found in the workspace"))
+                .chain(nameless_note(&symbols.nameless))
                 .chain(notes)
                 .collect::<Vec<_>>()
                 .join("\n"),
@@ -206,6 +208,21 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         }
         _ => Ok(ambiguous(symbol, found, notes)),
     }
+}
+
+/// The note on languages whose servers cannot be asked for a name at all
+/// (the YAML, HTML and CSS servers): a name in their files is found with
+/// `file`.
+fn nameless_note(languages: &[String]) -> Option<String> {
+    let (last, others) = languages.split_last()?;
+    let named = match others {
+        [] => last.clone(),
+        _ => format!("{} and {last}", others.join(", ")),
+    };
+    Some(format!(
+        "note: the servers of {named} files answer no names asked alone; \
+         for a name in such a file, give its `file` (and `line`)"
+    ))
 }
 
 /// Whether `symbol` is asked as `Type.member` of a member the server
@@ -283,6 +300,8 @@ struct WorkspaceAnswer {
     unavailable: Vec<String>,
     /// What the servers said about how complete their answers are.
     warnings: Vec<String>,
+    /// The languages whose servers answer no workspace symbols at all.
+    nameless: Vec<String>,
 }
 
 /// `workspace/symbol` on every running server at once.
@@ -294,7 +313,13 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         let query = query.to_owned();
         requests.spawn(async move {
             let reply = context.workspace_symbols(&server, &query).await;
-            (server.label(), server.spec.languages.clone(), reply)
+            let spec = &server.spec;
+            (
+                server.label(),
+                spec.duties.role,
+                spec.languages.clone(),
+                reply,
+            )
         });
     }
     let mut answer = WorkspaceAnswer {
@@ -303,10 +328,20 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         problems: Vec::new(),
         unavailable: servers.unavailable,
         warnings: Vec::new(),
+        nameless: Vec::new(),
     };
     while let Some(joined) = requests.join_next().await {
-        let Ok((label, languages, Ok(mut reply))) = joined else {
+        let Ok((label, role, languages, reply)) = joined else {
             continue;
+        };
+        let mut reply = match reply {
+            Ok(reply) => reply,
+            // A linter answers names for no language; its language server does.
+            Err(Error::Unsupported { .. }) if role == Role::Language => {
+                answer.nameless.extend(languages);
+                continue;
+            }
+            Err(_) => continue,
         };
         let Ok(found) = symbols::workspace_symbols(&mut reply) else {
             continue;
@@ -323,5 +358,7 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         );
         answer.warnings.extend(reply.warnings);
     }
+    answer.nameless.sort();
+    answer.nameless.dedup();
     Ok(answer)
 }

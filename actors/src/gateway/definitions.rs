@@ -11,6 +11,7 @@
 
 use super::source_files;
 use crate::vocabulary::root_set::RootSet;
+use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
@@ -67,7 +68,7 @@ pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
 }
 
 /// The definition patterns of one name, by language family.
-struct Matchers {
+pub(super) struct Matchers {
     general: RegexMatcher,
     shell: RegexMatcher,
     c: RegexMatcher,
@@ -77,7 +78,7 @@ struct Matchers {
 }
 
 impl Matchers {
-    fn new(name: &str) -> Option<Self> {
+    pub(super) fn new(name: &str) -> Option<Self> {
         let styles = styles(name)?;
         // An element's `id`, asked with or without the `#` that selects it.
         let html = format!(
@@ -116,6 +117,16 @@ impl Matchers {
                 .ok()?,
             html: RegexMatcherBuilder::new().build(&html).ok()?,
         })
+    }
+
+    /// Whether `line` of a file in `language` reads like a definition of
+    /// the name.
+    pub(super) fn defines(&self, language: &str, line: &str) -> bool {
+        !NOT_CODE.contains(&language)
+            && self
+                .for_language(language)
+                .is_match(line.trim_end().as_bytes())
+                .unwrap_or(false)
     }
 
     fn for_language(&self, language: &str) -> &RegexMatcher {

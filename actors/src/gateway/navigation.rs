@@ -8,7 +8,7 @@ use super::goto::Goto;
 use super::render::{self, Sources, Spot};
 use super::symbols::{self, Symbol};
 use super::target::{Resolved, Target};
-use super::text_uses;
+use super::{definitions, text_uses};
 use crate::error::Result;
 use crate::language::ReferencesFrom;
 use crate::lsp::position::last_line;
@@ -101,6 +101,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     let reason = match target.server.spec.references_from {
         ReferencesFrom::OpenFiles => Some(text_uses::Reason::OpenFilesOnly),
         ReferencesFrom::NamedFiles => Some(text_uses::Reason::NamedFilesOnly),
+        ReferencesFrom::PageScripts => Some(text_uses::Reason::PageScriptsOnly),
         ReferencesFrom::Project => reply
             .background_index
             .then_some(text_uses::Reason::BackgroundIndex),
@@ -153,13 +154,28 @@ async fn unlisted_by_text(
 ) -> Option<String> {
     let word = target.word()?;
     let mut listed: HashSet<String> = spots.iter().map(|spot| spot.path.clone()).collect();
-    listed.insert(target.roots.display(&target.document.path));
+    if reason != text_uses::Reason::PageScriptsOnly {
+        listed.insert(target.roots.display(&target.document.path));
+    }
     let roots = target.roots.clone();
     let languages = target.server.spec.languages.clone();
+    let other_definitions = definitions::Matchers::new(&word).filter(|matchers| {
+        spots.iter().any(|spot| {
+            let line = spot.source.as_deref().unwrap_or_default();
+            matchers.defines(&target.document.language_id, line)
+        })
+    });
     let search = {
         let word = word.clone();
         tokio::task::spawn_blocking(move || {
-            text_uses::unlisted(&roots, &word, &languages, &listed, text_uses::SEARCH_BUDGET)
+            text_uses::unlisted(
+                &roots,
+                &word,
+                &languages,
+                &listed,
+                other_definitions.as_ref(),
+                text_uses::SEARCH_BUDGET,
+            )
         })
     };
     search.await.ok()?.note(&target.roots, &word, reason)

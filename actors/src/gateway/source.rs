@@ -326,7 +326,7 @@ fn leading_lines(text: &str, first: u32) -> u32 {
         let Some(line) = line_at(text, (top - 1) as usize).map(str::trim_start) else {
             break;
         };
-        if !leads(line) {
+        if !leads(line) || is_directive(line) {
             break;
         }
         top -= 1;
@@ -349,6 +349,22 @@ fn leads(line: &str) -> bool {
         || line == "#"
         || line.starts_with("# ")
         || line.starts_with("#\t")
+}
+
+/// Whether a comment line, trimmed, is a directive to a tool rather than
+/// prose: a Dockerfile's parser directives (`# syntax=…`, `# escape=…`,
+/// `# check=…`) and an editor's or Python's `# -*- coding: … -*-`.
+fn is_directive(line: &str) -> bool {
+    let Some(comment) = line.strip_prefix('#').map(str::trim_start) else {
+        return false;
+    };
+    let keyword = comment
+        .split(|c: char| c == '=' || c.is_whitespace())
+        .next()
+        .unwrap_or_default();
+    let assigns = comment[keyword.len()..].trim_start().starts_with('=');
+    (assigns && ["syntax", "escape", "check"].contains(&keyword.to_lowercase().as_str()))
+        || comment.starts_with("-*-")
 }
 
 impl Span {
@@ -414,6 +430,14 @@ mod tests {
             "the comment right above, not the banner"
         );
         assert_eq!(leading_lines("a\n\nb\n", 2), 2, "a blank line ends it");
+        let dockerfile = "# syntax = docker/dockerfile:1.3\n# The base.\nARG BASE=alpine\n";
+        assert_eq!(
+            leading_lines(dockerfile, 2),
+            1,
+            "a parser directive is no comment"
+        );
+        let coding = "# -*- coding: utf-8 -*-\ndef f():\n    pass\n";
+        assert_eq!(leading_lines(coding, 1), 1);
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub enum Reason {
     /// It reads only the files its settings name, and those open
     /// (bash-language-server, not an extensionless script).
     NamedFilesOnly,
+    /// It looks only in the scripts of the page asked about (the HTML
+    /// server), so the page's own markup is searched too.
+    PageScriptsOnly,
 }
 
 impl Reason {
@@ -44,6 +47,7 @@ impl Reason {
             Self::NamedFilesOnly => {
                 "it reads only the files its settings name (by extension) and those open"
             }
+            Self::PageScriptsOnly => "it looks only in the scripts of the page asked about",
         }
     }
 }
@@ -58,11 +62,15 @@ pub struct Unlisted {
 
 /// The files of `languages` under the roots that contain `word` as a
 /// whole word and are not in `listed` (paths as the roots display them).
+/// Lines that `other_definitions` reads as definitions of the word are not
+/// counted: given once the server has listed the target's own definition,
+/// they define other things of that name (another type's method).
 pub fn unlisted(
     roots: &RootSet,
     word: &str,
     languages: &[String],
     listed: &HashSet<String>,
+    other_definitions: Option<&definitions::Matchers>,
     budget: Duration,
 ) -> Unlisted {
     // A name is whole when no character that names are made of touches
@@ -98,8 +106,10 @@ pub fn unlisted(
         let _unreadable = searcher.search_path(
             &matcher,
             path,
-            Lossy(|line, _| {
-                lines.push(line);
+            Lossy(|line, text| {
+                if !other_definitions.is_some_and(|others| others.defines(language, text)) {
+                    lines.push(line);
+                }
                 Ok(true)
             }),
         );
@@ -164,7 +174,7 @@ mod tests {
         let roots = RootSet::new(std::slice::from_ref(&root)).unwrap();
         let listed: HashSet<String> = ["a.c".to_owned()].into_iter().collect();
         let languages = vec!["c".to_owned(), "cpp".to_owned()];
-        let found = unlisted(&roots, "init", &languages, &listed, SEARCH_BUDGET);
+        let found = unlisted(&roots, "init", &languages, &listed, None, SEARCH_BUDGET);
         assert_eq!(
             found,
             Unlisted {
@@ -172,11 +182,23 @@ mod tests {
                 complete: true,
             }
         );
+        fs::write(root.join("d.c"), "static int init(void) {\n").unwrap();
+        let others = definitions::Matchers::new("init");
+        let without_definitions = unlisted(
+            &roots,
+            "init",
+            &languages,
+            &listed,
+            others.as_ref(),
+            SEARCH_BUDGET,
+        );
+        assert_eq!(without_definitions.files, found.files);
+        fs::remove_file(root.join("d.c")).unwrap();
         let scss = vec!["scss".to_owned()];
         fs::write(root.join("a.scss"), "$pad: 1px;\n").unwrap();
         fs::write(root.join("b.scss"), "x: $pad-lg;\ny: #{$pad};\n").unwrap();
         let listed: HashSet<String> = ["a.scss".to_owned()].into_iter().collect();
-        let hyphenated = unlisted(&roots, "$pad", &scss, &listed, SEARCH_BUDGET);
+        let hyphenated = unlisted(&roots, "$pad", &scss, &listed, None, SEARCH_BUDGET);
         assert_eq!(hyphenated.files, vec![(root.join("b.scss"), vec![2])]);
         assert_eq!(
             found.note(&roots, "init", Reason::BackgroundIndex).unwrap(),
