@@ -92,7 +92,9 @@ fn render() -> String {
          When a file changes on disk, the open documents that may depend\n\
          on it are sent again when asked about. A server that checks only\n\
          the file it is told changed, and takes a change in after a pause\n\
-         (intelephense), gets them once it has published the changed file.\n\n\
+         (intelephense), gets them once it has published the changed file,\n\
+         and only those it has not checked again by itself within a\n\
+         quarter of a second of that.\n\n\
          A session with other roots shares a server that announces it takes\n\
          new workspace folders; one that does not, or that announces it but\n\
          never loads a folder added later (intelephense, \"restarted\" below),\n\

@@ -323,3 +323,41 @@ fn a_dependent_is_rechecked_when_an_open_dependency_changes_on_disk() {
     session.ok("diagnostics", json!({"file": "lib.py"}));
     edit_cycle(&session, dir.path());
 }
+
+/// A server that checks only the document it is told changed, then
+/// checks the open documents by itself once it has published that one
+/// (as intelephense does, after a pause of about a second): the dependent
+/// is answered from the server's own check, both ways, and never sent
+/// again, which would have it wait out the server's pause once more.
+#[test]
+fn a_dependent_the_server_checked_by_itself_is_not_sent_again() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let flags = format!(
+        "--publish-dependents --diagnostics-delay 300 --record {}",
+        record.display()
+    );
+    // Named as the built-in intelephense is, it is taken for it.
+    let config = python_server("php", &mockls_binary().display().to_string(), &flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    session.ok("diagnostics", json!({"file": "lib.py"}));
+    let sent_main = || {
+        recorded(&record)
+            .iter()
+            .filter(|(direction, message)| {
+                direction == "in"
+                    && message["params"]["textDocument"]["uri"]
+                        .as_str()
+                        .is_some_and(|uri| uri.ends_with("/main.py"))
+                    && matches!(
+                        message["method"].as_str(),
+                        Some("textDocument/didOpen" | "textDocument/didChange")
+                    )
+            })
+            .count()
+    };
+    edit_cycle(&session, dir.path());
+    assert_eq!(sent_main(), 1, "main.py was opened, and never sent again");
+    session.keep(records);
+}

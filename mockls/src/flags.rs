@@ -55,6 +55,10 @@ pub struct Flags {
     /// disk, as pyright does once it has taken in a checkout: a second
     /// round for each that changed with them.
     pub recheck_delay_ms: u64,
+    /// Once it has published a changed document, publish every other open
+    /// document too, checked against it, as intelephense does once it has
+    /// taken a change in.
+    pub publish_dependents: bool,
     /// Exit after answering this many requests (initialize excluded).
     pub drop_after: Option<u64>,
     pub hang_on: Vec<String>,
@@ -161,6 +165,7 @@ impl Flags {
                 "--cpu-busy" => flags.cpu_busy_ms = number(&value()?)?,
                 "--multi-round-diagnostics" => flags.multi_round_diagnostics = true,
                 "--recheck-delay" => flags.recheck_delay_ms = number(&value()?)?,
+                "--publish-dependents" => flags.publish_dependents = true,
                 "--drop-after" => flags.drop_after = Some(number(&value()?)?),
                 "--hang-on" => flags.hang_on.push(value()?),
                 "--fail-on" => flags.fail_on.push(value()?),

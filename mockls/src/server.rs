@@ -266,12 +266,41 @@ impl Mock {
     /// flags ask for; CPU is burnt only for a `change`, and a `flood` of
     /// publications goes first.
     fn publish(&self, uri: &Uri, change: bool, flood: u64) {
-        if self.flags.no_diagnostics || self.pulled() {
-            return;
+        if let Some(job) = self.publish_job(uri, change, flood) {
+            std::thread::spawn(move || job.run());
         }
-        let Ok(mut state) = self.state.lock() else {
+    }
+
+    /// A changed document's publication, then (`--publish-dependents`)
+    /// every other open document's at once after it, in that order.
+    fn publish_with_dependents(&self, uri: &Uri) {
+        let Some(mut job) = self.publish_job(uri, true, 0) else {
             return;
         };
+        if self.flags.publish_dependents {
+            let open: Vec<String> = match self.state.lock() {
+                Ok(state) => state.workspace.open.keys().cloned().collect(),
+                Err(_) => Vec::new(),
+            };
+            job.then = open
+                .iter()
+                .filter(|other| other.as_str() != uri.as_str())
+                .filter_map(|other| Uri::from_str(other).ok())
+                .filter_map(|other| self.publish_job(&other, false, 0))
+                .map(|dependent| PublishJob {
+                    delay: Duration::ZERO,
+                    ..dependent
+                })
+                .collect();
+        }
+        std::thread::spawn(move || job.run());
+    }
+
+    fn publish_job(&self, uri: &Uri, change: bool, flood: u64) -> Option<PublishJob> {
+        if self.flags.no_diagnostics || self.pulled() {
+            return None;
+        }
+        let mut state = self.state.lock().ok()?;
         let key = uri.as_str().to_owned();
         let generation = {
             let entry = state.generations.entry(key.clone()).or_insert(0);
@@ -290,9 +319,10 @@ impl Mock {
             flags: self.flags.clone(),
             progress: self.flags.progress_on_change.then(|| self.progress_token()),
             flood,
+            delay: Duration::from_millis(self.flags.diagnostics_delay_ms),
+            then: Vec::new(),
         };
-        drop(state);
-        std::thread::spawn(move || job.run());
+        Some(job)
     }
 }
 
@@ -429,7 +459,7 @@ impl LanguageServer for Mock {
             state.versions.insert(key, params.text_document.version);
         }
         if !self.flags.diagnostics_on_save {
-            self.publish(&uri, true, 0);
+            self.publish_with_dependents(&uri);
         }
     }
 
@@ -806,6 +836,10 @@ struct PublishJob {
     /// Publications, each with a message of its own, before the real one
     /// (`--flood-diagnostics`).
     flood: u64,
+    /// How long it takes to check the document.
+    delay: Duration,
+    /// Publications that follow this one (`--publish-dependents`).
+    then: Vec<PublishJob>,
 }
 
 impl PublishJob {
@@ -827,7 +861,7 @@ impl PublishJob {
         if self.busy_ms > 0 {
             burn_cpu(Duration::from_millis(self.busy_ms));
         }
-        std::thread::sleep(Duration::from_millis(self.flags.diagnostics_delay_ms));
+        std::thread::sleep(self.delay);
         if self.is_current() && self.flags.multi_round_diagnostics {
             self.send(Vec::new(), self.version);
             std::thread::sleep(Duration::from_millis(
@@ -839,6 +873,9 @@ impl PublishJob {
         }
         if let Some(token) = &self.progress {
             self.runtime.block_on(end_progress(&self.client, token));
+        }
+        for next in self.then {
+            next.run();
         }
     }
 

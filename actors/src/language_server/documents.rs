@@ -140,6 +140,14 @@ impl Documents {
         self.open.get(uri).is_some_and(|open| open.stale)
     }
 
+    /// The server checked `uri` again by itself after the change
+    /// elsewhere: its view is no longer stale.
+    pub fn checked_again(&mut self, uri: &str) {
+        if let Some(open) = self.open.get_mut(uri) {
+            open.stale = false;
+        }
+    }
+
     pub fn is_open(&self, uri: &str) -> bool {
         self.open.contains_key(uri)
     }

@@ -238,6 +238,7 @@ impl State {
         ));
         self.diagnostics
             .publish(uri, version, items, Instant::now());
+        self.note_taken_in(myself, uri, Instant::now());
         if let Some(version) = version {
             self.documents.published(uri, version);
             self.release_ready(myself);

@@ -212,6 +212,8 @@ pub struct State {
     held_diagnostics: Vec<HeldDiagnostics>,
     /// The open documents the last change on disk sent again.
     changed_on_disk: Vec<String>,
+    /// When the server had published every one of them.
+    changes_taken_in_at: Option<Instant>,
     diagnostics: diagnostics::Cache,
     waits: HashMap<u64, Parked>,
     next_wait: u64,
@@ -300,6 +302,7 @@ impl Actor for LanguageServer {
             held: Vec::new(),
             held_diagnostics: Vec::new(),
             changed_on_disk: Vec::new(),
+            changes_taken_in_at: None,
             diagnostics: diagnostics::Cache::default(),
             waits: HashMap::new(),
             next_wait: 1,

@@ -30,6 +30,13 @@ const AWAIT_QUIET_LIMIT: Duration = Duration::from_secs(1);
 /// How long requests wait for a server to go quiet after a change on disk.
 const SETTLE_PATIENCE: Duration = Duration::from_secs(3);
 
+/// How long a dependent is held, once the server has published the
+/// changed files, for the server to check it again by itself:
+/// intelephense publishes the open dependents 4–20 ms after the changed
+/// file, and a dependent sent again instead waits out its pause of about
+/// a second.
+const OWN_CHECK_GRACE: Duration = Duration::from_millis(250);
+
 impl State {
     pub(super) fn diagnostics(
         &mut self,
@@ -66,7 +73,37 @@ impl State {
     fn holds_dependent(&self, uri: &str) -> bool {
         self.spec.checks_only_what_changed
             && self.documents.is_stale(uri)
-            && (self.settling() || !self.changes_taken_in())
+            && (self.settling() || !self.changes_taken_in() || self.in_own_check_grace())
+    }
+
+    /// Whether the server published the changed files a moment ago, and
+    /// may yet publish their dependents by itself.
+    fn in_own_check_grace(&self) -> bool {
+        self.changes_taken_in_at
+            .is_some_and(|at| at.elapsed() < OWN_CHECK_GRACE)
+    }
+
+    /// A publication of `uri` by a server that checks only what changed:
+    /// the last of the changed files' starts the grace in which the server
+    /// may check the dependents by itself; a dependent's after it is that
+    /// check, so the dependent need not be sent again.
+    pub(super) fn note_taken_in(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        uri: &str,
+        now: Instant,
+    ) {
+        if !self.spec.checks_only_what_changed || self.changed_on_disk.is_empty() {
+            return;
+        }
+        if self.changes_taken_in_at.is_some() {
+            self.documents.checked_again(uri);
+        } else if self.changed_on_disk.iter().any(|changed| changed == uri)
+            && self.changes_taken_in()
+        {
+            self.changes_taken_in_at = Some(now);
+            myself.send_after(OWN_CHECK_GRACE, || LanguageServerMsg::ReleaseHeld);
+        }
     }
 
     /// Whether the server has published every open document that the
