@@ -92,9 +92,10 @@ fn render() -> String {
          When a file changes on disk, the open documents that may depend\n\
          on it are sent again when asked about. A server that checks only\n\
          the file it is told changed, and takes a change in after a pause\n\
-         (intelephense), gets them once it has published the changed file,\n\
-         and only those it has not checked again by itself within a\n\
-         quarter of a second of that.\n\n\
+         (intelephense), gets only those it has not checked again by\n\
+         itself a moment after taking the change in: a quarter of a second\n\
+         after it has published the changed files that are open, or a\n\
+         second after a change to files none of which is.\n\n\
          A session with other roots shares a server that announces it takes\n\
          new workspace folders; one that does not, or that announces it but\n\
          never loads a folder added later (intelephense, \"restarted\" below),\n\

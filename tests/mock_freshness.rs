@@ -324,6 +324,36 @@ fn a_dependent_is_rechecked_when_an_open_dependency_changes_on_disk() {
     edit_cycle(&session, dir.path());
 }
 
+/// How many times `file` was opened or changed at the server.
+fn sent(record: &Path, file: &str) -> usize {
+    recorded(record)
+        .iter()
+        .filter(|(direction, message)| {
+            direction == "in"
+                && message["params"]["textDocument"]["uri"]
+                    .as_str()
+                    .is_some_and(|uri| uri.ends_with(&format!("/{file}")))
+                && matches!(
+                    message["method"].as_str(),
+                    Some("textDocument/didOpen" | "textDocument/didChange")
+                )
+        })
+        .count()
+}
+
+/// Starts Windlass on `dir` with mockls given `flags`, named as the
+/// built-in intelephense is so that it is taken for a server that checks
+/// only what it is told changed.
+fn start_as_intelephense(dir: &Path, flags: &str) -> (Session, PathBuf) {
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let flags = format!("{flags} --record {}", record.display());
+    let config = python_server("php", &mockls_binary().display().to_string(), &flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir));
+    session.keep(records);
+    (session, record)
+}
+
 /// A server that checks only the document it is told changed, then
 /// checks the open documents by itself once it has published that one
 /// (as intelephense does, after a pause of about a second): the dependent
@@ -332,32 +362,23 @@ fn a_dependent_is_rechecked_when_an_open_dependency_changes_on_disk() {
 #[test]
 fn a_dependent_the_server_checked_by_itself_is_not_sent_again() {
     let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
-    let records = tempfile::tempdir().unwrap();
-    let record = records.path().join("record.jsonl");
-    let flags = format!(
-        "--publish-dependents --diagnostics-delay 300 --record {}",
-        record.display()
-    );
-    // Named as the built-in intelephense is, it is taken for it.
-    let config = python_server("php", &mockls_binary().display().to_string(), &flags, "");
-    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    let (session, record) =
+        start_as_intelephense(dir.path(), "--publish-dependents --diagnostics-delay 300");
     session.ok("diagnostics", json!({"file": "lib.py"}));
-    let sent_main = || {
-        recorded(&record)
-            .iter()
-            .filter(|(direction, message)| {
-                direction == "in"
-                    && message["params"]["textDocument"]["uri"]
-                        .as_str()
-                        .is_some_and(|uri| uri.ends_with("/main.py"))
-                    && matches!(
-                        message["method"].as_str(),
-                        Some("textDocument/didOpen" | "textDocument/didChange")
-                    )
-            })
-            .count()
-    };
     edit_cycle(&session, dir.path());
-    assert_eq!(sent_main(), 1, "main.py was opened, and never sent again");
-    session.keep(records);
+    assert_eq!(sent(&record, "main.py"), 1, "opened, and never sent again");
+}
+
+/// The same server told of a change to a file that is not open checks
+/// the open documents by itself a moment later (intelephense, about half
+/// a second after `didChangeWatchedFiles`): that check is the answer.
+#[test]
+fn a_dependent_of_a_file_not_open_is_answered_from_the_servers_own_check() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let (session, record) = start_as_intelephense(
+        dir.path(),
+        "--watch-files --recheck-delay 100 --diagnostics-delay 100",
+    );
+    edit_cycle(&session, dir.path());
+    assert_eq!(sent(&record, "main.py"), 1, "opened, and never sent again");
 }

@@ -148,6 +148,10 @@ impl Documents {
         }
     }
 
+    pub fn uris(&self) -> impl Iterator<Item = &str> {
+        self.open.keys().map(String::as_str)
+    }
+
     pub fn is_open(&self, uri: &str) -> bool {
         self.open.contains_key(uri)
     }

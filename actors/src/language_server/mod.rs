@@ -29,6 +29,7 @@ mod check;
 mod coverage;
 mod deadlines;
 mod diagnostics;
+mod disk_change;
 mod documents;
 mod edit_check;
 mod fairness;
@@ -210,10 +211,8 @@ pub struct State {
     /// Diagnostics callers whose document is sent again only once the
     /// server has taken in the change on disk it may depend on.
     held_diagnostics: Vec<HeldDiagnostics>,
-    /// The open documents the last change on disk sent again.
-    changed_on_disk: Vec<String>,
-    /// When the server had published every one of them.
-    changes_taken_in_at: Option<Instant>,
+    /// The last change on disk, as the server takes it in.
+    disk_change: disk_change::DiskChange,
     diagnostics: diagnostics::Cache,
     waits: HashMap<u64, Parked>,
     next_wait: u64,
@@ -301,8 +300,7 @@ impl Actor for LanguageServer {
             coverage: coverage::Coverage::default(),
             held: Vec::new(),
             held_diagnostics: Vec::new(),
-            changed_on_disk: Vec::new(),
-            changes_taken_in_at: None,
+            disk_change: disk_change::DiskChange::default(),
             diagnostics: diagnostics::Cache::default(),
             waits: HashMap::new(),
             next_wait: 1,

@@ -11,6 +11,7 @@
 //! this server fast.
 
 use super::diagnostics::{Rules, Verdict, Wait};
+use super::disk_change::{DiskChange, OWN_CHECK_GRACE, OWN_CHECK_PATIENCE};
 use super::{Admission, Held, HeldDiagnostics, Parked, Phase, State};
 use crate::error::{Error, Result};
 use crate::lsp::protocol::Capabilities;
@@ -29,13 +30,6 @@ const AWAIT_QUIET_LIMIT: Duration = Duration::from_secs(1);
 
 /// How long requests wait for a server to go quiet after a change on disk.
 const SETTLE_PATIENCE: Duration = Duration::from_secs(3);
-
-/// How long a dependent is held, once the server has published the
-/// changed files, for the server to check it again by itself:
-/// intelephense publishes the open dependents 4–20 ms after the changed
-/// file, and a dependent sent again instead waits out its pause of about
-/// a second.
-const OWN_CHECK_GRACE: Duration = Duration::from_millis(250);
 
 impl State {
     pub(super) fn diagnostics(
@@ -73,35 +67,55 @@ impl State {
     fn holds_dependent(&self, uri: &str) -> bool {
         self.spec.checks_only_what_changed
             && self.documents.is_stale(uri)
-            && (self.settling() || !self.changes_taken_in() || self.in_own_check_grace())
+            && (self.settling()
+                || !self.changes_taken_in()
+                || self.disk_change.awaits_own_check(Instant::now()))
     }
 
-    /// Whether the server published the changed files a moment ago, and
-    /// may yet publish their dependents by itself.
-    fn in_own_check_grace(&self) -> bool {
-        self.changes_taken_in_at
-            .is_some_and(|at| at.elapsed() < OWN_CHECK_GRACE)
+    /// A change on disk that sent the open documents `sent` again: a
+    /// server that checks only what changed may check the others by itself
+    /// once it has taken the change in.
+    pub(super) fn start_disk_change(
+        &mut self,
+        myself: &ActorRef<LanguageServerMsg>,
+        sent: &[&str],
+    ) {
+        let awaited = self
+            .documents
+            .uris()
+            .filter(|uri| {
+                self.diagnostics
+                    .entry(uri)
+                    .is_some_and(|entry| !entry.is_fresh())
+            })
+            .map(str::to_owned)
+            .collect();
+        let sent = sent.iter().map(|uri| (*uri).to_owned()).collect();
+        self.disk_change = DiskChange::new(sent, awaited, Instant::now());
+        if self.spec.checks_only_what_changed && self.disk_change.sent().is_empty() {
+            myself.send_after(OWN_CHECK_PATIENCE, || LanguageServerMsg::ReleaseHeld);
+        }
     }
 
     /// A publication of `uri` by a server that checks only what changed:
-    /// the last of the changed files' starts the grace in which the server
-    /// may check the dependents by itself; a dependent's after it is that
-    /// check, so the dependent need not be sent again.
+    /// the last of the changed documents' starts the grace in which the
+    /// server may check the others by itself; one of theirs after that is
+    /// that check, so the document need not be sent again.
     pub(super) fn note_taken_in(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         uri: &str,
         now: Instant,
     ) {
-        if !self.spec.checks_only_what_changed || self.changed_on_disk.is_empty() {
+        if !self.spec.checks_only_what_changed {
             return;
         }
-        if self.changes_taken_in_at.is_some() {
+        if self.disk_change.is_own_check(uri, now) {
             self.documents.checked_again(uri);
-        } else if self.changed_on_disk.iter().any(|changed| changed == uri)
+        } else if self.disk_change.sent().iter().any(|sent| sent == uri)
             && self.changes_taken_in()
+            && self.disk_change.taken_in(now)
         {
-            self.changes_taken_in_at = Some(now);
             myself.send_after(OWN_CHECK_GRACE, || LanguageServerMsg::ReleaseHeld);
         }
     }
@@ -109,7 +123,7 @@ impl State {
     /// Whether the server has published every open document that the
     /// last change on disk sent it again.
     fn changes_taken_in(&self) -> bool {
-        self.changed_on_disk.iter().all(|uri| {
+        self.disk_change.sent().iter().all(|uri| {
             self.diagnostics
                 .entry(uri)
                 .is_none_or(|entry| entry.is_fresh())

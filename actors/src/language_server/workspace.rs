@@ -167,8 +167,7 @@ impl State {
             }
         }
         self.documents.mark_stale(&resent);
-        self.changed_on_disk = resent.iter().map(|uri| (*uri).to_owned()).collect();
-        self.changes_taken_in_at = None;
+        self.start_disk_change(myself, &resent);
         // A server that echoes versions is waited on exactly, document by
         // document, when each is sent again; others until they go quiet.
         if self.strategy() != Strategy::Version {
