@@ -123,6 +123,33 @@ fn a_hanging_request_times_out_with_attribution_while_everything_else_answers() 
     });
 }
 
+/// A name asked alone while the server's workspace symbols time out (a
+/// cold pyright on gunicorn's 95,000 lines took longer than 30 s on a
+/// loaded machine): the answer says so, rather than only that no symbol
+/// has the name.
+#[test]
+fn a_name_asked_while_workspace_symbols_time_out_says_the_answer_may_be_incomplete() {
+    let dir = project(&[("main.py", MAIN)]);
+    let session = start(
+        dir.path(),
+        "--hang-on workspace/symbol",
+        &["--request-timeout", "2"],
+    );
+    let warning =
+        "warning: [python] workspace/symbol timed out after 2 s; results may be incomplete";
+    let missing = session.err("hover", json!({"symbol": "Missing"}));
+    assert!(
+        missing.starts_with("no symbol named `Missing` found in the workspace\n")
+            && missing.contains(warning),
+        "{missing}"
+    );
+    // A definition found by text still answers.
+    assert_eq!(
+        session.ok("definition", json!({"symbol": "Shape"})),
+        "main.py:1:7  class Shape:"
+    );
+}
+
 #[test]
 fn a_slow_language_never_delays_another() {
     let dir = project(&[("main.py", MAIN), ("lib.rs", "fn main() {}\n")]);

@@ -9,7 +9,7 @@
 use super::candidates::{self, Candidate, ambiguous, is_definition_kind};
 use super::context::Context;
 use super::definitions;
-use super::render::{self, Sources, Spot, unavailable_warning};
+use super::render::{self, Sources, Spot, failed_warning, unavailable_warning};
 use super::symbols::{self, Found};
 use super::target::{Opened, Resolved, at_column, on_line};
 use super::words::{self, find_word};
@@ -341,10 +341,17 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
                 answer.nameless.extend(languages);
                 continue;
             }
-            Err(_) => continue,
+            Err(error) => {
+                answer.warnings.push(failed_warning(&error));
+                continue;
+            }
         };
-        let Ok(found) = symbols::workspace_symbols(&mut reply) else {
-            continue;
+        let found = match symbols::workspace_symbols(&mut reply) {
+            Ok(found) => found,
+            Err(error) => {
+                answer.warnings.push(failed_warning(&error));
+                continue;
+            }
         };
         answer.languages.extend(languages);
         answer

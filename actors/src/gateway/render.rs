@@ -298,6 +298,12 @@ pub fn unavailable_warning(name: &str) -> String {
     format!("warning: [{name}] unavailable, results may be incomplete")
 }
 
+/// The warning for a server whose part of an answer failed (it timed out,
+/// or answered what does not follow LSP).
+pub fn failed_warning(error: &impl std::fmt::Display) -> String {
+    format!("warning: {error}; results may be incomplete")
+}
+
 /// `path:line:column  source` per spot.
 /// Spots on one line (rust-analyzer answers a type's implementations
 /// with one spot per name in its `#[derive(…)]`) share the line's text:

@@ -4,7 +4,7 @@
 
 use super::context::Context;
 use super::navigation::offset;
-use super::render::{self, Sources, unavailable_warning};
+use super::render::{self, Sources, failed_warning, unavailable_warning};
 use super::symbols;
 use super::words;
 use crate::error::{Error, Result};
@@ -159,7 +159,7 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
             Ok(reply) => reply,
             Err(crate::error::Error::Unsupported { .. }) => continue,
             Err(error) => {
-                warnings.push(format!("warning: {error}; results may be incomplete"));
+                warnings.push(failed_warning(&error));
                 tracing::debug!(server = %label, "workspace symbols failed");
                 continue;
             }
@@ -167,7 +167,7 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
         let symbols = match symbols::workspace_symbols(&mut reply) {
             Ok(symbols) => symbols,
             Err(error) => {
-                warnings.push(format!("warning: {error}; results may be incomplete"));
+                warnings.push(failed_warning(&error));
                 continue;
             }
         };
