@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::projects::SHAPES_PY;
+use common::projects::{SHAPES_PY, real_project};
 use common::*;
 use serde_json::json;
 
@@ -292,4 +292,66 @@ fn pyright_edits_with_an_importer_open_stay_fresh() {
     assert!(importer.contains("pkg/app.py: 2 errors"), "{importer}");
     let status = session.ok("status", json!({}));
     assert!(status.contains("diagnostics by version"), "{status}");
+}
+
+/// pyright on gunicorn's sources (95,000 lines), a second published
+/// project beside requests: a documented method by `Type.method`, a name
+/// shared by methods and a function listed (its overflow pointing at
+/// `search`), references across files, `search`'s exact match, and an
+/// importer's diagnostics following a function renamed on disk, both ways.
+#[test]
+fn pyright_answers_on_gunicorn() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let Some(dir) = real_project("gunicorn-27.0.1") else {
+        return skip("target/real-projects/gunicorn-27.0.1 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "Arbiter.murder_workers"})),
+        "(method) def murder_workers(self: Self@Arbiter) -> None\nKill unused/idle workers"
+    );
+    let reload = session.ok("hover", json!({"symbol": "reload"}));
+    assert!(
+        reload.starts_with(
+            "`reload` is ambiguous (8 matches); ask again with file and line:\n\
+             gunicorn/arbiter.py:530:9  method reload\n"
+        ),
+        "{reload}"
+    );
+    let close = session.ok("hover", json!({"symbol": "close"}));
+    assert!(
+        close.contains("\ngunicorn/util.py:284:5  function close\n")
+            && close.contains("method close")
+            && close.contains(" more: `search` with query \"close\" lists every one, by file"),
+        "{close}"
+    );
+    let references = session.ok("find_references", json!({"symbol": "is_ipv6"}));
+    assert!(
+        references.starts_with(
+            "4 references in 4 files\ngunicorn/sock.py (1)\n  169:17  if util.is_ipv6(addr[0]):\n"
+        ),
+        "{references}"
+    );
+    let search = session.ok("search", json!({"query": "close_graceful"}));
+    assert!(
+        search.contains("symbols (1)\n  gunicorn/util.py\n    function close_graceful 291:5\n"),
+        "{search}"
+    );
+    let importer = json!({"file": "gunicorn/sock.py"});
+    let renamed_away = "169:17 error [Pyright reportAttributeAccessIssue] \"is_ipv6\" is not a known attribute of module \"gunicorn.util\"";
+    let before = session.ok("diagnostics", importer.clone());
+    assert!(!before.contains(renamed_away), "{before}");
+    let util = dir.path().join("gunicorn/util.py");
+    let original = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(
+        &util,
+        original.replace("def is_ipv6(addr):", "def is_ip6(addr):"),
+    )
+    .unwrap();
+    let broken = session.ok("diagnostics", importer.clone());
+    assert!(broken.contains(renamed_away), "{broken}");
+    std::fs::write(&util, &original).unwrap();
+    assert_eq!(session.ok("diagnostics", importer), before);
 }

@@ -337,8 +337,10 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
         let mut reply = match reply {
             Ok(reply) => reply,
             // A linter answers names for no language; its language server does.
-            Err(Error::Unsupported { .. }) if role == Role::Language => {
-                answer.nameless.extend(languages);
+            Err(Error::Unsupported { .. }) => {
+                if role == Role::Language {
+                    answer.nameless.extend(languages);
+                }
                 continue;
             }
             Err(error) => {

@@ -13,6 +13,7 @@
 use super::context::Context;
 use super::goto::DEFINITION;
 use super::render::{self, Sources, Spot, symbol_kind};
+use super::symbols;
 use super::target::{Resolved, on_line};
 use lsp_types::SymbolKind;
 use tokio::task::JoinSet;
@@ -87,7 +88,12 @@ pub fn ambiguous(symbol: &str, found: Vec<Candidate>, notes: Vec<String>) -> Res
         ));
     }
     if total > MAX_CANDIDATES {
-        lines.push(format!("… {} more", total - MAX_CANDIDATES));
+        // `search` pages on with `offset`; this list cannot.
+        let query = symbols::qualifier(symbol).map_or(symbol, |(_, member)| member);
+        lines.push(format!(
+            "… {} more: `search` with query \"{query}\" lists every one, by file",
+            total - MAX_CANDIDATES
+        ));
     }
     lines.extend(notes);
     Resolved::Ambiguous(lines.join("\n"))
