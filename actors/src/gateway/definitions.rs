@@ -173,7 +173,9 @@ mod tests {
     fn lines(files: &[(&str, &str)], name: &str) -> Vec<(String, usize)> {
         let dir = tempfile::tempdir().unwrap();
         for (path, text) in files {
-            std::fs::write(dir.path().join(path), text).unwrap();
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
         }
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
         find(&roots, name)
@@ -225,6 +227,26 @@ mod tests {
                 ("d.ts".to_owned(), 2),
             ]
         );
+    }
+
+    #[test]
+    fn hidden_folders_are_looked_in_but_not_version_controls() {
+        let found = lines(
+            &[
+                (
+                    ".scripts/tally.ts",
+                    "export function tally() {}
+",
+                ),
+                (
+                    ".git/hooks/tally.sh",
+                    "tally() { :; }
+",
+                ),
+            ],
+            "tally",
+        );
+        assert_eq!(found, vec![("tally.ts".to_owned(), 1)]);
     }
 
     #[test]
