@@ -1246,6 +1246,241 @@ fn biome_lints_beside_tsgo_on_zod() {
     );
 }
 
+/// tsgo, configured as a user picks it, on immer's sources as its
+/// repository holds them (the published `dist` is built from them, so it
+/// is left out), a second project beside zod: a method by its bare name
+/// and by `Type.method`, a name shared by a method and an exported
+/// function listed as ambiguous, an overloaded function answered as one,
+/// references across the package, `search`'s exact match first and a
+/// name in a hidden folder, the outline's ranges, and a dependent's
+/// diagnostics following a change on disk to the file it imports, both
+/// ways.
+#[test]
+fn tsgo_answers_on_immer() {
+    if !have("tsgo") {
+        return skip("tsgo is not on PATH");
+    }
+    let Some(dir) = real_project("immer-11.2.10") else {
+        return skip("target/real-projects/immer-11.2.10 is missing (.ci/run unpacks it)");
+    };
+    std::fs::remove_dir_all(dir.path().join("dist")).unwrap();
+    write(
+        dir.path(),
+        ".scripts/tally.ts",
+        "import {produce} from \"../src/immer\"\n\n\
+         export function bumpVersionTally(n: number): number {\n\
+         \treturn produce({n}, d => { d.n++ }).n\n}\n",
+    );
+    let session = Session::start_with_user_config("[server.tsgo]\n", &root_arg(dir.path()));
+    let partial = "warning: [tsgo] has no tsconfig.json or jsconfig.json, so it sees only \
+                   the files that open files import; references, renames and symbols may be \
+                   incomplete";
+    let dependent = json!({"file": "src/core/immerClass.ts"});
+    let clean = session.ok("diagnostics", dependent.clone());
+    assert!(
+        clean.starts_with("src/core/immerClass.ts: 5 hints\n"),
+        "{clean}"
+    );
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "createDraft"})),
+        format!(
+            "`createDraft` is ambiguous (2 matches); ask again with file and line:\n\
+             src/core/immerClass.ts:153:2  method createDraft\n\
+             src/immer.ts:94:14  variable createDraft\n{partial}"
+        )
+    );
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "Immer.createDraft"})),
+        "(method) Immer.createDraft<T extends Objectish>(base: T): Draft<T>"
+    );
+    assert!(
+        session
+            .ok("hover", json!({"symbol": "DraftMap.has"}))
+            .starts_with("(method) DraftMap.has(key: any): boolean\n")
+    );
+    // Its overload signature and its body, each of which tsgo leads to
+    // both, are one function.
+    let freeze = session.ok(
+        "hover",
+        json!({"file": "src/utils/common.ts", "symbol": "freeze"}),
+    );
+    assert!(
+        freeze.starts_with(
+            "function freeze<T>(obj: T, deep?: boolean): T\nFreezes draftable objects."
+        ),
+        "{freeze}"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": "src/utils/common.ts", "line": 46, "symbol": "isDraftable"}),
+    );
+    assert!(
+        references.starts_with(&format!(
+            "{partial}\n21 references in 8 files\nsrc/utils/common.ts (2)\n"
+        )) && references.contains("\nsrc/plugins/mapset.ts (3)\n  11:2  isDraftable,\n"),
+        "{references}"
+    );
+    let search = session.ok("search", json!({"query": "produce"}));
+    assert!(
+        search.starts_with(&format!(
+            "{partial}\nsymbols (11)\n  src/core/immerClass.ts\n    property produce 41:2\n"
+        )),
+        "{search}"
+    );
+    assert!(
+        session
+            .ok("search", json!({"query": "bumpVersionTally"}))
+            .ends_with("text (1 match in 1 file)\n  .scripts/tally.ts  1 × line 3")
+    );
+    // tsgo sees no file that nothing open imports: the definition found
+    // by text is shown, not passed for the server's.
+    assert!(
+        session
+            .ok("hover", json!({"symbol": "bumpVersionTally"}))
+            .starts_with(
+                "`bumpVersionTally` has 1 match; ask again with file and line:\n\
+                 .scripts/tally.ts:3:17  (text) export function bumpVersionTally"
+            )
+    );
+    let outline = session.ok(
+        "document_symbols",
+        json!({"file": "src/core/immerClass.ts", "depth": 1}),
+    );
+    assert!(
+        outline.ends_with(
+            "\nclass Immer 47-233 (+13 nested)\nfunction createProxy 235-274 (+4 nested)"
+        ),
+        "{outline}"
+    );
+    let common = dir.path().join("src/utils/common.ts");
+    let original = std::fs::read_to_string(&common).unwrap();
+    let renamed = original.replacen(
+        "export function isDraftable(",
+        "export function isDraftableValue(",
+        1,
+    );
+    std::fs::write(&common, renamed).unwrap();
+    let broken = session.ok("diagnostics", dependent.clone());
+    assert!(
+        broken.starts_with(
+            "src/core/immerClass.ts: 1 error, 5 hints\n  6:2 error [ts 2724] '\"../internal\"' \
+             has no exported member named 'isDraftable'. Did you mean 'DRAFTABLE'?\n"
+        ),
+        "{broken}"
+    );
+    std::fs::write(&common, original).unwrap();
+    assert_eq!(session.ok("diagnostics", dependent), clean);
+}
+
+/// Biome beside tsgo on immer, a second project beside zod, both
+/// configured: the first answer already merges Biome's lints with tsgo's
+/// errors, and each is fresh after an edit on disk and after its undo.
+/// A linter answers for the file alone: the cross-file questions are
+/// tsgo's.
+#[test]
+fn biome_lints_beside_tsgo_on_immer() {
+    for server in ["tsgo", "biome"] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_project("immer-11.2.10") else {
+        return skip("target/real-projects/immer-11.2.10 is missing (.ci/run unpacks it)");
+    };
+    let session =
+        Session::start_with_user_config("[server.tsgo]\n[server.biome]\n", &root_arg(dir.path()));
+    let proxy = "src/core/proxy.ts";
+    let first = session.ok("diagnostics", json!({"file": proxy}));
+    assert!(
+        first.starts_with(
+            "src/core/proxy.ts: 3 errors, 43 warnings, 3 infos, 1 hint\n  \
+             1:1 info [biome assist/source/organizeImports] Sort the imported names.\n"
+        ) && first.contains("\n  275:6 error [ts 2591] Cannot find name 'process'."),
+        "{first}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(proxy)).unwrap();
+    let broken = original.replacen(
+        "export function createProxyProxy",
+        "debugger\nexport function createProxyProxy",
+        1,
+    );
+    std::fs::write(dir.path().join(proxy), broken).unwrap();
+    let both = session.ok("diagnostics", json!({"file": proxy}));
+    assert!(
+        both.starts_with("src/core/proxy.ts: 4 errors, 43 warnings, 3 infos, 1 hint\n")
+            && both.contains(
+                "\n  57:1 error [biome lint/suspicious/noDebugger] This is an unexpected use \
+                 of the debugger statement.\n"
+            )
+            && both.contains("\n  276:6 error [ts 2591] Cannot find name 'process'."),
+        "{both}"
+    );
+    std::fs::write(dir.path().join(proxy), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": proxy})), first);
+}
+
+/// ESLint, found on PATH, on immer's sources with the project's own
+/// ESLint and typescript-eslint installed, a second project beside zod,
+/// beside typescript-language-server: its first answer complete (another
+/// file's too), fresh after an edit on disk and after its undo. A linter
+/// answers for the file alone: the cross-file questions are TypeScript's.
+#[test]
+fn eslint_lints_immer() {
+    for server in [
+        "vscode-eslint-language-server",
+        "typescript-language-server",
+    ] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_project("immer-11.2.10") else {
+        return skip("target/real-projects/immer-11.2.10 is missing (.ci/run unpacks it)");
+    };
+    if !lint_with_eslint(dir.path()) {
+        return skip("target/real-projects/eslint-9.39.5 is missing (.ci/run installs it)");
+    }
+    let session = Session::start(&root_arg(dir.path()));
+    let proxy = "src/core/proxy.ts";
+    let first = session.ok("diagnostics", json!({"file": proxy}));
+    assert!(
+        first.starts_with(
+            "src/core/proxy.ts: 10 errors, 1 hint\n  \
+             114:7 error [eslint prefer-const] 'arrayPlugin' is never reassigned. Use 'const' instead.\n"
+        ) && first.contains("\n  275:6 error [typescript 2580] Cannot find name 'process'."),
+        "{first}"
+    );
+    let patches = session.ok("diagnostics", json!({"file": "src/plugins/patches.ts"}));
+    assert!(
+        patches.starts_with("src/plugins/patches.ts: 7 errors\n")
+            && patches.contains(
+                "\n  117:12 error [eslint @typescript-eslint/no-unused-vars] 'e' is defined but never used.\n"
+            ),
+        "{patches}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(proxy)).unwrap();
+    let broken = original.replacen(
+        "export function createProxyProxy",
+        "var unused_total = 1\nexport function createProxyProxy",
+        1,
+    );
+    std::fs::write(dir.path().join(proxy), broken).unwrap();
+    let linted = session.ok("diagnostics", json!({"file": proxy}));
+    assert!(
+        linted.starts_with(
+            "src/core/proxy.ts: 12 errors, 2 hints\n  \
+             57:1 error [eslint no-var] Unexpected var, use let or const instead.\n  \
+             57:5 hint [typescript 6133] 'unused_total' is declared but its value is never read.\n  \
+             57:5 error [eslint @typescript-eslint/no-unused-vars] 'unused_total' is assigned \
+             a value but never used.\n  \
+             115:7 error [eslint prefer-const]"
+        ),
+        "{linted}"
+    );
+    std::fs::write(dir.path().join(proxy), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": proxy})), first);
+}
+
 /// ESLint, found on PATH and not configured, lints the TypeScript of a
 /// project that has an ESLint configuration and installed ESLint (zod's
 /// sources, with typescript-eslint's recommended rules) beside
