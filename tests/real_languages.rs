@@ -65,6 +65,86 @@ fn bash_server_answers_on_bats() {
     );
 }
 
+/// bash-language-server on bats-support and bats-assert side by side, as
+/// a project's tests keep them, a second shell project beside bats-core:
+/// a helper of one package used all over the other, its references
+/// across both, its documented declaration shown from the text (the
+/// server has no hover there), `search`'s exact match first, the
+/// outline's ranges, and shellcheck's findings after an edit on disk and
+/// after its undo. The packages source their files by computed paths,
+/// which shellcheck cannot follow: no file's findings depend on another's.
+#[test]
+fn bash_server_answers_on_bats_assert() {
+    if !have("bash-language-server") {
+        return skip("bash-language-server is not on PATH");
+    }
+    let Some(dir) = real_projects(&[
+        ("bats-support-0.3.0", "bats-support"),
+        ("bats-assert-2.2.4", "bats-assert"),
+    ]) else {
+        return skip("target/real-projects/bats-assert-2.2.4 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let references = session.ok("find_references", json!({"symbol": "batslib_decorate"}));
+    assert!(
+        references.starts_with(
+            "40 references in 13 files\nbats-assert/src/assert.bash (1)\n  \
+             39:7  | batslib_decorate 'assertion failed' \\\n"
+        ) && references
+            .ends_with("\nbats-support/src/output.bash (1)\n  273:1  batslib_decorate() {"),
+        "{references}"
+    );
+    let hover = session.ok("hover", json!({"symbol": "batslib_decorate"}));
+    assert!(
+        hover.starts_with(
+            "no hover from the server at bats-support/src/output.bash:273:1, the declaration \
+             of `batslib_decorate`; from the text:\n\
+             bats-support/src/output.bash:258-273  function batslib_decorate\n\
+             258  # Enclose the input text in header and footer lines.\n"
+        ),
+        "{hover}"
+    );
+    let search = session.ok("search", json!({"query": "assert_line"}));
+    assert!(
+        search.contains(
+            "symbols (3)\n  bats-assert/src/assert_line.bash\n    function assert_line 130:1\n"
+        ),
+        "{search}"
+    );
+    assert_eq!(
+        session.ok(
+            "document_symbols",
+            json!({"file": "bats-assert/src/assert_line.bash", "depth": 1})
+        ),
+        "function assert_line 130-132\nfunction assert_stderr_line 162-164\n\
+         function __assert_line 166-298 (+13 nested)"
+    );
+    let output = "bats-support/src/output.bash";
+    let clean = session.ok("diagnostics", json!({"file": output}));
+    assert!(
+        clean.starts_with(&format!("{output}: 2 warnings, 1 info, 1 hint\n")),
+        "{clean}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(output)).unwrap();
+    let broken = original.replacen(
+        "batslib_decorate() {",
+        "batslib_decorate() {\n  local unused_width=$1",
+        1,
+    );
+    std::fs::write(dir.path().join(output), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": output}));
+    assert!(
+        diagnostics.starts_with(&format!("{output}: 3 warnings, 1 info, 1 hint\n"))
+            && diagnostics.ends_with(
+                "\n  274:9 warning [shellcheck SC2034] unused_width appears unused. \
+                 Verify use (or export if used externally)."
+            ),
+        "{diagnostics}"
+    );
+    std::fs::write(dir.path().join(output), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": output})), clean);
+}
+
 /// Bulma's Sass, a second CSS-family project beside Bootstrap. The CSS
 /// server answers no workspace symbols, so a mixin or a variable named
 /// alone is found by text, and picked when it is the only one: `source`
@@ -1112,6 +1192,108 @@ fn gopls_warnings_hidden_by_an_edits_errors_are_not_called_fixed() {
     );
     assert!(!check.contains("fixed 6:9"), "{check}");
     session.keep(dir);
+}
+
+/// clangd on Brotli's C sources (its Python package's sdist), a second C
+/// project beside LZ4. Brotli ships no compilation database: the copy has
+/// the two-line compile_flags.txt a user writes (C, and its `include`
+/// folder). A function declared in a header and defined in a .c file is
+/// one candidate, shown as the documented prototype; its references
+/// across the files clangd has seen, said to be possibly incomplete; two
+/// `static` functions of one name in two files, each with its parameters
+/// a line, listed as ambiguous though clangd has not seen either;
+/// `search`'s exact match and the header's outline; and a .c file's
+/// diagnostics following its header edited on disk, both ways.
+#[test]
+fn clangd_answers_on_brotli() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let Some(dir) = real_projects(&[("brotli-1.2.1/c", ".")]) else {
+        return skip("target/real-projects/brotli-1.2.1 is missing (.ci/run unpacks it)");
+    };
+    write(dir.path(), "compile_flags.txt", "-xc\n-Iinclude\n");
+    let session = Session::start(&root_arg(dir.path()));
+    let decode = json!({"file": "dec/decode.c"});
+    assert_eq!(
+        session.ok("diagnostics", decode.clone()),
+        "dec/decode.c: no problems"
+    );
+    let partial = "warning: [c,cpp] has no compile_commands.json, so it knows only the files \
+                   it has opened; references, renames and callers may be incomplete";
+    let hover = session.ok("hover", json!({"symbol": "BrotliWarmupBitReader"}));
+    assert!(
+        hover.starts_with("### function `BrotliWarmupBitReader`")
+            && hover.contains("\nEnsures that accumulator is not empty.")
+            && hover.ends_with("int BrotliWarmupBitReader(BrotliBitReader *br)"),
+        "{hover}"
+    );
+    assert_eq!(
+        session.ok("definition", json!({"symbol": "BrotliWarmupBitReader"})),
+        "dec/bit_reader.h:59:29  BROTLI_INTERNAL BROTLI_BOOL BrotliWarmupBitReader(BrotliBitReader* br);"
+    );
+    assert_eq!(
+        session.ok(
+            "find_references",
+            json!({"symbol": "BrotliWarmupBitReader"})
+        ),
+        format!(
+            "{partial}\n5 references in 3 files\n\
+             dec/bit_reader.c (1)\n  34:13  BROTLI_BOOL BrotliWarmupBitReader(BrotliBitReader* const br) {{\n\
+             dec/bit_reader.h (1)\n  59:29  BROTLI_INTERNAL BROTLI_BOOL BrotliWarmupBitReader(BrotliBitReader* br);\n\
+             dec/decode.c (3)\n  663:8  if (!BrotliWarmupBitReader(br)) {{\n\
+             \x20 1995:19  BROTLI_UNUSED(BrotliWarmupBitReader(br));\n\
+             \x20 2520:14  if (!BrotliWarmupBitReader(br)) {{"
+        )
+    );
+    let namesakes = session.ok("hover", json!({"symbol": "ShouldCompress"}));
+    assert!(
+        namesakes.starts_with(
+            "`ShouldCompress` is ambiguous (2 matches); ask again with file and line:\n\
+             enc/compress_fragment_two_pass.c:526:20  (text) static BROTLI_BOOL ShouldCompress(BrotliTwoPassArena* s,\n\
+             enc/encode.c:443:20  (text) static BROTLI_BOOL ShouldCompress(\n"
+        ),
+        "{namesakes}"
+    );
+    let search = session.ok("search", json!({"query": "BrotliBuildHuffmanTable"}));
+    assert!(
+        search.starts_with(&format!(
+            "{partial}\nsymbols (1)\n  dec/huffman.h\n    function BrotliBuildHuffmanTable 95:26\n"
+        )),
+        "{search}"
+    );
+    let outline = session.ok(
+        "document_symbols",
+        json!({"file": "dec/bit_reader.h", "depth": 1}),
+    );
+    assert!(
+        outline.contains(
+            "\nfunction BrotliInitBitReader 52\nfunction BrotliWarmupBitReader 59\n\
+             function BrotliSafeReadBits32Slow 64-65\n"
+        ) && outline.ends_with("\nfunction BrotliBitReaderSuppressUnusedFunctions 392-413"),
+        "{outline}"
+    );
+    let header = dir.path().join("dec/bit_reader.h");
+    let original = std::fs::read_to_string(&header).unwrap();
+    let widened = original.replacen(
+        "BrotliWarmupBitReader(BrotliBitReader* br);",
+        "BrotliWarmupBitReader(BrotliBitReader* br, int bits);",
+        1,
+    );
+    std::fs::write(&header, widened).unwrap();
+    let broken = session.ok("diagnostics", decode.clone());
+    assert!(
+        broken.starts_with(
+            "dec/decode.c: 3 errors\n  663:32 error [clang typecheck_call_too_few_args] \
+             Too few arguments to function call, expected 2, have 1"
+        ),
+        "{broken}"
+    );
+    std::fs::write(&header, original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", decode),
+        "dec/decode.c: no problems"
+    );
 }
 
 /// tsgo, configured as a user picks it over typescript-language-server,
