@@ -323,3 +323,95 @@ fn a_dependent_is_rechecked_when_an_open_dependency_changes_on_disk() {
     session.ok("diagnostics", json!({"file": "lib.py"}));
     edit_cycle(&session, dir.path());
 }
+
+/// Starts Windlass with mockls configured as the built-in server `name`
+/// (so with that server's ways), recording into a file outside `dir`.
+fn start_as_built_in(dir: &Path, name: &str, flags: &str) -> (Session, PathBuf) {
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let mut args: Vec<String> = flags
+        .split_whitespace()
+        .map(|flag| format!("{flag:?}"))
+        .collect();
+    args.extend([
+        "\"--record\"".into(),
+        format!("{:?}", record.display().to_string()),
+    ]);
+    let config = format!(
+        "[server.{name:?}]\ncommand = {:?}\nargs = [{}]\n",
+        mockls_binary().display().to_string(),
+        args.join(", ")
+    );
+    let session = Session::start_with_user_config(&config, &root_arg(dir));
+    session.keep(records);
+    (session, record)
+}
+
+/// The messages about `file` mockls received, by method, in order.
+fn received_about(record: &Path, file: &str) -> Vec<Value> {
+    recorded(record)
+        .into_iter()
+        .filter(|(dir, message)| {
+            dir == "in"
+                && message["params"]["textDocument"]["uri"]
+                    .as_str()
+                    .is_some_and(|uri| uri.ends_with(&format!("/{file}")))
+        })
+        .map(|(_, message)| message)
+        .collect()
+}
+
+/// bash-language-server reads the project's files only at its start and
+/// registers for no changes: a script changed on disk and not open is
+/// opened with its new text and closed again, so that the server reads
+/// it (its references named lines that had moved).
+#[test]
+fn a_file_changed_on_disk_is_shown_to_a_server_that_reads_the_disk_only_at_start() {
+    let dir = project(&[("main.sh", "echo main\n"), ("lib.sh", "greet() { :; }\n")]);
+    let (session, record) = start_as_built_in(dir.path(), "shell", "--publish-version");
+    session.ok("diagnostics", json!({"file": "main.sh"}));
+    std::fs::write(dir.path().join("lib.sh"), "\ngreet() { :; }\n").unwrap();
+    wait_until("the changed script is opened and closed again", || {
+        let methods: Vec<Value> = received_about(&record, "lib.sh")
+            .iter()
+            .map(|message| message["method"].clone())
+            .collect();
+        methods
+            == [
+                json!("textDocument/didOpen"),
+                json!("textDocument/didClose"),
+            ]
+    });
+    let opened = received_about(&record, "lib.sh").remove(0);
+    assert_eq!(
+        opened["params"]["textDocument"]["text"],
+        "\ngreet() { :; }\n"
+    );
+}
+
+/// clangd checks a document sent again with the same text only when a
+/// header it includes changed since its last build, or when asked to
+/// rebuild: a document sent again after an unrelated change on disk asks
+/// (`forceRebuild`), and is answered at once rather than after 30 s.
+#[test]
+fn a_document_sent_again_unchanged_asks_clangd_to_rebuild() {
+    let dir = project(&[
+        ("main.c", "uses lib.h\n"),
+        ("lib.h", "fine\n"),
+        ("other.c", "int x;\n"),
+    ]);
+    let (session, record) = start_as_built_in(dir.path(), "c,cpp", "--publish-version");
+    let main = json!({"file": "main.c"});
+    assert_eq!(
+        session.ok("diagnostics", main.clone()),
+        "main.c: no problems"
+    );
+    std::fs::write(dir.path().join("other.c"), "int y;\n").unwrap();
+    assert_eq!(session.ok("diagnostics", main), "main.c: no problems");
+    let changes: Vec<Value> = received_about(&record, "main.c")
+        .into_iter()
+        .filter(|message| message["method"] == "textDocument/didChange")
+        .collect();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["params"]["forceRebuild"], true);
+}

@@ -68,7 +68,8 @@ fn bash_server_answers_on_bats() {
 /// bash-language-server on bats-support and bats-assert side by side, as
 /// a project's tests keep them, a second shell project beside bats-core:
 /// a helper of one package used all over the other, its references
-/// across both, its documented declaration shown from the text (the
+/// across both, fresh after a use is added on disk to a file not open and
+/// taken away again, its documented declaration shown from the text (the
 /// server has no hover there), `search`'s exact match first, the
 /// outline's ranges, and shellcheck's findings after an edit on disk and
 /// after its undo. The packages source their files by computed paths,
@@ -92,6 +93,36 @@ fn bash_server_answers_on_bats_assert() {
              39:7  | batslib_decorate 'assertion failed' \\\n"
         ) && references
             .ends_with("\nbats-support/src/output.bash (1)\n  273:1  batslib_decorate() {"),
+        "{references}"
+    );
+    // A use added on disk to a file not open, then taken away: the
+    // server reads the project only at its start, so the file is shown
+    // to it (it named line 39, the old line, over the new text before).
+    let refute = dir.path().join("bats-assert/src/refute.bash");
+    let original = std::fs::read_to_string(&refute).unwrap();
+    let added = original.replacen(
+        "  if \"$@\"; then\n",
+        "  if \"$@\"; then\n    batslib_decorate 'extra' | fail\n",
+        1,
+    );
+    std::fs::write(&refute, added).unwrap();
+    let references = session.ok("find_references", json!({"symbol": "batslib_decorate"}));
+    assert!(
+        references.starts_with("41 references in 13 files\n")
+            && references.contains(
+                "\nbats-assert/src/refute.bash (2)\n  38:5  batslib_decorate 'extra' | fail\n  \
+                 40:7  | batslib_decorate 'assertion succeeded, but it was expected to fail' \\\n"
+            ),
+        "{references}"
+    );
+    std::fs::write(&refute, original).unwrap();
+    let references = session.ok("find_references", json!({"symbol": "batslib_decorate"}));
+    assert!(
+        references.starts_with("40 references in 13 files\n")
+            && references.contains(
+                "\nbats-assert/src/refute.bash (1)\n  \
+                 39:7  | batslib_decorate 'assertion succeeded, but it was expected to fail' \\\n"
+            ),
         "{references}"
     );
     let hover = session.ok("hover", json!({"symbol": "batslib_decorate"}));
@@ -1203,7 +1234,9 @@ fn gopls_warnings_hidden_by_an_edits_errors_are_not_called_fixed() {
 /// `static` functions of one name in two files, each with its parameters
 /// a line, listed as ambiguous though clangd has not seen either;
 /// `search`'s exact match and the header's outline; and a .c file's
-/// diagnostics following its header edited on disk, both ways.
+/// diagnostics following its header edited on disk, both ways, while the
+/// answers of another open .c file, and of one after an unrelated file
+/// changed, stay prompt and true.
 #[test]
 fn clangd_answers_on_brotli() {
     if !have("clangd") {
@@ -1273,6 +1306,22 @@ fn clangd_answers_on_brotli() {
         ) && outline.ends_with("\nfunction BrotliBitReaderSuppressUnusedFunctions 392-413"),
         "{outline}"
     );
+    // Open beside decode.c, it is sent again with the text it had after
+    // each change on disk; clangd checks it again only when asked to
+    // rebuild (it was "published no diagnostics ... idle for 30 s").
+    let reader = json!({"file": "dec/bit_reader.c"});
+    assert_eq!(
+        session.ok("diagnostics", reader.clone()),
+        "dec/bit_reader.c: no problems"
+    );
+    let encode = dir.path().join("enc/encode.c");
+    let unrelated = std::fs::read_to_string(&encode).unwrap();
+    std::fs::write(&encode, format!("{unrelated}\nint brotli_unused_total;\n")).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", decode.clone()),
+        "dec/decode.c: no problems"
+    );
+    std::fs::write(&encode, unrelated).unwrap();
     let header = dir.path().join("dec/bit_reader.h");
     let original = std::fs::read_to_string(&header).unwrap();
     let widened = original.replacen(
@@ -1293,6 +1342,11 @@ fn clangd_answers_on_brotli() {
     assert_eq!(
         session.ok("diagnostics", decode),
         "dec/decode.c: no problems"
+    );
+    // Its header changed and changed back before it was asked again.
+    assert_eq!(
+        session.ok("diagnostics", reader),
+        "dec/bit_reader.c: no problems"
     );
 }
 
