@@ -433,6 +433,8 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             checks_only_what_changed: built_in.checks_only_what_changed,
             misses_added_folders: built_in.misses_added_folders,
             forgets_early_documents: built_in.forgets_early_documents,
+            rebuilds_only_when_forced: built_in.rebuilds_only_when_forced,
+            reads_disk_only_at_start: built_in.reads_disk_only_at_start,
             save_check_sources: strings(built_in.save_check_sources),
             duties: Duties {
                 config_files: built_in.config_files,
@@ -548,6 +550,8 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         checks_only_what_changed: known.iter().any(|known| known.checks_only_what_changed),
         misses_added_folders: known.iter().any(|known| known.misses_added_folders),
         forgets_early_documents: known.iter().any(|known| known.forgets_early_documents),
+        rebuilds_only_when_forced: known.iter().any(|known| known.rebuilds_only_when_forced),
+        reads_disk_only_at_start: known.iter().any(|known| known.reads_disk_only_at_start),
         save_check_sources: known
             .iter()
             .find_map(|known| {

@@ -155,6 +155,8 @@ mod tests {
             checks_only_what_changed: false,
             misses_added_folders: false,
             forgets_early_documents: false,
+            rebuilds_only_when_forced: false,
+            reads_disk_only_at_start: false,
             save_check_sources: Vec::new(),
             duties: Duties::of(Role::Language),
         }

@@ -324,31 +324,42 @@ fn a_dependent_is_rechecked_when_an_open_dependency_changes_on_disk() {
     edit_cycle(&session, dir.path());
 }
 
+/// Languages for a built-in server's stand-in: the Python files of
+/// `edit_cycle`.
+const PYTHON: &str = "languages = [\"python\"]";
+
 /// How many times `file` was opened or changed at the server.
 fn sent(record: &Path, file: &str) -> usize {
-    recorded(record)
+    received_about(record, file)
         .iter()
-        .filter(|(direction, message)| {
-            direction == "in"
-                && message["params"]["textDocument"]["uri"]
-                    .as_str()
-                    .is_some_and(|uri| uri.ends_with(&format!("/{file}")))
-                && matches!(
-                    message["method"].as_str(),
-                    Some("textDocument/didOpen" | "textDocument/didChange")
-                )
+        .filter(|message| {
+            matches!(
+                message["method"].as_str(),
+                Some("textDocument/didOpen" | "textDocument/didChange")
+            )
         })
         .count()
 }
 
-/// Starts Windlass on `dir` with mockls given `flags`, named as the
-/// built-in intelephense is so that it is taken for a server that checks
-/// only what it is told changed.
-fn start_as_intelephense(dir: &Path, flags: &str) -> (Session, PathBuf) {
+/// Starts Windlass with mockls configured as the built-in server `name`
+/// (so with that server's ways), recording into a file outside `dir`;
+/// `extra` is added to its configuration.
+fn start_as_built_in(dir: &Path, name: &str, flags: &str, extra: &str) -> (Session, PathBuf) {
     let records = tempfile::tempdir().unwrap();
     let record = records.path().join("record.jsonl");
-    let flags = format!("{flags} --record {}", record.display());
-    let config = python_server("php", &mockls_binary().display().to_string(), &flags, "");
+    let mut args: Vec<String> = flags
+        .split_whitespace()
+        .map(|flag| format!("{flag:?}"))
+        .collect();
+    args.extend([
+        "\"--record\"".into(),
+        format!("{:?}", record.display().to_string()),
+    ]);
+    let config = format!(
+        "[server.{name:?}]\ncommand = {:?}\nargs = [{}]\n{extra}\n",
+        mockls_binary().display().to_string(),
+        args.join(", ")
+    );
     let session = Session::start_with_user_config(&config, &root_arg(dir));
     session.keep(records);
     (session, record)
@@ -362,8 +373,12 @@ fn start_as_intelephense(dir: &Path, flags: &str) -> (Session, PathBuf) {
 #[test]
 fn a_dependent_the_server_checked_by_itself_is_not_sent_again() {
     let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
-    let (session, record) =
-        start_as_intelephense(dir.path(), "--publish-dependents --diagnostics-delay 300");
+    let (session, record) = start_as_built_in(
+        dir.path(),
+        "php",
+        "--publish-dependents --diagnostics-delay 300",
+        PYTHON,
+    );
     session.ok("diagnostics", json!({"file": "lib.py"}));
     edit_cycle(&session, dir.path());
     assert_eq!(sent(&record, "main.py"), 1, "opened, and never sent again");
@@ -375,10 +390,81 @@ fn a_dependent_the_server_checked_by_itself_is_not_sent_again() {
 #[test]
 fn a_dependent_of_a_file_not_open_is_answered_from_the_servers_own_check() {
     let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
-    let (session, record) = start_as_intelephense(
+    let (session, record) = start_as_built_in(
         dir.path(),
+        "php",
         "--watch-files --recheck-delay 100 --diagnostics-delay 100",
+        PYTHON,
     );
     edit_cycle(&session, dir.path());
     assert_eq!(sent(&record, "main.py"), 1, "opened, and never sent again");
+}
+
+/// The messages about `file` mockls received, by method, in order.
+fn received_about(record: &Path, file: &str) -> Vec<Value> {
+    recorded(record)
+        .into_iter()
+        .filter(|(dir, message)| {
+            dir == "in"
+                && message["params"]["textDocument"]["uri"]
+                    .as_str()
+                    .is_some_and(|uri| uri.ends_with(&format!("/{file}")))
+        })
+        .map(|(_, message)| message)
+        .collect()
+}
+
+/// bash-language-server reads the project's files only at its start and
+/// registers for no changes: a script changed on disk and not open is
+/// opened with its new text and closed again, so that the server reads
+/// it (its references named lines that had moved).
+#[test]
+fn a_file_changed_on_disk_is_shown_to_a_server_that_reads_the_disk_only_at_start() {
+    let dir = project(&[("main.sh", "echo main\n"), ("lib.sh", "greet() { :; }\n")]);
+    let (session, record) = start_as_built_in(dir.path(), "shell", "--publish-version", "");
+    session.ok("diagnostics", json!({"file": "main.sh"}));
+    std::fs::write(dir.path().join("lib.sh"), "\ngreet() { :; }\n").unwrap();
+    wait_until("the changed script is opened and closed again", || {
+        let methods: Vec<Value> = received_about(&record, "lib.sh")
+            .iter()
+            .map(|message| message["method"].clone())
+            .collect();
+        methods
+            == [
+                json!("textDocument/didOpen"),
+                json!("textDocument/didClose"),
+            ]
+    });
+    let opened = received_about(&record, "lib.sh").remove(0);
+    assert_eq!(
+        opened["params"]["textDocument"]["text"],
+        "\ngreet() { :; }\n"
+    );
+}
+
+/// clangd checks a document sent again with the same text only when a
+/// header it includes changed since its last build, or when asked to
+/// rebuild: a document sent again after an unrelated change on disk asks
+/// (`forceRebuild`), and is answered at once rather than after 30 s.
+#[test]
+fn a_document_sent_again_unchanged_asks_clangd_to_rebuild() {
+    let dir = project(&[
+        ("main.c", "uses lib.h\n"),
+        ("lib.h", "fine\n"),
+        ("other.c", "int x;\n"),
+    ]);
+    let (session, record) = start_as_built_in(dir.path(), "c,cpp", "--publish-version", "");
+    let main = json!({"file": "main.c"});
+    assert_eq!(
+        session.ok("diagnostics", main.clone()),
+        "main.c: no problems"
+    );
+    std::fs::write(dir.path().join("other.c"), "int y;\n").unwrap();
+    assert_eq!(session.ok("diagnostics", main), "main.c: no problems");
+    let changes: Vec<Value> = received_about(&record, "main.c")
+        .into_iter()
+        .filter(|message| message["method"] == "textDocument/didChange")
+        .collect();
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0]["params"]["forceRebuild"], true);
 }

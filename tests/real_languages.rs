@@ -65,6 +65,117 @@ fn bash_server_answers_on_bats() {
     );
 }
 
+/// bash-language-server on bats-support and bats-assert side by side, as
+/// a project's tests keep them, a second shell project beside bats-core:
+/// a helper of one package used all over the other, its references
+/// across both, fresh after a use is added on disk to a file not open and
+/// taken away again, its documented declaration shown from the text (the
+/// server has no hover there), `search`'s exact match first, the
+/// outline's ranges, and shellcheck's findings after an edit on disk and
+/// after its undo. The packages source their files by computed paths,
+/// which shellcheck cannot follow: no file's findings depend on another's.
+#[test]
+fn bash_server_answers_on_bats_assert() {
+    if !have("bash-language-server") {
+        return skip("bash-language-server is not on PATH");
+    }
+    let Some(dir) = real_projects(&[
+        ("bats-support-0.3.0", "bats-support"),
+        ("bats-assert-2.2.4", "bats-assert"),
+    ]) else {
+        return skip("target/real-projects/bats-assert-2.2.4 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let references = session.ok("find_references", json!({"symbol": "batslib_decorate"}));
+    assert!(
+        references.starts_with(
+            "40 references in 13 files\nbats-assert/src/assert.bash (1)\n  \
+             39:7  | batslib_decorate 'assertion failed' \\\n"
+        ) && references
+            .ends_with("\nbats-support/src/output.bash (1)\n  273:1  batslib_decorate() {"),
+        "{references}"
+    );
+    // A use added on disk to a file not open, then taken away: the
+    // server reads the project only at its start, so the file is shown
+    // to it (it named line 39, the old line, over the new text before).
+    let refute = dir.path().join("bats-assert/src/refute.bash");
+    let original = std::fs::read_to_string(&refute).unwrap();
+    let added = original.replacen(
+        "  if \"$@\"; then\n",
+        "  if \"$@\"; then\n    batslib_decorate 'extra' | fail\n",
+        1,
+    );
+    std::fs::write(&refute, added).unwrap();
+    let references = session.ok("find_references", json!({"symbol": "batslib_decorate"}));
+    assert!(
+        references.starts_with("41 references in 13 files\n")
+            && references.contains(
+                "\nbats-assert/src/refute.bash (2)\n  38:5  batslib_decorate 'extra' | fail\n  \
+                 40:7  | batslib_decorate 'assertion succeeded, but it was expected to fail' \\\n"
+            ),
+        "{references}"
+    );
+    std::fs::write(&refute, original).unwrap();
+    let references = session.ok("find_references", json!({"symbol": "batslib_decorate"}));
+    assert!(
+        references.starts_with("40 references in 13 files\n")
+            && references.contains(
+                "\nbats-assert/src/refute.bash (1)\n  \
+                 39:7  | batslib_decorate 'assertion succeeded, but it was expected to fail' \\\n"
+            ),
+        "{references}"
+    );
+    let hover = session.ok("hover", json!({"symbol": "batslib_decorate"}));
+    assert!(
+        hover.starts_with(
+            "no hover from the server at bats-support/src/output.bash:273:1, the declaration \
+             of `batslib_decorate`; from the text:\n\
+             bats-support/src/output.bash:258-273  function batslib_decorate\n\
+             258  # Enclose the input text in header and footer lines.\n"
+        ),
+        "{hover}"
+    );
+    let search = session.ok("search", json!({"query": "assert_line"}));
+    assert!(
+        search.contains(
+            "symbols (3)\n  bats-assert/src/assert_line.bash\n    function assert_line 130:1\n"
+        ),
+        "{search}"
+    );
+    assert_eq!(
+        session.ok(
+            "document_symbols",
+            json!({"file": "bats-assert/src/assert_line.bash", "depth": 1})
+        ),
+        "function assert_line 130-132\nfunction assert_stderr_line 162-164\n\
+         function __assert_line 166-298 (+13 nested)"
+    );
+    let output = "bats-support/src/output.bash";
+    let clean = session.ok("diagnostics", json!({"file": output}));
+    assert!(
+        clean.starts_with(&format!("{output}: 2 warnings, 1 info, 1 hint\n")),
+        "{clean}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(output)).unwrap();
+    let broken = original.replacen(
+        "batslib_decorate() {",
+        "batslib_decorate() {\n  local unused_width=$1",
+        1,
+    );
+    std::fs::write(dir.path().join(output), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": output}));
+    assert!(
+        diagnostics.starts_with(&format!("{output}: 3 warnings, 1 info, 1 hint\n"))
+            && diagnostics.ends_with(
+                "\n  274:9 warning [shellcheck SC2034] unused_width appears unused. \
+                 Verify use (or export if used externally)."
+            ),
+        "{diagnostics}"
+    );
+    std::fs::write(dir.path().join(output), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": output})), clean);
+}
+
 /// Bulma's Sass, a second CSS-family project beside Bootstrap. The CSS
 /// server answers no workspace symbols, so a mixin or a variable named
 /// alone is found by text, and picked when it is the only one: `source`
@@ -1114,6 +1225,131 @@ fn gopls_warnings_hidden_by_an_edits_errors_are_not_called_fixed() {
     session.keep(dir);
 }
 
+/// clangd on Brotli's C sources (its Python package's sdist), a second C
+/// project beside LZ4. Brotli ships no compilation database: the copy has
+/// the two-line compile_flags.txt a user writes (C, and its `include`
+/// folder). A function declared in a header and defined in a .c file is
+/// one candidate, shown as the documented prototype; its references
+/// across the files clangd has seen, said to be possibly incomplete; two
+/// `static` functions of one name in two files, each with its parameters
+/// a line, listed as ambiguous though clangd has not seen either;
+/// `search`'s exact match and the header's outline; and a .c file's
+/// diagnostics following its header edited on disk, both ways, while the
+/// answers of another open .c file, and of one after an unrelated file
+/// changed, stay prompt and true.
+#[test]
+fn clangd_answers_on_brotli() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let Some(dir) = real_projects(&[("brotli-1.2.1/c", ".")]) else {
+        return skip("target/real-projects/brotli-1.2.1 is missing (.ci/run unpacks it)");
+    };
+    write(dir.path(), "compile_flags.txt", "-xc\n-Iinclude\n");
+    let session = Session::start(&root_arg(dir.path()));
+    let decode = json!({"file": "dec/decode.c"});
+    assert_eq!(
+        session.ok("diagnostics", decode.clone()),
+        "dec/decode.c: no problems"
+    );
+    let partial = "warning: [c,cpp] has no compile_commands.json, so it knows only the files \
+                   it has opened; references, renames and callers may be incomplete";
+    let hover = session.ok("hover", json!({"symbol": "BrotliWarmupBitReader"}));
+    assert!(
+        hover.starts_with("### function `BrotliWarmupBitReader`")
+            && hover.contains("\nEnsures that accumulator is not empty.")
+            && hover.ends_with("int BrotliWarmupBitReader(BrotliBitReader *br)"),
+        "{hover}"
+    );
+    assert_eq!(
+        session.ok("definition", json!({"symbol": "BrotliWarmupBitReader"})),
+        "dec/bit_reader.h:59:29  BROTLI_INTERNAL BROTLI_BOOL BrotliWarmupBitReader(BrotliBitReader* br);"
+    );
+    assert_eq!(
+        session.ok(
+            "find_references",
+            json!({"symbol": "BrotliWarmupBitReader"})
+        ),
+        format!(
+            "{partial}\n5 references in 3 files\n\
+             dec/bit_reader.c (1)\n  34:13  BROTLI_BOOL BrotliWarmupBitReader(BrotliBitReader* const br) {{\n\
+             dec/bit_reader.h (1)\n  59:29  BROTLI_INTERNAL BROTLI_BOOL BrotliWarmupBitReader(BrotliBitReader* br);\n\
+             dec/decode.c (3)\n  663:8  if (!BrotliWarmupBitReader(br)) {{\n\
+             \x20 1995:19  BROTLI_UNUSED(BrotliWarmupBitReader(br));\n\
+             \x20 2520:14  if (!BrotliWarmupBitReader(br)) {{"
+        )
+    );
+    let namesakes = session.ok("hover", json!({"symbol": "ShouldCompress"}));
+    assert!(
+        namesakes.starts_with(
+            "`ShouldCompress` is ambiguous (2 matches); ask again with file and line:\n\
+             enc/compress_fragment_two_pass.c:526:20  (text) static BROTLI_BOOL ShouldCompress(BrotliTwoPassArena* s,\n\
+             enc/encode.c:443:20  (text) static BROTLI_BOOL ShouldCompress(\n"
+        ),
+        "{namesakes}"
+    );
+    let search = session.ok("search", json!({"query": "BrotliBuildHuffmanTable"}));
+    assert!(
+        search.starts_with(&format!(
+            "{partial}\nsymbols (1)\n  dec/huffman.h\n    function BrotliBuildHuffmanTable 95:26\n"
+        )),
+        "{search}"
+    );
+    let outline = session.ok(
+        "document_symbols",
+        json!({"file": "dec/bit_reader.h", "depth": 1}),
+    );
+    assert!(
+        outline.contains(
+            "\nfunction BrotliInitBitReader 52\nfunction BrotliWarmupBitReader 59\n\
+             function BrotliSafeReadBits32Slow 64-65\n"
+        ) && outline.ends_with("\nfunction BrotliBitReaderSuppressUnusedFunctions 392-413"),
+        "{outline}"
+    );
+    // Open beside decode.c, it is sent again with the text it had after
+    // each change on disk; clangd checks it again only when asked to
+    // rebuild (it was "published no diagnostics ... idle for 30 s").
+    let reader = json!({"file": "dec/bit_reader.c"});
+    assert_eq!(
+        session.ok("diagnostics", reader.clone()),
+        "dec/bit_reader.c: no problems"
+    );
+    let encode = dir.path().join("enc/encode.c");
+    let unrelated = std::fs::read_to_string(&encode).unwrap();
+    std::fs::write(&encode, format!("{unrelated}\nint brotli_unused_total;\n")).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", decode.clone()),
+        "dec/decode.c: no problems"
+    );
+    std::fs::write(&encode, unrelated).unwrap();
+    let header = dir.path().join("dec/bit_reader.h");
+    let original = std::fs::read_to_string(&header).unwrap();
+    let widened = original.replacen(
+        "BrotliWarmupBitReader(BrotliBitReader* br);",
+        "BrotliWarmupBitReader(BrotliBitReader* br, int bits);",
+        1,
+    );
+    std::fs::write(&header, widened).unwrap();
+    let broken = session.ok("diagnostics", decode.clone());
+    assert!(
+        broken.starts_with(
+            "dec/decode.c: 3 errors\n  663:32 error [clang typecheck_call_too_few_args] \
+             Too few arguments to function call, expected 2, have 1"
+        ),
+        "{broken}"
+    );
+    std::fs::write(&header, original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", decode),
+        "dec/decode.c: no problems"
+    );
+    // Its header changed and changed back before it was asked again.
+    assert_eq!(
+        session.ok("diagnostics", reader),
+        "dec/bit_reader.c: no problems"
+    );
+}
+
 /// tsgo, configured as a user picks it over typescript-language-server,
 /// on zod's own sources. It publishes nothing: Windlass asks it for each
 /// file's diagnostics (`textDocument/diagnostic`).
@@ -1244,6 +1480,241 @@ fn biome_lints_beside_tsgo_on_zod() {
         !lines.next().unwrap_or_default().contains("note:"),
         "{status}"
     );
+}
+
+/// tsgo, configured as a user picks it, on immer's sources as its
+/// repository holds them (the published `dist` is built from them, so it
+/// is left out), a second project beside zod: a method by its bare name
+/// and by `Type.method`, a name shared by a method and an exported
+/// function listed as ambiguous, an overloaded function answered as one,
+/// references across the package, `search`'s exact match first and a
+/// name in a hidden folder, the outline's ranges, and a dependent's
+/// diagnostics following a change on disk to the file it imports, both
+/// ways.
+#[test]
+fn tsgo_answers_on_immer() {
+    if !have("tsgo") {
+        return skip("tsgo is not on PATH");
+    }
+    let Some(dir) = real_project("immer-11.2.10") else {
+        return skip("target/real-projects/immer-11.2.10 is missing (.ci/run unpacks it)");
+    };
+    std::fs::remove_dir_all(dir.path().join("dist")).unwrap();
+    write(
+        dir.path(),
+        ".scripts/tally.ts",
+        "import {produce} from \"../src/immer\"\n\n\
+         export function bumpVersionTally(n: number): number {\n\
+         \treturn produce({n}, d => { d.n++ }).n\n}\n",
+    );
+    let session = Session::start_with_user_config("[server.tsgo]\n", &root_arg(dir.path()));
+    let partial = "warning: [tsgo] has no tsconfig.json or jsconfig.json, so it sees only \
+                   the files that open files import; references, renames and symbols may be \
+                   incomplete";
+    let dependent = json!({"file": "src/core/immerClass.ts"});
+    let clean = session.ok("diagnostics", dependent.clone());
+    assert!(
+        clean.starts_with("src/core/immerClass.ts: 5 hints\n"),
+        "{clean}"
+    );
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "createDraft"})),
+        format!(
+            "`createDraft` is ambiguous (2 matches); ask again with file and line:\n\
+             src/core/immerClass.ts:153:2  method createDraft\n\
+             src/immer.ts:94:14  variable createDraft\n{partial}"
+        )
+    );
+    assert_eq!(
+        session.ok("hover", json!({"symbol": "Immer.createDraft"})),
+        "(method) Immer.createDraft<T extends Objectish>(base: T): Draft<T>"
+    );
+    assert!(
+        session
+            .ok("hover", json!({"symbol": "DraftMap.has"}))
+            .starts_with("(method) DraftMap.has(key: any): boolean\n")
+    );
+    // Its overload signature and its body, each of which tsgo leads to
+    // both, are one function.
+    let freeze = session.ok(
+        "hover",
+        json!({"file": "src/utils/common.ts", "symbol": "freeze"}),
+    );
+    assert!(
+        freeze.starts_with(
+            "function freeze<T>(obj: T, deep?: boolean): T\nFreezes draftable objects."
+        ),
+        "{freeze}"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": "src/utils/common.ts", "line": 46, "symbol": "isDraftable"}),
+    );
+    assert!(
+        references.starts_with(&format!(
+            "{partial}\n21 references in 8 files\nsrc/utils/common.ts (2)\n"
+        )) && references.contains("\nsrc/plugins/mapset.ts (3)\n  11:2  isDraftable,\n"),
+        "{references}"
+    );
+    let search = session.ok("search", json!({"query": "produce"}));
+    assert!(
+        search.starts_with(&format!(
+            "{partial}\nsymbols (11)\n  src/core/immerClass.ts\n    property produce 41:2\n"
+        )),
+        "{search}"
+    );
+    assert!(
+        session
+            .ok("search", json!({"query": "bumpVersionTally"}))
+            .ends_with("text (1 match in 1 file)\n  .scripts/tally.ts  1 × line 3")
+    );
+    // tsgo sees no file that nothing open imports: the definition found
+    // by text is shown, not passed for the server's.
+    assert!(
+        session
+            .ok("hover", json!({"symbol": "bumpVersionTally"}))
+            .starts_with(
+                "`bumpVersionTally` has 1 match; ask again with file and line:\n\
+                 .scripts/tally.ts:3:17  (text) export function bumpVersionTally"
+            )
+    );
+    let outline = session.ok(
+        "document_symbols",
+        json!({"file": "src/core/immerClass.ts", "depth": 1}),
+    );
+    assert!(
+        outline.ends_with(
+            "\nclass Immer 47-233 (+13 nested)\nfunction createProxy 235-274 (+4 nested)"
+        ),
+        "{outline}"
+    );
+    let common = dir.path().join("src/utils/common.ts");
+    let original = std::fs::read_to_string(&common).unwrap();
+    let renamed = original.replacen(
+        "export function isDraftable(",
+        "export function isDraftableValue(",
+        1,
+    );
+    std::fs::write(&common, renamed).unwrap();
+    let broken = session.ok("diagnostics", dependent.clone());
+    assert!(
+        broken.starts_with(
+            "src/core/immerClass.ts: 1 error, 5 hints\n  6:2 error [ts 2724] '\"../internal\"' \
+             has no exported member named 'isDraftable'. Did you mean 'DRAFTABLE'?\n"
+        ),
+        "{broken}"
+    );
+    std::fs::write(&common, original).unwrap();
+    assert_eq!(session.ok("diagnostics", dependent), clean);
+}
+
+/// Biome beside tsgo on immer, a second project beside zod, both
+/// configured: the first answer already merges Biome's lints with tsgo's
+/// errors, and each is fresh after an edit on disk and after its undo.
+/// A linter answers for the file alone: the cross-file questions are
+/// tsgo's.
+#[test]
+fn biome_lints_beside_tsgo_on_immer() {
+    for server in ["tsgo", "biome"] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_project("immer-11.2.10") else {
+        return skip("target/real-projects/immer-11.2.10 is missing (.ci/run unpacks it)");
+    };
+    let session =
+        Session::start_with_user_config("[server.tsgo]\n[server.biome]\n", &root_arg(dir.path()));
+    let proxy = "src/core/proxy.ts";
+    let first = session.ok("diagnostics", json!({"file": proxy}));
+    assert!(
+        first.starts_with(
+            "src/core/proxy.ts: 3 errors, 43 warnings, 3 infos, 1 hint\n  \
+             1:1 info [biome assist/source/organizeImports] Sort the imported names.\n"
+        ) && first.contains("\n  275:6 error [ts 2591] Cannot find name 'process'."),
+        "{first}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(proxy)).unwrap();
+    let broken = original.replacen(
+        "export function createProxyProxy",
+        "debugger\nexport function createProxyProxy",
+        1,
+    );
+    std::fs::write(dir.path().join(proxy), broken).unwrap();
+    let both = session.ok("diagnostics", json!({"file": proxy}));
+    assert!(
+        both.starts_with("src/core/proxy.ts: 4 errors, 43 warnings, 3 infos, 1 hint\n")
+            && both.contains(
+                "\n  57:1 error [biome lint/suspicious/noDebugger] This is an unexpected use \
+                 of the debugger statement.\n"
+            )
+            && both.contains("\n  276:6 error [ts 2591] Cannot find name 'process'."),
+        "{both}"
+    );
+    std::fs::write(dir.path().join(proxy), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": proxy})), first);
+}
+
+/// ESLint, found on PATH, on immer's sources with the project's own
+/// ESLint and typescript-eslint installed, a second project beside zod,
+/// beside typescript-language-server: its first answer complete (another
+/// file's too), fresh after an edit on disk and after its undo. A linter
+/// answers for the file alone: the cross-file questions are TypeScript's.
+#[test]
+fn eslint_lints_immer() {
+    for server in [
+        "vscode-eslint-language-server",
+        "typescript-language-server",
+    ] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_project("immer-11.2.10") else {
+        return skip("target/real-projects/immer-11.2.10 is missing (.ci/run unpacks it)");
+    };
+    if !lint_with_eslint(dir.path()) {
+        return skip("target/real-projects/eslint-9.39.5 is missing (.ci/run installs it)");
+    }
+    let session = Session::start(&root_arg(dir.path()));
+    let proxy = "src/core/proxy.ts";
+    let first = session.ok("diagnostics", json!({"file": proxy}));
+    assert!(
+        first.starts_with(
+            "src/core/proxy.ts: 10 errors, 1 hint\n  \
+             114:7 error [eslint prefer-const] 'arrayPlugin' is never reassigned. Use 'const' instead.\n"
+        ) && first.contains("\n  275:6 error [typescript 2580] Cannot find name 'process'."),
+        "{first}"
+    );
+    let patches = session.ok("diagnostics", json!({"file": "src/plugins/patches.ts"}));
+    assert!(
+        patches.starts_with("src/plugins/patches.ts: 7 errors\n")
+            && patches.contains(
+                "\n  117:12 error [eslint @typescript-eslint/no-unused-vars] 'e' is defined but never used.\n"
+            ),
+        "{patches}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(proxy)).unwrap();
+    let broken = original.replacen(
+        "export function createProxyProxy",
+        "var unused_total = 1\nexport function createProxyProxy",
+        1,
+    );
+    std::fs::write(dir.path().join(proxy), broken).unwrap();
+    let linted = session.ok("diagnostics", json!({"file": proxy}));
+    assert!(
+        linted.starts_with(
+            "src/core/proxy.ts: 12 errors, 2 hints\n  \
+             57:1 error [eslint no-var] Unexpected var, use let or const instead.\n  \
+             57:5 hint [typescript 6133] 'unused_total' is declared but its value is never read.\n  \
+             57:5 error [eslint @typescript-eslint/no-unused-vars] 'unused_total' is assigned \
+             a value but never used.\n  \
+             115:7 error [eslint prefer-const]"
+        ),
+        "{linted}"
+    );
+    std::fs::write(dir.path().join(proxy), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": proxy})), first);
 }
 
 /// ESLint, found on PATH and not configured, lints the TypeScript of a

@@ -62,6 +62,18 @@ pub struct BuiltIn {
     /// Whether it checks only the last of the documents opened before it
     /// has its configuration: they are sent again once it has it.
     pub forgets_early_documents: bool,
+    /// Whether a document sent again with the text it had is checked again
+    /// only when the change asks for a rebuild (clangd's `forceRebuild`):
+    /// otherwise it publishes nothing unless a header it includes differs
+    /// from its last build, and one sent again after another file changed
+    /// (or a header changed and changed back) was never answered.
+    pub rebuilds_only_when_forced: bool,
+    /// Whether it reads the project's files only at its start, and later
+    /// only the documents it is sent (bash-language-server registers for
+    /// no changes on disk): a file of its languages changed on disk and
+    /// not open is opened and closed again, so that its references and
+    /// symbols follow the disk rather than name lines that moved.
+    pub reads_disk_only_at_start: bool,
     /// The sources of the findings of a check that a save starts under
     /// progress and whose results it publishes with the document's
     /// (rust-analyzer's `cargo check`: `rustc`, `clippy`); none when it
@@ -122,6 +134,8 @@ const fn server(
         checks_only_what_changed: false,
         misses_added_folders: false,
         forgets_early_documents: false,
+        rebuilds_only_when_forced: false,
+        reads_disk_only_at_start: false,
         save_check_sources: &[],
     }
 }
@@ -198,6 +212,20 @@ impl BuiltIn {
     const fn forgets_early_documents(self) -> Self {
         Self {
             forgets_early_documents: true,
+            ..self
+        }
+    }
+
+    const fn rebuilds_only_when_forced(self) -> Self {
+        Self {
+            rebuilds_only_when_forced: true,
+            ..self
+        }
+    }
+
+    const fn reads_disk_only_at_start(self) -> Self {
+        Self {
+            reads_disk_only_at_start: true,
             ..self
         }
     }
@@ -399,6 +427,7 @@ const GOPLS: BuiltIn = server(
 .verified();
 const CLANGD: BuiltIn = server("c,cpp", "clangd", &[], "apt install clangd")
     .checked_with(VERSION)
+    .rebuilds_only_when_forced()
     .verified();
 // It lints a document when it opens, but before it has read its
 // configuration it keeps only the last one opened, and lints that alone
@@ -411,6 +440,7 @@ const BASH_LANGUAGE_SERVER: BuiltIn = server(
 )
 .checked_with(VERSION)
 .forgets_early_documents()
+.reads_disk_only_at_start()
 .references_from(ReferencesFrom::NamedFiles)
 .verified();
 
@@ -1039,6 +1069,12 @@ pub struct ServerSpec {
     /// Whether the documents opened before it has its configuration are
     /// sent again once it has.
     pub forgets_early_documents: bool,
+    /// Whether a document sent again unchanged after a change elsewhere
+    /// must ask for a rebuild to be checked again.
+    pub rebuilds_only_when_forced: bool,
+    /// Whether a file changed on disk that is not open is opened and
+    /// closed again, for a server that reads the disk only at its start.
+    pub reads_disk_only_at_start: bool,
     /// The sources of the findings of the check a save starts; an answer
     /// after a save waits for that check.
     pub save_check_sources: Vec<String>,
@@ -1232,6 +1268,8 @@ mod tests {
             checks_only_what_changed: false,
             misses_added_folders: false,
             forgets_early_documents: false,
+            rebuilds_only_when_forced: false,
+            reads_disk_only_at_start: false,
             save_check_sources: Vec::new(),
             duties: Duties::of(Role::Language),
         };

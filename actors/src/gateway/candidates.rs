@@ -145,7 +145,9 @@ async fn definitions_of(context: &Context, symbol: &str, place: &Place) -> Vec<P
 /// lead to one place; each group's members in their first order. A
 /// candidate whose definitions include itself is a definition, and links
 /// nothing: a server that answers every namesake (as one matching by
-/// text does) does not make them one.
+/// text does) does not make them one. Except within one file: two
+/// declarations each leading to both are one thing declared twice (tsgo
+/// answers an overload signature, and the body, with all of them).
 fn groups(places: &[Place], links: &[Vec<Place>]) -> Vec<Vec<usize>> {
     let mut group_of: Vec<usize> = (0..places.len()).collect();
     let leads = |a: usize| -> &[Place] {
@@ -154,8 +156,15 @@ fn groups(places: &[Place], links: &[Vec<Place>]) -> Vec<Vec<usize>> {
             false => &links[a],
         }
     };
+    let declared_together = |a: usize, b: usize| {
+        places[a].0 == places[b].0
+            && [a, b]
+                .iter()
+                .all(|&one| links[one].contains(&places[a]) && links[one].contains(&places[b]))
+    };
     let linked = |a: usize, b: usize| {
-        leads(a).contains(&places[b])
+        declared_together(a, b)
+            || leads(a).contains(&places[b])
             || leads(b).contains(&places[a])
             || leads(a).iter().any(|place| leads(b).contains(place))
     };
@@ -277,6 +286,21 @@ mod tests {
             implementation,
         ];
         assert_eq!(groups(&places, &links), vec![vec![0, 1, 2]]);
+    }
+
+    #[test]
+    fn overloads_each_leading_to_all_of_them_are_one_candidate() {
+        let places = [
+            place("src/common.ts", 266),
+            place("src/common.ts", 267),
+            place("src/other.ts", 9),
+        ];
+        // tsgo leads an overload signature and the body to both.
+        let both = vec![place("src/common.ts", 266), place("src/common.ts", 267)];
+        let links = [both.clone(), both, vec![place("src/other.ts", 9)]];
+        let grouped = groups(&places, &links);
+        assert_eq!(grouped, vec![vec![0, 1], vec![2]]);
+        assert_eq!(primary(&grouped[0], &places, &links), 0);
     }
 
     #[test]

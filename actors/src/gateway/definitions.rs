@@ -95,8 +95,12 @@ impl Matchers {
             format!(r"^{modifiers}(?:const|let|var)\s+{name}\b"),
         ];
         let shell_function = format!(r"^\s*{name}\s*\(\s*\)\s*(?:\{{.*)?$");
-        let c_function =
-            format!(r"^[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{name}\s*\([^)]*\)\s*(?:\{{.*)?$");
+        // At the top level, a parameter list left open at the line's end
+        // (`static int name(` with one parameter a line) is a definition's
+        // or a declaration's too: calls are indented inside a body.
+        let c_function = format!(
+            r"^[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{name}\s*\((?:[^)]*\)\s*(?:\{{.*)?|(?:[^)]*,)?)$"
+        );
         // Instructions are case-insensitive; the names they define are not.
         let dockerfile = [
             format!(r"^\s*(?i:ARG|ENV)\s+{name}(?:[=\s]|$)"),
@@ -184,7 +188,9 @@ mod tests {
     fn lines(files: &[(&str, &str)], name: &str) -> Vec<(String, usize)> {
         let dir = tempfile::tempdir().unwrap();
         for (path, text) in files {
-            std::fs::write(dir.path().join(path), text).unwrap();
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
         }
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
         find(&roots, name)
@@ -215,7 +221,8 @@ mod tests {
                 ),
                 (
                     "c.c",
-                    "int greet(int x);\nstatic int greet(int x) { return x; }\nint y = greet(2);\n",
+                    "int greet(int x);\nstatic int greet(int x) { return x; }\nint y = greet(2);\n\
+                     static int greet(\n  int x) {}\nint greet(int x,\n  int y) {}\n  z = greet(\n    1);\n",
                 ),
                 (
                     "d.ts",
@@ -232,10 +239,32 @@ mod tests {
                 ("b.sh".to_owned(), 1),
                 ("b.sh".to_owned(), 5),
                 ("c.c".to_owned(), 2),
+                ("c.c".to_owned(), 4),
+                ("c.c".to_owned(), 6),
                 ("d.ts".to_owned(), 1),
                 ("d.ts".to_owned(), 2),
             ]
         );
+    }
+
+    #[test]
+    fn hidden_folders_are_looked_in_but_not_version_controls() {
+        let found = lines(
+            &[
+                (
+                    ".scripts/tally.ts",
+                    "export function tally() {}
+",
+                ),
+                (
+                    ".git/hooks/tally.sh",
+                    "tally() { :; }
+",
+                ),
+            ],
+            "tally",
+        );
+        assert_eq!(found, vec![("tally.ts".to_owned(), 1)]);
     }
 
     #[test]

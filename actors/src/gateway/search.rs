@@ -5,6 +5,7 @@
 use super::context::Context;
 use super::navigation::offset;
 use super::render::{self, Sources, failed_warning, unavailable_warning};
+use super::source_files;
 use super::symbols;
 use super::words;
 use crate::error::{Error, Result};
@@ -26,8 +27,6 @@ use tokio::task::JoinSet;
 const MAX_SYMBOLS: usize = 20;
 /// Files shown in the heatmap per query; the rest are counted.
 const MAX_FILES: usize = 20;
-/// Version control's directories, never searched.
-const VCS_DIRECTORIES: &[&str] = &[".git", ".hg", ".svn", ".jj"];
 /// Files a server could not read that are named per query.
 const MAX_PROBLEMS_NAMED: usize = 3;
 
@@ -282,18 +281,7 @@ fn heatmap(roots: &RootSet, query: &str) -> Result<Vec<FileHits>> {
         .build();
     let mut hits = Vec::new();
     for root in roots.roots() {
-        // Hidden files that are not ignored (`.github/workflows`, `.env`
-        // examples) are the project's too; only version control's own
-        // directories are not.
-        let walker = ignore::WalkBuilder::new(&root.path)
-            .require_git(false)
-            .hidden(false)
-            .filter_entry(|entry| {
-                !VCS_DIRECTORIES
-                    .iter()
-                    .any(|name| entry.file_name() == *name)
-            })
-            .build();
+        let walker = source_files::walker(&root.path);
         for entry in walker.filter_map(std::result::Result::ok) {
             if !entry.file_type().is_some_and(|kind| kind.is_file()) {
                 continue;

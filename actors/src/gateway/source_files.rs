@@ -1,20 +1,37 @@
 //! The source files under the roots as the searches by text walk them:
-//! gitignore-aware, hidden ones left out, in path order, each with its
-//! language.
+//! gitignore-aware, hidden ones searched but not version control's, in
+//! path order, each with its language. `search` finds text in the same
+//! files that definitions and uses by text are looked for in.
 
 use crate::language;
 use crate::vocabulary::root_set::RootSet;
 use std::path::Path;
 
+/// Version control's directories, never searched.
+const VCS_DIRECTORIES: &[&str] = &[".git", ".hg", ".svn", ".jj"];
+
+/// The files and folders under `root` that are the project's, in path
+/// order: hidden ones that are not ignored (`.github/workflows`, a
+/// `.scripts` folder) are the project's too; only version control's own
+/// directories are not.
+pub fn walker(root: &Path) -> ignore::Walk {
+    ignore::WalkBuilder::new(root)
+        .require_git(false)
+        .hidden(false)
+        .filter_entry(|entry| {
+            !VCS_DIRECTORIES
+                .iter()
+                .any(|name| entry.file_name() == *name)
+        })
+        .sort_by_file_path(|a, b| a.cmp(b))
+        .build()
+}
+
 /// Calls `visit` with every file under the roots whose language is known,
 /// until it returns `false`. Returns whether the walk went to the end.
 pub fn each(roots: &RootSet, mut visit: impl FnMut(&Path, &'static str) -> bool) -> bool {
     for root in roots.roots() {
-        let walker = ignore::WalkBuilder::new(&root.path)
-            .require_git(false)
-            .sort_by_file_path(|a, b| a.cmp(b))
-            .build();
-        for entry in walker.filter_map(std::result::Result::ok) {
+        for entry in walker(&root.path).filter_map(std::result::Result::ok) {
             if !entry.file_type().is_some_and(|kind| kind.is_file()) {
                 continue;
             }

@@ -106,8 +106,18 @@ impl State {
                 if stale {
                     self.await_taken_in(&uri, version);
                 }
-                self.did_change(&uri, &language, version, &previous, &text, capabilities);
-                if let Some(include_text) = capabilities.save.filter(|_| on_disk) {
+                let force = stale && self.spec.rebuilds_only_when_forced && previous == text;
+                let change = Change {
+                    uri: &uri,
+                    language: &language,
+                    version,
+                    previous: &previous,
+                    text: &text,
+                };
+                self.did_change(&change, force, capabilities);
+                // Nothing was saved; and clangd, told of a save, parses its
+                // open documents again unforced, which undoes the rebuild.
+                if let Some(include_text) = capabilities.save.filter(|_| on_disk && !force) {
                     let mut params = json!({"textDocument": {"uri": uri}});
                     if include_text {
                         params["text"] = json!(&*text);
@@ -140,15 +150,16 @@ impl State {
         );
     }
 
-    fn did_change(
-        &self,
-        uri: &str,
-        language: &str,
-        version: i32,
-        previous: &str,
-        text: &str,
-        capabilities: &Capabilities,
-    ) {
+    /// Sends a change; `force` asks a server that rebuilds only changed
+    /// inputs to check the document again though its text is the same.
+    fn did_change(&self, change: &Change, force: bool, capabilities: &Capabilities) {
+        let Change {
+            uri,
+            language,
+            version,
+            previous,
+            text,
+        } = *change;
         let change = match capabilities.sync {
             SyncKind::Full => json!({"text": text}),
             SyncKind::Incremental => {
@@ -164,11 +175,24 @@ impl State {
                 return self.did_open(uri, language, version, text);
             }
         };
-        self.notify(
-            "textDocument/didChange",
-            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
-        );
+        let mut params =
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]});
+        if force {
+            params["forceRebuild"] = json!(true);
+        }
+        self.notify("textDocument/didChange", params);
     }
+}
+
+/// A document's new text, as a change sends it.
+#[derive(Clone, Copy)]
+struct Change<'a> {
+    uri: &'a str,
+    language: &'a str,
+    version: i32,
+    /// The text the server has, for incremental sync.
+    previous: &'a str,
+    text: &'a str,
 }
 
 /// The range covering all of `text`, for an incremental change that

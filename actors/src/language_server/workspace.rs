@@ -156,6 +156,9 @@ impl State {
         for change in &relevant {
             self.coverage.forget(&change.uri);
             if !self.documents.is_open(&change.uri) {
+                if self.spec.reads_disk_only_at_start && change.kind != ChangeKind::Deleted {
+                    self.show_once(change);
+                }
                 continue;
             }
             resent.push(change.uri.as_str());
@@ -184,6 +187,29 @@ impl State {
         if let Some(params) = self.registrations.notification(&early) {
             self.notify("workspace/didChangeWatchedFiles", params);
         }
+    }
+
+    /// Opens a file changed on disk and closes it again: a server that
+    /// reads the disk only at its start reads it then, and keeps what it
+    /// read. It is not one of the documents Windlass keeps open.
+    fn show_once(&self, change: &FileChange) {
+        let Some(language) = language::language_id(&change.path) else {
+            return;
+        };
+        if !self.spec.serves(language) {
+            return;
+        }
+        let Ok(document) = DocumentSnapshot::read(&change.path, Some(language)) else {
+            return;
+        };
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": change.uri, "languageId": language, "version": 0, "text": &*document.text}}),
+        );
+        self.notify(
+            "textDocument/didClose",
+            json!({"textDocument": {"uri": change.uri}}),
+        );
     }
 
     /// Whether the changed file is in one of the server's languages.
