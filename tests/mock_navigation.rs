@@ -121,6 +121,19 @@ fn ambiguous_symbols_list_candidates_instead_of_guessing() {
     );
 }
 
+/// A server that names one symbol several times at one place (as
+/// rust-analyzer names a macro's impls at its call) gives one candidate:
+/// the name is answered, not listed as ambiguous with itself.
+#[test]
+fn a_symbol_named_several_times_at_one_place_is_one_candidate() {
+    let dir = project(&[("a.py", "def run():\n    pass\n")]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "--repeat-symbols 3")]);
+    let session = Session::start(&args);
+    let answer = session.ok("definition", json!({"symbol": "run"}));
+    assert_eq!(answer, "a.py:1:5  def run():");
+}
+
 #[test]
 fn document_symbols_outline_nests_and_limits_depth() {
     let (_dir, session) = session("");

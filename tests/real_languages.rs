@@ -456,6 +456,124 @@ fn rust_analyzer_answers_on_regex_syntax() {
     );
 }
 
+/// rust-analyzer on num-traits, a second crate of the registry, whose
+/// traits' methods share their names with free functions and are
+/// implemented for every number type by macros. A method is found by
+/// `Trait.method` though its name also matches a type (`Pow`); a name
+/// implemented at many macro calls lists its declarations first, each
+/// place once; references cross files; and a file that imports a
+/// function follows its rename on disk, both ways.
+#[test]
+fn rust_analyzer_answers_on_num_traits() {
+    if !rust_analyzer_runs() {
+        return skip("rust-analyzer is not on PATH (or is only rustup's proxy)");
+    }
+    let Some(dir) = real_project("num-traits-0.2.19") else {
+        return skip("target/real-projects/num-traits-0.2.19 is missing (.ci/run copies it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let ask = |tool: &str, arguments| past_loading_warning(&session.ok(tool, arguments));
+    let method = ask("hover", json!({"symbol": "Pow.pow"}));
+    assert!(
+        method.starts_with(
+            "num_traits::pow::Pow\n\npub trait Pow<RHS>\npub fn pow(self, rhs: RHS) -> Self::Output"
+        ),
+        "{method}"
+    );
+    let method = ask("hover", json!({"symbol": "PrimInt.pow"}));
+    assert!(
+        method.starts_with(
+            "num_traits::int::PrimInt\n\npub trait PrimInt\npub fn pow(self, exp: u32)"
+        ),
+        "{method}"
+    );
+    // The two trait methods and the function, before the macros' calls.
+    let candidates = ask("hover", json!({"symbol": "pow"}));
+    let shown: Vec<&str> = candidates.lines().skip(1).take(3).collect();
+    assert_eq!(
+        shown,
+        [
+            "src/int.rs:358:8  function pow",
+            "src/pow.rs:18:8  function pow",
+            "src/pow.rs:179:8  function pow"
+        ],
+        "{candidates}"
+    );
+    assert!(
+        candidates.contains("\n… 80 more (`search` lists them all)"),
+        "{candidates}"
+    );
+    assert_eq!(
+        ask("hover", json!({"symbol": "is_positive"})),
+        "`is_positive` is ambiguous (5 matches); ask again with file and line:\n\
+         src/sign.rs:97:8  function is_positive\n\
+         src/sign.rs:38:8  function is_positive\n\
+         src/sign.rs:75:1  function is_positive\n\
+         src/sign.rs:153:1  function is_positive\n\
+         src/sign.rs:154:1  function is_positive"
+    );
+    let search = ask("search", json!({"query": "pow"}));
+    assert!(
+        search.starts_with("symbols (110)\n  src/int.rs\n    function pow 358:8\n"),
+        "{search}"
+    );
+    assert!(
+        search.contains("\n  … 90 more symbols (call again with offset=20)\n"),
+        "{search}"
+    );
+    let references = ask(
+        "find_references",
+        json!({"file": "src/lib.rs", "line": 402, "symbol": "clamp"}),
+    );
+    assert!(
+        references.starts_with("13 references in 2 files\n"),
+        "{references}"
+    );
+    assert!(
+        references.ends_with(
+            "src/float.rs (2)\n  682:16  crate::clamp(self, min, max)\n  \
+             1546:16  crate::clamp(self, min, max)"
+        ),
+        "{references}"
+    );
+    let outline = ask(
+        "document_symbols",
+        json!({"file": "src/pow.rs", "depth": 2}),
+    );
+    assert!(
+        outline.starts_with(
+            "interface Pow 5-19\n  type-parameter Output 7-8\n  method pow 10-18\nfunction pow_impl 21-67\n"
+        ),
+        "{outline}"
+    );
+
+    let importer = json!({"file": "src/lib.rs"});
+    assert_eq!(
+        session.ok("diagnostics", importer.clone()),
+        "src/lib.rs: no problems"
+    );
+    let pow = dir.path().join("src/pow.rs");
+    let original = std::fs::read_to_string(&pow).unwrap();
+    std::fs::write(
+        &pow,
+        original.replace("pub fn checked_pow<", "pub fn checked_power<"),
+    )
+    .unwrap();
+    let diagnostics = session.ok("diagnostics", importer.clone());
+    assert!(
+        diagnostics.contains(
+            "49:22 error [rustc E0432] unresolved import `crate::pow::checked_pow` \
+             no `checked_pow` in `pow`"
+        ),
+        "{diagnostics}"
+    );
+    std::fs::write(&pow, original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", importer),
+        "src/lib.rs: no problems"
+    );
+}
+
 /// One Python server, configured alone, on requests: what its hover
 /// starts with, and the edit it is checked with and what it reports.
 struct PythonServer {

@@ -127,6 +127,9 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         if container.is_none() && asks_member(&name, symbol) {
             container = holder_in_outline(context, &name, &location, encoding).await;
         }
+        // rust-analyzer names a method once for each type a macro
+        // implements it for, every one at the macro's call: one place
+        // is one candidate.
         if symbols::names_in(&name, container.as_deref(), symbol)
             && let Some(spot) = sources.spot_of_name(
                 location.uri.as_str(),
@@ -134,6 +137,9 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
                 encoding,
                 words::own_name(&name),
             )
+            && !found
+                .iter()
+                .any(|candidate: &Candidate| candidate.spot == spot)
         {
             found.push(Candidate {
                 spot,
@@ -141,7 +147,20 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
             });
         }
     }
-    found.sort_by_key(|candidate| !candidate.kind.is_some_and(is_definition_kind));
+    // A macro that implements a method for many types has each named at
+    // the macro's call: the lines that read as a definition of the name
+    // come first, so that the declarations are among those listed.
+    let defined_by_text: Vec<(String, usize)> = found_by_text
+        .iter()
+        .map(|definition| (roots.display(&definition.path), definition.line))
+        .collect();
+    found.sort_by_key(|candidate| {
+        let place = (candidate.spot.path.clone(), candidate.spot.line);
+        (
+            !candidate.kind.is_some_and(is_definition_kind),
+            !defined_by_text.contains(&place),
+        )
+    });
     let (missed, unasked): (Vec<&definitions::TextDefinition>, Vec<_>) = found_by_text
         .iter()
         .filter(|definition| {

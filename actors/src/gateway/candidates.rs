@@ -87,7 +87,10 @@ pub fn ambiguous(symbol: &str, found: Vec<Candidate>, notes: Vec<String>) -> Res
         ));
     }
     if total > MAX_CANDIDATES {
-        lines.push(format!("… {} more", total - MAX_CANDIDATES));
+        lines.push(format!(
+            "… {} more (`search` lists them all)",
+            total - MAX_CANDIDATES
+        ));
     }
     lines.extend(notes);
     Resolved::Ambiguous(lines.join("\n"))
