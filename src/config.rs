@@ -425,7 +425,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             command: built_in.command.to_owned(),
             args: strings(built_in.args),
             languages: wanted,
-            initialization_options: None,
+            initialization_options: built_in.default_initialization_options(),
             settings: built_in.default_settings(),
             check: built_in.check.map(strings),
             pull_diagnostics: built_in.pulls_diagnostics,
@@ -527,7 +527,12 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
             .initialization_options
             .clone()
             .map(to_json)
-            .transpose()?,
+            .transpose()?
+            .or_else(|| {
+                built_in
+                    .as_ref()
+                    .and_then(|(known, _)| known.default_initialization_options())
+            }),
         settings: entry
             .settings
             .clone()

@@ -121,6 +121,50 @@ fn ambiguous_symbols_list_candidates_instead_of_guessing() {
     );
 }
 
+/// A server that names one symbol several times at one place (as
+/// rust-analyzer names a macro's impls at its call) gives one candidate:
+/// the name is answered, not listed as ambiguous with itself.
+#[test]
+fn a_symbol_named_several_times_at_one_place_is_one_candidate() {
+    let dir = project(&[("a.py", "def run():\n    pass\n")]);
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "--repeat-symbols 3")]);
+    let session = Session::start(&args);
+    let answer = session.ok("definition", json!({"symbol": "run"}));
+    assert_eq!(answer, "a.py:1:5  def run():");
+}
+
+/// A method asked for as `Type.method` of a server that answers no
+/// workspace symbols (pylsp) is found by text and placed in its class by
+/// the file's outline: the one in `Logger` is answered, the one of the
+/// same name in another class is not a candidate.
+#[test]
+fn a_method_asked_with_its_class_is_found_by_text_when_the_server_names_none() {
+    let dir = project(&[
+        (
+            "a.py",
+            "class Logger:\n    def close(self):\n        pass\n",
+        ),
+        (
+            "b.py",
+            "class Pidfile:\n    def close(self):\n        pass\n",
+        ),
+    ]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", "--without workspaceSymbolProvider"),
+    ]);
+    let session = Session::start(&args);
+    // mockls's definitions are every one of the word, the asked file's
+    // first: asked at b.py's `close`, b.py would lead.
+    let answer = session.ok("definition", json!({"symbol": "Logger.close"}));
+    assert!(
+        answer.starts_with("a.py:2:9  def close(self):\n"),
+        "{answer}"
+    );
+}
+
 #[test]
 fn document_symbols_outline_nests_and_limits_depth() {
     let (_dir, session) = session("");

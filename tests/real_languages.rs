@@ -384,6 +384,47 @@ fn pyright_and_ruff_both_check_requests() {
     );
 }
 
+/// ruff on gunicorn, a second project beside requests, found on PATH
+/// beside pyright: an edit's unused import and undefined name are its
+/// findings (named as ruff's) at their new lines, and its answer after
+/// the undo is the one before the edit.
+#[test]
+fn ruff_lints_gunicorn_beside_pyright() {
+    for server in ["pyright-langserver", "ruff"] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = real_project("gunicorn-27.0.1") else {
+        return skip("target/real-projects/gunicorn-27.0.1 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let file = "gunicorn/pidfile.py";
+    let before = session.ok("diagnostics", json!({"file": file}));
+    let original = std::fs::read_to_string(dir.path().join(file)).unwrap();
+    let broken = original
+        .replacen("import errno\n", "import errno\nimport sys\n", 1)
+        .replacen("self.fname = fname\n", "self.fname = fname_given\n", 1);
+    std::fs::write(dir.path().join(file), broken).unwrap();
+    let diagnostics = session.ok("diagnostics", json!({"file": file}));
+    for expected in [
+        "\n  6:8 warning [Ruff F401] `sys` imported but unused",
+        "\n  19:22 error [Ruff F821] Undefined name `fname_given`",
+    ] {
+        assert!(
+            diagnostics.contains(expected),
+            "{expected} in {diagnostics}"
+        );
+    }
+    std::fs::write(dir.path().join(file), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": file})), before);
+    let status = session.ok("status", json!({}));
+    assert!(
+        status.contains("[ruff] (python) ruff (linter) running"),
+        "{status}"
+    );
+}
+
 /// Ansible's own configuration definitions (2,300 lines of YAML with
 /// anchors) with yaml-language-server.
 #[test]
@@ -567,6 +608,124 @@ fn rust_analyzer_answers_on_regex_syntax() {
     );
 }
 
+/// rust-analyzer on num-traits, a second crate of the registry, whose
+/// traits' methods share their names with free functions and are
+/// implemented for every number type by macros. A method is found by
+/// `Trait.method` though its name also matches a type (`Pow`); a name
+/// implemented at many macro calls lists its declarations first, each
+/// place once; references cross files; and a file that imports a
+/// function follows its rename on disk, both ways.
+#[test]
+fn rust_analyzer_answers_on_num_traits() {
+    if !rust_analyzer_runs() {
+        return skip("rust-analyzer is not on PATH (or is only rustup's proxy)");
+    }
+    let Some(dir) = real_project("num-traits-0.2.19") else {
+        return skip("target/real-projects/num-traits-0.2.19 is missing (.ci/run copies it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let ask = |tool: &str, arguments| past_loading_warning(&session.ok(tool, arguments));
+    let method = ask("hover", json!({"symbol": "Pow.pow"}));
+    assert!(
+        method.starts_with(
+            "num_traits::pow::Pow\n\npub trait Pow<RHS>\npub fn pow(self, rhs: RHS) -> Self::Output"
+        ),
+        "{method}"
+    );
+    let method = ask("hover", json!({"symbol": "PrimInt.pow"}));
+    assert!(
+        method.starts_with(
+            "num_traits::int::PrimInt\n\npub trait PrimInt\npub fn pow(self, exp: u32)"
+        ),
+        "{method}"
+    );
+    // The two trait methods and the function, before the macros' calls.
+    let candidates = ask("hover", json!({"symbol": "pow"}));
+    let shown: Vec<&str> = candidates.lines().skip(1).take(3).collect();
+    assert_eq!(
+        shown,
+        [
+            "src/int.rs:358:8  function pow",
+            "src/pow.rs:18:8  function pow",
+            "src/pow.rs:179:8  function pow"
+        ],
+        "{candidates}"
+    );
+    assert!(
+        candidates.contains("\n… 80 more: `search` with query \"pow\" lists every one, by file"),
+        "{candidates}"
+    );
+    assert_eq!(
+        ask("hover", json!({"symbol": "is_positive"})),
+        "`is_positive` is ambiguous (5 matches); ask again with file and line:\n\
+         src/sign.rs:97:8  function is_positive\n\
+         src/sign.rs:38:8  function is_positive\n\
+         src/sign.rs:75:1  function is_positive\n\
+         src/sign.rs:153:1  function is_positive\n\
+         src/sign.rs:154:1  function is_positive"
+    );
+    let search = ask("search", json!({"query": "pow"}));
+    assert!(
+        search.starts_with("symbols (110)\n  src/int.rs\n    function pow 358:8\n"),
+        "{search}"
+    );
+    assert!(
+        search.contains("\n  … 90 more symbols (call again with offset=20)\n"),
+        "{search}"
+    );
+    let references = ask(
+        "find_references",
+        json!({"file": "src/lib.rs", "line": 402, "symbol": "clamp"}),
+    );
+    assert!(
+        references.starts_with("13 references in 2 files\n"),
+        "{references}"
+    );
+    assert!(
+        references.ends_with(
+            "src/float.rs (2)\n  682:16  crate::clamp(self, min, max)\n  \
+             1546:16  crate::clamp(self, min, max)"
+        ),
+        "{references}"
+    );
+    let outline = ask(
+        "document_symbols",
+        json!({"file": "src/pow.rs", "depth": 2}),
+    );
+    assert!(
+        outline.starts_with(
+            "interface Pow 5-19\n  type-parameter Output 7-8\n  method pow 10-18\nfunction pow_impl 21-67\n"
+        ),
+        "{outline}"
+    );
+
+    let importer = json!({"file": "src/lib.rs"});
+    assert_eq!(
+        session.ok("diagnostics", importer.clone()),
+        "src/lib.rs: no problems"
+    );
+    let pow = dir.path().join("src/pow.rs");
+    let original = std::fs::read_to_string(&pow).unwrap();
+    std::fs::write(
+        &pow,
+        original.replace("pub fn checked_pow<", "pub fn checked_power<"),
+    )
+    .unwrap();
+    let diagnostics = session.ok("diagnostics", importer.clone());
+    assert!(
+        diagnostics.contains(
+            "49:22 error [rustc E0432] unresolved import `crate::pow::checked_pow` \
+             no `checked_pow` in `pow`"
+        ),
+        "{diagnostics}"
+    );
+    std::fs::write(&pow, original).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", importer),
+        "src/lib.rs: no problems"
+    );
+}
+
 /// One Python server, configured alone, on requests: what its hover
 /// starts with, and the edit it is checked with and what it reports.
 struct PythonServer {
@@ -690,6 +849,170 @@ fn python_server_on(project: &std::path::Path, server: &PythonServer) {
         clean,
         "{name}"
     );
+}
+
+/// One Python server on gunicorn, where its answers differ from the
+/// others'.
+struct OnGunicorn {
+    name: &'static str,
+    command: &'static str,
+    args: &'static str,
+    /// A file the project adds to choose the server's checks: pyrefly
+    /// checks a project without one with its `basic` preset, which leaves
+    /// out an import of a name the module no longer has.
+    config: Option<(&'static str, &'static str)>,
+    /// How the answer for `Logger.close_on_exec` starts, and for the
+    /// documented `Arbiter.reap_workers`: a hover, or the one candidate
+    /// found by text where the server names no methods (jedi).
+    method: &'static str,
+    documented: &'static str,
+    /// What it reports in the importer when the imported function is
+    /// renamed; `None` where it does not resolve imports (pylsp's
+    /// pyflakes, jedi).
+    import_error: Option<&'static str>,
+}
+
+/// The alternatives to pyright on gunicorn, a second project beside
+/// requests: a name shared by a function and a method is listed as
+/// ambiguous, a method is found by `Class.method` (by text and the
+/// file's outline where the server names no methods), a documented
+/// method is one candidate, references cross modules, and the diagnostics
+/// of a module that imports a function follow its rename on disk in the
+/// module that defines it, both ways.
+#[test]
+fn each_python_alternative_answers_on_gunicorn() {
+    let servers = [
+        OnGunicorn {
+            name: "basedpyright",
+            command: "basedpyright-langserver",
+            args: "--stdio",
+            config: None,
+            method: "(method) def close_on_exec(self: Self@Logger) -> None",
+            documented: "(method) def reap_workers(self: Self@Arbiter) -> None",
+            import_error: Some(
+                "22:27 error [basedpyright reportAttributeAccessIssue] \
+                 \"split_request_uri\" is unknown import symbol",
+            ),
+        },
+        OnGunicorn {
+            name: "pylsp",
+            command: "pylsp",
+            args: "",
+            config: None,
+            method: "close_on_exec(self)",
+            documented: "reap_workers(self)",
+            import_error: None,
+        },
+        OnGunicorn {
+            name: "jedi",
+            command: "jedi-language-server",
+            args: "",
+            config: None,
+            method: "`Logger.close_on_exec` has 1 match; ask again with file and line:",
+            documented: "`Arbiter.reap_workers` has 1 match; ask again with file and line:",
+            import_error: None,
+        },
+        OnGunicorn {
+            name: "pyrefly",
+            command: "pyrefly",
+            args: "lsp",
+            config: Some(("pyrefly.toml", "preset = \"default\"\n")),
+            method: "(method) close_on_exec: def close_on_exec(self: Self@Logger)",
+            documented: "(method) reap_workers: def reap_workers(self: Self@Arbiter)",
+            import_error: Some(
+                "22:27 error [Pyrefly missing-module-attribute] \
+                 Could not import `split_request_uri` from `gunicorn.util`",
+            ),
+        },
+        OnGunicorn {
+            name: "ty",
+            command: "ty",
+            args: "server",
+            config: None,
+            method: "def close_on_exec(self) -> Unknown",
+            documented: "def reap_workers(self) -> Unknown",
+            import_error: Some(
+                "22:27 error [ty missing-module-member] \
+                 Module `gunicorn.util` has no member `split_request_uri`",
+            ),
+        },
+    ];
+    for server in &servers {
+        if !have(server.command) {
+            return skip(&format!("{} is not on PATH", server.command));
+        }
+    }
+    for server in &servers {
+        let Some(dir) = real_project("gunicorn-27.0.1") else {
+            return skip("target/real-projects/gunicorn-27.0.1 is missing (.ci/run unpacks it)");
+        };
+        python_server_on_gunicorn(dir.path(), server);
+    }
+}
+
+fn python_server_on_gunicorn(project: &std::path::Path, server: &OnGunicorn) {
+    if let Some((file, text)) = server.config {
+        write(project, file, text);
+    }
+    let config = python_server(server.name, server.command, server.args, "");
+    let session = Session::start_with_user_config(&config, &root_arg(project));
+    let name = server.name;
+    // With its project configured pyrefly checks every file at its start,
+    // longer than a request waits under the suite's load.
+    let ask = |tool: &str, arguments| past_loading_warning(&session.ok(tool, arguments));
+    let shared = ask("hover", json!({"symbol": "close_on_exec"}));
+    assert!(
+        shared.starts_with("`close_on_exec` is ambiguous (")
+            && shared.contains("\ngunicorn/util.py:273:5  ")
+            && shared.contains("\ngunicorn/glogging.py:422:"),
+        "{name}: {shared}"
+    );
+    let method = ask("hover", json!({"symbol": "Logger.close_on_exec"}));
+    assert!(method.starts_with(server.method), "{name}: {method}");
+    let documented = ask("hover", json!({"symbol": "Arbiter.reap_workers"}));
+    assert!(
+        documented.starts_with(server.documented),
+        "{name}: {documented}"
+    );
+    assert!(
+        documented.contains("Reap workers to avoid zombie processes")
+            || documented.contains("\ngunicorn/arbiter.py:624:5  (text) def reap_workers(self):"),
+        "{name}: {documented}"
+    );
+    let references = ask(
+        "find_references",
+        json!({"file": "gunicorn/util.py", "line": 671, "symbol": "split_request_uri"}),
+    );
+    assert!(
+        references.starts_with("11 references in 6 files\n")
+            && references.contains("\n  22:27  from gunicorn.util import split_request_uri\n"),
+        "{name}: {references}"
+    );
+    let outline = ask(
+        "document_symbols",
+        json!({"file": "gunicorn/pidfile.py", "depth": 1}),
+    );
+    assert!(
+        outline.contains("class Pidfile 10-87 (+"),
+        "{name}: {outline}"
+    );
+
+    let importer = json!({"file": "gunicorn/http2/request.py"});
+    let before = session.ok("diagnostics", importer.clone());
+    let util = project.join("gunicorn/util.py");
+    let original = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(
+        &util,
+        original.replace("def split_request_uri(", "def split_uri("),
+    )
+    .unwrap();
+    let broken = session.ok("diagnostics", importer.clone());
+    match server.import_error {
+        Some(reported) => assert!(broken.contains(reported), "{name}: {reported} in {broken}"),
+        None => assert_eq!(broken, before, "{name}"),
+    }
+    std::fs::write(&util, original).unwrap();
+    assert_eq!(session.ok("diagnostics", importer), before, "{name}");
 }
 
 /// HTML5 Boilerplate's page with vscode-html-language-server: the outline,
@@ -2173,6 +2496,105 @@ fn taplo_answers_on_a_crates_manifest() {
         session.ok("diagnostics", json!({"file": manifest})),
         "Cargo.toml: no problems"
     );
+}
+
+/// taplo on gunicorn's pyproject.toml, a second manifest beside
+/// regex-syntax's Cargo.toml: the outline nests dotted tables
+/// (`[project.urls]`) in theirs, each range ending at its last key, and a
+/// table defined twice is reported at both headers until the edit is
+/// undone.
+#[test]
+fn taplo_answers_on_a_python_projects_manifest() {
+    if !have("taplo") {
+        return skip("taplo is not on PATH");
+    }
+    let Some(dir) = real_project("gunicorn-27.0.1") else {
+        return skip("target/real-projects/gunicorn-27.0.1 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start_with_user_config("[server.toml]\n", &root_arg(dir.path()));
+    let manifest = "pyproject.toml";
+    let clean = "pyproject.toml: no problems";
+    assert_eq!(session.ok("diagnostics", json!({"file": manifest})), clean);
+    assert_eq!(
+        session.ok("document_symbols", json!({"file": manifest, "depth": 1})),
+        "object build-system 1-3 (+2 nested)\n\
+         object project 5-76 (+13 nested)\n\
+         object tool 78-94 (+2 nested)"
+    );
+    let outline = session.ok("document_symbols", json!({"file": manifest, "depth": 2}));
+    assert!(
+        outline.contains("\nobject project 5-76\n  string name 7\n")
+            && outline.contains("\n  object urls 39-44 (+5 nested)\n")
+            && outline.ends_with("\n  object setuptools 86-94 (+4 nested)"),
+        "{outline}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(manifest)).unwrap();
+    std::fs::write(
+        dir.path().join(manifest),
+        original.replace("[tool.setuptools]\n", "[project]\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": manifest})),
+        "pyproject.toml: 1 error, 1 hint\n\
+         \x20 5:2 hint [Even Better TOML] conflicting keys\n\
+         \x20 86:2 error [Even Better TOML] conflicting keys"
+    );
+    std::fs::write(dir.path().join(manifest), &original).unwrap();
+    assert_eq!(session.ok("diagnostics", json!({"file": manifest})), clean);
+}
+
+/// vscode-json-language-server on reveal.js's package.json, a second
+/// manifest beside bootstrap's: each object's range in the outline, and a
+/// key given twice (reported at both) and a missing comma, each until the
+/// edit is undone. Offline it has no schema, so no hover.
+#[test]
+fn json_server_answers_on_reveal_js_manifest() {
+    if !have("vscode-json-language-server") {
+        return skip("vscode-json-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("reveal.js-6.0.2") else {
+        return skip("target/real-projects/reveal.js-6.0.2 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let manifest = "package.json";
+    let clean = "package.json: no problems";
+    assert_eq!(session.ok("diagnostics", json!({"file": manifest})), clean);
+    let outline = session.ok("document_symbols", json!({"file": manifest, "depth": 1}));
+    assert!(
+        outline.starts_with("string name 2\nstring version 3\n")
+            && outline.contains(
+                "\nmodule exports 21-68 (+11 nested)\nmodule scripts 69-82 (+12 nested)\n"
+            )
+            && outline.ends_with("\nmodule overrides 120-127 (+2 nested)"),
+        "{outline}"
+    );
+    let original = std::fs::read_to_string(dir.path().join(manifest)).unwrap();
+    let version = "\"version\": \"6.0.2\",";
+    for (edit, reported) in [
+        (
+            "\"version\": \"6.0.2\", \"name\": \"x\",",
+            "package.json: 2 warnings\n\
+             \x20 2:2 warning [json 520] Duplicate object key\n\
+             \x20 3:22 warning [json 520] Duplicate object key",
+        ),
+        (
+            "\"version\": \"6.0.2\"",
+            "package.json: 1 error\n  4:2 error [json 514] Expected comma",
+        ),
+    ] {
+        std::fs::write(
+            dir.path().join(manifest),
+            original.replacen(version, edit, 1),
+        )
+        .unwrap();
+        assert_eq!(
+            session.ok("diagnostics", json!({"file": manifest})),
+            reported
+        );
+        std::fs::write(dir.path().join(manifest), &original).unwrap();
+        assert_eq!(session.ok("diagnostics", json!({"file": manifest})), clean);
+    }
 }
 
 /// rust-analyzer says through `experimental/serverStatus` when it could

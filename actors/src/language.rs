@@ -38,6 +38,9 @@ pub struct BuiltIn {
     /// gives none, as JSON: what the editor it was written for would
     /// answer, where the server breaks on the protocol's `null`.
     pub settings: &'static str,
+    /// Options sent with `initialize` when the user gives none, as JSON:
+    /// for a server that reads its configuration only from them.
+    pub initialization_options: Option<&'static str>,
     /// Whether a real-server test of this repository (`tests/real_*.rs`)
     /// drives it on real code; docs/languages.md says "not verified here"
     /// of the others, and `tests/languages.rs` holds the claim to the
@@ -127,6 +130,7 @@ const fn server(
         role: Role::Language,
         config_files: &[],
         settings: "{}",
+        initialization_options: None,
         verified: false,
         pulls_diagnostics: false,
         tsserver_plugin: None,
@@ -158,6 +162,19 @@ impl BuiltIn {
             Ok(Value::Object(settings)) => Value::Object(settings),
             _ => Value::Object(Default::default()),
         }
+    }
+
+    const fn initialization_options(self, options: &'static str) -> Self {
+        Self {
+            initialization_options: Some(options),
+            ..self
+        }
+    }
+
+    /// Its default initialization options as JSON, if it has any.
+    pub fn default_initialization_options(&self) -> Option<Value> {
+        self.initialization_options
+            .and_then(|options| serde_json::from_str(options).ok())
     }
 
     const fn only_beside(self, config_files: &'static [&'static str]) -> Self {
@@ -298,11 +315,19 @@ impl Language {
 
 const VERSION: &[&str] = &["--version"];
 
+// By default it answers a symbol query with types alone whenever a type
+// matches it (`pow` gave the trait `Pow`, never its method or the
+// function `pow`), and stops at 128 symbols, which a macro implementing
+// a trait for every integer type fills before the trait's own method.
+// It reads these settings from the initialization options only.
 const RUST_ANALYZER: BuiltIn = server(
     "rust",
     "rust-analyzer",
     &[],
     "rustup component add rust-analyzer, or cargo install --locked ra_ap_rust-analyzer@0.0.330",
+)
+.initialization_options(
+    r#"{"workspace": {"symbol": {"search": {"kind": "all_symbols", "limit": 2000}}}}"#,
 )
 .checked_with(VERSION)
 .checks_on_save(&["rustc", "clippy"])

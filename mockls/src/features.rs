@@ -29,6 +29,8 @@ pub struct Answers<'a> {
     pub outside_uri: bool,
     /// Answer document symbols as one chain this deep (`--nested-symbols`).
     pub nested_symbols: u64,
+    /// Name each workspace symbol this many times (`--repeat-symbols`).
+    pub repeat_symbols: u64,
     /// Still indexing: position queries answer empty, as real servers do.
     pub indexing: bool,
 }
@@ -162,11 +164,13 @@ impl Answers<'_> {
             location,
             container_name: None,
         };
+        let times = usize::try_from(self.repeat_symbols.max(1)).unwrap_or(1);
         let mut symbols: Vec<SymbolInformation> = self
             .workspace
             .workspace_symbols(query)
             .into_iter()
             .filter_map(|(name, kind, span)| Some(symbol(name, kind, self.location(&span)?)))
+            .flat_map(|found| std::iter::repeat_n(found, times))
             .collect();
         if self.outside_uri {
             symbols.extend(outside_location().map(|at| symbol("Shape".into(), 5, at)));

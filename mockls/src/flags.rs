@@ -97,6 +97,10 @@ pub struct Flags {
     pub flood_diagnostics: u64,
     /// Nest document symbols this deep.
     pub nested_symbols: u64,
+    /// Name each workspace symbol this many times at one place, as
+    /// rust-analyzer names a method once for each type a macro
+    /// implements it for, all at the macro's call.
+    pub repeat_symbols: u64,
     /// Answer neither `shutdown` nor `exit`: only a kill ends it.
     pub ignore_shutdown: bool,
     /// Exit as soon as the client says `initialized`.
@@ -204,6 +208,7 @@ impl Flags {
                 }
                 "--flood-diagnostics" => flags.flood_diagnostics = number(&value()?)?,
                 "--nested-symbols" => flags.nested_symbols = number(&value()?)?,
+                "--repeat-symbols" => flags.repeat_symbols = number(&value()?)?,
                 "--ignore-shutdown" => flags.ignore_shutdown = true,
                 "--crash-on-initialized" => flags.crash_on_initialized = true,
                 "--asks-tsserver" => flags.asks_tsserver = true,

@@ -106,6 +106,7 @@ impl Mock {
             encoding: self.encoding,
             outside_uri: self.flags.outside_uri,
             nested_symbols: self.flags.nested_symbols,
+            repeat_symbols: self.flags.repeat_symbols,
             indexing: state.indexing,
         })
     }

@@ -15,7 +15,7 @@ use super::target::{Opened, Resolved, at_column, on_line};
 use super::words::{self, find_word};
 use crate::error::{Error, Result};
 use crate::language::Role;
-use crate::lsp::position::PositionEncoding;
+use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
 use crate::vocabulary::root_set::RootSet;
@@ -105,13 +105,14 @@ async fn in_file(context: &Context, file: &str, symbol: &str) -> Result<Resolved
 /// candidate is listed rather than one guessed.
 async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     let roots = context.root_set().await?;
+    // A server that names a member alone finds it by that name only, and
+    // the text says nothing of `Type.`.
+    let query = symbols::qualifier(symbol).map_or(symbol, |(_, member)| member);
     let found_by_text = {
         let roots = roots.clone();
-        let symbol = symbol.to_owned();
-        tokio::task::spawn_blocking(move || definitions::find(&roots, &symbol))
+        let query = query.to_owned();
+        tokio::task::spawn_blocking(move || definitions::find(&roots, &query))
     };
-    // A server that names a member alone finds it by that name only.
-    let query = symbols::qualifier(symbol).map_or(symbol, |(_, member)| member);
     let symbols = workspace_symbols(context, query).await?;
     let found_by_text = found_by_text.await.map_err(|_| Error::ShuttingDown)?;
     let mut sources = Sources::new(&roots);
@@ -128,6 +129,9 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         if container.is_none() && asks_member(&name, symbol) {
             container = holder_in_outline(context, &name, &location, encoding).await;
         }
+        // rust-analyzer names a method once for each type a macro
+        // implements it for, every one at the macro's call: one place
+        // is one candidate.
         if symbols::names_in(&name, container.as_deref(), symbol)
             && let Some(spot) = sources.spot_of_name(
                 location.uri.as_str(),
@@ -135,6 +139,9 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
                 encoding,
                 words::own_name(&name),
             )
+            && !found
+                .iter()
+                .any(|candidate: &Candidate| candidate.spot == spot)
         {
             found.push(Candidate {
                 spot,
@@ -142,7 +149,20 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
             });
         }
     }
-    found.sort_by_key(|candidate| !candidate.kind.is_some_and(is_definition_kind));
+    // A macro that implements a method for many types has each named at
+    // the macro's call: the lines that read as a definition of the name
+    // come first, so that the declarations are among those listed.
+    let defined_by_text: Vec<(String, usize)> = found_by_text
+        .iter()
+        .map(|definition| (roots.display(&definition.path), definition.line))
+        .collect();
+    found.sort_by_key(|candidate| {
+        let place = (candidate.spot.path.clone(), candidate.spot.line);
+        (
+            !candidate.kind.is_some_and(is_definition_kind),
+            !defined_by_text.contains(&place),
+        )
+    });
     let (missed, unasked): (Vec<&definitions::TextDefinition>, Vec<_>) = found_by_text
         .iter()
         .filter(|definition| {
@@ -157,11 +177,13 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
                 .iter()
                 .any(|language| language == definition.language)
         });
+    let missed = held_by_owner(context, missed, symbol).await;
+    let unasked = held_by_owner(context, unasked, symbol).await;
     let by_text = |definition: &definitions::TextDefinition| Candidate {
         spot: Spot {
             path: roots.display(&definition.path),
             line: definition.line,
-            column: find_word(&definition.text, symbol, 0).map_or(1, |column| column + 1),
+            column: find_word(&definition.text, query, 0).map_or(1, |column| column + 1),
             source: Some(definition.text.clone()),
         },
         kind: None,
@@ -241,14 +263,55 @@ async fn holder_in_outline(
     encoding: PositionEncoding,
 ) -> Option<String> {
     let path = uri_to_path(location.uri.as_str())?;
-    let document = context.snapshot(&path, &path.display().to_string()).ok()?;
-    let server = context.route(&path).await.ok()?;
+    holder_at(context, &path, name, |text| {
+        symbols::point(text, location.range.start, encoding)
+    })
+    .await
+}
+
+/// The definitions found by text of a member asked for as `Type.member`
+/// that their file's outline places in `Type`: a server that names no
+/// symbols (pylsp) or only a module's own (jedi) still outlines a file.
+/// Asked for a name alone, every definition is kept.
+async fn held_by_owner<'a>(
+    context: &Context,
+    definitions: Vec<&'a definitions::TextDefinition>,
+    symbol: &str,
+) -> Vec<&'a definitions::TextDefinition> {
+    let Some((_, member)) = symbols::qualifier(symbol) else {
+        return definitions;
+    };
+    let mut kept = Vec::new();
+    for definition in definitions {
+        let line = definition.line.saturating_sub(1);
+        let holder = holder_at(context, &definition.path, member, |text| {
+            let column = line_at(text, line).and_then(|text| find_word(text, member, 0));
+            (line, column.unwrap_or(0))
+        })
+        .await;
+        if symbols::names_in(member, holder.as_deref(), symbol) {
+            kept.push(definition);
+        }
+    }
+    kept
+}
+
+/// The name of the symbol that holds `name` at the point `at` picks in
+/// the text of the file at `path`, by its outline.
+async fn holder_at(
+    context: &Context,
+    path: &std::path::Path,
+    name: &str,
+    at: impl FnOnce(&str) -> (usize, usize),
+) -> Option<String> {
+    let document = context.snapshot(path, &path.display().to_string()).ok()?;
+    let server = context.route(path).await.ok()?;
     let mut reply = context
         .document_symbols(&server, document.clone())
         .await
         .ok()?;
     let outline = symbols::document_symbols(&mut reply, &document.text).ok()?;
-    let at = symbols::point(&document.text, location.range.start, encoding);
+    let at = at(&document.text);
     let around = symbols::around(&outline, &document.text, reply.encoding, at);
     let member = around
         .iter()

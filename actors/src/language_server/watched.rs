@@ -115,8 +115,14 @@ impl Registrations {
                     .map_or(&[][..], |options| &options.watchers),
             );
             let watchers: Vec<Watcher> = watchers.iter().filter_map(Watcher::new).collect();
+            // A second registration under an id adds to the first, as VS
+            // Code's client keeps both: pyrefly registers its project's
+            // `**/*.py` and then, under the same id, its libraries'.
             if self.len() + watchers.len() <= MAX_WATCHERS {
-                self.by_id.insert(registration.id, watchers);
+                self.by_id
+                    .entry(registration.id)
+                    .or_default()
+                    .extend(watchers);
             }
         }
     }
@@ -236,6 +242,24 @@ mod tests {
         ]));
         assert_eq!(registered.len(), 1);
         assert!(registered.matches(&change("/w/a.c", ChangeKind::Changed)));
+    }
+
+    #[test]
+    fn a_second_registration_under_one_id_keeps_the_first() {
+        let mut registered = registrations(json!([
+            {"globPattern": {"baseUri": "file:///w/", "pattern": "**/*.py"}},
+        ]));
+        registered.register(&json!({"registrations": [
+            {"id": "a", "method": DidChangeWatchedFiles::METHOD, "registerOptions": {"watchers": [
+                {"globPattern": {"baseUri": "file:///lib/site-packages/", "pattern": "**/*.py"}},
+            ]}},
+        ]}));
+        assert!(registered.matches(&change("/w/pkg/util.py", ChangeKind::Changed)));
+        assert!(registered.matches(&change("/lib/site-packages/x.py", ChangeKind::Changed)));
+        registered.unregister(
+            &json!({"unregisterations": [{"id": "a", "method": DidChangeWatchedFiles::METHOD}]}),
+        );
+        assert!(!registered.any());
     }
 
     #[test]
