@@ -142,6 +142,14 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         }
     }
     found.sort_by_key(|candidate| !candidate.kind.is_some_and(is_definition_kind));
+    // Two servers that read one file (the Svelte server and TypeScript's,
+    // each indexing a module's JavaScript) both name what it defines: one
+    // place is one candidate.
+    let mut places = std::collections::HashSet::new();
+    found.retain(|candidate| {
+        let spot = &candidate.spot;
+        places.insert((spot.path.clone(), spot.line, spot.column))
+    });
     let (missed, unasked): (Vec<&definitions::TextDefinition>, Vec<_>) = found_by_text
         .iter()
         .filter(|definition| {
