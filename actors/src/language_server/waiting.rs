@@ -62,10 +62,13 @@ impl State {
     /// publication of that file says it has taken the change in. Servers
     /// that check dependents themselves (pyright, tsserver) are not held:
     /// by then they have published the dependent, and one that does not
-    /// publish unchanged diagnostics again would publish nothing more.
+    /// publish unchanged diagnostics again would publish nothing more. A
+    /// dependent not yet open is held too: opened before the server has
+    /// taken in the change, graphql-lsp checked an operation against the
+    /// schema as it was.
     fn holds_dependent(&self, uri: &str) -> bool {
         self.spec.checks_only_what_changed
-            && self.documents.is_stale(uri)
+            && (self.documents.is_stale(uri) || !self.documents.is_open(uri))
             && (self.settling() || !self.changes_taken_in())
     }
 
