@@ -1155,12 +1155,24 @@ fn svelte_server_answers_on_svelte_french_toast() {
     );
 }
 
+/// Writes `text` to `path` as an editor's safe save does: into a new file
+/// outside the roots (on their file system: the copies of the projects
+/// are temporary directories too), renamed over the old one.
+fn save_by_renaming(path: &std::path::Path, text: &str) {
+    let beside = tempfile::tempdir().unwrap();
+    let saved = beside.path().join("saved");
+    std::fs::write(&saved, text).unwrap();
+    std::fs::rename(&saved, path).unwrap();
+}
+
 /// svelte-language-server on svelte-sonner's published components, a
 /// second Svelte project: four components, compiled to JavaScript, over
 /// a store module published with its declaration (`state.js` and
 /// `state.d.ts`), given the `jsconfig.json` with which a user has its
 /// JavaScript checked. A component's diagnostics follow the store's
-/// declaration renamed on disk, both ways; the store named alone is one
+/// declaration renamed on disk, both ways, written in place or saved by
+/// renaming a new file over it (the server was told of a file created,
+/// and kept its old text); the store named alone is one
 /// thing, its declaration and its module not two candidates; its
 /// references cross components; `search` puts the exact name first and
 /// names the offset that continues it; and a component's outline.
@@ -1216,6 +1228,11 @@ fn svelte_server_answers_on_svelte_sonner() {
         (&original, &clean),
     ] {
         std::fs::write(&state, text).unwrap();
+        assert_eq!(&session.ok("diagnostics", toast.clone()), answer);
+    }
+    // Saved as editors that rename a new file over the old one save it.
+    for (text, answer) in [(&renamed, &broken), (&original, &clean)] {
+        save_by_renaming(&state, text);
         assert_eq!(&session.ok("diagnostics", toast.clone()), answer);
     }
     let hover = past_loading(session.ok("hover", json!({"symbol": "toastState"})));
