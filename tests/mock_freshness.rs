@@ -100,6 +100,35 @@ fn a_server_that_registered_for_watched_files_is_told_of_each_change() {
     );
 }
 
+/// An editor that saves by renaming a new file over the old one (`sed
+/// -i`, a safe write) moves the file in: the server is told it was
+/// created and changed, which holds whether or not it knew the file. The
+/// Svelte server takes a file said only to be created for a new one, and
+/// went on checking against the old text of a module saved so.
+#[test]
+fn a_file_saved_by_renaming_over_it_is_told_as_created_and_changed() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let (session, record) = start(dir.path(), "--watch-files");
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        "main.py: no problems"
+    );
+    // Written beside the roots, on their file system, as a save's
+    // temporary file is: only the rename onto lib.py is seen.
+    let elsewhere = tempfile::tempdir_in(dir.path().parent().unwrap()).unwrap();
+    let saved = elsewhere.path().join("lib.py");
+    std::fs::write(&saved, "ERROR\n").unwrap();
+    std::fs::rename(&saved, dir.path().join("lib.py")).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        uses_error("lib.py")
+    );
+    assert_eq!(
+        watched_changes(&record),
+        vec![("lib.py".to_owned(), 1), ("lib.py".to_owned(), 2)]
+    );
+}
+
 #[test]
 fn an_open_document_changed_on_disk_is_sent_again_without_being_asked_about() {
     let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);

@@ -137,3 +137,24 @@ fn a_server_limited_to_files_the_roots_lack_is_not_started() {
         .unwrap_or_default();
     assert!(stubs.contains(" not started "), "{status}");
 }
+
+/// Two servers that both read a file name its definitions twice (the
+/// Svelte server and TypeScript's both index a module's JavaScript): a
+/// name defined once is found once, not listed as ambiguous between two
+/// copies of one place.
+#[test]
+fn a_definition_two_servers_name_is_one_candidate() {
+    let dir = project(&[("main.py", MAIN_PY)]);
+    let session = session_with(
+        dir.path(),
+        &[
+            ("checker", "--source checker", ""),
+            ("indexer", "--source indexer", ""),
+        ],
+    );
+    session.ok("diagnostics", json!({"file": "main.py"}));
+    assert_eq!(
+        session.ok("definition", json!({"symbol": "run"})),
+        "main.py:1:5  def run():"
+    );
+}

@@ -9,7 +9,9 @@
 
 mod common;
 
-use common::projects::{lint_with_eslint, real_project, real_projects, vitepress_theme, write};
+use common::projects::{
+    lint_with_eslint, real_project, real_projects, vitepress_theme, vue_theme, write,
+};
 use common::*;
 use serde_json::json;
 
@@ -1246,6 +1248,148 @@ fn vue_server_answers_on_vitepress_theme() {
     );
 }
 
+/// An answer without the note that TypeScript's server was still loading,
+/// or still taking in changes on disk, when asked: it loads a project
+/// when first given one of its files, and on a busy machine is asked
+/// before it has gone quiet; what it answers here is the same.
+fn past_loading(answer: String) -> String {
+    let notes = [
+        "warning: [typescript] is still loading; this answer may be incomplete\n",
+        "warning: [typescript] is still taking in changes on disk; this answer may be out of date\n",
+    ];
+    notes
+        .iter()
+        .find_map(|note| answer.strip_prefix(note))
+        .map_or_else(|| answer.clone(), str::to_owned)
+}
+
+/// @vue/language-server with typescript-language-server on the theme of
+/// Vue's own documentation (@vue/theme, its sources as published), a
+/// second Vue project: a composable named alone is found and hovered; a
+/// name five functions and constants share is listed as ambiguous, and
+/// `search` puts the exact name first; its references cross components
+/// and scripts; the outline of a component spans its blocks; and a
+/// component's diagnostics follow an edit on disk of the composable it
+/// calls and of the component it renders, each both ways.
+#[test]
+fn vue_server_answers_on_vue_theme() {
+    for server in [
+        "vue-language-server",
+        "typescript-language-server",
+        "tsserver",
+    ] {
+        if !have(server) {
+            return skip(&format!("{server} is not on PATH"));
+        }
+    }
+    let Some(dir) = vue_theme() else {
+        return skip("target/real-projects/vue-theme-2.4.0 is missing (.ci/run installs it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let nav = json!({"file": "src/vitepress/components/VPNav.vue"});
+    assert_eq!(
+        session.ok("diagnostics", nav.clone()),
+        "src/vitepress/components/VPNav.vue: no problems"
+    );
+    let edits = [
+        (
+            "src/vitepress/composables/nav.ts",
+            "    toggleScreen\n  }",
+            "    toggle: toggleScreen\n  }",
+            "src/vitepress/components/VPNav.vue: 1 error\n\
+             \x20 8:36 error [typescript 2339] Property 'toggleScreen' does not exist on type \
+             '{ isScreenOpen: Ref<boolean, boolean>; openScreen: () => void; closeScreen: () => void; \
+             toggle: () => void; }'.",
+        ),
+        (
+            "src/vitepress/components/VPNavBar.vue",
+            "  isScreenOpen: boolean",
+            "  screenOpen: boolean",
+            "src/vitepress/components/VPNav.vue: 1 error\n\
+             \x20 16:6 error [typescript 2345] Argument of type '{ isScreenOpen: boolean; \
+             onToggleScreen: any; }' is not assignable to parameter of type '{ readonly screenOpen: \
+             boolean; } & VNodeProps & AllowedComponentProps & ComponentCustomProps & \
+             Record<string, unknown>'. Property 'screenOpen' is missing in type '{ isScreenOpen: \
+             boolean; onToggleScreen: any; }' but required in type '{ readonly screenOpen: boolean; }'.",
+        ),
+    ];
+    for (file, old, new, broken) in edits {
+        let path = dir.path().join(file);
+        let original = std::fs::read_to_string(&path).unwrap();
+        assert!(original.contains(old), "{file}");
+        std::fs::write(&path, original.replacen(old, new, 1)).unwrap();
+        assert_eq!(session.ok("diagnostics", nav.clone()), broken, "{file}");
+        std::fs::write(&path, original).unwrap();
+        assert_eq!(
+            session.ok("diagnostics", nav.clone()),
+            "src/vitepress/components/VPNav.vue: no problems",
+            "{file} restored"
+        );
+    }
+    assert_eq!(
+        past_loading(session.ok("hover", json!({"symbol": "useNav"}))),
+        "function useNav(): {\n\
+         \x20   isScreenOpen: Ref<boolean, boolean>;\n\
+         \x20   openScreen: () => void;\n\
+         \x20   closeScreen: () => void;\n\
+         \x20   toggleScreen: () => void;\n\
+         }"
+    );
+    assert_eq!(
+        past_loading(session.ok("hover", json!({"symbol": "toggle"}))),
+        "`toggle` is ambiguous (5 matches); ask again with file and line:\n\
+         src/vitepress/components/VPLocalNavOutlineDropdown.vue:20:10  function toggle\n\
+         src/vitepress/components/VPNavScreenMenuGroup.vue:20:10  function toggle\n\
+         src/vitepress/composables/sidebar.ts:32:12  function toggle\n\
+         src/core/components/VTSwitchAppearance.vue:30:9  constant toggle\n\
+         src/core/components/VTSwitchAppearance.vue:11:17  constant toggle"
+    );
+    let search = session.ok("search", json!({"query": "toggle"}));
+    assert!(
+        search.starts_with(
+            "symbols (7)\n  src/core/components/VTSwitchAppearance.vue\n    constant toggle 11:17\n"
+        ) && search
+            .contains("\n  src/vitepress/composables/nav.ts\n    function toggleScreen 16:12\n"),
+        "{search}"
+    );
+    let references = past_loading(session.ok("find_references", json!({"symbol": "useConfig"})));
+    assert!(
+        references.starts_with(
+            "57 references in 29 files\n\
+             src/vitepress/composables/config.ts (1)\n\
+             \x20 40:17  export function useConfig() {\n"
+        ) && references.contains(
+            "src/vitepress/components/VPNavBarMenu.vue (2)\n\
+             \x20 2:10  import { useConfig } from '../composables/config'\n\
+             \x20 7:20  const { config } = useConfig()\n"
+        ),
+        "{references}"
+    );
+    assert_eq!(
+        past_loading(session.ok(
+            "definition",
+            json!({"file": "src/vitepress/components/VPNav.vue", "line": 16, "symbol": "VPNavBar"})
+        )),
+        "src/vitepress/components/VPNavBar.vue:1:1  <script lang=\"ts\" setup>"
+    );
+    assert_eq!(
+        session.ok("document_symbols", nav.clone()),
+        "module script setup 1-12\n\
+         \x20 variable isScreenOpen 8\n\
+         \x20 variable closeScreen 8\n\
+         \x20 variable toggleScreen 8\n\
+         \x20 variable hasSidebar 9\n\
+         module template 14-23\n\
+         \x20 field header.VPNav.nav-bar 15-22\n\
+         \x20   field VPNavBar 16-20 (+1 nested)\n\
+         \x20   field VPNavScreen 21\n\
+         module style scoped 25-40\n\
+         \x20 class .VPNav 26-31\n\
+         \x20 module @media (min-width: 960px) 33-39\n\
+         \x20   class .VPNav 34-38"
+    );
+}
+
 /// sql-language-server on aiosql's example project (its sdist's
 /// `example/`: queries kept in `.sql` files beside the Python that runs
 /// them). The first answer is complete: the schema is broken on disk
@@ -1302,6 +1446,84 @@ fn sql_server_answers_on_aiosql_example() {
     );
     assert_eq!(
         session.err("document_symbols", json!({"file": schema})),
+        "[sql] does not support document symbols"
+    );
+}
+
+/// sql-language-server on pg_activity's queries (its sdist's
+/// `pgactivity/queries/`: PostgreSQL queries in `.sql` files its Python
+/// code reads, with psycopg's `%(name)s` placeholders), a second SQL
+/// project. A query's diagnostics follow an edit on disk, both ways; a
+/// query it parses gets sqlint's findings; the MySQL-flavoured subset it
+/// parses stops at a placeholder, which its parse error shows; it
+/// completes keywords. It has no hover, definition, references or
+/// outline, and each answer says so; the queries share no names for it
+/// to follow across files (it knows tables only from a database
+/// connection), so dependent freshness has nothing to ask.
+#[test]
+fn sql_server_answers_on_pg_activity_queries() {
+    if !have("sql-language-server") {
+        return skip("sql-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("pg-activity-3.6.2/pgactivity/queries") else {
+        return skip("target/real-projects/pg-activity-3.6.2 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let version = "get_version.sql";
+    let path = dir.path().join(version);
+    let original = std::fs::read_to_string(&path).unwrap();
+    let broken = original.replacen("SELECT version()", "SELECT version(", 1);
+    let clean = "get_version.sql: no problems";
+    let error = "get_version.sql: 1 error\n\
+                 \x20 2:20 error [sql] Expected [.], [A-Za-z0-9_:[\\]'], or [A-Za-z0-9_] but \" \" found.";
+    for (text, answer) in [
+        (&original, clean),
+        (&broken, error),
+        (&original, clean),
+        (&broken, error),
+        (&original, clean),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(session.ok("diagnostics", json!({"file": version})), answer);
+    }
+    assert_eq!(
+        session.ok(
+            "diagnostics",
+            json!({"file": "get_wal_senders_post_090100.sql"})
+        ),
+        "get_wal_senders_post_090100.sql: 2 errors\n\
+         \x20 3:1 error [sql] A linebreak is required after SELECT keyword\n\
+         \x20 4:1 error [sql] A linebreak is required after FROM keyword"
+    );
+    let placeholder = session.ok("diagnostics", json!({"file": "do_pg_cancel_backend.sql"}));
+    assert!(
+        placeholder.starts_with("do_pg_cancel_backend.sql: 1 error\n  3:27 error [sql] Expected ")
+            && placeholder.ends_with(" but \"%\" found."),
+        "{placeholder}"
+    );
+    let completion = session.ok(
+        "completion",
+        json!({"file": version, "line": 2, "column": 1}),
+    );
+    assert!(
+        completion.contains("\nSELECT  text  keyword\n"),
+        "{completion}"
+    );
+    for (tool, lacks) in [
+        ("hover", "hover"),
+        ("definition", "definition"),
+        ("find_references", "references"),
+    ] {
+        assert_eq!(
+            session.err(
+                tool,
+                json!({"file": version, "line": 2, "symbol": "pg_version"})
+            ),
+            format!("[sql] does not support {lacks}")
+        );
+    }
+    assert_eq!(
+        session.err("document_symbols", json!({"file": version})),
         "[sql] does not support document symbols"
     );
 }
@@ -1368,6 +1590,127 @@ fn svelte_server_answers_on_svelte_french_toast() {
          \x20 8:5  let factor;\n\
          \x20 12:3  factor = top ? 1 : -1;\n\
          \x20 21:18  style:--factor={factor}"
+    );
+}
+
+/// Writes `text` to `path` as an editor's safe save does: into a new file
+/// outside the roots (on their file system: the copies of the projects
+/// are temporary directories too), renamed over the old one.
+fn save_by_renaming(path: &std::path::Path, text: &str) {
+    let beside = tempfile::tempdir().unwrap();
+    let saved = beside.path().join("saved");
+    std::fs::write(&saved, text).unwrap();
+    std::fs::rename(&saved, path).unwrap();
+}
+
+/// svelte-language-server on svelte-sonner's published components, a
+/// second Svelte project: four components, compiled to JavaScript, over
+/// a store module published with its declaration (`state.js` and
+/// `state.d.ts`), given the `jsconfig.json` with which a user has its
+/// JavaScript checked. A component's diagnostics follow the store's
+/// declaration renamed on disk, both ways, written in place or saved by
+/// renaming a new file over it (the server was told of a file created,
+/// and kept its old text); the store named alone is one
+/// thing, its declaration and its module not two candidates; its
+/// references cross components; `search` puts the exact name first and
+/// names the offset that continues it; and a component's outline.
+#[test]
+fn svelte_server_answers_on_svelte_sonner() {
+    if !have("svelteserver") {
+        return skip("svelteserver is not on PATH");
+    }
+    let Some(dir) = real_project("svelte-sonner-0.3.28") else {
+        return skip("target/real-projects/svelte-sonner-0.3.28 is missing (.ci/run unpacks it)");
+    };
+    write(
+        dir.path(),
+        "jsconfig.json",
+        r#"{"compilerOptions": {"checkJs": true, "allowJs": true, "noEmit": true,
+  "module": "ESNext", "moduleResolution": "Bundler", "target": "ESNext"}}
+"#,
+    );
+    let session = Session::start(&root_arg(dir.path()));
+    let toast = json!({"file": "dist/Toast.svelte"});
+    let hint = |at: &str, name: &str| {
+        format!(
+            "\n  {at} hint [js 7044] Parameter '{name}' implicitly has an 'any' type, \
+             but a better type may be inferred from usage."
+        )
+    };
+    let clean = format!(
+        "dist/Toast.svelte: 2 hints{}{}",
+        hint("181:24", "event"),
+        hint("214:24", "event")
+    );
+    let broken = format!(
+        "dist/Toast.svelte: 1 error, 6 hints\n\
+         \x20 5:10 error [js 2724] '\"./state\"' has no exported member named 'toastState'. \
+         Did you mean 'toastStore'?{}{}{}{}{}{}",
+        hint("63:25", "height"),
+        hint("69:42", "prev"),
+        hint("69:48", "curr"),
+        hint("69:54", "reducerIndex"),
+        hint("181:24", "event"),
+        hint("214:24", "event")
+    );
+    let state = dir.path().join("dist/state.d.ts");
+    let original = std::fs::read_to_string(&state).unwrap();
+    let renamed = original.replacen(
+        "export declare const toastState:",
+        "export declare const toastStore:",
+        1,
+    );
+    for (text, answer) in [
+        (&original, &clean),
+        (&renamed, &broken),
+        (&original, &clean),
+    ] {
+        std::fs::write(&state, text).unwrap();
+        assert_eq!(&session.ok("diagnostics", toast.clone()), answer);
+    }
+    // Saved as editors that rename a new file over the old one save it.
+    for (text, answer) in [(&renamed, &broken), (&original, &clean)] {
+        save_by_renaming(&state, text);
+        assert_eq!(&session.ok("diagnostics", toast.clone()), answer);
+    }
+    let hover = past_loading(session.ok("hover", json!({"symbol": "toastState"})));
+    assert!(hover.starts_with("const toastState: {\n"), "{hover}");
+    assert_eq!(
+        past_loading(session.ok("definition", json!({"symbol": "cn"}))),
+        "dist/internal/helpers.d.ts:3:25  export declare function cn(...classes: (string | undefined)[]): string;"
+    );
+    assert_eq!(
+        session.ok(
+            "find_references",
+            json!({"file": "dist/Toaster.svelte", "line": 2, "symbol": "toastState"})
+        ),
+        "5 references in 3 files\n\
+         dist/state.d.ts (1)\n\
+         \x20 3:22  export declare const toastState: {\n\
+         dist/Toast.svelte (2)\n\
+         \x20 5:10  import { toastState, useEffect } from './state';\n\
+         \x20 30:62  const { toasts, heights, removeHeight, setHeight, remove } = toastState;\n\
+         dist/Toaster.svelte (2)\n\
+         \x20 2:10  import { toastState } from './state.js';\n\
+         \x20 54:36  const { toasts, heights, reset } = toastState;"
+    );
+    let search = past_loading(session.ok("search", json!({"query": "toast"})));
+    assert!(
+        search.starts_with("symbols (")
+            && search.contains(")\n  dist/Toast.svelte\n    variable toast 31:12\n")
+            && search.contains(" more symbols (call again with offset=20)\n"),
+        "{search}"
+    );
+    assert_eq!(
+        session.ok("document_symbols", json!({"file": "dist/Loader.svelte"})),
+        "field script 1-3\n\
+         \x20 variable visible 1\n\
+         \x20 constant bars 2\n\
+         field div.sonner-loading-wrapper 5-11\n\
+         \x20 field div.sonner-spinner 6-10\n\
+         \x20   variable _ 7\n\
+         \x20   variable i 7\n\
+         \x20   field div.sonner-loading-bar 8"
     );
 }
 
@@ -2228,6 +2571,144 @@ fn graphql_server_answers_on_githubs_schema() {
         diagnostics.starts_with(gap)
             && diagnostics.ends_with("\nqueries/viewer.graphql: no problems"),
         "{diagnostics}"
+    );
+}
+
+/// A query of the Pokémon schema, its abilities selected through a
+/// fragment kept in a file of its own.
+const POKEMON_QUERY: &str = "\
+query PokemonAbilities($pokemon: PokemonEnum!) {
+  getPokemon(pokemon: $pokemon) {
+    species
+    abilities {
+      first {
+        ...AbilityParts
+      }
+      hidden {
+        ...AbilityParts
+      }
+    }
+  }
+}
+";
+
+const ABILITY_FRAGMENT: &str = "\
+fragment AbilityParts on Ability {
+  name
+  shortDesc
+}
+";
+
+/// graphql-lsp on @favware/graphql-pokemon, a second GraphQL project: its
+/// schema as published, split across three files (types, enums and the
+/// `Query` type), named by the GraphQL config a user of it writes, with
+/// a query and the fragment it spreads, each in a file of its own. The
+/// fragment's diagnostics follow a field renamed in the schema on disk,
+/// both ways: the server checks only the document it is told changed, so
+/// the fragment is sent again once the server has taken in the schema.
+/// Definitions cross files (query to `Query` field, spread to fragment,
+/// fragment to type, each at its declaration, not its description); a
+/// field two types declare is found by its type's name and its own, at
+/// its declaration; the server has no references, which the answer says.
+#[test]
+fn graphql_server_answers_on_pokemon_schema() {
+    if !have("graphql-lsp") {
+        return skip("graphql-lsp is not on PATH");
+    }
+    let package = "favware-graphql-pokemon-8.8.1";
+    let Some(dir) = real_project(package) else {
+        return skip(&format!(
+            "target/real-projects/{package} is missing (.ci/run unpacks it)"
+        ));
+    };
+    let (query, fragment) = ("queries/pokemon.graphql", "queries/fragments.graphql");
+    write(dir.path(), query, POKEMON_QUERY);
+    write(dir.path(), fragment, ABILITY_FRAGMENT);
+    write(
+        dir.path(),
+        ".graphqlrc.yml",
+        "schema: \"graphql/*.graphql\"\ndocuments: \"queries/**/*.graphql\"\n",
+    );
+    let session = Session::start(&root_arg(dir.path()));
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": query})),
+        "queries/pokemon.graphql: no problems"
+    );
+    let schema = dir.path().join("graphql/schema.graphql");
+    let original = std::fs::read_to_string(&schema).unwrap();
+    let renamed = original.replacen("  shortDesc: String!\n", "  summary: String!\n", 1);
+    for (text, answer) in [
+        (
+            &renamed,
+            "queries/fragments.graphql: 1 error\n\
+             \x20 3:3 error [GraphQL: Validation] Cannot query field \"shortDesc\" on type \"Ability\".",
+        ),
+        (&original, "queries/fragments.graphql: no problems"),
+        (
+            &renamed,
+            "queries/fragments.graphql: 1 error\n\
+             \x20 3:3 error [GraphQL: Validation] Cannot query field \"shortDesc\" on type \"Ability\".",
+        ),
+        (&original, "queries/fragments.graphql: no problems"),
+    ] {
+        std::fs::write(&schema, text).unwrap();
+        assert_eq!(session.ok("diagnostics", json!({"file": fragment})), answer);
+    }
+    assert_eq!(
+        session.ok(
+            "hover",
+            json!({"file": query, "line": 3, "symbol": "species"})
+        ),
+        "Pokemon.species: String!\n\nThe species name for a Pokémon"
+    );
+    for (asked, answer) in [
+        (
+            json!({"file": query, "line": 2, "symbol": "getPokemon"}),
+            "graphql/resolvers.graphql:57:3  getPokemon(",
+        ),
+        (
+            json!({"file": query, "line": 6, "symbol": "AbilityParts"}),
+            "queries/fragments.graphql:1:1  fragment AbilityParts on Ability {",
+        ),
+        (
+            json!({"file": fragment, "line": 1, "symbol": "Ability"}),
+            "graphql/schema.graphql:2:6  type Ability {",
+        ),
+    ] {
+        assert_eq!(session.ok("definition", asked.clone()), answer, "{asked}");
+    }
+    // The server hovers and defines only in operations: asked at the
+    // schema's own declaration it has nothing, and says where it was asked.
+    for (asked, line) in [("Pokemon.species", 152), ("Learnset.species", 356)] {
+        assert_eq!(
+            session.ok("hover", json!({"symbol": asked})),
+            format!("no hover information at graphql/schema.graphql:{line}:3"),
+        );
+    }
+    let search = session.ok("search", json!({"query": "species"}));
+    assert!(
+        search.contains(
+            "symbols (3)\n  graphql/schema.graphql\n    field species 152:3\n    field species 356:3\n"
+        ),
+        "{search}"
+    );
+    assert_eq!(
+        session.err(
+            "find_references",
+            json!({"file": fragment, "line": 1, "symbol": "AbilityParts"})
+        ),
+        "[graphql] does not support references"
+    );
+    assert_eq!(
+        session.ok("document_symbols", json!({"file": query, "depth": 5})),
+        "class PokemonAbilities 1-13\n\
+         \x20 field getPokemon 2-12\n\
+         \x20   field species 3\n\
+         \x20   field abilities 4-11\n\
+         \x20     field first 5-7\n\
+         \x20       struct AbilityParts 6\n\
+         \x20     field hidden 8-10\n\
+         \x20       struct AbilityParts 9"
     );
 }
 

@@ -588,6 +588,7 @@ const GRAPHQL_LSP: BuiltIn = server(
     "npm install -g graphql-language-service-cli",
 )
 .checked_with(VERSION)
+.checks_only_what_changed()
 .verified();
 const MARKSMAN: BuiltIn = server(
     "markdown",

@@ -217,11 +217,30 @@ pub fn vitepress_theme() -> Option<tempfile::TempDir> {
     as_vitepress_project(dir.path()).then_some(dir)
 }
 
+/// The theme of Vue's own documentation as published, in the install
+/// .ci/run makes: its sources, Vue components (`<script setup
+/// lang="ts">`) over TypeScript composables.
+pub const VUE_THEME: &str = "vue-theme-2.4.0/node_modules/@vue/theme";
+
+/// A copy of Vue's documentation theme made a Vue project, as
+/// [`as_vitepress_project`] does with its install's `node_modules`.
+pub fn vue_theme() -> Option<tempfile::TempDir> {
+    let dir = real_project(VUE_THEME)?;
+    as_vue_project(dir.path(), "vue-theme-2.4.0").then_some(dir)
+}
+
 /// Gives a copy of the theme the dependencies it imports (a link to the
 /// `node_modules` .ci/run installs) and the `tsconfig.json` of a Vue
 /// project that checks its components. `false` when they are missing.
 pub fn as_vitepress_project(root: &Path) -> bool {
-    let modules = kept_projects().join("vitepress-1.6.4/node_modules");
+    as_vue_project(root, "vitepress-1.6.4")
+}
+
+/// Gives a copy of a Vue package the `node_modules` of `install` (one of
+/// the installs .ci/run makes) and the `tsconfig.json` of a Vue project
+/// that checks its components. `false` when they are missing.
+fn as_vue_project(root: &Path, install: &str) -> bool {
+    let modules = kept_projects().join(install).join("node_modules");
     if !modules.is_dir() {
         return false;
     }

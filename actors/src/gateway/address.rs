@@ -129,9 +129,10 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         if container.is_none() && asks_member(&name, symbol) {
             container = holder_in_outline(context, &name, &location, encoding).await;
         }
-        // rust-analyzer names a method once for each type a macro
-        // implements it for, every one at the macro's call: one place
-        // is one candidate.
+        // One place is one candidate: rust-analyzer names a method once
+        // for each type a macro implements it for, every one at the
+        // macro's call, and two servers that read one file (the Svelte
+        // server and TypeScript's) both name what it defines.
         if symbols::names_in(&name, container.as_deref(), symbol)
             && let Some(spot) = sources.spot_of_name(
                 location.uri.as_str(),

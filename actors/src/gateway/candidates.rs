@@ -167,6 +167,8 @@ fn groups(places: &[Place], links: &[Vec<Place>]) -> Vec<Vec<usize>> {
             || leads(a).contains(&places[b])
             || leads(b).contains(&places[a])
             || leads(a).iter().any(|place| leads(b).contains(place))
+            || declares_module(&places[a].0, &places[b].0)
+            || declares_module(&places[b].0, &places[a].0)
     };
     for a in 0..places.len() {
         for b in a + 1..places.len() {
@@ -219,6 +221,20 @@ fn primary(group: &[usize], places: &[Place], links: &[Vec<Place>]) -> usize {
         .unwrap_or(group[0])
 }
 
+/// Whether `declaration` is the type declaration published beside the
+/// JavaScript module `module` (`state.d.ts` of `state.js`): TypeScript
+/// reads the one for the other, so a name in both is one thing, though
+/// neither's definition leads to the other.
+fn declares_module(declaration: &str, module: &str) -> bool {
+    [(".d.ts", ".js"), (".d.mts", ".mjs"), (".d.cts", ".cjs")]
+        .iter()
+        .any(|(declared, compiled)| {
+            declaration
+                .strip_suffix(declared)
+                .is_some_and(|stem| module.strip_suffix(compiled) == Some(stem))
+        })
+}
+
 fn declares_only(path: &str) -> bool {
     [
         ".h", ".hh", ".hpp", ".hxx", ".pyi", ".d.ts", ".d.mts", ".d.cts",
@@ -266,6 +282,24 @@ mod tests {
             vec![place("src/parser.rs", 230)],
             vec![place("src/parser.rs", 230)],
             vec![place("src/ast/parse.rs", 249)],
+        ];
+        let grouped = groups(&places, &links);
+        assert_eq!(grouped, vec![vec![0, 1], vec![2]]);
+        assert_eq!(primary(&grouped[0], &places, &links), 1);
+    }
+
+    #[test]
+    fn a_module_and_its_published_declaration_are_one_candidate() {
+        let places = [
+            place("dist/state.js", 182),
+            place("dist/state.d.ts", 3),
+            place("dist/other.d.ts", 3),
+        ];
+        // Each leads only to itself: TypeScript reads the declaration.
+        let links = [
+            vec![place("dist/state.js", 182)],
+            vec![place("dist/state.d.ts", 3)],
+            vec![place("dist/other.d.ts", 3)],
         ];
         let grouped = groups(&places, &links);
         assert_eq!(grouped, vec![vec![0, 1], vec![2]]);

@@ -167,9 +167,10 @@ impl<'a> Sources<'a> {
 impl Sources<'_> {
     /// A spot moved onto `name` when the range starts before it on the
     /// same line (a declaration's whole range rather than its name's), or
-    /// on an earlier line of comments: intelephense starts a documented
-    /// method's range at its docblock's `/**`, and the declaration is the
-    /// first line past the comment that holds the name.
+    /// on an earlier line of documentation: intelephense starts a
+    /// documented method's range at its docblock's `/**`, graphql-lsp a
+    /// field's at its description, and the declaration is the first line
+    /// past them that holds the name (a description often names it too).
     pub fn spot_of_name(
         &mut self,
         uri: &str,
@@ -180,17 +181,16 @@ impl Sources<'_> {
         let mut spot = self.spot(uri, range, encoding)?;
         let path = uri_to_path(uri)?;
         if let Some(line) = self.line(&path, spot.line - 1)
+            && !is_documentation(&line)
             && let Some(column) = find_word(&line, name, spot.column - 1)
         {
             spot.column = column + 1;
             return Some(spot);
         }
         let (last, _) = self.point(&path, range.end, encoding);
-        for index in spot.line..=last {
-            let Some(text) = self.line(&path, index) else {
-                break;
-            };
-            if is_comment(&text) {
+        let first = spot.line - 1;
+        for (index, text) in self.code_lines(&path, first, last) {
+            if index == first {
                 continue;
             }
             if let Some(column) = find_word(&text, name, 0) {
@@ -206,9 +206,11 @@ impl Sources<'_> {
     }
 
     /// A location's spot, moved onto a later line of its range that
-    /// begins with `name` when its first line does not hold `name`: a
-    /// server's range that starts at the declaration's description
-    /// (GraphQL's `"""` block above a field) points at the declaration.
+    /// declares `name` when its first line does not hold `name` or is
+    /// documentation: a server's range that starts at the declaration's
+    /// description (GraphQL's `"…"` or `"""` block above a field or a
+    /// type) points at the declaration, a line past the documentation
+    /// that begins with `name` (a field) or holds it (`type Ability {`).
     pub fn spot_of_declared(
         &mut self,
         uri: &str,
@@ -220,19 +222,19 @@ impl Sources<'_> {
         let path = uri_to_path(uri)?;
         let first = spot.line - 1;
         let named = |line: &str| find_word(line, name, 0);
-        if self.line(&path, first).as_deref().and_then(named).is_some() {
+        let opening = self.line(&path, first).unwrap_or_default();
+        let documented = is_comment(&opening);
+        if !documented && named(&opening).is_some() {
             return Some(spot);
         }
         let (last, _) = self.point(&path, range.end, encoding);
-        for index in first + 1..=last {
-            let Some(text) = self.line(&path, index) else {
-                break;
-            };
+        for (index, text) in self.code_lines(&path, first, last) {
             let indent = text.chars().take_while(|c| c.is_whitespace()).count();
-            if named(&text) == Some(indent) {
+            let column = named(&text);
+            if index > first && (column == Some(indent) || documented && column.is_some()) {
                 return Some(Spot {
                     line: index + 1,
-                    column: indent + 1,
+                    column: column.unwrap_or(indent) + 1,
                     source: Some(text.trim().to_owned()),
                     ..spot
                 });
@@ -240,15 +242,42 @@ impl Sources<'_> {
         }
         Some(spot)
     }
+
+    /// The lines from `first` to `last` (0-based) outside documentation:
+    /// comments, and GraphQL descriptions on one line or in a `"""` block.
+    fn code_lines(&mut self, path: &Path, first: usize, last: usize) -> Vec<(usize, String)> {
+        let mut lines = Vec::new();
+        let mut in_block = false;
+        for index in first..=last {
+            let Some(text) = self.line(path, index) else {
+                break;
+            };
+            let documentation = in_block || is_comment(&text);
+            if text.matches("\"\"\"").count() % 2 == 1 {
+                in_block = !in_block;
+            }
+            if !documentation {
+                lines.push((index, text));
+            }
+        }
+        lines
+    }
 }
 
-/// Whether a line is (part of) a comment in the usual notations: a
-/// docblock's `/**`, ` * …` and ` */`, or a `//` or `#` line.
-fn is_comment(line: &str) -> bool {
+/// Whether a line is (part of) documentation that a server's range may
+/// start at, above the declaration: a docblock's `/**`, ` * …` and ` */`,
+/// a `//` line, or a GraphQL description (`"…"` or `"""`).
+fn is_documentation(line: &str) -> bool {
     let trimmed = line.trim_start();
-    ["/*", "*", "//", "#"]
+    ["/*", "*", "//", "\""]
         .iter()
         .any(|marker| trimmed.starts_with(marker))
+}
+
+/// Whether a line is documentation or a `#` comment; a range's first line
+/// that starts with `#` may be the declaration itself (C's `#define`).
+fn is_comment(line: &str) -> bool {
+    is_documentation(line) || line.trim_start().starts_with('#')
 }
 
 /// Every location of a definition-style answer: one `Location`, or a
@@ -583,6 +612,52 @@ mod tests {
     use super::*;
     use serde::Deserialize;
     use serde_json::{Value, json};
+
+    #[test]
+    fn a_name_in_a_description_above_its_declaration_is_passed_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let schema = dir.path().join("schema.graphql");
+        std::fs::write(
+            &schema,
+            "type Pokemon {\n  \"The species name for a Pokémon\"\n  species: String!\n}\n",
+        )
+        .unwrap();
+        let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
+        let mut sources = Sources::new(&roots);
+        // graphql-lsp's range of a field starts at its description.
+        let range = Range::new(Position::new(1, 2), Position::new(2, 18));
+        let uri = crate::lsp::uri::path_to_uri(&schema);
+        let spot = sources
+            .spot_of_name(&uri, range, PositionEncoding::Utf16, "species")
+            .unwrap();
+        assert_eq!((spot.line, spot.column), (3, 3));
+        assert_eq!(spot.source.as_deref(), Some("species: String!"));
+    }
+
+    #[test]
+    fn a_declaration_below_its_description_is_pointed_at() {
+        let dir = tempfile::tempdir().unwrap();
+        let schema = dir.path().join("schema.graphql");
+        std::fs::write(
+            &schema,
+            "\"A single Ability entry\"\ntype Ability {\n  \"\"\"\n  species name\n  \"\"\"\n  species: String!\n}\n",
+        )
+        .unwrap();
+        let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
+        let mut sources = Sources::new(&roots);
+        let uri = crate::lsp::uri::path_to_uri(&schema);
+        let mut declared = |range: Range, name: &str| {
+            let spot = sources
+                .spot_of_declared(&uri, range, PositionEncoding::Utf16, name)
+                .unwrap();
+            (spot.line, spot.column)
+        };
+        // A type's range and a field's start at their descriptions.
+        let type_range = Range::new(Position::new(0, 0), Position::new(6, 1));
+        assert_eq!(declared(type_range, "Ability"), (2, 6));
+        let field_range = Range::new(Position::new(2, 2), Position::new(5, 18));
+        assert_eq!(declared(field_range, "species"), (6, 3));
+    }
 
     #[test]
     fn spots_on_one_line_share_it() {

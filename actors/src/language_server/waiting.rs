@@ -63,13 +63,22 @@ impl State {
     /// publication of that file says it has taken the change in. Servers
     /// that check dependents themselves (pyright, tsserver) are not held:
     /// by then they have published the dependent, and one that does not
-    /// publish unchanged diagnostics again would publish nothing more.
+    /// publish unchanged diagnostics again would publish nothing more. A
+    /// dependent not yet open is held too: opened before the server has
+    /// taken in the change, graphql-lsp checked an operation against the
+    /// schema as it was.
     fn holds_dependent(&self, uri: &str) -> bool {
-        self.spec.checks_only_what_changed
-            && self.documents.is_stale(uri)
-            && (self.settling()
-                || !self.changes_taken_in()
-                || self.disk_change.awaits_own_check(Instant::now()))
+        if !self.spec.checks_only_what_changed {
+            return false;
+        }
+        let taking_in = self.settling() || !self.changes_taken_in();
+        match self.documents.is_open(uri) {
+            false => taking_in,
+            true => {
+                self.documents.is_stale(uri)
+                    && (taking_in || self.disk_change.awaits_own_check(Instant::now()))
+            }
+        }
     }
 
     /// A change on disk that sent the open documents `sent` again: a

@@ -77,8 +77,10 @@ impl Watcher {
         })
     }
 
-    fn matches(&self, change: &FileChange) -> bool {
-        if !self.kinds.contains(kind_bit(change.kind)) {
+    /// Whether the watcher is for `told`, one of the events `change` is
+    /// told as.
+    fn matches(&self, change: &FileChange, told: WatchKind) -> bool {
+        if !self.kinds.contains(told) {
             return false;
         }
         match &self.base {
@@ -146,10 +148,16 @@ impl Registrations {
     }
 
     pub fn matches(&self, change: &FileChange) -> bool {
+        told_as(change.kind)
+            .iter()
+            .any(|&(told, _)| self.watches(change, told))
+    }
+
+    fn watches(&self, change: &FileChange, told: WatchKind) -> bool {
         self.by_id
             .values()
             .flatten()
-            .any(|watcher| watcher.matches(change))
+            .any(|watcher| watcher.matches(change, told))
     }
 
     /// The `didChangeWatchedFiles` params for the changes that match, or
@@ -157,8 +165,12 @@ impl Registrations {
     pub fn notification(&self, changes: &[FileChange]) -> Option<Value> {
         let events: Vec<Value> = changes
             .iter()
-            .filter(|change| self.matches(change))
-            .map(|change| json!({"uri": change.uri, "type": type_number(change.kind)}))
+            .flat_map(|change| {
+                told_as(change.kind)
+                    .iter()
+                    .filter(|&&(told, _)| self.watches(change, told))
+                    .map(|&(_, number)| json!({"uri": change.uri, "type": number}))
+            })
             .collect();
         (!events.is_empty()).then(|| json!({"changes": events}))
     }
@@ -173,20 +185,15 @@ fn compile(pattern: &str) -> Option<GlobMatcher> {
     Some(glob.compile_matcher())
 }
 
-fn kind_bit(kind: ChangeKind) -> WatchKind {
+/// The events a change is told as: each the kind a watcher asks for and
+/// its `FileChangeType` number. A file moved in is told as created and
+/// changed.
+fn told_as(kind: ChangeKind) -> &'static [(WatchKind, u64)] {
     match kind {
-        ChangeKind::Created => WatchKind::Create,
-        ChangeKind::Changed => WatchKind::Change,
-        ChangeKind::Deleted => WatchKind::Delete,
-    }
-}
-
-/// The `FileChangeType` number of a change.
-fn type_number(kind: ChangeKind) -> u64 {
-    match kind {
-        ChangeKind::Created => 1,
-        ChangeKind::Changed => 2,
-        ChangeKind::Deleted => 3,
+        ChangeKind::Created => &[(WatchKind::Create, 1)],
+        ChangeKind::Changed => &[(WatchKind::Change, 2)],
+        ChangeKind::Deleted => &[(WatchKind::Delete, 3)],
+        ChangeKind::MovedIn => &[(WatchKind::Create, 1), (WatchKind::Change, 2)],
     }
 }
 

@@ -131,10 +131,14 @@ impl State {
         let changes: Vec<FileChange> = changes
             .iter()
             .map(|change| match change.kind {
-                ChangeKind::Created if self.documents.is_open(&change.uri) => FileChange {
-                    kind: ChangeKind::Changed,
-                    ..change.clone()
-                },
+                ChangeKind::Created | ChangeKind::MovedIn
+                    if self.documents.is_open(&change.uri) =>
+                {
+                    FileChange {
+                        kind: ChangeKind::Changed,
+                        ..change.clone()
+                    }
+                }
                 _ => change.clone(),
             })
             .collect();

@@ -10,6 +10,12 @@ pub enum ChangeKind {
     Created,
     Changed,
     Deleted,
+    /// Renamed onto its path: a file moved in, or an editor's save that
+    /// renames a new file over the old one. Whether a file was there
+    /// before is not known, so servers are told it was created and
+    /// changed, which holds either way: the Svelte server takes a file
+    /// said to be created for new, and kept the old text of one saved so.
+    MovedIn,
 }
 
 /// One file that changed on disk.

@@ -18,7 +18,7 @@ pub struct Pending {
 
 impl Pending {
     pub fn add(&mut self, path: PathBuf, kind: ChangeKind) {
-        use ChangeKind::{Changed, Created, Deleted};
+        use ChangeKind::{Changed, Created, Deleted, MovedIn};
         if kind == Deleted && !self.changes.contains_key(&path) && self.cancelled.contains(&path) {
             return;
         }
@@ -30,7 +30,10 @@ impl Pending {
             // Made and removed before anyone heard of it.
             (Some(Created), Deleted) => None,
             (Some(Created), _) => Some(Created),
-            (Some(Deleted), Created | Changed) => Some(Changed),
+            (Some(Deleted), Created | Changed | MovedIn) => Some(Changed),
+            // Whatever came before it, a file moved in and then written
+            // may be new to the server.
+            (Some(MovedIn), Changed) => Some(MovedIn),
             (Some(_), kind) => Some(kind),
         };
         match merged {

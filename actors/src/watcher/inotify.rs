@@ -204,8 +204,10 @@ fn take(
     let Some(name) = event.file_name() else {
         return;
     };
-    let kind = if flags.intersects(ReadFlags::CREATE | ReadFlags::MOVED_TO) {
+    let kind = if flags.contains(ReadFlags::CREATE) {
         ChangeKind::Created
+    } else if flags.contains(ReadFlags::MOVED_TO) {
+        ChangeKind::MovedIn
     } else if flags.intersects(ReadFlags::DELETE | ReadFlags::MOVED_FROM) {
         ChangeKind::Deleted
     } else if flags.contains(ReadFlags::MODIFY) {
@@ -254,7 +256,7 @@ mod tests {
                 ("a.py".to_owned(), ChangeKind::Created),
                 ("a.py".to_owned(), ChangeKind::Changed),
                 ("a.py".to_owned(), ChangeKind::Deleted),
-                ("b.py".to_owned(), ChangeKind::Created),
+                ("b.py".to_owned(), ChangeKind::MovedIn),
                 ("b.py".to_owned(), ChangeKind::Deleted),
             ]
         );

@@ -214,7 +214,7 @@ impl State {
             self.ignores.load(directory);
         }
         if is_dir {
-            if kind == ChangeKind::Created {
+            if matches!(kind, ChangeKind::Created | ChangeKind::MovedIn) {
                 self.watch_new_directory(&path);
             }
             return;

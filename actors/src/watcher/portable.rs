@@ -96,11 +96,11 @@ fn classify(kind: &EventKind, paths: &[PathBuf]) -> Vec<(PathBuf, ChangeKind)> {
         EventKind::Create(_) => all(ChangeKind::Created),
         EventKind::Remove(_) => all(ChangeKind::Deleted),
         EventKind::Modify(ModifyKind::Name(RenameMode::From)) => all(ChangeKind::Deleted),
-        EventKind::Modify(ModifyKind::Name(RenameMode::To)) => all(ChangeKind::Created),
+        EventKind::Modify(ModifyKind::Name(RenameMode::To)) => all(ChangeKind::MovedIn),
         EventKind::Modify(ModifyKind::Name(RenameMode::Both)) => match paths {
             [from, to, ..] => vec![
                 (from.clone(), ChangeKind::Deleted),
-                (to.clone(), ChangeKind::Created),
+                (to.clone(), ChangeKind::MovedIn),
             ],
             _ => Vec::new(),
         },
@@ -108,7 +108,7 @@ fn classify(kind: &EventKind, paths: &[PathBuf]) -> Vec<(PathBuf, ChangeKind)> {
         EventKind::Modify(ModifyKind::Name(_)) => paths
             .iter()
             .map(|path| match path.exists() {
-                true => (path.clone(), ChangeKind::Created),
+                true => (path.clone(), ChangeKind::MovedIn),
                 false => (path.clone(), ChangeKind::Deleted),
             })
             .collect(),
@@ -218,7 +218,7 @@ mod tests {
             both,
             vec![
                 (PathBuf::from("/w/.a.py.swp"), ChangeKind::Deleted),
-                (PathBuf::from("/w/a.py"), ChangeKind::Created)
+                (PathBuf::from("/w/a.py"), ChangeKind::MovedIn)
             ]
         );
     }
