@@ -102,8 +102,10 @@ fn render() -> String {
          gets a process of its own, and is restarted when its roots change.\n\n\
          This page is written from the table in `actors/src/language.rs` by\n\
          `tests/languages.rs`, which fails when the two differ, and which\n\
-         holds every server marked verified here to a real-server test\n\
-         (`tests/real_*.rs`) that runs it on real code in CI. A server not\n\
+         holds every server marked verified here to real-server tests\n\
+         (`tests/real_*.rs`) that run it in CI on the published projects\n\
+         named in its row, at least two: answers right on the one project a\n\
+         test was written for can still be wrong on the next. A server not\n\
          verified here that cannot be installed on the test machine is\n\
          played by mockls, with what is known of how it behaves, started\n\
          from this table (`tests/mock_languages.rs`).\n\n\
@@ -172,13 +174,134 @@ fn render() -> String {
                 "as it announces"
             },
             if server.verified {
-                "yes"
+                format!("on {}", code_list(tried_on(server.command), ", "))
             } else {
-                "not verified here"
+                "not verified here".to_owned()
             },
         ));
     }
     page
+}
+
+/// The published projects (as `.ci/run` unpacks them into
+/// `target/real-projects`) that each verified server's real-server tests
+/// run it on, by command.
+const TRIED_ON: &[(&str, &[&str])] = &[
+    (
+        "rust-analyzer",
+        &["regex-syntax-0.8.11", "num-traits-0.2.19"],
+    ),
+    ("pyright-langserver", PYTHON_PROJECTS),
+    ("basedpyright-langserver", PYTHON_PROJECTS),
+    ("pylsp", PYTHON_PROJECTS),
+    ("jedi-language-server", PYTHON_PROJECTS),
+    ("pyrefly", PYTHON_PROJECTS),
+    ("ty", PYTHON_PROJECTS),
+    ("ruff", PYTHON_PROJECTS),
+    ("typescript-language-server", TYPESCRIPT_PROJECTS),
+    ("tsgo", TYPESCRIPT_PROJECTS),
+    ("vscode-eslint-language-server", TYPESCRIPT_PROJECTS),
+    ("biome", TYPESCRIPT_PROJECTS),
+    ("gopls", &["pkg-errors-0.9.1", "pflag-1.0.6"]),
+    ("clangd", &["lz4-4.4.4", "brotli-1.2.1"]),
+    (
+        "bash-language-server",
+        &["bats-1.11.1", "bats-support-0.3.0", "bats-assert-2.2.4"],
+    ),
+    (
+        "yaml-language-server",
+        &["ansible-core-2.21.5", "jupyter-repo2docker-2026.4.0"],
+    ),
+    (
+        "vscode-json-language-server",
+        &["bootstrap-5.3.8", "reveal.js-6.0.2"],
+    ),
+    (
+        "vscode-css-language-server",
+        &["bootstrap-5.3.8", "bulma-1.0.4"],
+    ),
+    (
+        "vscode-html-language-server",
+        &["html5-boilerplate-9.0.1", "reveal.js-6.0.2"],
+    ),
+    (
+        "docker-langserver",
+        &["gunicorn-27.0.1", "jupyter-repo2docker-2026.4.0"],
+    ),
+    ("taplo", &["regex-syntax-0.8.11", "gunicorn-27.0.1"]),
+    ("intelephense", &["monolog-2.9.1", "fast-route-1.3.0"]),
+    (
+        "vue-language-server",
+        &["vitepress-1.6.4", "vue-theme-2.4.0"],
+    ),
+    (
+        "svelteserver",
+        &["svelte-french-toast-1.2.0", "svelte-sonner-0.3.28"],
+    ),
+    ("sql-language-server", &["aiosql-15.0", "pg-activity-3.6.2"]),
+    (
+        "graphql-lsp",
+        &[
+            "octokit-graphql-schema-15.25.0",
+            "favware-graphql-pokemon-8.8.1",
+        ],
+    ),
+];
+const PYTHON_PROJECTS: &[&str] = &["requests-2.34.2", "gunicorn-27.0.1"];
+const TYPESCRIPT_PROJECTS: &[&str] = &["zod-4.6.7", "immer-11.2.10"];
+
+fn tried_on(command: &str) -> &'static [&'static str] {
+    TRIED_ON
+        .iter()
+        .find(|(tried, _)| *tried == command)
+        .map_or(&[], |(_, projects)| projects)
+}
+
+/// Every verified server is tried on two published projects or more, each
+/// named by a real-server test and, in CI, unpacked where the tests read
+/// it; and every project listed belongs to a verified server.
+#[test]
+fn each_server_verified_here_is_tried_on_two_published_projects() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let real = texts(&tests, "real_") + &texts(&tests.join("common"), "");
+    let unpacked = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/real-projects");
+    let verified: Vec<&str> = built_in_servers()
+        .into_iter()
+        .filter(|(server, _)| server.verified)
+        .map(|(server, _)| server.command)
+        .collect();
+    for command in &verified {
+        let projects = tried_on(command);
+        assert!(
+            projects.len() >= 2,
+            "`{command}` is verified on {projects:?}: name two published projects its tests run it on"
+        );
+        for project in projects {
+            assert!(
+                real.contains(&format!("\"{project}")),
+                "`{project}` ({command}) is named by no tests/real_*.rs"
+            );
+            if std::env::var_os("CI").is_some() {
+                assert!(
+                    unpacked.join(project).is_dir(),
+                    "`{project}` ({command}) is not unpacked in target/real-projects"
+                );
+            }
+        }
+    }
+    for (command, _) in TRIED_ON {
+        assert!(verified.contains(command), "`{command}` is not verified");
+    }
+}
+
+/// The text of the files in `dir` whose names start with `prefix`.
+fn texts(dir: &Path, prefix: &str) -> String {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(prefix))
+        .filter_map(|entry| std::fs::read_to_string(entry.path()).ok())
+        .collect()
 }
 
 /// A server claimed verified is run by a real-server test: its command
@@ -186,12 +309,7 @@ fn render() -> String {
 #[test]
 fn each_server_verified_here_has_a_real_server_test() {
     let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let real: String = std::fs::read_dir(&tests)
-        .unwrap()
-        .flatten()
-        .filter(|entry| entry.file_name().to_string_lossy().starts_with("real_"))
-        .map(|entry| std::fs::read_to_string(entry.path()).unwrap())
-        .collect();
+    let real = texts(&tests, "real_");
     for (server, _) in built_in_servers() {
         if server.verified {
             assert!(
