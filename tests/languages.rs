@@ -85,7 +85,10 @@ fn render() -> String {
          files of their languages that use the name. One marked \"page\n\
          scripts\" (the HTML server) finds references only in the scripts\n\
          of the page asked about, so its answers also name the lines of\n\
-         that page that use the name. A\n\
+         that page that use the name. Svelte components import\n\
+         TypeScript and JavaScript modules that typescript-language-server\n\
+         answers for without reading a component: its answers name, by\n\
+         text, the components that use the name. A\n\
          server that indexes the project in the background (clangd,\n\
          rust-analyzer: it reports indexing) is cross-checked the same\n\
          way, and its answers say when its index is still being built.\n\n\

@@ -1248,21 +1248,6 @@ fn vue_server_answers_on_vitepress_theme() {
     );
 }
 
-/// An answer without the note that TypeScript's server was still loading,
-/// or still taking in changes on disk, when asked: it loads a project
-/// when first given one of its files, and on a busy machine is asked
-/// before it has gone quiet; what it answers here is the same.
-fn past_loading(answer: String) -> String {
-    let notes = [
-        "warning: [typescript] is still loading; this answer may be incomplete\n",
-        "warning: [typescript] is still taking in changes on disk; this answer may be out of date\n",
-    ];
-    notes
-        .iter()
-        .find_map(|note| answer.strip_prefix(note))
-        .map_or_else(|| answer.clone(), str::to_owned)
-}
-
 /// @vue/language-server with typescript-language-server on the theme of
 /// Vue's own documentation (@vue/theme, its sources as published), a
 /// second Vue project: a composable named alone is found and hovered; a
@@ -1327,7 +1312,7 @@ fn vue_server_answers_on_vue_theme() {
         );
     }
     assert_eq!(
-        past_loading(session.ok("hover", json!({"symbol": "useNav"}))),
+        past_loading_warning(&session.ok("hover", json!({"symbol": "useNav"}))),
         "function useNav(): {\n\
          \x20   isScreenOpen: Ref<boolean, boolean>;\n\
          \x20   openScreen: () => void;\n\
@@ -1336,7 +1321,7 @@ fn vue_server_answers_on_vue_theme() {
          }"
     );
     assert_eq!(
-        past_loading(session.ok("hover", json!({"symbol": "toggle"}))),
+        past_loading_warning(&session.ok("hover", json!({"symbol": "toggle"}))),
         "`toggle` is ambiguous (5 matches); ask again with file and line:\n\
          src/vitepress/components/VPLocalNavOutlineDropdown.vue:20:10  function toggle\n\
          src/vitepress/components/VPNavScreenMenuGroup.vue:20:10  function toggle\n\
@@ -1352,7 +1337,8 @@ fn vue_server_answers_on_vue_theme() {
             .contains("\n  src/vitepress/composables/nav.ts\n    function toggleScreen 16:12\n"),
         "{search}"
     );
-    let references = past_loading(session.ok("find_references", json!({"symbol": "useConfig"})));
+    let references =
+        past_loading_warning(&session.ok("find_references", json!({"symbol": "useConfig"})));
     assert!(
         references.starts_with(
             "57 references in 29 files\n\
@@ -1366,7 +1352,7 @@ fn vue_server_answers_on_vue_theme() {
         "{references}"
     );
     assert_eq!(
-        past_loading(session.ok(
+        past_loading_warning(&session.ok(
             "definition",
             json!({"file": "src/vitepress/components/VPNav.vue", "line": 16, "symbol": "VPNavBar"})
         )),
@@ -1673,10 +1659,10 @@ fn svelte_server_answers_on_svelte_sonner() {
         save_by_renaming(&state, text);
         assert_eq!(&session.ok("diagnostics", toast.clone()), answer);
     }
-    let hover = past_loading(session.ok("hover", json!({"symbol": "toastState"})));
+    let hover = past_loading_warning(&session.ok("hover", json!({"symbol": "toastState"})));
     assert!(hover.starts_with("const toastState: {\n"), "{hover}");
     assert_eq!(
-        past_loading(session.ok("definition", json!({"symbol": "cn"}))),
+        past_loading_warning(&session.ok("definition", json!({"symbol": "cn"}))),
         "dist/internal/helpers.d.ts:3:25  export declare function cn(...classes: (string | undefined)[]): string;"
     );
     assert_eq!(
@@ -1694,7 +1680,19 @@ fn svelte_server_answers_on_svelte_sonner() {
          \x20 2:10  import { toastState } from './state.js';\n\
          \x20 54:36  const { toasts, heights, reset } = toastState;"
     );
-    let search = past_loading(session.ok("search", json!({"query": "toast"})));
+    // Asked by name, it is the module's declaration, answered by
+    // typescript-language-server, which reads no component: the answer
+    // names the components that use it.
+    let by_name =
+        past_loading_warning(&session.ok("find_references", json!({"symbol": "toastState"})));
+    assert!(
+        by_name.contains(
+            "note: by text, `toastState` also appears in 2 files the server listed no reference in; \
+             it does not read svelte files: dist/Toast.svelte:5,30 dist/Toaster.svelte:2,54"
+        ),
+        "{by_name}"
+    );
+    let search = past_loading_warning(&session.ok("search", json!({"query": "toast"})));
     assert!(
         search.starts_with("symbols (")
             && search.contains(")\n  dist/Toast.svelte\n    variable toast 31:12\n")

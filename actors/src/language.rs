@@ -296,6 +296,11 @@ pub struct Language {
     /// Markdown): in a project with code, its server starts only when a
     /// question needs it.
     pub data: bool,
+    /// Languages whose modules its files import although their servers
+    /// do not read its files (a Svelte component's script imports
+    /// TypeScript, which typescript-language-server never sees): their
+    /// references are cross-checked in its files by text.
+    pub imports_from: &'static [&'static str],
 }
 
 impl Language {
@@ -309,6 +314,7 @@ impl Language {
             servers: &[],
             project: None,
             data: false,
+            imports_from: &[],
         }
     }
 }
@@ -850,6 +856,7 @@ pub const LANGUAGES: &[Language] = &[
     Language {
         extensions: &["svelte"],
         servers: &[&SVELTE_LANGUAGE_SERVER],
+        imports_from: &["typescript", "javascript"],
         ..Language::new("svelte")
     },
     Language {
@@ -990,6 +997,20 @@ pub fn is_data(id: &str) -> bool {
     LANGUAGES
         .iter()
         .any(|language| language.id == id && language.data)
+}
+
+/// The languages whose files import modules of `languages` (ids).
+pub fn importers_of(languages: &[String]) -> Vec<&'static str> {
+    LANGUAGES
+        .iter()
+        .filter(|language| {
+            language
+                .imports_from
+                .iter()
+                .any(|imported| languages.iter().any(|served| served == imported))
+        })
+        .map(|language| language.id)
+        .collect()
 }
 
 /// The LSP language id of a file.

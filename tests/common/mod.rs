@@ -72,14 +72,19 @@ pub fn rust_analyzer_runs() -> bool {
         .is_ok_and(|output| output.status.success())
 }
 
-/// An answer without the warning that its server was still loading: on
-/// a machine running many servers at once, a server may load for longer
-/// than the patience requests have, and is then asked anyway, its answer
-/// saying so (first, or last among the notes of a list).
+/// An answer without the warning that its server was still loading, or
+/// still taking in changes on disk: on a machine running many servers at
+/// once, a server may be busy for longer than the patience requests
+/// have, and is then asked anyway, its answer saying so (first, or last
+/// among the notes of a list).
 pub fn past_loading_warning(answer: &str) -> String {
     answer
         .lines()
-        .filter(|line| !(line.starts_with("warning: ") && line.contains("is still loading")))
+        .filter(|line| {
+            !(line.starts_with("warning: ")
+                && (line.contains("is still loading")
+                    || line.contains("is still taking in changes on disk")))
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

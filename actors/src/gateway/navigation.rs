@@ -10,7 +10,7 @@ use super::symbols::{self, Symbol};
 use super::target::{Resolved, Target};
 use super::{definitions, text_uses};
 use crate::error::Result;
-use crate::language::ReferencesFrom;
+use crate::language::{self, ReferencesFrom};
 use crate::lsp::position::last_line;
 use crate::lsp::protocol::Feature;
 use crate::messages::language_server::Reply;
@@ -106,10 +106,18 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
             .background_index
             .then_some(text_uses::Reason::BackgroundIndex),
     };
-    let unlisted = match reason {
-        Some(reason) => unlisted_by_text(&target, &spots, reason).await,
+    let own_languages = target.server.spec.languages.clone();
+    let mut unlisted = match reason {
+        Some(reason) => unlisted_by_text(&target, &spots, own_languages, reason).await,
         None => None,
-    };
+    }
+    .into_iter()
+    .collect::<Vec<_>>();
+    for language in unread_importers(context, &target).await {
+        let reason = text_uses::Reason::Unread(language);
+        let languages = vec![language.to_owned()];
+        unlisted.extend(unlisted_by_text(&target, &spots, languages, reason).await);
+    }
     if spots.is_empty() {
         head.push(format!("no references found for {}", target.describe()));
         head.extend(outside);
@@ -142,14 +150,43 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     ))
 }
 
-/// The note on files of the server's languages that name the target's
-/// word by text but hold none of the references listed, if any do: asked
-/// only of servers whose references can lack a file, for `reason` (a
-/// server that reads the files it is asked about, such as pyright, would
-/// only be told of other things of the same name).
+/// The languages in the workspace whose files import the server's
+/// modules but which it does not read (Svelte components, for
+/// typescript-language-server): its references cannot include them.
+async fn unread_importers(context: &Context, target: &Target) -> Vec<&'static str> {
+    let spec = &target.server.spec;
+    let importers: Vec<&'static str> = language::importers_of(&spec.languages)
+        .into_iter()
+        .filter(|language| !spec.serves(language))
+        .collect();
+    if importers.is_empty() {
+        return importers;
+    }
+    // A language has a server in the workspace when the roots hold its
+    // files; none is started, or missing, for a language they do not.
+    let Ok(servers) = context.workspace_servers().await else {
+        return Vec::new();
+    };
+    importers
+        .into_iter()
+        .filter(|language| {
+            servers
+                .running
+                .iter()
+                .any(|server| server.spec.serves(language))
+        })
+        .collect()
+}
+
+/// The note on files of `languages` that name the target's word by text
+/// but hold none of the references listed, if any do: asked only where
+/// the server's references can lack a file, for `reason` (a server that
+/// reads the files it is asked about, such as pyright, would only be told
+/// of other things of the same name).
 async fn unlisted_by_text(
     target: &Target,
     spots: &[Spot],
+    languages: Vec<String>,
     reason: text_uses::Reason,
 ) -> Option<String> {
     let word = target.word()?;
@@ -158,7 +195,6 @@ async fn unlisted_by_text(
         listed.insert(target.roots.display(&target.document.path));
     }
     let roots = target.roots.clone();
-    let languages = target.server.spec.languages.clone();
     let other_definitions = definitions::Matchers::new(&word).filter(|matchers| {
         spots.iter().any(|spot| {
             let line = spot.source.as_deref().unwrap_or_default();

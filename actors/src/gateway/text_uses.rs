@@ -37,17 +37,21 @@ pub enum Reason {
     /// It looks only in the scripts of the page asked about (the HTML
     /// server), so the page's own markup is searched too.
     PageScriptsOnly,
+    /// It does not read the files of this language, which import its
+    /// modules (typescript-language-server and Svelte components).
+    Unread(&'static str),
 }
 
 impl Reason {
-    fn says(self) -> &'static str {
+    fn says(self) -> String {
         match self {
-            Self::BackgroundIndex => "its index may be incomplete",
-            Self::OpenFilesOnly => "it looks only in the files it has open",
+            Self::BackgroundIndex => "its index may be incomplete".into(),
+            Self::OpenFilesOnly => "it looks only in the files it has open".into(),
             Self::NamedFilesOnly => {
-                "it reads only the files its settings name (by extension) and those open"
+                "it reads only the files its settings name (by extension) and those open".into()
             }
-            Self::PageScriptsOnly => "it looks only in the scripts of the page asked about",
+            Self::PageScriptsOnly => "it looks only in the scripts of the page asked about".into(),
+            Self::Unread(language) => format!("it does not read {language} files"),
         }
     }
 }
