@@ -204,7 +204,9 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
 }
 
 /// Exact names first, then names that start with the query, then the
-/// rest; duplicates (several servers, one symbol) dropped.
+/// rest; duplicates dropped: one place is one symbol, however each server
+/// names it (svelteserver gives `createToastState()` where TypeScript's
+/// gives `createToastState`).
 fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
     let lower = query.to_lowercase();
     found.sort_by_key(|symbol| {
@@ -223,7 +225,8 @@ fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
         };
         (tier, own.len(), symbol.path.clone(), symbol.line)
     });
-    found.dedup_by(|a, b| a.name == b.name && a.path == b.path && a.line == b.line);
+    let mut places = std::collections::HashSet::new();
+    found.retain(|symbol| places.insert((symbol.path.clone(), symbol.line, symbol.column)));
     found
 }
 
@@ -375,7 +378,7 @@ mod tests {
             symbol("func_10", "a.py", 3),
             symbol("my_func_1", "a.py", 9),
             symbol("func_1", "b.py", 1),
-            symbol("func_1", "b.py", 1),
+            symbol("func_1()", "b.py", 1),
             symbol("Func_1", "c.py", 2),
         ];
         let names: Vec<(String, String)> = rank(found, "func_1")
