@@ -7,8 +7,9 @@
 //! hold, the capabilities and position encoding the server negotiated, its `$/progress` work and readiness, the files it asked to
 //! be told about, what it is known not to see, and the diagnostics cache
 //! with its generation counters and the callers waiting on it, the check a
-//! save starts (`save_check`), and the moments new requests are held so
-//! that the server can be seen quiet (`quiet_window`).
+//! save starts (`save_check`), the moments new requests are held so
+//! that the server can be seen quiet (`quiet_window`), and the last change
+//! on disk as the server takes it in (`disk_change`).
 //!
 //! Its inbox is `messages::language_server`: requests, diagnostics
 //! waits and checks of edits from the Gateways (through the Router's
