@@ -204,9 +204,10 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
 }
 
 /// Exact names first, then names that start with the query, then the
-/// rest; duplicates dropped: one place is one symbol, however each server
-/// names it (svelteserver gives `createToastState()` where TypeScript's
-/// gives `createToastState`).
+/// rest; duplicates dropped: one name at one place is one symbol, however
+/// each server spells it (svelteserver gives `createToastState()` where
+/// TypeScript's gives `createToastState`). A macro's call is the place of
+/// every method it generates, so names still tell those apart.
 fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
     let lower = query.to_lowercase();
     found.sort_by_key(|symbol| {
@@ -226,7 +227,12 @@ fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
         (tier, own.len(), symbol.path.clone(), symbol.line)
     });
     let mut places = std::collections::HashSet::new();
-    found.retain(|symbol| places.insert((symbol.path.clone(), symbol.line, symbol.column)));
+    found.retain(|symbol| {
+        let name = words::own_name(&symbol.name)
+            .trim_end_matches("()")
+            .to_owned();
+        places.insert((symbol.path.clone(), symbol.line, symbol.column, name))
+    });
     found
 }
 
@@ -392,6 +398,16 @@ mod tests {
             ("my_func_1", "a.py"),
         ];
         assert_eq!(names, expected.map(|(n, p)| (n.to_owned(), p.to_owned())));
+    }
+
+    #[test]
+    fn names_at_one_place_stay_apart() {
+        // rust-analyzer places every method a macro generates at its call.
+        let found = vec![
+            symbol("pow", "int.rs", 496),
+            symbol("checked_pow", "int.rs", 496),
+        ];
+        assert_eq!(rank(found, "pow").len(), 2);
     }
 
     #[test]
