@@ -83,12 +83,15 @@ impl State {
 
     /// A change on disk that sent the open documents `sent` again: a
     /// server that checks only what changed may check the others by itself
-    /// once it has taken the change in.
+    /// once it has taken the change in. Other servers keep no record of it.
     pub(super) fn start_disk_change(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         sent: &[&str],
     ) {
+        if !self.spec.checks_only_what_changed {
+            return;
+        }
         let awaited = self
             .documents
             .uris()
@@ -101,7 +104,7 @@ impl State {
             .collect();
         let sent = sent.iter().map(|uri| (*uri).to_owned()).collect();
         self.disk_change = DiskChange::new(sent, awaited, Instant::now());
-        if self.spec.checks_only_what_changed && self.disk_change.sent().is_empty() {
+        if self.disk_change.sent().is_empty() {
             myself.send_after(OWN_CHECK_PATIENCE, || LanguageServerMsg::ReleaseHeld);
         }
     }
