@@ -151,6 +151,7 @@ async fn serve(directory: &RuntimeDir, lifetime: Lifetime, http: Option<HttpConf
         mode: Mode::Daemon(lifetime),
         first: None,
         recorder,
+        index: crate::state_dir::index_path(),
         socket: Some(socket.clone()),
     };
     let served = tree::run(arguments, |supervisor, recorder| async move {

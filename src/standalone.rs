@@ -77,6 +77,7 @@ async fn serve_tree(
         mode,
         first,
         recorder,
+        index: crate::state_dir::index_path(),
         socket: recorded,
     };
     let served = tree::run(arguments, |supervisor, recorder| async move {

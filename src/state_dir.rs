@@ -16,6 +16,13 @@ pub fn path() -> Result<PathBuf> {
     Ok(base.join("windlass"))
 }
 
+/// The symbol index's file, if there is a state directory to put it in.
+pub fn index_path() -> Option<PathBuf> {
+    path()
+        .ok()
+        .map(|dir| windlass_actors::store::index_path(&dir))
+}
+
 /// The event store's file, if there is a state directory to put it in.
 pub fn store_path() -> Option<PathBuf> {
     path()

@@ -34,6 +34,7 @@ const ACTORS: &[&str] = &[
     "router",
     "session",
     "supervisor",
+    "symbol_index",
     "watcher",
 ];
 
@@ -46,6 +47,7 @@ const SPAWNS: &[(&str, &str)] = &[
     ("supervisor", "monitor"),
     ("supervisor", "router"),
     ("supervisor", "session"),
+    ("supervisor", "symbol_index"),
     ("supervisor", "watcher"),
     ("session", "gateway"),
     ("session", "roots"),

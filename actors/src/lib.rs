@@ -32,6 +32,7 @@ pub mod session;
 pub mod settings;
 pub mod store;
 pub mod supervisor;
+pub mod symbol_index;
 pub mod vocabulary;
 pub mod watcher;
 

@@ -1,6 +1,7 @@
 //! What every tool needs: the actors to ask, the settings, and the few
 //! calls that turn a tool's arguments into actor messages.
 
+use super::indexed;
 use crate::error::{Error, Result};
 use crate::language::{ServerSpec, language_id};
 use crate::lsp::protocol::Feature;
@@ -14,8 +15,10 @@ use crate::messages::roots::{Change, ChangeAnswer, RootListing, RootsMsg, Source
 use crate::messages::router::{RoutedFile, RouterMsg, ServerHandle};
 use crate::messages::session::SessionMsg;
 use crate::messages::supervisor::{Overview, Shared, SupervisorMsg, WorkspaceServers};
+use crate::messages::symbol_index::SymbolIndexMsg;
 use crate::messages::watcher::{WatcherMsg, WatcherStatus};
 use crate::settings::Settings;
+use crate::store::index::Stamp;
 use crate::vocabulary::client::ClientName;
 use crate::vocabulary::documents::{DocumentSnapshot, ReadError};
 use crate::vocabulary::ids::SessionId;
@@ -185,7 +188,7 @@ impl Context {
     }
 
     /// A file's servers in the order they serve it, running or not.
-    async fn serving(&self, path: &Path) -> Result<Vec<Arc<ServerSpec>>> {
+    pub async fn serving(&self, path: &Path) -> Result<Vec<Arc<ServerSpec>>> {
         let file = RoutedFile::new(path);
         let session = self.session;
         ask(
@@ -366,38 +369,68 @@ impl Context {
         })
     }
 
-    /// The outline of a document, as the server answers it.
+    /// The outline of a document, as the server answers it; kept in the
+    /// symbol index too.
     pub async fn document_symbols(
         &self,
         server: &ServerHandle,
         document: DocumentSnapshot,
     ) -> Result<Reply> {
-        use crate::messages::language_server::document_identifier;
-        use lsp_types::request::{DocumentSymbolRequest, Request};
-        use lsp_types::{DocumentSymbolParams, PartialResultParams, WorkDoneProgressParams};
-        let params = DocumentSymbolParams {
-            text_document: document_identifier(&document)?,
-            work_done_progress_params: WorkDoneProgressParams::default(),
-            partial_result_params: PartialResultParams::default(),
-        };
-        let request = ServerRequest::new(
-            DocumentSymbolRequest::METHOD,
-            &params,
-            Feature::DocumentSymbols,
-        )?;
         let path = document.path.clone();
-        let request = request.about(document, None);
+        let request = outline_request(document.clone())?;
         let reply = self.request(server, request.clone()).await?;
         if !is_empty_list(&reply.result) {
+            self.keep_outline(document, &reply);
             return Ok(reply);
         }
         // A server that reads only part of a file (TypeScript's, of a Vue
         // component) has no outline of it, where another of its servers
         // sees the rest.
         match self.ask_others(server, &request, &path).await {
-            Some(Ok(other)) if !is_empty_list(&other.result) => Ok(other),
+            Some(Ok(other)) if !is_empty_list(&other.result) => {
+                self.keep_outline(document, &other);
+                Ok(other)
+            }
             _ => Ok(reply),
         }
+    }
+
+    /// The outline of a file on disk, asked in the background: of this
+    /// server only, and the document closed again once answered unless an
+    /// agent's question used it meanwhile.
+    pub async fn outline_in_background(
+        &self,
+        server: &ServerHandle,
+        document: DocumentSnapshot,
+    ) -> Result<Reply> {
+        let request = outline_request(document)?.in_background();
+        self.request_of(server, &request).await
+    }
+
+    /// Sends the symbol index an outline of a file as on disk, with the
+    /// file's stamp, in a task of its own: the stamp is read first and the
+    /// file again after it, so that the outline is kept only if the text
+    /// it was made from is the file's at that stamp.
+    fn keep_outline(&self, document: DocumentSnapshot, reply: &Reply) {
+        if !document.on_disk {
+            return;
+        }
+        let index = self.shared.index.clone();
+        let mut reply = reply.clone();
+        tokio::task::spawn_blocking(move || {
+            let Some(stamp) = Stamp::of(&document.path) else {
+                return;
+            };
+            let now = DocumentSnapshot::read(&document.path, Some(&document.language_id));
+            if now.ok().is_none_or(|now| now.hash != document.hash) {
+                return;
+            }
+            if let Some(outline) =
+                indexed::outline(&document.path, stamp, &mut reply, &document.text)
+            {
+                let _stopped = index.send_message(SymbolIndexMsg::Record(Box::new(outline)));
+            }
+        });
     }
 
     /// One server's symbols matching `query` across the workspace.
@@ -481,6 +514,24 @@ fn io_error(display: &str, error: &std::io::Error) -> Error {
 }
 
 /// `null` or `[]`, as a server answers a list it has nothing in.
+/// `textDocument/documentSymbol` about `document`.
+fn outline_request(document: DocumentSnapshot) -> Result<ServerRequest> {
+    use crate::messages::language_server::document_identifier;
+    use lsp_types::request::{DocumentSymbolRequest, Request};
+    use lsp_types::{DocumentSymbolParams, PartialResultParams, WorkDoneProgressParams};
+    let params = DocumentSymbolParams {
+        text_document: document_identifier(&document)?,
+        work_done_progress_params: WorkDoneProgressParams::default(),
+        partial_result_params: PartialResultParams::default(),
+    };
+    let request = ServerRequest::new(
+        DocumentSymbolRequest::METHOD,
+        &params,
+        Feature::DocumentSymbols,
+    )?;
+    Ok(request.about(document, None))
+}
+
 fn is_empty_list(result: &Value) -> bool {
     result.is_null() || result.as_array().is_some_and(Vec::is_empty)
 }

@@ -26,6 +26,8 @@ mod goto;
 mod hierarchy;
 mod hover;
 mod impact;
+mod indexed;
+mod indexing;
 mod map;
 mod navigation;
 mod proposals;
@@ -74,10 +76,12 @@ pub struct Arguments {
     pub connection: Connection,
 }
 
-/// Aborts the MCP task, if it runs one, when the actor goes away,
-/// however it goes.
+/// Aborts the MCP task, if it runs one, and the index pass when the
+/// actor goes away, however it goes.
 pub struct State {
     service: Option<JoinHandle<()>>,
+    /// The session's background pass over the symbol index.
+    indexing: JoinHandle<()>,
     context: Context,
 }
 
@@ -86,6 +90,7 @@ impl Drop for State {
         if let Some(service) = &self.service {
             service.abort();
         }
+        self.indexing.abort();
     }
 }
 
@@ -133,7 +138,12 @@ impl Actor for Gateway {
                 myself,
             ))),
         };
-        Ok(State { service, context })
+        let indexing = tokio::spawn(indexing::keep_index(context.clone()));
+        Ok(State {
+            service,
+            indexing,
+            context,
+        })
     }
 
     async fn handle(

@@ -30,17 +30,23 @@ pub fn walker(root: &Path) -> ignore::Walk {
 /// Calls `visit` with every file under the roots whose language is known,
 /// until it returns `false`. Returns whether the walk went to the end.
 pub fn each(roots: &RootSet, mut visit: impl FnMut(&Path, &'static str) -> bool) -> bool {
-    for root in roots.roots() {
-        for entry in walker(&root.path).filter_map(std::result::Result::ok) {
-            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-                continue;
-            }
-            let Some(language) = language::language_id(entry.path()) else {
-                continue;
-            };
-            if !visit(entry.path(), language) {
-                return false;
-            }
+    roots
+        .roots()
+        .iter()
+        .all(|root| each_under(&root.path, &mut visit))
+}
+
+/// [`each`] under one root.
+pub fn each_under(root: &Path, mut visit: impl FnMut(&Path, &'static str) -> bool) -> bool {
+    for entry in walker(root).filter_map(std::result::Result::ok) {
+        if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+            continue;
+        }
+        let Some(language) = language::language_id(entry.path()) else {
+            continue;
+        };
+        if !visit(entry.path(), language) {
+            return false;
         }
     }
     true

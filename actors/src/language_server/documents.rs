@@ -36,6 +36,9 @@ struct OpenDocument {
     /// A version sent after a change elsewhere that the server has not
     /// yet published diagnostics for.
     awaiting: Option<Awaiting>,
+    /// Opened for background work and used by nothing else since: closed
+    /// once that work has its answer.
+    background: bool,
 }
 
 /// A version the server must be seen to take in before it is asked about
@@ -59,11 +62,13 @@ impl Documents {
         match self.open.get_mut(&snapshot.uri) {
             Some(open) if open.snapshot.hash == snapshot.hash && !open.stale => {
                 open.last_used = now;
+                open.background = false;
                 SyncAction::Unchanged
             }
             Some(open) => {
                 open.version += 1;
                 open.last_used = now;
+                open.background = false;
                 let stale = std::mem::take(&mut open.stale);
                 let previous = std::mem::replace(&mut open.snapshot, snapshot).text;
                 SyncAction::Change {
@@ -83,6 +88,7 @@ impl Documents {
                         last_used: now,
                         stale: false,
                         awaiting: None,
+                        background: false,
                     },
                 );
                 SyncAction::Open { version }
@@ -113,6 +119,23 @@ impl Documents {
             self.open.remove(uri);
         }
         idle_uris
+    }
+
+    /// Marks a document just opened as opened for background work.
+    pub fn opened_in_background(&mut self, uri: &str) {
+        if let Some(open) = self.open.get_mut(uri) {
+            open.background = true;
+        }
+    }
+
+    /// Forgets a document opened for background work and used by nothing
+    /// else since; returns whether it did, and so must be closed.
+    pub fn close_background(&mut self, uri: &str) -> bool {
+        let background = self.open.get(uri).is_some_and(|open| open.background);
+        if background {
+            self.open.remove(uri);
+        }
+        background
     }
 
     pub fn forget(&mut self, uri: &str) {
@@ -283,6 +306,20 @@ mod tests {
             SyncAction::Unchanged,
             "it changed itself"
         );
+    }
+
+    #[test]
+    fn a_background_document_is_closed_unless_used_since() {
+        let mut documents = Documents::default();
+        documents.sync(snapshot("a"));
+        documents.opened_in_background("file:///w/a.py");
+        assert!(documents.close_background("file:///w/a.py"));
+        assert!(!documents.is_open("file:///w/a.py"));
+        documents.sync(snapshot("a"));
+        documents.opened_in_background("file:///w/a.py");
+        documents.sync(snapshot("a"));
+        assert!(!documents.close_background("file:///w/a.py"));
+        assert!(documents.is_open("file:///w/a.py"));
     }
 
     #[test]

@@ -70,6 +70,11 @@ impl State {
                     }),
                     Err(error) => Err(self.server_error(error)),
                 };
+                if sent.request.background
+                    && let Some(document) = &sent.request.document
+                {
+                    self.close_background(&document.uri);
+                }
                 sent.answer(answer);
                 self.send_queued(myself);
             }

@@ -408,6 +408,15 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Status(reply) => {
                 let _gone = reply.send(state.status());
             }
+            LanguageServerMsg::Loading(reply) => {
+                let loading = match state.phase {
+                    Phase::Initializing(_) => true,
+                    Phase::Ready(_) => {
+                        state.readiness.is_loading() || state.progress.indexing().is_some()
+                    }
+                };
+                let _gone = reply.send(loading);
+            }
             LanguageServerMsg::FilesChanged(changes) => state.files_changed(&myself, &changes),
             LanguageServerMsg::Incoming(incoming) => state.receive(&myself, incoming),
             LanguageServerMsg::Activity(sample) => state.activity(&myself, sample),
@@ -505,6 +514,17 @@ impl State {
 
     fn close_idle(&mut self) {
         for uri in self.documents.close_idle(self.timeouts.idle) {
+            self.notify(
+                "textDocument/didClose",
+                json!({"textDocument": {"uri": uri}}),
+            );
+        }
+    }
+
+    /// Closes a document opened for background work, unless an agent's
+    /// question has used it since.
+    fn close_background(&mut self, uri: &str) {
+        if self.documents.close_background(uri) {
             self.notify(
                 "textDocument/didClose",
                 json!({"textDocument": {"uri": uri}}),

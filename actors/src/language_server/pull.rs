@@ -124,6 +124,7 @@ impl State {
             document: Some(document),
             position: None,
             capability: Some(Feature::PullDiagnostics),
+            background: false,
         };
         let (answered, answer) = oneshot::channel::<Result<Reply>>();
         let report = Report {

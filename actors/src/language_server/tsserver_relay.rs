@@ -56,6 +56,7 @@ impl TsserverRequest {
             document: None,
             position: None,
             capability: None,
+            background: false,
         }
     }
 }

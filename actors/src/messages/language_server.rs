@@ -35,6 +35,10 @@ pub struct ServerRequest {
     pub position: Option<TextPosition>,
     /// What the server must have announced; refused, naming it, if not.
     pub capability: Option<Feature>,
+    /// Asked by Windlass's own background work rather than an agent: a
+    /// document it opens is closed once answered, unless an agent's
+    /// question used it meanwhile.
+    pub background: bool,
 }
 
 impl ServerRequest {
@@ -50,6 +54,7 @@ impl ServerRequest {
             document: None,
             position: None,
             capability: Some(capability),
+            background: false,
         })
     }
 
@@ -58,6 +63,14 @@ impl ServerRequest {
         Self {
             document: Some(document),
             position,
+            ..self
+        }
+    }
+
+    /// The same request, asked in the background.
+    pub fn in_background(self) -> Self {
+        Self {
+            background: true,
             ..self
         }
     }
@@ -333,6 +346,9 @@ pub enum LanguageServerMsg {
         uri: String,
         result: Result<DiagnosticsReply>,
     },
+    /// Whether the server is still loading or indexing its workspace, so
+    /// that a workspace-wide answer from it would wait or be partial.
+    Loading(RpcReplyPort<bool>),
     Status(RpcReplyPort<ServerStatus>),
     /// Files changed on disk, from the Watcher.
     FilesChanged(Arc<[FileChange]>),

@@ -12,6 +12,7 @@ pub mod roots;
 pub mod router;
 pub mod session;
 pub mod supervisor;
+pub mod symbol_index;
 pub mod watcher;
 
 use crate::error::{Error, Result};

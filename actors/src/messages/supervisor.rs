@@ -15,6 +15,7 @@ use crate::messages::recorder::RecorderMsg;
 use crate::messages::roots::{RootsChanged, RootsMsg};
 use crate::messages::router::{RouterMsg, ServerHandle};
 use crate::messages::session::{Addressee, SessionMsg, SessionQuestion};
+use crate::messages::symbol_index::SymbolIndexMsg;
 use crate::messages::watcher::WatcherMsg;
 use crate::settings::{Settings, Timeouts};
 use crate::vocabulary::client::ClientName;
@@ -242,6 +243,7 @@ pub struct Shared {
     pub router: ActorRef<RouterMsg>,
     pub watcher: ActorRef<WatcherMsg>,
     pub monitor: ActorRef<MonitorMsg>,
+    pub index: ActorRef<SymbolIndexMsg>,
     pub recorder: ActorRef<RecorderMsg>,
     /// The socket `monitor` subscribes on: the daemon's.
     pub socket: Option<std::path::PathBuf>,

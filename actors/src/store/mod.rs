@@ -6,9 +6,15 @@
 //! the schema forward (`schema.rs`). The serving process's Recorder is the
 //! only writer of events; readers (`list`, `query`) open their own
 //! connections, read-only where they only read (`query --sql`).
+//!
+//! Beside it, `index.db` holds the symbol index (`index.rs`): a cache of
+//! servers' outlines, apart so that its bulk writes never wait on the
+//! Recorder's nor make `query` slower, and so that it can be deleted at
+//! any time.
 
 pub mod events;
 pub mod hooks;
+pub mod index;
 pub mod locks;
 mod schema;
 pub mod servers;
@@ -45,6 +51,11 @@ impl FromSql for SessionId {
 /// The store's file in a state directory.
 pub fn database_path(state_dir: &Path) -> PathBuf {
     state_dir.join("windlass.db")
+}
+
+/// The symbol index's file in a state directory.
+pub fn index_path(state_dir: &Path) -> PathBuf {
+    state_dir.join("index.db")
 }
 
 /// Opens (creating if needed) the store for reading and writing, with

@@ -1,6 +1,6 @@
 //! The Supervisor actor: the root of the tree.
 //!
-//! Owns the daemon-level actors (Monitor, Router, Watcher), one Session
+//! Owns the daemon-level actors (Monitor, Router, Watcher, SymbolIndex), one Session
 //! per MCP connection, and the pool of language servers: a [`Slot`] per
 //! pooled server, each with its phase, restart budget, the callers and
 //! requests waiting for it, and the sessions using it, whose roots
@@ -40,10 +40,12 @@ use crate::messages::session::{Addressee, SessionMsg};
 use crate::messages::supervisor::{
     Connection, Ending, Overview, ServerExit, ServerRecord, SupervisorMsg, WorkspaceServers,
 };
+use crate::messages::symbol_index::SymbolIndexMsg;
 use crate::messages::watcher::WatcherMsg;
 use crate::monitor::Monitor;
 use crate::router::Router;
 use crate::settings::{Settings, Timeouts};
+use crate::symbol_index::SymbolIndex;
 use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::{RootSet, outermost};
@@ -66,6 +68,8 @@ pub struct Arguments {
     pub first: Option<(Settings, Connection)>,
     /// Where events go; it outlives the tree, to write its last words.
     pub recorder: ActorRef<RecorderMsg>,
+    /// Where the symbol index lives; none without a state directory.
+    pub index: Option<PathBuf>,
     /// The daemon's socket, recorded with each session for `monitor`.
     pub socket: Option<PathBuf>,
 }
@@ -99,6 +103,7 @@ pub struct State {
     router: ActorRef<RouterMsg>,
     monitor: ActorRef<MonitorMsg>,
     watcher: ActorRef<WatcherMsg>,
+    index: ActorRef<SymbolIndexMsg>,
     recorder: ActorRef<RecorderMsg>,
     socket: Option<PathBuf>,
     /// Every session's roots together, as the Watcher watches them.
@@ -118,6 +123,13 @@ impl Actor for Supervisor {
         args: Arguments,
     ) -> Result<State, ActorProcessingErr> {
         let (monitor, _) = Actor::spawn_linked(None, Monitor, (), myself.get_cell()).await?;
+        let (index, _) = Actor::spawn_linked(
+            None,
+            SymbolIndex,
+            crate::symbol_index::Arguments { path: args.index },
+            myself.get_cell(),
+        )
+        .await?;
         let (router, _) = Actor::spawn_linked(
             None,
             Router,
@@ -147,6 +159,7 @@ impl Actor for Supervisor {
             crate::watcher::Arguments {
                 roots,
                 router: router.clone(),
+                index: index.clone(),
                 supervisor: myself.clone(),
                 config_directories,
             },
@@ -173,6 +186,7 @@ impl Actor for Supervisor {
             router,
             monitor,
             watcher,
+            index,
             recorder: args.recorder,
             socket: args.socket,
             watched,

@@ -93,6 +93,7 @@ impl State {
                 router: self.router.clone(),
                 watcher: self.watcher.clone(),
                 monitor: self.monitor.clone(),
+                index: self.index.clone(),
                 recorder: self.recorder.clone(),
                 socket: self.socket.clone(),
                 daemon: matches!(self.mode, Mode::Daemon(_)),

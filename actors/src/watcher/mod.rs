@@ -8,8 +8,8 @@
 //! configuration directories the Supervisor tells it of as sessions come
 //! and go, and a flush from each tool call about to be answered. Sends
 //! each batch of changes to the Router, which hands it to every running
-//! LanguageServer, and tells the Supervisor which `.windlass.toml`
-//! changed.
+//! LanguageServer, and to the SymbolIndex, and tells the Supervisor which
+//! `.windlass.toml` changed.
 //!
 //! Changes are sent 50 ms after the first one arrives, or at once when a
 //! tool call flushes them: an agent's next call can come milliseconds after
@@ -38,6 +38,7 @@ use portable::Source;
 
 use crate::messages::router::RouterMsg;
 use crate::messages::supervisor::SupervisorMsg;
+use crate::messages::symbol_index::SymbolIndexMsg;
 use crate::messages::watcher::{WatcherMsg, WatcherStatus};
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
 use crate::vocabulary::root_set::RootSet;
@@ -60,6 +61,8 @@ const BARRIER_TIMEOUT: Duration = Duration::from_millis(200);
 pub struct Arguments {
     pub roots: RootSet,
     pub router: ActorRef<RouterMsg>,
+    /// Told of every change too: an indexed file changed is read again.
+    pub index: ActorRef<SymbolIndexMsg>,
     pub supervisor: ActorRef<SupervisorMsg>,
     /// Directories whose `.windlass.toml` is a configuration layer.
     pub config_directories: Vec<PathBuf>,
@@ -79,6 +82,7 @@ pub struct Watcher;
 
 pub struct State {
     router: ActorRef<RouterMsg>,
+    index: ActorRef<SymbolIndexMsg>,
     supervisor: ActorRef<SupervisorMsg>,
     config_directories: Vec<PathBuf>,
     /// Configuration files changed since the last flush.
@@ -111,6 +115,7 @@ impl Actor for Watcher {
         let roots: Vec<PathBuf> = args.roots.roots().iter().map(|r| r.path.clone()).collect();
         let mut state = State {
             router: args.router,
+            index: args.index,
             supervisor: args.supervisor,
             config_directories: args.config_directories.clone(),
             config_changed: BTreeSet::new(),
@@ -350,6 +355,9 @@ impl State {
         }
         let changes: Arc<[FileChange]> = self.pending.take().into();
         tracing::debug!(count = changes.len(), "files changed on disk");
+        let _stopped = self
+            .index
+            .send_message(SymbolIndexMsg::FilesChanged(changes.clone()));
         if let Err(error) = self.router.send_message(RouterMsg::FilesChanged(changes)) {
             tracing::warn!("router unreachable: {error}");
         }

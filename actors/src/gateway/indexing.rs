@@ -1,0 +1,239 @@
+//! A session's share of the symbol index: the background pass that reads
+//! the outline of every file under its roots that a running server
+//! serves and the index lacks or holds an older stamp of, and the
+//! look-up `search` makes for a server that has not answered in time.
+//!
+//! The pass asks one file at a time, in the background (the document is
+//! closed again once answered), and rests as long as each answer took,
+//! so that it takes at most half of a server's time and an agent's
+//! question waits behind one outline at most. It starts no server: files
+//! whose server is not running wait for a later pass. It goes over the
+//! roots again when the running servers change, and otherwise reads only
+//! the files changed on disk since.
+
+use super::context::Context;
+use super::indexed;
+use crate::error::Result;
+use crate::language::language_id;
+use crate::messages::ask;
+use crate::messages::router::ServerHandle;
+use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
+use crate::store::index::Stamp;
+use crate::vocabulary::documents::DocumentSnapshot;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long a session's first questions have the servers to themselves.
+const FIRST_PASS_AFTER: Duration = Duration::from_secs(3);
+/// How often the pass looks for servers started and files changed since.
+const PASS_EVERY: Duration = Duration::from_secs(20);
+/// The longest rest between two files.
+const MAX_REST: Duration = Duration::from_secs(1);
+/// How long the index's own actor may take to answer.
+const INDEX_REPLY: Duration = Duration::from_secs(30);
+
+/// Keeps the index of the session's roots up to date while the session
+/// lasts (the Gateway aborts it when the session ends).
+pub async fn keep_index(context: Context) {
+    tokio::time::sleep(FIRST_PASS_AFTER).await;
+    let mut passed: BTreeSet<String> = BTreeSet::new();
+    loop {
+        if let Err(error) = pass(&context, &mut passed).await {
+            tracing::debug!(session = %context.session, "index pass stopped: {error}");
+        }
+        tokio::time::sleep(PASS_EVERY).await;
+    }
+}
+
+/// One pass: every file under the roots when the running servers are not
+/// those of the last whole pass, else the files changed since.
+async fn pass(context: &Context, passed: &mut BTreeSet<String>) -> Result<()> {
+    let servers = context.workspace_servers().await?.running;
+    let running: BTreeSet<String> = servers.iter().map(ServerHandle::label).collect();
+    let roots = context.root_set().await?;
+    let whole = running != *passed;
+    for root in roots.roots() {
+        let to_read = if whole {
+            let files = stamped_files(root.path.clone()).await;
+            ask(
+                &context.shared.index,
+                |reply| SymbolIndexMsg::ToRead {
+                    root: root.path.clone(),
+                    files,
+                    reply,
+                },
+                INDEX_REPLY,
+            )
+            .await?
+        } else {
+            ask(
+                &context.shared.index,
+                |reply| SymbolIndexMsg::TakeChanged {
+                    root: root.path.clone(),
+                    reply,
+                },
+                INDEX_REPLY,
+            )
+            .await?
+        };
+        let failed = read_files(context, &servers, to_read).await;
+        if whole {
+            for server in running.iter().filter(|server| !failed.contains(*server)) {
+                let _stopped = context.shared.index.send_message(SymbolIndexMsg::PassDone {
+                    server: server.clone(),
+                    root: root.path.clone(),
+                });
+            }
+        }
+    }
+    *passed = running;
+    Ok(())
+}
+
+/// Reads again the files under the roots changed since the index read
+/// them: `search` asks for it when it answered from the index, rather than
+/// leave those files to the next pass.
+pub async fn read_changed(context: Context) {
+    let Ok(servers) = context.workspace_servers().await else {
+        return;
+    };
+    let Ok(roots) = context.root_set().await else {
+        return;
+    };
+    for root in roots.roots() {
+        let taken = ask(
+            &context.shared.index,
+            |reply| SymbolIndexMsg::TakeChanged {
+                root: root.path.clone(),
+                reply,
+            },
+            INDEX_REPLY,
+        )
+        .await;
+        if let Ok(paths) = taken {
+            read_files(&context, &servers.running, paths).await;
+        }
+    }
+}
+
+/// Every file under `root` whose language is known, with its stamp now.
+async fn stamped_files(root: PathBuf) -> Vec<(PathBuf, Stamp)> {
+    tokio::task::spawn_blocking(move || {
+        let mut files = Vec::new();
+        super::source_files::each_under(&root, |path, _| {
+            if let Some(stamp) = Stamp::of(path) {
+                files.push((path.to_path_buf(), stamp));
+            }
+            true
+        });
+        files
+    })
+    .await
+    .unwrap_or_default()
+}
+
+/// What became of one file the pass took.
+enum Read {
+    Indexed,
+    /// Its server is not running: it waits for a later pass.
+    NotServed,
+    /// Its server could not outline it.
+    Failed(String),
+}
+
+/// Reads each file's outline from its first server, if running, resting
+/// between files; gives back those not read. Returns the servers that
+/// failed to outline one.
+async fn read_files(
+    context: &Context,
+    servers: &[ServerHandle],
+    paths: Vec<PathBuf>,
+) -> BTreeSet<String> {
+    let by_name: HashMap<&str, &ServerHandle> = servers
+        .iter()
+        .map(|server| (server.spec.name.as_str(), server))
+        .collect();
+    let mut failed = BTreeSet::new();
+    let mut not_read = Vec::new();
+    for path in paths {
+        let started = Instant::now();
+        match read_file(context, &by_name, &path).await {
+            Read::Indexed => {}
+            Read::NotServed => not_read.push(path),
+            Read::Failed(server) => {
+                failed.insert(server);
+                not_read.push(path);
+            }
+        }
+        tokio::time::sleep(started.elapsed().min(MAX_REST)).await;
+    }
+    if !not_read.is_empty() {
+        let _stopped = context
+            .shared
+            .index
+            .send_message(SymbolIndexMsg::GiveBack(not_read));
+    }
+    failed
+}
+
+async fn read_file(context: &Context, servers: &HashMap<&str, &ServerHandle>, path: &Path) -> Read {
+    let Ok(serving) = context.serving(path).await else {
+        return Read::NotServed;
+    };
+    let Some(server) = serving
+        .first()
+        .and_then(|spec| servers.get(spec.name.as_str()))
+    else {
+        return Read::NotServed;
+    };
+    let label = server.label();
+    let read = {
+        let path = path.to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            let stamp = Stamp::of(&path)?;
+            let document = DocumentSnapshot::read(&path, language_id(&path)).ok()?;
+            Some((stamp, document))
+        })
+        .await
+    };
+    let Ok(Some((stamp, document))) = read else {
+        // Gone or unreadable since the walk: nothing to index.
+        return Read::Indexed;
+    };
+    let text = document.text.clone();
+    match context.outline_in_background(server, document).await {
+        Ok(mut reply) => {
+            if let Some(outline) = indexed::outline(path, stamp, &mut reply, &text) {
+                let _stopped = context
+                    .shared
+                    .index
+                    .send_message(SymbolIndexMsg::Record(Box::new(outline)));
+            }
+            Read::Indexed
+        }
+        Err(error) => {
+            tracing::debug!(server = %label, path = %path.display(), "no outline for the index: {error}");
+            Read::Failed(label)
+        }
+    }
+}
+
+/// The index's symbols named like `query` under the session's roots.
+pub async fn lookup(context: &Context, query: &str, roots: Vec<PathBuf>) -> IndexAnswer {
+    let query = query.to_owned();
+    ask(
+        &context.shared.index,
+        |reply| SymbolIndexMsg::Lookup {
+            query,
+            roots,
+            reply,
+        },
+        INDEX_REPLY,
+    )
+    .await
+    .unwrap_or_else(|_| IndexAnswer {
+        problem: Some("the symbol index did not answer".into()),
+        ..IndexAnswer::default()
+    })
+}

@@ -1,0 +1,460 @@
+//! The symbol index's tables, in `index.db` beside the event store: per
+//! file, the stamp (modification time and size) it had when its outline
+//! was read and which server read it; per symbol, its name, kind,
+//! container and place; per server and root, when a background pass last
+//! went over every file. Names are found by substring through an FTS5
+//! trigram table over the symbols' names.
+//!
+//! The index is a cache of what servers said: a database of another
+//! layout is dropped and made again rather than migrated, and a damaged
+//! one is set aside as the event store's is.
+
+use rusqlite::{Connection, params};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The layout this build writes; any other is made again.
+const LAYOUT: i64 = 1;
+
+const TABLES: &str = "
+    CREATE TABLE files (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        server TEXT NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        indexed_at INTEGER NOT NULL
+    );
+    CREATE TABLE symbols (
+        id INTEGER PRIMARY KEY,
+        file INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        kind INTEGER NOT NULL,
+        container TEXT,
+        line INTEGER NOT NULL,
+        column INTEGER NOT NULL,
+        end_line INTEGER NOT NULL
+    );
+    CREATE INDEX symbols_file ON symbols(file);
+    CREATE VIRTUAL TABLE symbol_names USING fts5(
+        name, content = 'symbols', content_rowid = 'id', tokenize = 'trigram'
+    );
+    CREATE TRIGGER symbols_named AFTER INSERT ON symbols BEGIN
+        INSERT INTO symbol_names (rowid, name) VALUES (new.id, new.name);
+    END;
+    CREATE TRIGGER symbols_unnamed AFTER DELETE ON symbols BEGIN
+        INSERT INTO symbol_names (symbol_names, rowid, name) VALUES ('delete', old.id, old.name);
+    END;
+    CREATE TABLE passes (
+        server TEXT NOT NULL,
+        root TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (server, root)
+    );";
+
+/// What a file was when its outline was read: a file whose stamp differs
+/// now has changed since, and nothing indexed of it is trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Stamp {
+    pub mtime_ns: i64,
+    pub size: i64,
+}
+
+impl Stamp {
+    /// The file's stamp now; `None` when it cannot be read (gone).
+    pub fn of(path: &Path) -> Option<Self> {
+        let metadata = std::fs::metadata(path).ok()?;
+        let mtime_ns = metadata
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .and_then(|since| i64::try_from(since.as_nanos()).ok())?;
+        Some(Self {
+            mtime_ns,
+            size: i64::try_from(metadata.len()).unwrap_or(i64::MAX),
+        })
+    }
+}
+
+/// One symbol of an outline, placed by its name: a 0-based line and a
+/// 0-based column in code points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutlineSymbol {
+    pub name: String,
+    pub kind: i64,
+    pub container: Option<String>,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+}
+
+/// A file's symbols as a server outlined it, with the file's stamp as
+/// read just before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outline {
+    pub path: PathBuf,
+    pub stamp: Stamp,
+    pub server: String,
+    pub symbols: Vec<OutlineSymbol>,
+}
+
+/// A symbol found in the index, with its file's stamp when indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedSymbol {
+    pub path: PathBuf,
+    pub server: String,
+    pub stamp: Stamp,
+    pub symbol: OutlineSymbol,
+}
+
+/// Opens (creating if needed) the index, making it again when its layout
+/// is not this build's.
+pub fn open(path: &Path) -> rusqlite::Result<Connection> {
+    if let Some(parent) = path.parent() {
+        let _created = std::fs::create_dir_all(parent);
+    }
+    let connection = Connection::open(path)?;
+    connection.busy_timeout(super::BUSY_TIMEOUT)?;
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    connection.pragma_update(None, "foreign_keys", "ON")?;
+    let layout: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if layout != LAYOUT {
+        make_again(&connection)?;
+    }
+    Ok(connection)
+}
+
+/// Drops whatever the file holds and writes this build's tables.
+fn make_again(connection: &Connection) -> rusqlite::Result<()> {
+    let names: Vec<(String, String)> = {
+        let mut statement = connection.prepare(
+            "SELECT type, name FROM sqlite_master
+             WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
+               AND name NOT LIKE 'symbol_names_%'",
+        )?;
+        statement
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    let mut batch = String::from("BEGIN;");
+    for (kind, name) in names {
+        let kind = if kind == "view" { "VIEW" } else { "TABLE" };
+        batch.push_str(&format!("DROP {kind} IF EXISTS \"{name}\";"));
+    }
+    batch.push_str(TABLES);
+    batch.push_str(&format!("PRAGMA user_version = {LAYOUT}; COMMIT;"));
+    connection.execute_batch(&batch)
+}
+
+/// Replaces what the index holds of a file with its new outline.
+pub fn record(connection: &mut Connection, outline: &Outline, at: i64) -> rusqlite::Result<()> {
+    let transaction = connection.transaction()?;
+    let path = path_text(&outline.path);
+    transaction.execute("DELETE FROM files WHERE path = ?1", params![path])?;
+    transaction.execute(
+        "INSERT INTO files (path, server, mtime_ns, size, indexed_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            path,
+            outline.server,
+            outline.stamp.mtime_ns,
+            outline.stamp.size,
+            at
+        ],
+    )?;
+    let file = transaction.last_insert_rowid();
+    {
+        let mut insert = transaction.prepare_cached(
+            "INSERT INTO symbols (file, name, kind, container, line, column, end_line)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for symbol in &outline.symbols {
+            insert.execute(params![
+                file,
+                symbol.name,
+                symbol.kind,
+                symbol.container,
+                symbol.line,
+                symbol.column,
+                symbol.end_line
+            ])?;
+        }
+    }
+    transaction.commit()
+}
+
+/// Forgets files (their symbols with them).
+pub fn forget(connection: &mut Connection, paths: &[PathBuf]) -> rusqlite::Result<()> {
+    let transaction = connection.transaction()?;
+    {
+        let mut delete = transaction.prepare_cached("DELETE FROM files WHERE path = ?1")?;
+        for path in paths {
+            delete.execute(params![path_text(path)])?;
+        }
+    }
+    transaction.commit()
+}
+
+/// Symbols whose name holds `query`, ignoring case, in files under any of
+/// `roots`; at most `limit` under each root.
+pub fn lookup(
+    connection: &Connection,
+    query: &str,
+    roots: &[PathBuf],
+    limit: usize,
+) -> rusqlite::Result<Vec<IndexedSymbol>> {
+    let pattern = format!("%{}%", escape_like(query));
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    // The trigram table answers LIKE from its index for three characters
+    // or more; a shorter query reads every name.
+    let mut statement = connection.prepare_cached(
+        "SELECT files.path, files.server, files.mtime_ns, files.size,
+                symbols.name, symbols.kind, symbols.container, symbols.line,
+                symbols.column, symbols.end_line
+         FROM symbol_names
+         JOIN symbols ON symbols.id = symbol_names.rowid
+         JOIN files ON files.id = symbols.file
+         WHERE symbol_names.name LIKE ?1 ESCAPE '\\'
+           AND files.path >= ?2 AND files.path < ?3
+         LIMIT ?4",
+    )?;
+    let mut found = Vec::new();
+    for root in roots {
+        let (low, high) = path_range(root);
+        let rows = statement.query_map(params![pattern, low, high, limit], indexed_symbol)?;
+        for row in rows {
+            found.push(row?);
+        }
+    }
+    Ok(found)
+}
+
+fn indexed_symbol(row: &rusqlite::Row<'_>) -> rusqlite::Result<IndexedSymbol> {
+    Ok(IndexedSymbol {
+        path: PathBuf::from(row.get::<_, String>(0)?),
+        server: row.get(1)?,
+        stamp: Stamp {
+            mtime_ns: row.get(2)?,
+            size: row.get(3)?,
+        },
+        symbol: OutlineSymbol {
+            name: row.get(4)?,
+            kind: row.get(5)?,
+            container: row.get(6)?,
+            line: row.get(7)?,
+            column: row.get(8)?,
+            end_line: row.get(9)?,
+        },
+    })
+}
+
+/// The stamp of every file indexed under `root`.
+pub fn stamps_under(
+    connection: &Connection,
+    root: &Path,
+) -> rusqlite::Result<HashMap<PathBuf, Stamp>> {
+    let (low, high) = path_range(root);
+    let mut statement = connection
+        .prepare_cached("SELECT path, mtime_ns, size FROM files WHERE path >= ?1 AND path < ?2")?;
+    let rows = statement.query_map(params![low, high], |row| {
+        Ok((
+            PathBuf::from(row.get::<_, String>(0)?),
+            Stamp {
+                mtime_ns: row.get(1)?,
+                size: row.get(2)?,
+            },
+        ))
+    })?;
+    rows.collect()
+}
+
+/// How many files under `root` a server's outlines are indexed for.
+pub fn files_under(connection: &Connection, server: &str, root: &Path) -> rusqlite::Result<u64> {
+    let (low, high) = path_range(root);
+    connection
+        .query_row(
+            "SELECT count(*) FROM files WHERE server = ?1 AND path >= ?2 AND path < ?3",
+            params![server, low, high],
+            |row| row.get::<_, i64>(0),
+        )
+        .map(|count| u64::try_from(count).unwrap_or_default())
+}
+
+/// Records that a pass of `server` went over every file under `root`.
+pub fn record_pass(
+    connection: &Connection,
+    server: &str,
+    root: &Path,
+    at: i64,
+) -> rusqlite::Result<()> {
+    connection.execute(
+        "INSERT INTO passes (server, root, at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (server, root) DO UPDATE SET at = excluded.at",
+        params![server, path_text(root), at],
+    )?;
+    Ok(())
+}
+
+/// The servers whose passes went over every one of `roots` (a pass over
+/// a folder goes over those under it), with how many files of theirs are
+/// indexed under the roots.
+pub fn covering(
+    connection: &Connection,
+    roots: &[PathBuf],
+) -> rusqlite::Result<Vec<(String, u64)>> {
+    let passes: Vec<(String, PathBuf)> = {
+        let mut statement = connection.prepare_cached("SELECT server, root FROM passes")?;
+        statement
+            .query_map([], |row| {
+                Ok((row.get(0)?, PathBuf::from(row.get::<_, String>(1)?)))
+            })?
+            .collect::<rusqlite::Result<_>>()?
+    };
+    let mut servers: Vec<&String> = passes.iter().map(|(server, _)| server).collect();
+    servers.sort_unstable();
+    servers.dedup();
+    let mut covering = Vec::new();
+    for server in servers {
+        let covers = |root: &PathBuf| {
+            passes
+                .iter()
+                .any(|(by, over)| by == server && root.starts_with(over))
+        };
+        if !roots.is_empty() && roots.iter().all(covers) {
+            let mut files = 0;
+            for root in roots {
+                files += files_under(connection, server, root)?;
+            }
+            covering.push((server.clone(), files));
+        }
+    }
+    Ok(covering)
+}
+
+fn path_text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// The range of path strings strictly under `root`: `/` sorts just
+/// before `0`.
+fn path_range(root: &Path) -> (String, String) {
+    let root = path_text(root);
+    let root = root.trim_end_matches('/');
+    (format!("{root}/"), format!("{root}0"))
+}
+
+/// `text` with LIKE's wildcards and the escape character escaped.
+fn escape_like(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        if matches!(character, '%' | '_' | '\\') {
+            escaped.push('\\');
+        }
+        escaped.push(character);
+    }
+    escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn symbol(name: &str, line: u32) -> OutlineSymbol {
+        OutlineSymbol {
+            name: name.into(),
+            kind: 12,
+            container: None,
+            line,
+            column: 4,
+            end_line: line + 2,
+        }
+    }
+
+    fn outline(path: &str, names: &[&str]) -> Outline {
+        Outline {
+            path: PathBuf::from(path),
+            stamp: Stamp {
+                mtime_ns: 7,
+                size: 100,
+            },
+            server: "python".into(),
+            symbols: names
+                .iter()
+                .zip(0..)
+                .map(|(name, line)| symbol(name, line))
+                .collect(),
+        }
+    }
+
+    fn names(found: &[IndexedSymbol]) -> Vec<&str> {
+        let mut names: Vec<&str> = found.iter().map(|s| s.symbol.name.as_str()).collect();
+        names.sort_unstable();
+        names
+    }
+
+    #[test]
+    fn finds_names_by_substring_ignoring_case_under_the_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = open(&dir.path().join("index.db")).unwrap();
+        record(
+            &mut db,
+            &outline("/w/a/m.py", &["read_config", "Config", "go"]),
+            1,
+        )
+        .unwrap();
+        record(&mut db, &outline("/w/b/n.py", &["configure"]), 1).unwrap();
+        let roots = [PathBuf::from("/w/a")];
+        let found = lookup(&db, "config", &roots, 100).unwrap();
+        assert_eq!(names(&found), ["Config", "read_config"]);
+        let everywhere = [PathBuf::from("/w")];
+        assert_eq!(lookup(&db, "CONFIG", &everywhere, 100).unwrap().len(), 3);
+        assert_eq!(names(&lookup(&db, "go", &everywhere, 100).unwrap()), ["go"]);
+        assert!(lookup(&db, "con%", &everywhere, 100).unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_outline_read_again_replaces_the_files_symbols() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = open(&dir.path().join("index.db")).unwrap();
+        record(&mut db, &outline("/w/m.py", &["old_name"]), 1).unwrap();
+        record(&mut db, &outline("/w/m.py", &["new_name"]), 2).unwrap();
+        let roots = [PathBuf::from("/w")];
+        assert!(lookup(&db, "old_name", &roots, 10).unwrap().is_empty());
+        assert_eq!(lookup(&db, "new_name", &roots, 10).unwrap().len(), 1);
+        forget(&mut db, &[PathBuf::from("/w/m.py")]).unwrap();
+        assert!(lookup(&db, "new_name", &roots, 10).unwrap().is_empty());
+        assert!(stamps_under(&db, Path::new("/w")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn survives_reopening_and_is_made_again_at_another_layout() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        let mut db = open(&path).unwrap();
+        record(&mut db, &outline("/w/m.py", &["kept"]), 1).unwrap();
+        record_pass(&db, "python", Path::new("/w"), 5).unwrap();
+        drop(db);
+        let db = open(&path).unwrap();
+        let roots = [PathBuf::from("/w")];
+        assert_eq!(lookup(&db, "kept", &roots, 10).unwrap().len(), 1);
+        let under = [PathBuf::from("/w/sub")];
+        assert_eq!(covering(&db, &under).unwrap(), [("python".to_owned(), 0)]);
+        assert!(covering(&db, &[PathBuf::from("/v")]).unwrap().is_empty());
+        assert_eq!(files_under(&db, "python", Path::new("/w")).unwrap(), 1);
+        db.execute_batch("PRAGMA user_version = 99").unwrap();
+        drop(db);
+        let db = open(&path).unwrap();
+        assert!(lookup(&db, "kept", &roots, 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn stamps_are_listed_only_under_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = open(&dir.path().join("index.db")).unwrap();
+        record(&mut db, &outline("/w/a/m.py", &["x"]), 1).unwrap();
+        record(&mut db, &outline("/w/ab/m.py", &["x"]), 1).unwrap();
+        let stamps = stamps_under(&db, Path::new("/w/a")).unwrap();
+        assert_eq!(stamps.keys().collect::<Vec<_>>(), [Path::new("/w/a/m.py")]);
+    }
+}

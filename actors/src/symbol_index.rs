@@ -1,0 +1,330 @@
+//! The SymbolIndex actor: the names of every indexed file, kept across
+//! daemon restarts, so that a name is found before a cold server has
+//! loaded its workspace.
+//!
+//! Owns the connection to `index.db` (`store::index`), the files changed
+//! on disk since they were read, the files background passes have taken
+//! to read, and the roots whose files this process has compared with
+//! what the index holds. Its inbox is `messages::symbol_index`: outlines
+//! from Gateways (every outline an agent's question fetched, and those of
+//! the background pass, `gateway/indexing.rs`), the Watcher's changes,
+//! look-ups from `search` and from names asked alone, and the pass's
+//! questions. It writes to no other actor.
+//!
+//! Nothing it answers is stale: a symbol is given only from a file whose
+//! stamp (modification time and size) is the one it had when read, and a
+//! file changed since is named instead, for the asker to read again.
+//!
+//! SQLite's calls block: each runs on tokio's blocking pool, the
+//! connection handed there and back, so that none stalls the runtime
+//! thread a standalone process runs its whole tree on.
+
+use crate::language::language_id;
+use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
+use crate::store::index::{self, IndexedSymbol, Outline, Stamp};
+use crate::store::now_ms;
+use crate::vocabulary::file_changes::{ChangeKind, FileChange};
+use ractor::{Actor, ActorProcessingErr, ActorRef};
+use rusqlite::Connection;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Symbols a look-up reads from the index per root; `search` shows a
+/// page of them and counts the rest.
+const LOOKUP_LIMIT: usize = 2_000;
+
+/// How long a file a pass took stays its to read: a pass that ended
+/// without reading or giving it back must not keep it from the next.
+const TAKEN_FOR: Duration = Duration::from_secs(600);
+
+/// The actor type; its state lives in [`State`].
+pub struct SymbolIndex;
+
+pub struct Arguments {
+    /// Where the index lives: `index.db` in the state directory, if
+    /// there is one.
+    pub path: Option<PathBuf>,
+}
+
+pub struct State {
+    db: Option<Connection>,
+    /// Why there is no index, when there is none.
+    problem: Option<String>,
+    /// Files changed on disk since they were read, or new.
+    changed: HashSet<PathBuf>,
+    /// Files a pass is reading, since when.
+    taken: HashMap<PathBuf, Instant>,
+    /// Roots whose files this process has compared with the index.
+    checked: Vec<PathBuf>,
+}
+
+impl Actor for SymbolIndex {
+    type Msg = SymbolIndexMsg;
+    type State = State;
+    type Arguments = Arguments;
+
+    async fn pre_start(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        args: Arguments,
+    ) -> Result<State, ActorProcessingErr> {
+        let opened = match args.path {
+            Some(path) => tokio::task::spawn_blocking(move || open(&path)).await,
+            None => Ok(Err("there is no state directory to keep it in".to_owned())),
+        };
+        let (db, problem) = match opened {
+            Ok(Ok(db)) => (Some(db), None),
+            Ok(Err(problem)) => (None, Some(problem)),
+            Err(_) => (None, Some("opening the symbol index failed".to_owned())),
+        };
+        if let Some(problem) = &problem {
+            tracing::warn!("no symbol index: {problem}");
+        }
+        Ok(State {
+            db,
+            problem,
+            changed: HashSet::new(),
+            taken: HashMap::new(),
+            checked: Vec::new(),
+        })
+    }
+
+    async fn handle(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        message: Self::Msg,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        match message {
+            SymbolIndexMsg::Record(outline) => state.record(*outline).await,
+            SymbolIndexMsg::FilesChanged(changes) => state.files_changed(&changes).await,
+            SymbolIndexMsg::Lookup {
+                query,
+                roots,
+                reply,
+            } => {
+                let answer = state.lookup(query, roots).await;
+                let _gone = reply.send(answer);
+            }
+            SymbolIndexMsg::ToRead { root, files, reply } => {
+                let to_read = state.files_to_read(root, files).await;
+                let _gone = reply.send(to_read);
+            }
+            SymbolIndexMsg::TakeChanged { root, reply } => {
+                let changed: Vec<PathBuf> = state
+                    .changed
+                    .iter()
+                    .filter(|path| path.starts_with(&root))
+                    .cloned()
+                    .collect();
+                let _gone = reply.send(state.take(changed));
+            }
+            SymbolIndexMsg::GiveBack(paths) => {
+                for path in paths {
+                    state.taken.remove(&path);
+                    state.changed.remove(&path);
+                }
+            }
+            SymbolIndexMsg::PassDone { server, root } => {
+                let at = now_ms();
+                state
+                    .with_db(move |db| index::record_pass(db, &server, &root, at))
+                    .await;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Opens the index, setting a damaged one aside for a new one.
+fn open(path: &Path) -> Result<Connection, String> {
+    match index::open(path) {
+        Ok(db) => Ok(db),
+        Err(error) if crate::store::is_damaged(&error) => {
+            let aside = crate::store::set_aside(path).map_err(|error| error.to_string())?;
+            tracing::warn!(
+                "the symbol index was damaged; set aside as {}",
+                aside.display()
+            );
+            index::open(path).map_err(|error| error.to_string())
+        }
+        Err(error) => Err(format!("{}: {error}", path.display())),
+    }
+}
+
+impl State {
+    /// Runs `work` on the connection in tokio's blocking pool; `None`
+    /// when there is no index or the work failed (logged).
+    async fn with_db<T: Send + 'static>(
+        &mut self,
+        work: impl FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Option<T> {
+        let mut db = self.db.take()?;
+        let joined = tokio::task::spawn_blocking(move || {
+            let result = work(&mut db);
+            (db, result)
+        })
+        .await;
+        let Ok((db, result)) = joined else {
+            self.problem = Some("the symbol index's connection was lost".into());
+            return None;
+        };
+        self.db = Some(db);
+        result
+            .inspect_err(|error| tracing::warn!("symbol index: {error}"))
+            .ok()
+    }
+
+    async fn record(&mut self, outline: Outline) {
+        self.taken.remove(&outline.path);
+        self.changed.remove(&outline.path);
+        let at = now_ms();
+        self.with_db(move |db| index::record(db, &outline, at))
+            .await;
+    }
+
+    /// A deleted file is forgotten at once; any other change makes the
+    /// file one to read again.
+    async fn files_changed(&mut self, changes: &[FileChange]) {
+        let mut deleted = Vec::new();
+        for change in changes {
+            if change.kind == ChangeKind::Deleted {
+                self.changed.remove(&change.path);
+                deleted.push(change.path.clone());
+            } else if language_id(&change.path).is_some() {
+                self.changed.insert(change.path.clone());
+            }
+        }
+        if !deleted.is_empty() {
+            self.with_db(move |db| index::forget(db, &deleted)).await;
+        }
+    }
+
+    async fn lookup(&mut self, query: String, roots: Vec<PathBuf>) -> IndexAnswer {
+        if let Some(problem) = &self.problem {
+            return IndexAnswer {
+                problem: Some(problem.clone()),
+                ..IndexAnswer::default()
+            };
+        }
+        let changed: Vec<PathBuf> = self
+            .changed
+            .iter()
+            .filter(|path| roots.iter().any(|root| path.starts_with(root)))
+            .cloned()
+            .collect();
+        let checked = roots
+            .iter()
+            .all(|root| self.checked.iter().any(|checked| root.starts_with(checked)));
+        let found = self
+            .with_db(move |db| {
+                let symbols = index::lookup(db, &query, &roots, LOOKUP_LIMIT)?;
+                let covered = index::covering(db, &roots)?;
+                Ok(vouched_for(symbols, changed, covered))
+            })
+            .await;
+        let Some(mut answer) = found else {
+            return IndexAnswer {
+                problem: self
+                    .problem
+                    .clone()
+                    .or(Some("the index could not be read".into())),
+                ..IndexAnswer::default()
+            };
+        };
+        answer.checked = checked;
+        self.changed.extend(answer.changed.iter().cloned());
+        answer
+    }
+
+    /// Compares a pass's files under `root` with what the index holds:
+    /// the indexed files no longer there are forgotten, and those new or
+    /// changed, not taken by another pass, are the asker's to read.
+    async fn files_to_read(&mut self, root: PathBuf, files: Vec<(PathBuf, Stamp)>) -> Vec<PathBuf> {
+        let under = root.clone();
+        let Some((to_read, gone)) = self
+            .with_db(move |db| {
+                let indexed = index::stamps_under(db, &under)?;
+                let present: HashSet<&PathBuf> = files.iter().map(|(path, _)| path).collect();
+                let gone: Vec<PathBuf> = indexed
+                    .keys()
+                    .filter(|path| !present.contains(path))
+                    .cloned()
+                    .collect();
+                index::forget(db, &gone)?;
+                let to_read: Vec<PathBuf> = files
+                    .into_iter()
+                    .filter(|(path, stamp)| indexed.get(path) != Some(stamp))
+                    .map(|(path, _)| path)
+                    .collect();
+                Ok((to_read, gone))
+            })
+            .await
+        else {
+            return Vec::new();
+        };
+        for path in &gone {
+            self.changed.remove(path);
+        }
+        self.changed
+            .retain(|path| !path.starts_with(&root) || to_read.contains(path));
+        self.changed.extend(to_read.iter().cloned());
+        if !self.checked.contains(&root) {
+            self.checked.push(root);
+        }
+        self.take(to_read)
+    }
+
+    /// Of `paths`, those no pass has taken, now taken.
+    fn take(&mut self, paths: Vec<PathBuf>) -> Vec<PathBuf> {
+        let now = Instant::now();
+        self.taken
+            .retain(|_, since| now.duration_since(*since) < TAKEN_FOR);
+        let mine: Vec<PathBuf> = paths
+            .into_iter()
+            .filter(|path| !self.taken.contains_key(path))
+            .collect();
+        for path in &mine {
+            self.taken.insert(path.clone(), now);
+        }
+        mine
+    }
+}
+
+/// The symbols of files whose stamp on disk is still the one indexed;
+/// the files changed since (and the ones already known changed), which
+/// are left out; and what the passes cover. Runs on the blocking pool:
+/// it reads each file's stamp.
+fn vouched_for(
+    symbols: Vec<IndexedSymbol>,
+    known_changed: Vec<PathBuf>,
+    covered: Vec<(String, u64)>,
+) -> IndexAnswer {
+    let mut stamps: HashMap<PathBuf, Option<Stamp>> = HashMap::new();
+    let mut changed: HashSet<PathBuf> = known_changed.into_iter().collect();
+    let mut fresh = Vec::new();
+    for symbol in symbols {
+        if changed.contains(&symbol.path) {
+            continue;
+        }
+        let now = *stamps
+            .entry(symbol.path.clone())
+            .or_insert_with(|| Stamp::of(&symbol.path));
+        if now == Some(symbol.stamp) {
+            fresh.push(symbol);
+        } else {
+            changed.insert(symbol.path);
+        }
+    }
+    // A file gone since has no names to read again.
+    let mut changed: Vec<PathBuf> = changed.into_iter().filter(|path| path.exists()).collect();
+    changed.sort();
+    IndexAnswer {
+        symbols: fresh,
+        changed,
+        covered,
+        checked: false,
+        problem: None,
+    }
+}

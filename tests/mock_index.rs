@@ -1,0 +1,142 @@
+//! The symbol index, against mockls: `search` takes a server's names from
+//! the index when the server cannot answer (it hangs on workspace
+//! symbols, or is still loading after a restart), never from a file
+//! changed on disk since the index read it, and the index outlives the
+//! process that made it.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::path::Path;
+use std::process::Command;
+
+const SHAPES: &str = "class Shape:\n    def area(self):\n        return 0\n";
+const FIGURES: &str = "class Figure:\n    def area(self):\n        return 0\n";
+const MAIN: &str = "def main():\n    pass\n";
+
+/// A session whose python server never answers workspace symbols:
+/// `search` waits 2 s for it, then takes its names from the index.
+fn start(dir: &Path, state: tempfile::TempDir, flags: &str) -> Session {
+    let mut args = root_arg(dir);
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", &format!("--hang-on workspace/symbol {flags}")),
+        "--request-timeout".into(),
+        "2".into(),
+    ]);
+    Session::start_with_state(state, &args)
+}
+
+fn search(session: &Session, query: &str) -> String {
+    session.ok("search", json!({"query": query}))
+}
+
+/// Searches until the answer lists `file` with `symbol` from the index.
+fn wait_for_indexed(session: &Session, query: &str, file: &str, symbol: &str) {
+    let listed = format!("  {file}\n    {symbol} (index)");
+    let mut last = String::new();
+    let deadline = std::time::Instant::now() + WATCHDOG;
+    while !last.contains(&listed) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the index never listed {listed:?}; last answer:\n{last}"
+        );
+        last = search(session, query);
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// Edited, renamed, deleted, and changed by a branch switch: each time,
+/// the index's answer leaves out what the file no longer says at once,
+/// and has what it says once read again.
+#[test]
+fn the_index_never_answers_from_a_file_changed_since_it_was_read() {
+    let dir = project(&[("shapes.py", SHAPES), ("main.py", MAIN)]);
+    let session = start(dir.path(), tempfile::tempdir().unwrap(), "");
+    wait_for_indexed(&session, "Shape", "shapes.py", "class Shape 1:7");
+    let answer = search(&session, "Shape");
+    assert!(
+        answer.contains("warning: [python] workspace/symbol timed out after 2 s")
+            && answer.contains(
+                "note: so the names of [python] marked (index) are from Windlass's index of 2 files"
+            ),
+        "{answer}"
+    );
+
+    std::fs::write(dir.path().join("shapes.py"), FIGURES).unwrap();
+    let answer = search(&session, "Shape");
+    assert!(!answer.contains("class Shape"), "edited:\n{answer}");
+    wait_for_indexed(&session, "Figure", "shapes.py", "class Figure 1:7");
+
+    std::fs::rename(dir.path().join("shapes.py"), dir.path().join("forms.py")).unwrap();
+    let answer = search(&session, "Figure");
+    assert!(!answer.contains("shapes.py"), "renamed:\n{answer}");
+    wait_for_indexed(&session, "Figure", "forms.py", "class Figure 1:7");
+
+    std::fs::remove_file(dir.path().join("forms.py")).unwrap();
+    let answer = search(&session, "Figure");
+    assert!(!answer.contains("class Figure"), "deleted:\n{answer}");
+
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "."]);
+    git(dir.path(), &["commit", "-q", "-m", "main"]);
+    git(dir.path(), &["checkout", "-q", "-b", "other"]);
+    std::fs::write(
+        dir.path().join("main.py"),
+        "def on_other_branch():\n    pass\n",
+    )
+    .unwrap();
+    git(dir.path(), &["commit", "-q", "-am", "other"]);
+    wait_for_indexed(
+        &session,
+        "on_other",
+        "main.py",
+        "function on_other_branch 1:5",
+    );
+    git(dir.path(), &["checkout", "-q", "main"]);
+    let answer = search(&session, "on_other");
+    assert!(
+        !answer.contains("on_other_branch 1:5"),
+        "switched back:\n{answer}"
+    );
+    wait_for_indexed(&session, "main", "main.py", "function main 1:5");
+}
+
+/// A new process on the same state directory answers from the index the
+/// last one made, while its server is still loading, within a second or
+/// so rather than after the server.
+#[test]
+fn a_restart_keeps_the_index() {
+    let dir = project(&[("shapes.py", SHAPES), ("main.py", MAIN)]);
+    let mut session = start(dir.path(), tempfile::tempdir().unwrap(), "");
+    wait_for_indexed(&session, "Shape", "shapes.py", "class Shape 1:7");
+    let state = std::mem::replace(&mut session.state, tempfile::tempdir().unwrap());
+    drop(session);
+
+    let session = start(dir.path(), state, "--indexing-delay 600000");
+    let answer = search(&session, "area");
+    assert!(
+        answer.contains("warning: [python] is still loading and has not answered in 1 s")
+            && answer.contains("  shapes.py\n    method area 2:9 (index)"),
+        "{answer}"
+    );
+}
