@@ -34,7 +34,8 @@ fn search(session: &Session, query: &str) -> String {
     session.ok("search", json!({"query": query}))
 }
 
-/// Searches until the answer lists `file` with `symbol` from the index.
+/// Searches, now and then, until the answer lists `file` with `symbol`
+/// from the index.
 fn wait_for_indexed(session: &Session, query: &str, file: &str, symbol: &str) {
     let listed = format!("  {file}\n    {symbol} (index)");
     let mut last = String::new();
@@ -45,6 +46,8 @@ fn wait_for_indexed(session: &Session, query: &str, file: &str, symbol: &str) {
             "the index never listed {listed:?}; last answer:\n{last}"
         );
         last = search(session, query);
+        // The pass reads only while the server has nothing else to do.
+        std::thread::sleep(std::time::Duration::from_millis(500));
     }
 }
 

@@ -4,9 +4,10 @@
 //! look-up `search` makes for a server that has not answered in time.
 //!
 //! The pass asks one file at a time, in the background (the document is
-//! closed again once answered), and rests as long as each answer took,
-//! so that it takes at most half of a server's time and an agent's
-//! question waits behind one outline at most. It starts no server: files
+//! closed again once answered), only while the server is loaded and has
+//! no one else's request to answer, and rests as long as each answer
+//! took, so that it takes at most half of a server's idle time and an
+//! agent's question waits behind one outline at most. It starts no server: files
 //! whose server is not running wait for a later pass. It goes over the
 //! roots again when the running servers change, and otherwise reads only
 //! the files changed on disk since.
@@ -16,10 +17,12 @@ use super::indexed;
 use crate::error::Result;
 use crate::language::language_id;
 use crate::messages::ask;
+use crate::messages::language_server::LanguageServerMsg;
 use crate::messages::router::ServerHandle;
 use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
 use crate::store::index::Stamp;
 use crate::vocabulary::documents::DocumentSnapshot;
+use ractor::rpc::CallResult;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -30,6 +33,8 @@ const FIRST_PASS_AFTER: Duration = Duration::from_secs(3);
 const PASS_EVERY: Duration = Duration::from_secs(20);
 /// The longest rest between two files.
 const MAX_REST: Duration = Duration::from_secs(1);
+/// How long the pass waits before asking a busy server again.
+const BUSY_REST: Duration = Duration::from_millis(250);
 /// How long the index's own actor may take to answer.
 const INDEX_REPLY: Duration = Duration::from_secs(30);
 
@@ -188,6 +193,7 @@ async fn read_file(context: &Context, servers: &HashMap<&str, &ServerHandle>, pa
         return Read::NotServed;
     };
     let label = server.label();
+    keep_out_of_the_way(server).await;
     let read = {
         let path = path.to_path_buf();
         tokio::task::spawn_blocking(move || {
@@ -215,6 +221,24 @@ async fn read_file(context: &Context, servers: &HashMap<&str, &ServerHandle>, pa
         Err(error) => {
             tracing::debug!(server = %label, path = %path.display(), "no outline for the index: {error}");
             Read::Failed(label)
+        }
+    }
+}
+
+/// Waits while the server is loading or has anyone's requests to answer:
+/// the pass uses only a server's idle time.
+async fn keep_out_of_the_way(server: &ServerHandle) {
+    loop {
+        let busyness = server
+            .actor
+            .call(LanguageServerMsg::Busyness, Some(INDEX_REPLY))
+            .await;
+        match busyness {
+            Ok(CallResult::Success(busyness)) if busyness.loading || busyness.requests > 0 => {
+                tokio::time::sleep(BUSY_REST).await;
+            }
+            // Idle, or gone: the outline's own request says which.
+            _ => return,
         }
     }
 }

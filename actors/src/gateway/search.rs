@@ -288,10 +288,11 @@ async fn still_loading(
         }
         let answer = server
             .actor
-            .call(LanguageServerMsg::Loading, Some(LOADING_REPLY))
+            .call(LanguageServerMsg::Busyness, Some(LOADING_REPLY))
             .await;
         // A server whose actor cannot even say is in no state to answer.
-        if !matches!(answer, Ok(CallResult::Success(false))) {
+        let loaded = matches!(answer, Ok(CallResult::Success(busyness)) if !busyness.loading);
+        if !loaded {
             loading.push(label.clone());
         }
     }

@@ -57,8 +57,8 @@ use crate::lsp::position::PositionEncoding;
 use crate::lsp::protocol::{self, Capabilities, WorkspaceFolder};
 use crate::lsp::transport::Transport;
 use crate::messages::language_server::{
-    Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest, ServerStatus,
-    Work,
+    Busyness, Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
+    ServerStatus, Work,
 };
 use crate::messages::monitor::MonitorMsg;
 use crate::messages::recorder::RecorderMsg;
@@ -408,14 +408,8 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Status(reply) => {
                 let _gone = reply.send(state.status());
             }
-            LanguageServerMsg::Loading(reply) => {
-                let loading = match state.phase {
-                    Phase::Initializing(_) => true,
-                    Phase::Ready(_) => {
-                        state.readiness.is_loading() || state.progress.indexing().is_some()
-                    }
-                };
-                let _gone = reply.send(loading);
+            LanguageServerMsg::Busyness(reply) => {
+                let _gone = reply.send(state.busyness());
             }
             LanguageServerMsg::FilesChanged(changes) => state.files_changed(&myself, &changes),
             LanguageServerMsg::Incoming(incoming) => state.receive(&myself, incoming),
@@ -518,6 +512,17 @@ impl State {
                 "textDocument/didClose",
                 json!({"textDocument": {"uri": uri}}),
             );
+        }
+    }
+
+    fn busyness(&self) -> Busyness {
+        let loading = match self.phase {
+            Phase::Initializing(_) => true,
+            Phase::Ready(_) => self.readiness.is_loading() || self.progress.indexing().is_some(),
+        };
+        Busyness {
+            loading,
+            requests: self.pending.len() + self.fairness.queued() + self.held.len(),
         }
     }
 

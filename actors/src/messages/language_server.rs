@@ -252,6 +252,17 @@ pub struct ServerStatus {
     pub in_flight: usize,
 }
 
+/// How busy a server is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Busyness {
+    /// Still loading or indexing its workspace: a workspace-wide answer
+    /// would wait or be partial.
+    pub loading: bool,
+    /// Requests sent and not answered, waiting for their session's turn,
+    /// or held until the server can answer them.
+    pub requests: usize,
+}
+
 /// One caller's wait for the fresh diagnostics of a document.
 #[derive(Debug)]
 pub struct DiagnosticsCall {
@@ -346,9 +357,9 @@ pub enum LanguageServerMsg {
         uri: String,
         result: Result<DiagnosticsReply>,
     },
-    /// Whether the server is still loading or indexing its workspace, so
-    /// that a workspace-wide answer from it would wait or be partial.
-    Loading(RpcReplyPort<bool>),
+    /// How busy the server is, for background work to keep out of the
+    /// way and for `search` to know a server still loading.
+    Busyness(RpcReplyPort<Busyness>),
     Status(RpcReplyPort<ServerStatus>),
     /// Files changed on disk, from the Watcher.
     FilesChanged(Arc<[FileChange]>),
