@@ -143,3 +143,22 @@ fn a_restart_keeps_the_index() {
         "{answer}"
     );
 }
+
+/// A name asked alone that only a server's workspace symbols can find (a
+/// YAML key reads as no definition to the text search) is found in the
+/// index while that server cannot answer.
+#[test]
+fn a_name_asked_alone_is_found_in_the_index_while_the_server_cannot_answer() {
+    let dir = project(&[("conf.yaml", "class Widget:\n  size: 1\n")]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("yaml", "--hang-on workspace/symbol"),
+        "--request-timeout".into(),
+        "2".into(),
+    ]);
+    let session = Session::start(&args);
+    wait_for_indexed(&session, "Widget", "conf.yaml", "class Widget 1:7");
+    let answer = session.ok("definition", json!({"symbol": "Widget"}));
+    assert_eq!(answer, "conf.yaml:1:7  class Widget:");
+}

@@ -9,10 +9,12 @@
 use super::candidates::{self, Candidate, ambiguous, is_definition_kind};
 use super::context::Context;
 use super::definitions;
+use super::indexing;
 use super::render::{self, Sources, Spot, failed_warning, unavailable_warning};
 use super::symbols::{self, Found};
 use super::target::{Opened, Resolved, at_column, on_line};
 use super::words::{self, find_word};
+use super::workspace_names;
 use crate::error::{Error, Result};
 use crate::language::Role;
 use crate::lsp::position::{PositionEncoding, line_at};
@@ -21,7 +23,6 @@ use crate::messages::language_server::Problem;
 use crate::vocabulary::root_set::RootSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::task::JoinSet;
 
 /// Where in the code a question is about. Only `line` and `column` are
 /// described: Codex and Copilot CLI do not show a model the server's
@@ -368,47 +369,32 @@ struct WorkspaceAnswer {
     nameless: Vec<String>,
 }
 
-/// `workspace/symbol` on every running server at once.
+/// `workspace/symbol` on every running server at once, the symbol index
+/// standing in for those that cannot answer (`workspace_names.rs`).
 async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAnswer> {
-    let servers = context.workspace_servers().await?;
-    let mut requests = JoinSet::new();
-    for server in servers.running {
-        let context = context.clone();
-        let query = query.to_owned();
-        requests.spawn(async move {
-            let reply = context.workspace_symbols(&server, &query).await;
-            let spec = &server.spec;
-            (
-                server.label(),
-                spec.duties.role,
-                spec.languages.clone(),
-                reply,
-            )
-        });
-    }
+    let roots = context.root_set().await?;
+    let answers = workspace_names::ask(context, &roots, query).await?;
     let mut answer = WorkspaceAnswer {
         symbols: Vec::new(),
-        languages: Vec::new(),
+        languages: answers.indexed_languages(),
         problems: Vec::new(),
-        unavailable: servers.unavailable,
-        warnings: Vec::new(),
+        unavailable: answers.unavailable.clone(),
+        warnings: answers.warnings.clone(),
         nameless: Vec::new(),
     };
-    while let Some(joined) = requests.join_next().await {
-        let Ok((label, role, languages, reply)) = joined else {
-            continue;
-        };
+    for (server, reply) in &answers.replies {
+        let spec = &server.spec;
         let mut reply = match reply {
-            Ok(reply) => reply,
+            Ok(reply) => reply.clone(),
             // A linter answers names for no language; its language server does.
             Err(Error::Unsupported { .. }) => {
-                if role == Role::Language {
-                    answer.nameless.extend(languages);
+                if spec.duties.role == Role::Language {
+                    answer.nameless.extend(spec.languages.iter().cloned());
                 }
                 continue;
             }
             Err(error) => {
-                answer.warnings.push(failed_warning(&error));
+                answer.warnings.push(failed_warning(error));
                 continue;
             }
         };
@@ -419,7 +405,7 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
                 continue;
             }
         };
-        answer.languages.extend(languages);
+        answer.languages.extend(spec.languages.iter().cloned());
         answer
             .symbols
             .extend(found.into_iter().map(|found| (found, reply.encoding)));
@@ -427,9 +413,18 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
             reply
                 .problems
                 .into_iter()
-                .map(|problem| (label.clone(), problem)),
+                .map(|problem| (server.label(), problem)),
         );
         answer.warnings.extend(reply.warnings);
+    }
+    if let Some(note) = answers.index_note() {
+        answer.warnings.push(note);
+        answer.symbols.extend(
+            answers
+                .indexed()
+                .filter_map(indexing::as_found)
+                .map(|found| (found, PositionEncoding::Utf32)),
+        );
     }
     answer.nameless.sort();
     answer.nameless.dedup();

@@ -14,14 +14,17 @@
 
 use super::context::Context;
 use super::indexed;
+use super::symbols::Found;
 use crate::error::Result;
 use crate::language::language_id;
+use crate::lsp::uri::path_to_uri;
 use crate::messages::ask;
 use crate::messages::language_server::LanguageServerMsg;
 use crate::messages::router::ServerHandle;
 use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
-use crate::store::index::Stamp;
+use crate::store::index::{IndexedSymbol, Stamp};
 use crate::vocabulary::documents::DocumentSnapshot;
+use lsp_types::{Location, Position, Range};
 use ractor::rpc::CallResult;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -241,6 +244,26 @@ async fn keep_out_of_the_way(server: &ServerHandle) {
             _ => return,
         }
     }
+}
+
+/// An indexed symbol as a server's workspace symbols name one, placed in
+/// code points (UTF-32); `None` for a path no URI can name.
+pub fn as_found(indexed: &IndexedSymbol) -> Option<Found> {
+    let symbol = &indexed.symbol;
+    let length = u32::try_from(symbol.name.chars().count()).unwrap_or_default();
+    let uri = path_to_uri(&indexed.path).parse().ok()?;
+    Some(Found {
+        name: symbol.name.clone(),
+        kind: indexed::kind_of(symbol.kind),
+        location: Location::new(
+            uri,
+            Range::new(
+                Position::new(symbol.line, symbol.column),
+                Position::new(symbol.line, symbol.column + length),
+            ),
+        ),
+        container: symbol.container.clone(),
+    })
 }
 
 /// The index's symbols named like `query` under the session's roots.

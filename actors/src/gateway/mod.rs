@@ -46,6 +46,7 @@ mod text_uses;
 mod tools;
 mod words;
 mod workspace_edit;
+mod workspace_names;
 
 pub use attaching::{Attaching, SettingsSource};
 pub use status::server_reports;

@@ -4,18 +4,15 @@
 
 use super::context::Context;
 use super::indexed;
-use super::indexing;
 use super::navigation::offset;
 use super::render::{self, Sources, failed_warning, unavailable_warning};
 use super::source_files;
 use super::symbols;
 use super::words;
+use super::workspace_names;
 use crate::error::{Error, Result};
-use crate::language::language_id;
 use crate::lsp::uri::uri_to_path;
-use crate::messages::language_server::{LanguageServerMsg, Problem};
-use crate::messages::router::ServerHandle;
-use crate::messages::symbol_index::IndexAnswer;
+use crate::messages::language_server::Problem;
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::root_set::RootSet;
 use grep_matcher::Matcher;
@@ -23,19 +20,10 @@ use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use lsp_types::SymbolKind;
-use ractor::rpc::CallResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::Duration;
-use tokio::task::JoinSet;
 
-/// How long a server the symbol index has been over is waited on before
-/// its names are taken from the index.
-const INDEX_PATIENCE: Duration = Duration::from_secs(1);
-/// How long a server's actor may take to say whether it is loading.
-const LOADING_REPLY: Duration = Duration::from_millis(500);
 /// Symbols shown per query; the rest are counted.
 const MAX_SYMBOLS: usize = 20;
 /// Files shown in the heatmap per query; the rest are counted.
@@ -145,84 +133,27 @@ struct Found {
 }
 
 /// `workspace/symbol` on every server the workspace needs; a server that is
-/// down or fails adds a warning instead of vanishing. A server that the
-/// symbol index has been over for these roots is waited on for
-/// [`INDEX_PATIENCE`] only: if it is still loading by then, or it fails,
-/// or it is down, its names come from the index, marked so.
+/// down or fails adds a warning instead of vanishing, and the symbol
+/// index stands in for it when it can (`workspace_names.rs`).
 async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Found> {
-    let servers = context.workspace_servers().await?;
-    let index = {
-        let paths = roots.roots().iter().map(|root| root.path.clone()).collect();
-        indexing::lookup(context, query, paths).await
-    };
-    let covered: HashMap<String, u64> = index.covered.iter().cloned().collect();
-    let mut by_index: Vec<String> = Vec::new();
-    let mut warnings = Vec::new();
-    for name in &servers.unavailable {
-        warnings.push(unavailable_warning(name));
-        if covered.contains_key(name) {
-            by_index.push(name.clone());
-        }
-    }
-    let languages: HashMap<String, Vec<String>> = servers
-        .running
+    let answers = workspace_names::ask(context, roots, query).await?;
+    let mut warnings: Vec<String> = answers
+        .unavailable
         .iter()
-        .map(|server| (server.label(), server.spec.languages.clone()))
+        .map(|name| unavailable_warning(name))
         .collect();
-    let mut requests = JoinSet::new();
-    let mut asked: HashMap<String, (ServerHandle, tokio::task::AbortHandle)> = HashMap::new();
-    for server in servers.running {
-        let context = context.clone();
-        let query = query.to_owned();
-        let handle = server.clone();
-        let request = requests.spawn(async move {
-            (
-                server.label(),
-                context.workspace_symbols(&server, &query).await,
-            )
-        });
-        asked.insert(handle.label(), (handle, request));
-    }
-    let patience = tokio::time::Instant::now() + INDEX_PATIENCE;
-    let mut patient = true;
+    warnings.extend(answers.warnings.iter().cloned());
     let mut sources = Sources::new(roots);
     let mut found = Vec::new();
     let mut problems = Vec::new();
-    loop {
-        let waits_on_indexed = asked.keys().any(|label| covered.contains_key(label));
-        let joined = if patient && waits_on_indexed {
-            match tokio::time::timeout_at(patience, requests.join_next()).await {
-                Ok(joined) => joined,
-                Err(_) => {
-                    patient = false;
-                    for label in still_loading(&asked, &covered).await {
-                        if let Some((_, request)) = asked.remove(&label) {
-                            request.abort();
-                        }
-                        warnings.push(format!(
-                            "warning: [{label}] is still loading and has not answered in {} s",
-                            INDEX_PATIENCE.as_secs()
-                        ));
-                        by_index.push(label);
-                    }
-                    continue;
-                }
-            }
-        } else {
-            requests.join_next().await
-        };
-        let Some(joined) = joined else { break };
-        let Ok((label, reply)) = joined else { continue };
-        asked.remove(&label);
+    for (server, reply) in &answers.replies {
+        let label = server.label();
         let mut reply = match reply {
-            Ok(reply) => reply,
+            Ok(reply) => reply.clone(),
             Err(crate::error::Error::Unsupported { .. }) => continue,
             Err(error) => {
-                warnings.push(failed_warning(&error));
+                warnings.push(failed_warning(error));
                 tracing::debug!(server = %label, "workspace symbols failed");
-                if covered.contains_key(&label) {
-                    by_index.push(label);
-                }
                 continue;
             }
         };
@@ -258,13 +189,16 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
             });
         }
     }
-    if !by_index.is_empty() {
-        let changed = changed_of(&index, &by_index, &languages);
-        warnings.push(index_note(&index, &by_index, &covered, changed));
-        found.extend(indexed_symbols(roots, &index, &by_index));
-        if changed > 0 {
-            tokio::spawn(indexing::read_changed(context.clone()));
-        }
+    if let Some(note) = answers.index_note() {
+        warnings.push(note);
+        found.extend(answers.indexed().map(|indexed| FoundSymbol {
+            name: indexed.symbol.name.clone(),
+            kind: indexed::kind_of(indexed.symbol.kind),
+            path: roots.display(&indexed.path),
+            line: indexed.symbol.line as usize + 1,
+            column: indexed.symbol.column as usize + 1,
+            from_index: true,
+        }));
     }
     warnings.dedup();
     Ok(Found {
@@ -273,100 +207,6 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
         problems,
         outside: sources.outside_note(),
     })
-}
-
-/// Of the servers still asked that the index covers, those loading: a
-/// loaded server that is slow is waited on, its answer being the truth.
-async fn still_loading(
-    asked: &HashMap<String, (ServerHandle, tokio::task::AbortHandle)>,
-    covered: &HashMap<String, u64>,
-) -> Vec<String> {
-    let mut loading = Vec::new();
-    for (label, (server, _)) in asked {
-        if !covered.contains_key(label) {
-            continue;
-        }
-        let answer = server
-            .actor
-            .call(LanguageServerMsg::Busyness, Some(LOADING_REPLY))
-            .await;
-        // A server whose actor cannot even say is in no state to answer.
-        let loaded = matches!(answer, Ok(CallResult::Success(busyness)) if !busyness.loading);
-        if !loaded {
-            loading.push(label.clone());
-        }
-    }
-    loading
-}
-
-/// The index's symbols read from `servers`' outlines.
-fn indexed_symbols(roots: &RootSet, index: &IndexAnswer, servers: &[String]) -> Vec<FoundSymbol> {
-    index
-        .symbols
-        .iter()
-        .filter(|found| servers.contains(&found.server))
-        .map(|found| FoundSymbol {
-            name: found.symbol.name.clone(),
-            kind: indexed::kind_of(found.symbol.kind),
-            path: roots.display(&found.path),
-            line: found.symbol.line as usize + 1,
-            column: found.symbol.column as usize + 1,
-            from_index: true,
-        })
-        .collect()
-}
-
-/// How many of the files changed since the index read them are in the
-/// languages of `servers` (any language, for a server not running).
-fn changed_of(
-    index: &IndexAnswer,
-    servers: &[String],
-    languages: &HashMap<String, Vec<String>>,
-) -> usize {
-    index
-        .changed
-        .iter()
-        .filter(|path| {
-            let language = language_id(path);
-            servers.iter().any(|server| {
-                languages.get(server).is_none_or(|served| {
-                    language.is_some_and(|language| served.iter().any(|one| one == language))
-                })
-            })
-        })
-        .count()
-}
-
-/// What the answer's names marked "index" are, and what they may lack.
-fn index_note(
-    index: &IndexAnswer,
-    servers: &[String],
-    covered: &HashMap<String, u64>,
-    changed: usize,
-) -> String {
-    let files: u64 = servers
-        .iter()
-        .filter_map(|server| covered.get(server))
-        .sum();
-    let mut note = format!(
-        "note: so the names of {} marked (index) are from Windlass's index of {}, each unchanged on disk since its server outlined it",
-        servers
-            .iter()
-            .map(|server| format!("[{server}]"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        counted(files, "file"),
-    );
-    if changed > 0 {
-        note.push_str(&format!(
-            "; {} changed since and not yet read again (the text matches below include them)",
-            counted(changed, "file")
-        ));
-    }
-    if !index.checked {
-        note.push_str("; files changed while Windlass was not running are found as their names come up, until its pass has compared every file");
-    }
-    note
 }
 
 /// Exact names first, then names that start with the query, then the
