@@ -47,7 +47,7 @@ fn wait_for_indexed(session: &Session, query: &str, file: &str, symbol: &str) {
         );
         last = search(session, query);
         // The pass reads only while the server has nothing else to do.
-        std::thread::sleep(std::time::Duration::from_millis(500));
+        std::thread::sleep(std::time::Duration::from_millis(1_500));
     }
 }
 

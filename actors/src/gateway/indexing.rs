@@ -38,6 +38,9 @@ const PASS_EVERY: Duration = Duration::from_secs(20);
 const MAX_REST: Duration = Duration::from_secs(1);
 /// How long the pass waits before asking a busy server again.
 const BUSY_REST: Duration = Duration::from_millis(250);
+/// How long a server that was busy must have been idle before the pass
+/// asks it.
+const IDLE_BEFORE: Duration = Duration::from_secs(1);
 /// How long the index's own actor may take to answer.
 const INDEX_REPLY: Duration = Duration::from_secs(30);
 
@@ -228,20 +231,29 @@ async fn read_file(context: &Context, servers: &HashMap<&str, &ServerHandle>, pa
     }
 }
 
-/// Waits while the server is loading or has anyone's requests to answer:
-/// the pass uses only a server's idle time.
+/// Waits while the server is loading or working for anyone, and, once it
+/// was, until it has been idle for [`IDLE_BEFORE`]: the pass uses only a
+/// server's idle time, and an agent's next question after a diagnostics
+/// wait usually comes within that.
 async fn keep_out_of_the_way(server: &ServerHandle) {
+    let mut was_busy = false;
     loop {
         let busyness = server
             .actor
             .call(LanguageServerMsg::Busyness, Some(INDEX_REPLY))
             .await;
-        match busyness {
-            Ok(CallResult::Success(busyness)) if busyness.loading || busyness.requests > 0 => {
+        let busy = matches!(busyness, Ok(CallResult::Success(busyness)) if busyness.loading || busyness.working);
+        match (busy, was_busy) {
+            (true, _) => {
+                was_busy = true;
                 tokio::time::sleep(BUSY_REST).await;
             }
+            (false, true) => {
+                was_busy = false;
+                tokio::time::sleep(IDLE_BEFORE).await;
+            }
             // Idle, or gone: the outline's own request says which.
-            _ => return,
+            (false, false) => return,
         }
     }
 }

@@ -522,7 +522,7 @@ impl State {
         };
         Busyness {
             loading,
-            requests: self.pending.len() + self.fairness.queued() + self.held.len(),
+            working: self.has_work() || self.readiness.is_settling(),
         }
     }
 

@@ -258,9 +258,10 @@ pub struct Busyness {
     /// Still loading or indexing its workspace: a workspace-wide answer
     /// would wait or be partial.
     pub loading: bool,
-    /// Requests sent and not answered, waiting for their session's turn,
-    /// or held until the server can answer them.
-    pub requests: usize,
+    /// Requests sent and not answered, waiting for their session's turn
+    /// or held; diagnostics waited for, an edit's check, or a change on
+    /// disk the server is taking in.
+    pub working: bool,
 }
 
 /// One caller's wait for the fresh diagnostics of a document.
