@@ -15,7 +15,10 @@
 //! and p99, and the resident memory (RSS and PSS) of Windlass and its
 //! servers for those sessions in one daemon against as many standalone
 //! processes and against one; then one session's warm hovers, alone and
-//! beside another session flooding the same server. `DAEMON_BENCH_MANY_ONLY=1`
+//! beside another session flooding the same server. During the sessions'
+//! run it also prints how many events the recorder wrote (per second) and
+//! how much the store grew (per hour), and how long `windlass top --once`
+//! took once a second. `DAEMON_BENCH_MANY_ONLY=1`
 //! runs only the sessions and the flood.
 
 #![allow(
@@ -235,8 +238,12 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count
     ask_each_once(&sessions, &questions);
     let daemon_pid = daemon_pid(&sessions[0]);
     let at_rest = DaemonMemory::of(daemon_pid, &sessions);
-    let deadline = Instant::now() + Duration::from_secs(seconds);
-    let tallies: Vec<Tally> = std::thread::scope(|scope| {
+    let store = daemon.dir.path().join("state/windlass/windlass.db");
+    let recorded_before = Recorded::of(&store);
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(seconds);
+    let (tallies, tops): (Vec<Tally>, Vec<Duration>) = std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| top_until(&daemon, deadline));
         let workers: Vec<_> = sessions
             .iter()
             .enumerate()
@@ -245,13 +252,18 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count
                 scope.spawn(move || ask_until(session, root, n, questions, expected, deadline))
             })
             .collect();
-        workers
+        let tallies = workers
             .into_iter()
             .map(|worker| worker.join().unwrap())
-            .collect()
+            .collect();
+        (tallies, watcher.join().unwrap())
     });
+    let elapsed = started.elapsed();
     let loaded = DaemonMemory::of(daemon_pid, &sessions);
     drop(sessions);
+    // The Recorder writes in batches: its last one lands within a second.
+    std::thread::sleep(Duration::from_secs(2));
+    let recorded = Recorded::of(&store).since(recorded_before);
 
     println!("{label}: {count} sessions × mixed questions for {seconds} s");
     for (n, tally) in tallies.iter().enumerate() {
@@ -279,6 +291,21 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count
     let lost: usize = tallies.iter().map(|tally| tally.lost).sum();
     let mismatched: usize = tallies.iter().map(|tally| tally.mismatched).sum();
     println!("  lost {lost}, mismatched {mismatched}");
+    let hours = elapsed.as_secs_f64() / 3_600.0;
+    println!(
+        "  recorder: {} events ({:.0} per second), the store grew {:.1} MB ({:.0} MB per hour)",
+        recorded.events,
+        recorded.events as f64 / elapsed.as_secs_f64(),
+        mb(recorded.bytes),
+        mb(recorded.bytes) / hours
+    );
+    let top = Percentiles::new(&tops);
+    println!(
+        "  `windlass top --once` during the run: {} pictures, p50 {:.0} ms, max {:.0} ms",
+        top.count(),
+        top.ms(0.5),
+        top.ms(1.0)
+    );
 
     let standalone: Vec<Session> = (0..count).map(|_| Session::start(&args)).collect();
     ask_each_once(&standalone, &questions);
@@ -543,6 +570,59 @@ fn ask_until(
         }
     }
     tally
+}
+
+/// What the event store holds: its events and its size on disk (the
+/// database and its write-ahead log).
+#[derive(Clone, Copy, Default)]
+struct Recorded {
+    events: u64,
+    bytes: u64,
+}
+
+impl Recorded {
+    fn of(store: &Path) -> Self {
+        let events = rusqlite::Connection::open(store)
+            .and_then(|db| {
+                db.query_row("SELECT count(*) FROM events", [], |row| {
+                    row.get::<_, i64>(0)
+                })
+            })
+            .map_or(0, |count| count as u64);
+        let size = |suffix: &str| {
+            let mut path = store.as_os_str().to_owned();
+            path.push(suffix);
+            std::fs::metadata(path).map_or(0, |metadata| metadata.len())
+        };
+        Self {
+            events,
+            bytes: size("") + size("-wal"),
+        }
+    }
+
+    fn since(self, before: Self) -> Self {
+        Self {
+            events: self.events.saturating_sub(before.events),
+            bytes: self.bytes.saturating_sub(before.bytes),
+        }
+    }
+}
+
+/// How long `windlass top --once` takes, once a second until `deadline`.
+fn top_until(daemon: &Daemon, deadline: Instant) -> Vec<Duration> {
+    let mut times = Vec::new();
+    while Instant::now() < deadline {
+        let started = Instant::now();
+        let output = std::process::Command::new(windlass_binary())
+            .args(["top", "--once"])
+            .envs(daemon.environment())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "top --once failed: {output:?}");
+        times.push(started.elapsed());
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    times
 }
 
 fn daemon_pid(session: &Session) -> u32 {
