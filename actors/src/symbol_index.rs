@@ -55,6 +55,9 @@ pub struct State {
     changed: HashSet<PathBuf>,
     /// Files a pass is reading, since when.
     taken: HashMap<PathBuf, Instant>,
+    /// Changed files whose server could not outline them, not offered to
+    /// a pass again until they change.
+    unreadable: HashSet<PathBuf>,
     /// Roots whose files this process has compared with the index.
     checked: Vec<PathBuf>,
 }
@@ -86,6 +89,7 @@ impl Actor for SymbolIndex {
             problem,
             changed: HashSet::new(),
             taken: HashMap::new(),
+            unreadable: HashSet::new(),
             checked: Vec::new(),
         })
     }
@@ -115,7 +119,7 @@ impl Actor for SymbolIndex {
                 let changed: Vec<PathBuf> = state
                     .changed
                     .iter()
-                    .filter(|path| path.starts_with(&root))
+                    .filter(|path| path.starts_with(&root) && !state.unreadable.contains(*path))
                     .cloned()
                     .collect();
                 let _gone = reply.send(state.take(changed));
@@ -124,6 +128,12 @@ impl Actor for SymbolIndex {
                 for path in paths {
                     state.taken.remove(&path);
                     state.changed.remove(&path);
+                }
+            }
+            SymbolIndexMsg::Unreadable(paths) => {
+                for path in paths {
+                    state.taken.remove(&path);
+                    state.unreadable.insert(path);
                 }
             }
             SymbolIndexMsg::PassDone { server, root } => {
@@ -179,6 +189,7 @@ impl State {
     async fn record(&mut self, outline: Outline) {
         self.taken.remove(&outline.path);
         self.changed.remove(&outline.path);
+        self.unreadable.remove(&outline.path);
         let at = now_ms();
         self.with_db(move |db| index::record(db, &outline, at))
             .await;
@@ -189,6 +200,7 @@ impl State {
     async fn files_changed(&mut self, changes: &[FileChange]) {
         let mut deleted = Vec::new();
         for change in changes {
+            self.unreadable.remove(&change.path);
             if change.kind == ChangeKind::Deleted {
                 self.changed.remove(&change.path);
                 deleted.push(change.path.clone());
@@ -267,6 +279,7 @@ impl State {
         for path in &gone {
             self.changed.remove(path);
         }
+        self.unreadable.retain(|path| !path.starts_with(&root));
         self.changed
             .retain(|path| !path.starts_with(&root) || to_read.contains(path));
         self.changed.extend(to_read.iter().cloned());

@@ -88,9 +88,9 @@ async fn pass(context: &Context, passed: &mut BTreeSet<String>) -> Result<()> {
             )
             .await?
         };
-        let failed = read_files(context, &servers, to_read).await;
+        read_files(context, &servers, to_read).await;
         if whole {
-            for server in running.iter().filter(|server| !failed.contains(*server)) {
+            for server in &running {
                 let _stopped = context.shared.index.send_message(SymbolIndexMsg::PassDone {
                     server: server.clone(),
                     root: root.path.clone(),
@@ -150,42 +150,35 @@ enum Read {
     /// Its server is not running: it waits for a later pass.
     NotServed,
     /// Its server could not outline it.
-    Failed(String),
+    Failed,
 }
 
 /// Reads each file's outline from its first server, if running, resting
-/// between files; gives back those not read. Returns the servers that
-/// failed to outline one.
-async fn read_files(
-    context: &Context,
-    servers: &[ServerHandle],
-    paths: Vec<PathBuf>,
-) -> BTreeSet<String> {
+/// between files; gives back those not read, and names those that could
+/// not be.
+async fn read_files(context: &Context, servers: &[ServerHandle], paths: Vec<PathBuf>) {
     let by_name: HashMap<&str, &ServerHandle> = servers
         .iter()
         .map(|server| (server.spec.name.as_str(), server))
         .collect();
-    let mut failed = BTreeSet::new();
-    let mut not_read = Vec::new();
+    let mut not_served = Vec::new();
+    let mut unreadable = Vec::new();
     for path in paths {
         let started = Instant::now();
         match read_file(context, &by_name, &path).await {
             Read::Indexed => {}
-            Read::NotServed => not_read.push(path),
-            Read::Failed(server) => {
-                failed.insert(server);
-                not_read.push(path);
-            }
+            Read::NotServed => not_served.push(path),
+            Read::Failed => unreadable.push(path),
         }
         tokio::time::sleep(started.elapsed().min(MAX_REST)).await;
     }
-    if !not_read.is_empty() {
-        let _stopped = context
-            .shared
-            .index
-            .send_message(SymbolIndexMsg::GiveBack(not_read));
+    let index = &context.shared.index;
+    if !not_served.is_empty() {
+        let _stopped = index.send_message(SymbolIndexMsg::GiveBack(not_served));
     }
-    failed
+    if !unreadable.is_empty() {
+        let _stopped = index.send_message(SymbolIndexMsg::Unreadable(unreadable));
+    }
 }
 
 async fn read_file(context: &Context, servers: &HashMap<&str, &ServerHandle>, path: &Path) -> Read {
@@ -226,7 +219,7 @@ async fn read_file(context: &Context, servers: &HashMap<&str, &ServerHandle>, pa
         }
         Err(error) => {
             tracing::debug!(server = %label, path = %path.display(), "no outline for the index: {error}");
-            Read::Failed(label)
+            Read::Failed
         }
     }
 }

@@ -34,11 +34,14 @@ pub enum SymbolIndexMsg {
         root: PathBuf,
         reply: RpcReplyPort<Vec<PathBuf>>,
     },
-    /// Files a pass took and did not read: their server is not running
-    /// or could not outline them. They are offered again by the next
-    /// whole pass, or when they change.
+    /// Files a pass took and did not read because their server is not
+    /// running: offered again by the next whole pass, or when they change.
     GiveBack(Vec<PathBuf>),
-    /// A pass of `server` read every file under `root` it serves.
+    /// Files whose server could not outline them: counted among the
+    /// changed (their names are not known) but not offered again until
+    /// they change or a whole pass walks their root.
+    Unreadable(Vec<PathBuf>),
+    /// A pass of `server` went over every file under `root` it serves.
     PassDone { server: String, root: PathBuf },
 }
 

@@ -297,8 +297,8 @@ pub fn record_pass(
 }
 
 /// The servers whose passes went over every one of `roots` (a pass over
-/// a folder goes over those under it), with how many files of theirs are
-/// indexed under the roots.
+/// a folder goes over those under it) and that have files indexed there,
+/// with how many.
 pub fn covering(
     connection: &Connection,
     roots: &[PathBuf],
@@ -326,7 +326,11 @@ pub fn covering(
             for root in roots {
                 files += files_under(connection, server, root)?;
             }
-            covering.push((server.clone(), files));
+            // A server with no outline of any file (it gives none) has
+            // been over nothing.
+            if files > 0 {
+                covering.push((server.clone(), files));
+            }
         }
     }
     Ok(covering)
@@ -438,8 +442,15 @@ mod tests {
         let db = open(&path).unwrap();
         let roots = [PathBuf::from("/w")];
         assert_eq!(lookup(&db, "kept", &roots, 10).unwrap().len(), 1);
+        assert_eq!(
+            covering(&db, &[PathBuf::from("/w")]).unwrap(),
+            [("python".to_owned(), 1)]
+        );
         let under = [PathBuf::from("/w/sub")];
-        assert_eq!(covering(&db, &under).unwrap(), [("python".to_owned(), 0)]);
+        assert!(
+            covering(&db, &under).unwrap().is_empty(),
+            "no file indexed there"
+        );
         assert!(covering(&db, &[PathBuf::from("/v")]).unwrap().is_empty());
         assert_eq!(files_under(&db, "python", Path::new("/w")).unwrap(), 1);
         db.execute_batch("PRAGMA user_version = 99").unwrap();
