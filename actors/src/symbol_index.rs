@@ -280,8 +280,9 @@ impl State {
             self.changed.remove(path);
         }
         self.unreadable.retain(|path| !path.starts_with(&root));
+        let unread: HashSet<&PathBuf> = to_read.iter().collect();
         self.changed
-            .retain(|path| !path.starts_with(&root) || to_read.contains(path));
+            .retain(|path| !path.starts_with(&root) || unread.contains(path));
         self.changed.extend(to_read.iter().cloned());
         if !self.checked.contains(&root) {
             self.checked.push(root);

@@ -17,6 +17,7 @@ use super::indexed;
 use super::symbols::Found;
 use crate::error::Result;
 use crate::language::language_id;
+use crate::lsp::protocol::Feature;
 use crate::lsp::uri::path_to_uri;
 use crate::messages::ask;
 use crate::messages::language_server::LanguageServerMsg;
@@ -41,6 +42,10 @@ const BUSY_REST: Duration = Duration::from_millis(250);
 /// How long a server that was busy must have been idle before the pass
 /// asks it.
 const IDLE_BEFORE: Duration = Duration::from_secs(1);
+/// The largest file the pass asks an outline of.
+const MAX_INDEXED_BYTES: usize = 512 * 1024;
+/// The longest line of a file the pass asks an outline of.
+const MAX_INDEXED_LINE: usize = 2_000;
 /// How long the index's own actor may take to answer.
 const INDEX_REPLY: Duration = Duration::from_secs(30);
 
@@ -60,7 +65,7 @@ pub async fn keep_index(context: Context) {
 /// One pass: every file under the roots when the running servers are not
 /// those of the last whole pass, else the files changed since.
 async fn pass(context: &Context, passed: &mut BTreeSet<String>) -> Result<()> {
-    let servers = context.workspace_servers().await?.running;
+    let servers = searchable(context.workspace_servers().await?.running).await;
     let running: BTreeSet<String> = servers.iter().map(ServerHandle::label).collect();
     let roots = context.root_set().await?;
     let whole = running != *passed;
@@ -109,6 +114,7 @@ pub async fn read_changed(context: Context) {
     let Ok(servers) = context.workspace_servers().await else {
         return;
     };
+    let servers = searchable(servers.running).await;
     let Ok(roots) = context.root_set().await else {
         return;
     };
@@ -123,9 +129,34 @@ pub async fn read_changed(context: Context) {
         )
         .await;
         if let Ok(paths) = taken {
-            read_files(&context, &servers.running, paths).await;
+            read_files(&context, &servers, paths).await;
         }
     }
+}
+
+/// The servers whose names can be searched (they answer workspace
+/// symbols) and that outline a file: the index stands in for no other, so
+/// no other's time is spent on it. The CSS server, for one, searches no
+/// names and takes half a minute to outline a minified stylesheet.
+async fn searchable(servers: Vec<ServerHandle>) -> Vec<ServerHandle> {
+    let mut searchable = Vec::new();
+    for server in servers {
+        let mut supports = true;
+        for feature in [Feature::WorkspaceSymbols, Feature::DocumentSymbols] {
+            let answer = server
+                .actor
+                .call(
+                    |reply| LanguageServerMsg::Supports(feature, reply),
+                    Some(INDEX_REPLY),
+                )
+                .await;
+            supports &= matches!(answer, Ok(CallResult::Success(true)));
+        }
+        if supports {
+            searchable.push(server);
+        }
+    }
+    searchable
 }
 
 /// Every file under `root` whose language is known, with its stamp now.
@@ -206,6 +237,9 @@ async fn read_file(context: &Context, servers: &HashMap<&str, &ServerHandle>, pa
         // Gone or unreadable since the walk: nothing to index.
         return Read::Indexed;
     };
+    if is_generated(&document.text) {
+        return Read::Failed;
+    }
     let text = document.text.clone();
     match context.outline_in_background(server, document).await {
         Ok(mut reply) => {
@@ -269,6 +303,13 @@ pub fn as_found(indexed: &IndexedSymbol) -> Option<Found> {
         ),
         container: symbol.container.clone(),
     })
+}
+
+/// Whether a text is too big, or has lines too long, to be a source an
+/// agent reads: a bundle, a minified file, generated data. Its outline
+/// would hold the server for long, and the file is counted as not read.
+fn is_generated(text: &str) -> bool {
+    text.len() > MAX_INDEXED_BYTES || text.lines().any(|line| line.len() > MAX_INDEXED_LINE)
 }
 
 /// The index's symbols named like `query` under the session's roots.

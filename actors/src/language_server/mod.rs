@@ -411,6 +411,10 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Busyness(reply) => {
                 let _gone = reply.send(state.busyness());
             }
+            LanguageServerMsg::Supports(feature, reply) => {
+                let supports = matches!(&state.phase, Phase::Ready(capabilities) if capabilities.supports(feature));
+                let _gone = reply.send(supports);
+            }
             LanguageServerMsg::FilesChanged(changes) => state.files_changed(&myself, &changes),
             LanguageServerMsg::Incoming(incoming) => state.receive(&myself, incoming),
             LanguageServerMsg::Activity(sample) => state.activity(&myself, sample),

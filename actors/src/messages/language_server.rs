@@ -361,6 +361,9 @@ pub enum LanguageServerMsg {
     /// How busy the server is, for background work to keep out of the
     /// way and for `search` to know a server still loading.
     Busyness(RpcReplyPort<Busyness>),
+    /// Whether the server announced a feature; `false` until it has
+    /// answered `initialize`.
+    Supports(Feature, RpcReplyPort<bool>),
     Status(RpcReplyPort<ServerStatus>),
     /// Files changed on disk, from the Watcher.
     FilesChanged(Arc<[FileChange]>),
