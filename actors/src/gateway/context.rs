@@ -61,7 +61,7 @@ impl Context {
     /// Has every change on disk the watcher has seen sent to the servers
     /// before a question is put to them: an agent may ask milliseconds
     /// after its editor wrote a file.
-    async fn take_in_changes(&self) -> Result<()> {
+    pub async fn take_in_changes(&self) -> Result<()> {
         ask(&self.shared.watcher, WatcherMsg::Flush, ACTOR_REPLY_TIMEOUT).await
     }
 

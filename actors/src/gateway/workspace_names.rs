@@ -45,10 +45,20 @@ pub struct Answers {
 /// Asks every server the workspace needs for the symbols matching
 /// `query`, and the index beside them.
 pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answers> {
-    let servers = context.workspace_servers().await?;
+    let patience = tokio::time::Instant::now() + INDEX_PATIENCE;
+    // The index is asked first, of the disk as it is now: it answers at
+    // once, and says whether servers starting are worth waiting for.
+    context.take_in_changes().await?;
     let index = {
         let paths = roots.roots().iter().map(|root| root.path.clone()).collect();
         indexing::lookup(context, query, paths).await
+    };
+    let servers = match index.covered.is_empty() {
+        true => context.workspace_servers().await?,
+        false => match tokio::time::timeout_at(patience, context.workspace_servers()).await {
+            Ok(servers) => servers?,
+            Err(_) => return Ok(Answers::starting(index)),
+        },
     };
     let covers = |label: &str| index.covered.iter().any(|(server, _)| server == label);
     let mut by_index: Vec<String> = servers
@@ -74,7 +84,6 @@ pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answ
         });
         asked.insert(handle.label(), (handle, request));
     }
-    let patience = tokio::time::Instant::now() + INDEX_PATIENCE;
     let mut patient = true;
     let mut replies = Vec::new();
     let mut warnings = Vec::new();
@@ -154,6 +163,29 @@ async fn still_loading(
 }
 
 impl Answers {
+    /// The index's answer for every server it has been over, when the
+    /// servers the roots need are still starting (a daemon just started
+    /// checks and starts them): those it has not been over are named.
+    fn starting(index: IndexAnswer) -> Self {
+        let by_index = index
+            .covered
+            .iter()
+            .map(|(server, _)| server.clone())
+            .collect();
+        let warning = format!(
+            "warning: the servers are still starting after {} s; a server the index has not been over is not asked",
+            INDEX_PATIENCE.as_secs()
+        );
+        Self {
+            replies: Vec::new(),
+            unavailable: Vec::new(),
+            warnings: vec![warning],
+            by_index,
+            index,
+            languages: HashMap::new(),
+        }
+    }
+
     /// The index's symbols for the servers it stands in for.
     pub fn indexed(&self) -> impl Iterator<Item = &IndexedSymbol> {
         self.index
