@@ -64,10 +64,8 @@ impl State {
         // The document is synced at once, so a server that loads a
         // project only for an open file starts loading it now.
         if let Some(document) = &call.request.document {
-            let opened = self.sync_document(document.clone(), &capabilities);
-            if opened && call.request.background {
-                self.documents.opened_in_background(&document.uri);
-            }
+            let opened =
+                self.sync_document_for(document.clone(), &capabilities, call.request.background);
             // The file may belong to a project the server loads only now
             // (tsserver): a question about the whole project waits until
             // the server has taken it in, or its answer is the new

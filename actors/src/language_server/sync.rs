@@ -83,6 +83,19 @@ impl State {
         document: DocumentSnapshot,
         capabilities: &Capabilities,
     ) -> bool {
+        self.sync_document_for(document, capabilities, false)
+    }
+
+    /// [`Self::sync_document`], for background work when `background`: a
+    /// document it opens is marked to be closed once answered, and its
+    /// opening is not what makes a server load, so that no agent is told
+    /// the server is loading because the index pass opened a file.
+    pub(super) fn sync_document_for(
+        &mut self,
+        document: DocumentSnapshot,
+        capabilities: &Capabilities,
+        background: bool,
+    ) -> bool {
         let uri = document.uri.clone();
         let text = document.text.clone();
         let language = document.language_id.clone();
@@ -92,7 +105,11 @@ impl State {
             SyncAction::Open { version } => {
                 self.diagnostics
                     .note_change(&uri, i64::from(version), false, Instant::now());
-                self.readiness.reload(Instant::now());
+                if background {
+                    self.documents.opened_in_background(&uri);
+                } else {
+                    self.readiness.reload(Instant::now());
+                }
                 self.did_open(&uri, &language, version, &text);
                 true
             }
