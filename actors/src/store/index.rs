@@ -207,7 +207,9 @@ pub fn lookup(
     let pattern = format!("%{}%", escape_like(query));
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     // The trigram table answers LIKE from its index for three characters
-    // or more; a shorter query reads every name.
+    // or more; a shorter query reads every name. Shortest names first: an
+    // exact match is the shortest name that holds the query, and is never
+    // what the limit leaves out.
     let mut statement = connection.prepare_cached(
         "SELECT files.path, files.server, files.mtime_ns, files.size,
                 symbols.name, symbols.kind, symbols.container, symbols.line,
@@ -217,6 +219,7 @@ pub fn lookup(
          JOIN files ON files.id = symbols.file
          WHERE symbol_names.name LIKE ?1 ESCAPE '\\'
            AND files.path >= ?2 AND files.path < ?3
+         ORDER BY length(symbols.name)
          LIMIT ?4",
     )?;
     let mut found = Vec::new();
@@ -415,6 +418,8 @@ mod tests {
         assert_eq!(lookup(&db, "CONFIG", &everywhere, 100).unwrap().len(), 3);
         assert_eq!(names(&lookup(&db, "go", &everywhere, 100).unwrap()), ["go"]);
         assert!(lookup(&db, "con%", &everywhere, 100).unwrap().is_empty());
+        let first = lookup(&db, "config", &everywhere, 1).unwrap();
+        assert_eq!(names(&first), ["Config"], "the exact match is kept");
     }
 
     #[test]
