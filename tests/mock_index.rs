@@ -125,8 +125,8 @@ fn the_index_never_answers_from_a_file_changed_since_it_was_read() {
 }
 
 /// A new process on the same state directory answers from the index the
-/// last one made, while its server is still loading, within a second or
-/// so rather than after the server.
+/// last one made, while its server is still loading, within half a
+/// second rather than after the server.
 #[test]
 fn a_restart_keeps_the_index() {
     let dir = project(&[("shapes.py", SHAPES), ("main.py", MAIN)]);
@@ -138,7 +138,7 @@ fn a_restart_keeps_the_index() {
     let session = start(dir.path(), state, "--indexing-delay 600000");
     let answer = search(&session, "area");
     assert!(
-        answer.contains("warning: [python] is still loading and has not answered in 1 s")
+        answer.contains("warning: [python] is still loading and has not answered in 0.5 s")
             && answer.contains("  shapes.py\n    method area 2:9 (index)"),
         "{answer}"
     );

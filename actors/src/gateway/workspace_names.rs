@@ -21,7 +21,7 @@ use tokio::task::{AbortHandle, JoinSet};
 
 /// How long a server the symbol index has been over is waited on before,
 /// if it is still loading, its names are taken from the index.
-const INDEX_PATIENCE: Duration = Duration::from_secs(1);
+const INDEX_PATIENCE: Duration = Duration::from_millis(500);
 /// How long a server's actor may take to say whether it is loading.
 const LOADING_REPLY: Duration = Duration::from_millis(500);
 
@@ -99,8 +99,8 @@ pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answ
                             request.abort();
                         }
                         warnings.push(format!(
-                            "warning: [{label}] is still loading and has not answered in {} s",
-                            INDEX_PATIENCE.as_secs()
+                            "warning: [{label}] is still loading and has not answered in {}",
+                            patience_text()
                         ));
                         by_index.push(label);
                     }
@@ -138,6 +138,11 @@ pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answ
     Ok(answers)
 }
 
+/// [`INDEX_PATIENCE`] as answers say it.
+fn patience_text() -> String {
+    format!("{:.1} s", INDEX_PATIENCE.as_secs_f64())
+}
+
 /// Of the servers still asked that the index covers, those loading: a
 /// loaded server that is slow is waited on, its answer being the truth.
 async fn still_loading(
@@ -173,8 +178,8 @@ impl Answers {
             .map(|(server, _)| server.clone())
             .collect();
         let warning = format!(
-            "warning: the servers are still starting after {} s; a server the index has not been over is not asked",
-            INDEX_PATIENCE.as_secs()
+            "warning: the servers are still starting after {}; a server the index has not been over is not asked",
+            patience_text()
         );
         Self {
             replies: Vec::new(),
