@@ -5,9 +5,10 @@
 //! cargo build --release -p windlass -p mockls && cargo bench --bench bigtree
 //! ```
 //!
-//! The tree is `target/real-projects/bigtree-1`, which `.ci/run` unpacks
-//! (sympy and django from PyPI, effect's TypeScript sources from npm,
-//! side by side); `BIGTREE_DIR` names another. The bench works on a copy
+//! The tree is `bigtree-1` of `target/real-projects` (or
+//! `WINDLASS_REAL_PROJECTS`), which `.ci/run` unpacks (sympy and django
+//! from PyPI, effect's TypeScript sources from npm, side by side);
+//! `BIGTREE_DIR` names another. The bench works on a copy
 //! of it made of hard links, so that the one the tests share is never
 //! edited: a file the bench edits is written anew, never in place. The
 //! copy gets a `tsconfig.json` at its root that includes effect's
@@ -124,7 +125,14 @@ fn main() {
     let rounds = env_number("BIGTREE_ROUNDS", 3);
     let agents = env_number("BIGTREE_AGENTS", 16);
     let source = std::env::var_os("BIGTREE_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target/real-projects/bigtree-1"),
+        || {
+            std::env::var_os("WINDLASS_REAL_PROJECTS")
+                .map_or_else(
+                    || Path::new(env!("CARGO_MANIFEST_DIR")).join("target/real-projects"),
+                    PathBuf::from,
+                )
+                .join("bigtree-1")
+        },
         PathBuf::from,
     );
     if !source.is_dir() {
@@ -152,6 +160,7 @@ fn main() {
         }
         println!("\n{}", language.label);
         let (rows, mapped) = timed("alone", || alone(language, &root, rounds));
+        print_alone(&rows);
         let many = Many {
             windlass: timed("agents through Windlass", || {
                 windlass_agents(language, &root, agents, rounds)
@@ -280,11 +289,9 @@ fn alone(language: &Language, root: &Path, rounds: usize) -> (Vec<Row>, Vec<Stri
     for _ in 0..rounds {
         for (index, question) in QUESTIONS.iter().enumerate() {
             let (took, outcome) = ask_windlass(&session, language, root, question, 0);
-            assert!(
-                !outcome.is_error && outcome.right,
-                "{question}: {}",
-                outcome.text
-            );
+            if outcome.is_error || !outcome.right {
+                println!("  alone, wrong or lost: {question}: {}", outcome.text);
+            }
             if *question == "find_references" {
                 references_said = outcome.text.lines().next().unwrap_or_default().to_owned();
             }
@@ -340,7 +347,8 @@ fn alone(language: &Language, root: &Path, rounds: usize) -> (Vec<Row>, Vec<Stri
 fn windlass_first_hover(session: &Session, language: &Language, spawned: Instant) -> Duration {
     let (file, line, symbol, says) = language.hover;
     loop {
-        let outcome = session.call(
+        let outcome = call(
+            session,
             "hover",
             json!({"file": file, "line": line, "symbol": symbol}),
         );
@@ -385,7 +393,7 @@ fn ask_windlass(
         _ => map_arguments(language),
     };
     let started = Instant::now();
-    let outcome = session.call(question, arguments);
+    let outcome = call(session, question, arguments);
     let took = started.elapsed();
     let right = match question {
         "search" => outcome.text.contains(language.search.1),
@@ -408,8 +416,20 @@ fn ask_windlass(
 fn restored(session: &Session, language: &Language, root: &Path, agent: usize) -> bool {
     let file = edited_file(language, agent);
     write_anew(&root.join(&file), language.clean);
-    let outcome = session.call("diagnostics", json!({"file": file}));
+    let outcome = call(session, "diagnostics", json!({"file": file}));
     !outcome.is_error && !outcome.text.contains(" error")
+}
+
+/// Calls a tool, waiting longer than the test client's watchdog: an
+/// answer that never comes is a lost one, saying so.
+fn call(session: &Session, tool: &str, arguments: Value) -> ToolOutcome {
+    match session.call_async(tool, arguments).recv_timeout(PATIENCE) {
+        Ok(response) => outcome(response),
+        Err(_) => ToolOutcome {
+            text: format!("no answer within {} s", PATIENCE.as_secs()),
+            is_error: true,
+        },
+    }
 }
 
 fn map_arguments(language: &Language) -> Value {
@@ -705,11 +725,14 @@ fn server_in_flight(
     tally
 }
 
-fn print_table(rows: &[Row], many: &Many, agents: usize) {
+fn print_alone(rows: &[Row]) {
     for row in rows {
         report(&format!("  {}, Windlass", row.question), &row.windlass);
         report(&format!("  {}, the server", row.question), &row.server);
     }
+}
+
+fn print_table(rows: &[Row], many: &Many, agents: usize) {
     println!(
         "| question | Windlass, first | Windlass, median | server, first | server, median | \
          {agents} agents: Windlass p50 / p90 / p99 | {agents} in flight: server p50 / p90 / p99 | lost | wrong |"
