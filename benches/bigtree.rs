@@ -20,7 +20,8 @@
 //! `BIGTREE_ROUNDS` rounds, default 3) beside the server's own time for
 //! the same request, sent by a minimal LSP client of the bench's own
 //! (from the request to its response; for diagnostics from the change to
-//! the publication that shows it). The questions: the first correct
+//! the first answer that shows it, asked for as Windlass asks pyright,
+//! published as typescript-language-server publishes). The questions: the first correct
 //! hover from a cold start (from the process's spawn), the first and
 //! later `search` of a name, `find_references` of a widely used name,
 //! `diagnostics` after an edit on disk, and `codebase_map` of a folder
@@ -55,6 +56,9 @@ struct Language {
     label: &'static str,
     server: &'static [&'static str],
     language_id: &'static str,
+    /// Whether Windlass asks the server for diagnostics, which the bench
+    /// then does too, rather than waiting for them to be published.
+    pulls_diagnostics: bool,
     /// A hover: file, line (1-based), the symbol on it, what it must say.
     hover: (&'static str, usize, &'static str, &'static str),
     /// A `search` query, and a file its answer must name.
@@ -74,6 +78,7 @@ const PYTHON: Language = Language {
     label: "Python (pyright)",
     server: &["pyright-langserver", "--stdio"],
     language_id: "python",
+    pulls_diagnostics: true,
     hover: (
         "sympy-1.14.0/sympy/core/basic.py",
         156,
@@ -92,6 +97,7 @@ const TYPESCRIPT: Language = Language {
     label: "TypeScript (typescript-language-server)",
     server: &["typescript-language-server", "--stdio"],
     language_id: "typescript",
+    pulls_diagnostics: false,
     hover: (
         "effect-3.19.3/src/Option.ts",
         187,
@@ -303,7 +309,7 @@ fn alone(language: &Language, root: &Path, rounds: usize) -> (Vec<Row>, Vec<Stri
     drop(daemon);
 
     let spawned = Instant::now();
-    let server = LspServer::start(language.server, root);
+    let server = LspServer::start(language.server, root, language.pulls_diagnostics);
     let server_first = server_first_hover(&server, language, root, spawned);
     open_edited(&server, language, 1);
     let mapped = mapped_files(language.map, &map);
@@ -501,7 +507,7 @@ fn open_edited(server: &LspServer, language: &Language, count: usize) {
             continue;
         }
         assert!(
-            server.wait_diagnostics(&file, before, false, PATIENCE),
+            server.wait_errors(&file, before, false, PATIENCE),
             "the server never diagnosed {file} clean"
         );
     }
@@ -548,11 +554,11 @@ fn ask_server(
             let version = 2 * round as i64 + 2;
             let before = server.publications(&file);
             server.change(&file, version, language.broken);
-            let broken = server.wait_diagnostics(&file, before, true, PATIENCE);
+            let broken = server.wait_errors(&file, before, true, PATIENCE);
             // Made clean again untimed, as through Windlass.
             let before = server.publications(&file);
             server.change(&file, version + 1, language.clean);
-            let clean = server.wait_diagnostics(&file, before, false, PATIENCE);
+            let clean = server.wait_errors(&file, before, false, PATIENCE);
             if !(broken && clean) {
                 println!("  the server never diagnosed {file} (broken: {broken}, clean: {clean})");
             }
@@ -676,7 +682,7 @@ fn server_in_flight(
 ) -> Tally {
     let mut tally = Tally::new();
     let spawned = Instant::now();
-    let server = LspServer::start(language.server, root);
+    let server = LspServer::start(language.server, root, language.pulls_diagnostics);
     let (file, line, symbol, says) = language.hover;
     open_file(&server, language, root, file);
     let params = position_params(&server, root, file, line, symbol);

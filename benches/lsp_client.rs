@@ -31,13 +31,18 @@ pub struct LspServer {
     root: PathBuf,
     /// The URIs opened so far, each opened once.
     opened: Mutex<HashSet<String>>,
+    /// Whether diagnostics are asked for (`textDocument/diagnostic`)
+    /// rather than waited for as the server publishes them.
+    pull: bool,
 }
 
 type Stdin = Arc<Mutex<ChildStdin>>;
 
 impl LspServer {
-    /// Starts `command` in `root` and completes the LSP handshake.
-    pub fn start(command: &[&str], root: &Path) -> LspServer {
+    /// Starts `command` in `root` and completes the LSP handshake; with
+    /// `pull`, it offers to ask for diagnostics, as Windlass does of
+    /// servers that support it.
+    pub fn start(command: &[&str], root: &Path, pull: bool) -> LspServer {
         let mut child = Command::new(command[0])
             .args(&command[1..])
             .current_dir(root)
@@ -54,6 +59,7 @@ impl LspServer {
             next_id: AtomicI64::new(1),
             root: root.to_path_buf(),
             opened: Mutex::default(),
+            pull,
             child,
         };
         read(
@@ -63,6 +69,14 @@ impl LspServer {
             server.published.clone(),
         );
         let root_uri = server.uri("");
+        let mut document = json!({
+            "hover": {"contentFormat": ["markdown", "plaintext"]},
+            "publishDiagnostics": {},
+            "documentSymbol": {"hierarchicalDocumentSymbolSupport": true}
+        });
+        if pull {
+            document["diagnostic"] = json!({});
+        }
         server.request(
             "initialize",
             json!({
@@ -70,11 +84,7 @@ impl LspServer {
                 "rootUri": root_uri,
                 "workspaceFolders": [{"uri": root_uri, "name": "bigtree"}],
                 "capabilities": {
-                    "textDocument": {
-                        "hover": {"contentFormat": ["markdown", "plaintext"]},
-                        "publishDiagnostics": {},
-                        "documentSymbol": {"hierarchicalDocumentSymbolSupport": true}
-                    },
+                    "textDocument": document,
                     "workspace": {"configuration": true, "workspaceFolders": true}
                 }
             }),
@@ -139,15 +149,30 @@ impl LspServer {
         by_uri.get(&self.uri(relative)).map_or(0, |(seen, _)| *seen)
     }
 
-    /// Waits for a publication for `relative` after the `after`th whose
-    /// errors are present (`errors`) or absent; false past `limit`.
-    pub fn wait_diagnostics(
-        &self,
-        relative: &str,
-        after: u64,
-        errors: bool,
-        limit: Duration,
-    ) -> bool {
+    /// Waits until the diagnostics of `relative` have errors (`errors`)
+    /// or none: asked for until they do, or published after the
+    /// `after`th publication; false past `limit`.
+    pub fn wait_errors(&self, relative: &str, after: u64, errors: bool, limit: Duration) -> bool {
+        if !self.pull {
+            return self.wait_diagnostics(relative, after, errors, limit);
+        }
+        let deadline = Instant::now() + limit;
+        loop {
+            let report = self.request(
+                "textDocument/diagnostic",
+                json!({"textDocument": {"uri": self.uri(relative)}}),
+            );
+            if (errors_in(&report["items"]) > 0) == errors {
+                return true;
+            }
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn wait_diagnostics(&self, relative: &str, after: u64, errors: bool, limit: Duration) -> bool {
         let uri = self.uri(relative);
         let deadline = Instant::now() + limit;
         let mut by_uri = self.published.by_uri.lock().unwrap();
@@ -224,17 +249,22 @@ fn record_publication(published: &Published, params: &Value) {
     let Some(uri) = params["uri"].as_str() else {
         return;
     };
-    // Severity 1 is an error; hints and warnings do not make an edit broken.
-    let errors = params["diagnostics"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|diagnostic| diagnostic["severity"].as_i64() == Some(1))
-        .count();
+    let errors = errors_in(&params["diagnostics"]);
     let mut by_uri = published.by_uri.lock().unwrap();
     let entry = by_uri.entry(uri.to_owned()).or_default();
     *entry = (entry.0 + 1, errors);
     published.changed.notify_all();
+}
+
+/// How many of `diagnostics` are errors (severity 1): hints and
+/// warnings do not make an edit broken.
+fn errors_in(diagnostics: &Value) -> usize {
+    diagnostics
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|diagnostic| diagnostic["severity"].as_i64() == Some(1))
+        .count()
 }
 
 fn write_message(stdin: &Stdin, message: &Value) {
