@@ -15,15 +15,15 @@
 //! sources, so that typescript-language-server loads them whole.
 //!
 //! For pyright (Python) and typescript-language-server (TypeScript) it
-//! prints the tree's lines by language, then, for each question, what
-//! Windlass answered (its first answer and the median of
+//! prints the tree's lines by language, then, for each question, how
+//! long Windlass took to answer it (the first time, and the median of
 //! `BIGTREE_ROUNDS` rounds, default 3) beside the server's own time for
 //! the same request, sent by a minimal LSP client of the bench's own
-//! (from the request to its response; for diagnostics from the change to
-//! the first answer that shows it, asked for as Windlass asks pyright,
-//! published as typescript-language-server publishes). The questions: the first correct
-//! hover from a cold start (from the process's spawn), the first and
-//! later `search` of a name, `find_references` of a widely used name,
+//! (from the request to its response; for diagnostics from the change
+//! to the first answer that shows it, asked for as Windlass asks
+//! pyright, published as typescript-language-server publishes). The
+//! questions: the first correct hover from a cold start (from the
+//! process's spawn), the first and later `search` of a name, `find_references` of a widely used name,
 //! `diagnostics` after an edit on disk, and `codebase_map` of a folder
 //! with its symbols (the server's time: every `documentSymbol` the map
 //! shows, asked at once). Then the same with `BIGTREE_AGENTS` (default
