@@ -386,6 +386,25 @@ fn pyright_and_ruff_both_check_requests() {
     );
 }
 
+/// pyright on the big tree benches/bigtree.rs measures: sympy and django
+/// side by side (1.25 million lines of Python) with effect's TypeScript
+/// beside them. A class of sympy's core is named by its first hover.
+#[test]
+fn pyright_answers_on_the_big_tree() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let Some(dir) = real_project("bigtree-1") else {
+        return skip("target/real-projects/bigtree-1 is missing (.ci/run unpacks it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let hover = session.ok(
+        "hover",
+        json!({"file": "sympy-1.14.0/sympy/core/basic.py", "line": 156, "symbol": "Basic"}),
+    );
+    assert!(hover.contains("class Basic("), "{hover}");
+}
+
 /// ruff on gunicorn, a second project beside requests, found on PATH
 /// beside pyright: an edit's unused import and undefined name are its
 /// findings (named as ruff's) at their new lines, and its answer after
