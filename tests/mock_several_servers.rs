@@ -116,6 +116,25 @@ fn one_server_that_cannot_start_leaves_the_others_answer() {
     assert!(main.contains("warning: [broken]"), "{main}");
 }
 
+/// A clean verdict from the servers that answered is theirs alone: the
+/// one that did not answer is named in it, not only in a warning above.
+#[test]
+fn no_problems_from_some_servers_names_the_one_that_did_not_answer() {
+    let dir = project(&[("main.py", "def run():\n    pass\n")]);
+    let session = session_with(
+        dir.path(),
+        &[
+            ("checker", "--source checker", ""),
+            ("broken", "--crash-on initialize", ""),
+        ],
+    );
+    let main = session.ok("diagnostics", json!({"file": "main.py"}));
+    assert!(
+        main.contains("main.py: no problems from [checker]; [broken] did not answer"),
+        "{main}"
+    );
+}
+
 #[test]
 fn a_server_limited_to_files_the_roots_lack_is_not_started() {
     let dir = project(&[("main.py", MAIN_PY)]);

@@ -73,6 +73,26 @@ pub enum Error {
     SessionBusy { server: String, queued: usize },
 }
 
+impl Error {
+    /// Whether the message already names its server (`[python] …`).
+    pub fn names_server(&self) -> bool {
+        matches!(
+            self,
+            Self::ServerExited { .. }
+                | Self::Timeout { .. }
+                | Self::Malformed { .. }
+                | Self::ServerError { .. }
+                | Self::NotInstalled { .. }
+                | Self::Unusable { .. }
+                | Self::SpawnFailed { .. }
+                | Self::Failed { .. }
+                | Self::Diagnostics { .. }
+                | Self::Unsupported { .. }
+                | Self::SessionBusy { .. }
+        )
+    }
+}
+
 fn detail_suffix(detail: &str) -> String {
     if detail.is_empty() {
         String::new()

@@ -345,6 +345,7 @@ mod tests {
             server: "python".into(),
             diagnostics: Some(problems),
             notes: Vec::new(),
+            unanswered: Vec::new(),
         })
     }
 
@@ -360,6 +361,7 @@ mod tests {
                 problem(10, Severity::Hint, "could be simpler"),
             ]),
             notes: vec!["note: [python] sees only open files".into()],
+            unanswered: Vec::new(),
         };
         let found = Found::of(answer);
         assert_eq!((found.errors, found.warnings), (1, 2));

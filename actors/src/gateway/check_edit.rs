@@ -95,7 +95,8 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
         async move { check(&context, &roots, &server, &edits, several).await }
     })
     .await;
-    let (reports, warnings) = settled(reports, &args.file)?;
+    let settled = settled(reports, &args.file)?;
+    let (reports, warnings) = (settled.came, settled.warnings);
     let mut lines = planned.notes;
     let files = planned.edits.len();
     let (mut before, mut after) = (vec![Vec::new(); files], vec![Vec::new(); files]);
@@ -432,6 +433,7 @@ mod tests {
             server: "typescript".into(),
             diagnostics: Some(diagnostics),
             notes: Vec::new(),
+            unanswered: Vec::new(),
         }
     }
 

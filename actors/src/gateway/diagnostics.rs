@@ -73,15 +73,16 @@ pub async fn file_diagnostics(context: &Context, file: &str) -> Result<FileDiagn
         async move { from_server(&context, &roots, &server, document, several).await }
     })
     .await;
-    let (parts, warnings) = settled(reports, file)?;
+    let settled = settled(reports, file)?;
     // A root removed during the check takes the file out of the
     // workspace, and a server letting the folder go may clear the file's
     // problems on its way: what it published then is no answer.
     if context.root_set().await?.root_of(&path).is_none() {
         return Err(Error::OutsideRoots(file.to_owned()));
     }
-    let mut merged = FileDiagnostics::merge(parts);
-    merged.notes.extend(warnings);
+    let mut merged = FileDiagnostics::merge(settled.came);
+    merged.notes.extend(settled.warnings);
+    merged.unanswered = settled.unanswered;
     Ok(merged)
 }
 
@@ -120,9 +121,19 @@ where
         .collect()
 }
 
-/// The servers' answers that came, and a warning line for each that did
-/// not; the first failure when none came.
-pub fn settled<T>(answers: Vec<(String, Result<T>)>, file: &str) -> Result<(Vec<T>, Vec<String>)> {
+/// What came of asking each of a file's servers.
+pub struct Settled<T> {
+    /// The answers that came.
+    pub came: Vec<T>,
+    /// A warning line for each server that did not answer.
+    pub warnings: Vec<String>,
+    /// The labels of those servers.
+    pub unanswered: Vec<String>,
+}
+
+/// The servers' answers that came, and what to say of each that did not;
+/// the first failure when none came.
+pub fn settled<T>(answers: Vec<(String, Result<T>)>, file: &str) -> Result<Settled<T>> {
     let mut came = Vec::new();
     let mut failures = Vec::new();
     for (label, answer) in answers {
@@ -136,10 +147,18 @@ pub fn settled<T>(answers: Vec<(String, Result<T>)>, file: &str) -> Result<(Vec<
         return Err(first.unwrap_or(Error::NoServer(format!("diagnostics of {file}"))));
     }
     let warnings = failures
-        .into_iter()
-        .map(|(label, error)| format!("warning: [{label}] {error}"))
+        .iter()
+        .map(|(label, error)| match error.names_server() {
+            true => format!("warning: {error}"),
+            false => format!("warning: [{label}] {error}"),
+        })
         .collect();
-    Ok((came, warnings))
+    let unanswered = failures.into_iter().map(|(label, _)| label).collect();
+    Ok(Settled {
+        came,
+        warnings,
+        unanswered,
+    })
 }
 
 /// One server's fresh diagnostics of a file, those below its minimum
@@ -195,6 +214,7 @@ pub fn problems(
         server: server.label(),
         diagnostics,
         notes,
+        unanswered: Vec::new(),
     }
 }
 
@@ -248,6 +268,34 @@ mod tests {
     use super::*;
     use crate::lsp::position::PositionEncoding;
     use serde_json::json;
+
+    #[test]
+    fn a_server_that_did_not_answer_is_named_once() {
+        let timeout = Error::Timeout {
+            server: "python".into(),
+            method: "textDocument/diagnostic".into(),
+            after: std::time::Duration::from_secs(30),
+        };
+        let answers = vec![
+            ("python".to_owned(), Err(timeout)),
+            ("ruff".to_owned(), Ok(())),
+            (
+                "eslint".to_owned(),
+                Err(Error::NotReady {
+                    after: std::time::Duration::from_secs(5),
+                }),
+            ),
+        ];
+        let settled = settled(answers, "a.py").unwrap();
+        assert_eq!(settled.unanswered, ["python", "eslint"]);
+        assert_eq!(
+            settled.warnings,
+            [
+                "warning: [python] textDocument/diagnostic timed out after 30 s",
+                "warning: [eslint] no language server became available within 5 s"
+            ]
+        );
+    }
 
     fn reply() -> DiagnosticsReply {
         DiagnosticsReply {

@@ -74,6 +74,10 @@ pub struct FileDiagnostics {
     /// What the answer says about itself (the server's complaint about a
     /// file it could not fully read), shown as they are.
     pub notes: Vec<String>,
+    /// The file's servers that did not answer: the verdict is the
+    /// others' alone, and says so.
+    #[serde(default)]
+    pub unanswered: Vec<String>,
 }
 
 impl FileDiagnostics {
@@ -95,9 +99,11 @@ impl FileDiagnostics {
             .join(", ");
         let published = parts.iter().any(|part| part.diagnostics.is_some());
         let mut notes = Vec::new();
+        let mut unanswered = Vec::new();
         let mut found: Vec<Diagnostic> = Vec::new();
         for part in parts {
             notes.extend(part.notes);
+            unanswered.extend(part.unanswered);
             match part.diagnostics {
                 Some(diagnostics) => found.extend(diagnostics),
                 None if published => {
@@ -112,6 +118,7 @@ impl FileDiagnostics {
             server,
             diagnostics: published.then_some(found),
             notes,
+            unanswered,
         }
     }
 
@@ -135,7 +142,16 @@ impl FileDiagnostics {
             ));
             return lines;
         };
-        lines.push(format!("{}: {}", self.file, self.summary()));
+        let verdict = match self.unanswered.is_empty() {
+            true => self.summary(),
+            false => format!(
+                "{} from [{}]; [{}] did not answer",
+                self.summary(),
+                self.server,
+                self.unanswered.join("], [")
+            ),
+        };
+        lines.push(format!("{}: {verdict}", self.file));
         lines.extend(
             diagnostics
                 .iter()
@@ -187,6 +203,7 @@ mod tests {
             server: server.into(),
             diagnostics,
             notes: vec![format!("from {server}")],
+            unanswered: Vec::new(),
         };
         let merged = FileDiagnostics::merge(vec![
             part("python", Some(vec![diagnostic(9, Severity::Error, None)])),
@@ -232,6 +249,7 @@ mod tests {
                 diagnostic(3, Severity::Warning, None),
             ]),
             notes: vec!["note: [python] sees only open files".into()],
+            unanswered: Vec::new(),
         };
         assert_eq!(
             report.lines(),
@@ -249,6 +267,15 @@ mod tests {
             ..report.clone()
         };
         assert_eq!(clean.lines(), vec!["a.py: no problems"]);
+        let half = FileDiagnostics {
+            server: "ruff".into(),
+            unanswered: vec!["python".into()],
+            ..clean.clone()
+        };
+        assert_eq!(
+            half.lines(),
+            vec!["a.py: no problems from [ruff]; [python] did not answer"]
+        );
         let silent = FileDiagnostics {
             diagnostics: None,
             notes: Vec::new(),
