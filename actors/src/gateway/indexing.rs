@@ -137,11 +137,18 @@ pub async fn read_changed(context: Context) {
 /// The servers whose names can be searched (they answer workspace
 /// symbols) and that outline a file: the index stands in for no other, so
 /// no other's time is spent on it. The CSS server, for one, searches no
-/// names and takes half a minute to outline a minified stylesheet.
+/// names and takes half a minute to outline a minified stylesheet. Nor a
+/// server that sees only what open files import (TypeScript's without a
+/// tsconfig.json): opening a file changes what it answers for everyone.
 async fn searchable(servers: Vec<ServerHandle>) -> Vec<ServerHandle> {
     let mut searchable = Vec::new();
     for server in servers {
-        let mut supports = true;
+        let status = server
+            .actor
+            .call(LanguageServerMsg::Status, Some(INDEX_REPLY))
+            .await;
+        let mut supports =
+            matches!(status, Ok(CallResult::Success(status)) if status.gaps.is_empty());
         for feature in [Feature::WorkspaceSymbols, Feature::DocumentSymbols] {
             let answer = server
                 .actor
