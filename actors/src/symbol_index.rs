@@ -28,6 +28,7 @@ use ractor::{Actor, ActorProcessingErr, ActorRef};
 use rusqlite::Connection;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Symbols a look-up reads from the index per root; `search` shows a
@@ -102,7 +103,7 @@ impl Actor for SymbolIndex {
     ) -> Result<(), ActorProcessingErr> {
         match message {
             SymbolIndexMsg::Record(outline) => state.record(*outline).await,
-            SymbolIndexMsg::FilesChanged(changes) => state.files_changed(&changes).await,
+            SymbolIndexMsg::FilesChanged(changes) => state.files_changed(changes).await,
             SymbolIndexMsg::Lookup {
                 query,
                 roots,
@@ -197,17 +198,27 @@ impl State {
 
     /// A deleted file is forgotten at once; any other change makes the
     /// file one to read again.
-    async fn files_changed(&mut self, changes: &[FileChange]) {
+    async fn files_changed(&mut self, changes: Arc<[FileChange]>) {
         let mut deleted = Vec::new();
-        for change in changes {
+        for change in changes.iter() {
             self.unreadable.remove(&change.path);
             if change.kind == ChangeKind::Deleted {
                 self.changed.remove(&change.path);
                 deleted.push(change.path.clone());
-            } else if language_id(&change.path).is_some() {
-                self.changed.insert(change.path.clone());
             }
         }
+        // An extensionless file's language is read from its `#!` line.
+        let sources = tokio::task::spawn_blocking(move || {
+            changes
+                .iter()
+                .filter(|change| change.kind != ChangeKind::Deleted)
+                .filter(|change| language_id(&change.path).is_some())
+                .map(|change| change.path.clone())
+                .collect::<Vec<PathBuf>>()
+        })
+        .await
+        .unwrap_or_default();
+        self.changed.extend(sources);
         if !deleted.is_empty() {
             self.with_db(move |db| index::forget(db, &deleted)).await;
         }

@@ -373,19 +373,19 @@ struct WorkspaceAnswer {
 /// standing in for those that cannot answer (`workspace_names.rs`).
 async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAnswer> {
     let roots = context.root_set().await?;
-    let answers = workspace_names::ask(context, &roots, query).await?;
+    let mut answers = workspace_names::ask(context, &roots, query).await?;
     let mut answer = WorkspaceAnswer {
         symbols: Vec::new(),
         languages: answers.indexed_languages(),
         problems: Vec::new(),
-        unavailable: answers.unavailable.clone(),
-        warnings: answers.warnings.clone(),
+        unavailable: std::mem::take(&mut answers.unavailable),
+        warnings: std::mem::take(&mut answers.warnings),
         nameless: Vec::new(),
     };
-    for (server, reply) in &answers.replies {
+    for (server, reply) in std::mem::take(&mut answers.replies) {
         let spec = &server.spec;
         let mut reply = match reply {
-            Ok(reply) => reply.clone(),
+            Ok(reply) => reply,
             // A linter answers names for no language; its language server does.
             Err(Error::Unsupported { .. }) => {
                 if spec.duties.role == Role::Language {
@@ -394,7 +394,7 @@ async fn workspace_symbols(context: &Context, query: &str) -> Result<WorkspaceAn
                 continue;
             }
             Err(error) => {
-                answer.warnings.push(failed_warning(error));
+                answer.warnings.push(failed_warning(&error));
                 continue;
             }
         };

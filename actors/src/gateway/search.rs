@@ -136,23 +136,23 @@ struct Found {
 /// down or fails adds a warning instead of vanishing, and the symbol
 /// index stands in for it when it can (`workspace_names.rs`).
 async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Found> {
-    let answers = workspace_names::ask(context, roots, query).await?;
+    let mut answers = workspace_names::ask(context, roots, query).await?;
     let mut warnings: Vec<String> = answers
         .unavailable
         .iter()
         .map(|name| unavailable_warning(name))
         .collect();
-    warnings.extend(answers.warnings.iter().cloned());
+    warnings.append(&mut answers.warnings);
     let mut sources = Sources::new(roots);
     let mut found = Vec::new();
     let mut problems = Vec::new();
-    for (server, reply) in &answers.replies {
+    for (server, reply) in std::mem::take(&mut answers.replies) {
         let label = server.label();
         let mut reply = match reply {
-            Ok(reply) => reply.clone(),
+            Ok(reply) => reply,
             Err(crate::error::Error::Unsupported { .. }) => continue,
             Err(error) => {
-                warnings.push(failed_warning(error));
+                warnings.push(failed_warning(&error));
                 tracing::debug!(server = %label, "workspace symbols failed");
                 continue;
             }
