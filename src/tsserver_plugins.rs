@@ -157,6 +157,7 @@ mod tests {
             forgets_early_documents: false,
             rebuilds_only_when_forced: false,
             reads_disk_only_at_start: false,
+            references_one_at_a_time: false,
             save_check_sources: Vec::new(),
             duties: Duties::of(Role::Language),
         }

@@ -482,3 +482,53 @@ fn sigterm_ends_the_session_and_its_servers() {
         assert!(killed.success());
     });
 }
+
+/// pyright works on one references request at a time: the next ends the
+/// one in progress, and once the client has cancelled one, every later
+/// one fails ("this._token.cancel is not a function"). Agents asking
+/// together are answered one after the other, each with its references.
+#[test]
+fn references_asked_together_take_turns_at_a_server_that_drops_the_one_before() {
+    let source = "class Shape:\n    pass\n\nshape = Shape()\nother = Shape()\nlast = shape\n";
+    let dir = project(&[("main.py", source)]);
+    let session = start(
+        dir.path(),
+        "--references-one-at-a-time --response-delay 300",
+        &[],
+    );
+    let asked: Vec<_> = [(1, "Shape"), (4, "shape"), (5, "other"), (6, "last")]
+        .into_iter()
+        .map(|(line, symbol)| {
+            let arguments = json!({"file": "main.py", "line": line, "symbol": symbol});
+            (symbol, session.call_async("find_references", arguments))
+        })
+        .collect();
+    for (symbol, answer) in asked {
+        let answer = outcome(wait(&answer));
+        assert!(!answer.is_error, "{symbol}: {}", answer.text);
+        assert!(answer.text.contains("main.py"), "{symbol}: {}", answer.text);
+    }
+}
+
+/// A references request that times out at such a server is left to
+/// finish, not cancelled: the next one still gets the server's answer
+/// (here, a time-out again) rather than its broken state's error.
+#[test]
+fn a_timed_out_references_request_is_not_cancelled_at_a_server_that_breaks_on_it() {
+    let dir = project(&[("main.py", MAIN)]);
+    let record = record_path(dir.path());
+    let flags = format!(
+        "--references-one-at-a-time --response-delay 1500 --record {}",
+        record.display()
+    );
+    let session = start(dir.path(), &flags, &["--request-timeout", "1"]);
+    let references = json!({"file": "main.py", "line": 1, "symbol": "Shape"});
+    for _ in 0..2 {
+        let answer = session.err("find_references", references.clone());
+        assert!(answer.contains("timed out"), "{answer}");
+    }
+    assert!(
+        !methods(&recorded(&record), "in").contains(&"$/cancelRequest".to_owned()),
+        "a references request was cancelled"
+    );
+}

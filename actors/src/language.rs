@@ -77,6 +77,13 @@ pub struct BuiltIn {
     /// not open is opened and closed again, so that its references and
     /// symbols follow the disk rather than name lines that moved.
     pub reads_disk_only_at_start: bool,
+    /// Whether it works on one `textDocument/references` at a time: the
+    /// next one cancels the one it is working on, and one cancelled by the
+    /// client before it began breaks every later one until the server
+    /// restarts (pyright 1.1.414 answers them all "this._token.cancel is
+    /// not a function"). Its references are asked one at a time, and one
+    /// that times out is left to finish rather than cancelled.
+    pub references_one_at_a_time: bool,
     /// The sources of the findings of a check that a save starts under
     /// progress and whose results it publishes with the document's
     /// (rust-analyzer's `cargo check`: `rustc`, `clippy`); none when it
@@ -140,6 +147,7 @@ const fn server(
         forgets_early_documents: false,
         rebuilds_only_when_forced: false,
         reads_disk_only_at_start: false,
+        references_one_at_a_time: false,
         save_check_sources: &[],
     }
 }
@@ -247,6 +255,13 @@ impl BuiltIn {
         }
     }
 
+    const fn references_one_at_a_time(self) -> Self {
+        Self {
+            references_one_at_a_time: true,
+            ..self
+        }
+    }
+
     const fn through_tsserver_plugin(self, plugin: &'static str) -> Self {
         Self {
             tsserver_plugin: Some(plugin),
@@ -346,6 +361,7 @@ const PYRIGHT: BuiltIn = server(
     "npm install -g pyright",
 )
 .pulls_diagnostics()
+.references_one_at_a_time()
 .verified();
 const BASEDPYRIGHT: BuiltIn = server(
     "basedpyright",
@@ -354,6 +370,7 @@ const BASEDPYRIGHT: BuiltIn = server(
     "pip install basedpyright",
 )
 .pulls_diagnostics()
+.references_one_at_a_time()
 .verified();
 // Without its extras it has no linter and reports no problems at all.
 const PYLSP: BuiltIn = server(
@@ -1122,6 +1139,8 @@ pub struct ServerSpec {
     /// Whether a file changed on disk that is not open is opened and
     /// closed again, for a server that reads the disk only at its start.
     pub reads_disk_only_at_start: bool,
+    /// Whether its references are asked one at a time and never cancelled.
+    pub references_one_at_a_time: bool,
     /// The sources of the findings of the check a save starts; an answer
     /// after a save waits for that check.
     pub save_check_sources: Vec<String>,
@@ -1317,6 +1336,7 @@ mod tests {
             forgets_early_documents: false,
             rebuilds_only_when_forced: false,
             reads_disk_only_at_start: false,
+            references_one_at_a_time: false,
             save_check_sources: Vec::new(),
             duties: Duties::of(Role::Language),
         };

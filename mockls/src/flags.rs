@@ -111,6 +111,10 @@ pub struct Flags {
     /// Answer `typescript.tsserverRequest` commands, as
     /// typescript-language-server does.
     pub answers_tsserver: bool,
+    /// Work on one `textDocument/references` at a time, as pyright does:
+    /// the next one ends the one in progress with `RequestCancelled`, and
+    /// once the client has cancelled one, every later one fails.
+    pub references_one_at_a_time: bool,
 }
 
 /// The kinds `--fault` takes.
@@ -213,6 +217,7 @@ impl Flags {
                 "--crash-on-initialized" => flags.crash_on_initialized = true,
                 "--asks-tsserver" => flags.asks_tsserver = true,
                 "--answers-tsserver" => flags.answers_tsserver = true,
+                "--references-one-at-a-time" => flags.references_one_at_a_time = true,
                 "--stdio" => {}
                 other => return Err(format!("unknown flag {other}")),
             }

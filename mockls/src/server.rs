@@ -15,7 +15,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::notification::Progress;
 use tower_lsp_server::ls_types::request::{
     GotoDeclarationParams, GotoDeclarationResponse, GotoImplementationParams,
@@ -69,6 +69,28 @@ pub struct Mock {
     /// Whether `--register-pull` serves diagnostics on request to this
     /// client: it announced that it can take their registration.
     pull_registered: Arc<AtomicBool>,
+    references: Arc<ReferencesTurn>,
+}
+
+/// What `--references-one-at-a-time` keeps.
+#[derive(Default)]
+struct ReferencesTurn {
+    /// The number of the latest references request.
+    latest: AtomicU64,
+    /// Whether the client has cancelled one.
+    broken: AtomicBool,
+}
+
+/// Sets its flag when dropped still holding it: a request future dropped
+/// before it finished was cancelled by the client.
+struct BreaksWhenDropped<'a>(Option<&'a AtomicBool>);
+
+impl Drop for BreaksWhenDropped<'_> {
+    fn drop(&mut self) {
+        if let Some(broken) = self.0 {
+            broken.store(true, Ordering::SeqCst);
+        }
+    }
 }
 
 impl Mock {
@@ -85,6 +107,7 @@ impl Mock {
             progress_tokens: Arc::new(AtomicU64::new(1)),
             relay: tsserver::Relay::default(),
             pull_registered: Arc::default(),
+            references: Arc::default(),
         }
     }
 
@@ -117,6 +140,38 @@ impl Mock {
             tokio::time::sleep(Duration::from_millis(self.flags.response_delay_ms)).await;
         }
         Ok(answer)
+    }
+
+    /// References as pyright gives them: a later request ends this one,
+    /// and this one cancelled by the client breaks every later one.
+    async fn references_one_at_a_time(
+        &self,
+        params: ReferenceParams,
+    ) -> Result<Option<Vec<Location>>> {
+        let turn = &self.references;
+        if turn.broken.load(Ordering::SeqCst) {
+            return Err(Error {
+                code: ErrorCode::InternalError,
+                message: "Request textDocument/references failed with message: this._token.cancel is not a function".into(),
+                data: None,
+            });
+        }
+        let mine = turn.latest.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut cancelled = BreaksWhenDropped(Some(&turn.broken));
+        let deadline = Instant::now() + Duration::from_millis(self.flags.response_delay_ms);
+        loop {
+            if turn.latest.load(Ordering::SeqCst) != mine {
+                cancelled.0 = None;
+                return Err(Error::request_cancelled());
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            tokio::time::sleep(left.min(Duration::from_millis(10))).await;
+        }
+        cancelled.0 = None;
+        Ok(self.answer(|a| a.references(&params)))
     }
 
     fn capabilities(&self) -> ServerCapabilities {
@@ -584,6 +639,9 @@ impl LanguageServer for Mock {
     }
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        if self.flags.references_one_at_a_time {
+            return self.references_one_at_a_time(params).await;
+        }
         let answer = self.answer(|a| a.references(&params));
         self.respond(answer).await
     }

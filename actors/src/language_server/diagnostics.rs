@@ -256,7 +256,8 @@ pub struct Wait {
     pub uri: String,
     pub started: Instant,
     pub strategy: Strategy,
-    /// CPU ticks spent with no progress reported, since the wait began.
+    /// CPU ticks spent with no progress reported, since the wait began or
+    /// the server last published.
     busy_ticks: u64,
     /// Consecutive samples that found the process idle.
     quiet_streak: u32,
@@ -300,6 +301,13 @@ impl Wait {
                 self.busy_ticks += sample.delta_ticks;
             }
         }
+    }
+
+    /// The server published diagnostics, of any document: it is working
+    /// through its checks, not stuck (tsserver checked 16 agents' files
+    /// in turn for longer than the budget before it reached the last).
+    pub fn saw_publication(&mut self) {
+        self.busy_ticks = 0;
     }
 
     /// The server was handed work its CPU does not show yet (the answer
@@ -726,6 +734,24 @@ mod tests {
         assert_eq!(
             wait.verdict(None, &cache.observations, true, &RULES, at(now, 50)),
             Verdict::Busy { ticks: 1_100 }
+        );
+    }
+
+    #[test]
+    fn a_publication_of_any_document_starts_the_budget_again() {
+        let now = Instant::now();
+        let observations = Observations {
+            sampled: true,
+            published_ever: true,
+            ..Default::default()
+        };
+        let mut wait = Wait::new(URI.into(), Strategy::Process, now);
+        wait.observe(&sample(900), true, at(now, 10));
+        wait.saw_publication();
+        wait.observe(&sample(900), true, at(now, 20));
+        assert_eq!(
+            wait.verdict(None, &observations, true, &RULES, at(now, 30)),
+            Verdict::Wait
         );
     }
 

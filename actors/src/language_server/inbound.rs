@@ -243,6 +243,9 @@ impl State {
         ));
         self.diagnostics
             .publish(uri, version, items, Instant::now());
+        for parked in self.waits.values_mut() {
+            parked.wait.saw_publication();
+        }
         self.note_taken_in(myself, uri, Instant::now());
         if let Some(version) = version {
             self.documents.published(uri, version);
@@ -292,7 +295,11 @@ impl State {
             after: self.timeouts.request,
         };
         tracing::warn!(server = %self.spec.name, request_id = id, method, "request timed out");
-        self.notify("$/cancelRequest", json!({"id": id}));
+        // One a server works on alone is left to finish: the next of its
+        // kind ends it there, and a cancelled one can break its successors.
+        if !self.takes_turns(method) {
+            self.notify("$/cancelRequest", json!({"id": id}));
+        }
         self.last_error = Some(error.to_string());
         match pending {
             Pending::Caller(sent) => {
@@ -425,6 +432,7 @@ impl State {
             }
         }
         self.asked.clear();
+        calls.extend(self.turns.drain().map(Work::Request));
         calls
     }
 
@@ -443,6 +451,9 @@ impl State {
             let _gone = held.call.reply.send(Err(error.clone()));
         }
         for (_, call) in self.fairness.drain() {
+            let _gone = call.reply.send(Err(error.clone()));
+        }
+        for call in self.turns.drain() {
             let _gone = call.reply.send(Err(error.clone()));
         }
         for (_, parked) in self.waits.drain() {

@@ -44,6 +44,7 @@ mod rounds;
 mod save_check;
 mod sync;
 mod tsserver_relay;
+mod turns;
 mod waiting;
 mod watched;
 mod workspace;
@@ -202,6 +203,8 @@ pub struct State {
     registrations: watched::Registrations,
     /// Requests over their session's share, waiting for a turn.
     fairness: fairness::Fairness<Call>,
+    /// Requests waiting for the one of their kind the server works on.
+    turns: turns::Turns<Call>,
     /// The request in flight for each question, to share its answer.
     asked: HashMap<String, i64>,
     /// Changes on disk that came before the server registered for any:
@@ -296,6 +299,7 @@ impl Actor for LanguageServer {
             readiness: readiness::Readiness::new(Instant::now(), sampled),
             registrations: watched::Registrations::default(),
             fairness: fairness::Fairness::default(),
+            turns: turns::Turns::default(),
             asked: HashMap::new(),
             early_changes: Vec::new(),
             coverage: coverage::Coverage::default(),

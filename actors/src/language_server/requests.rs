@@ -6,6 +6,7 @@
 //! its session's fair share of the server (`fairness.rs`).
 
 use super::fairness::Admitted;
+use super::turns::ONE_AT_A_TIME;
 use super::{Admission, Pending, Phase, Sent, State};
 use crate::error::{Error, Result};
 use crate::messages::language_server::{Call, LanguageServerMsg, Reply, ServerRequest, Work};
@@ -113,8 +114,14 @@ impl State {
         }
     }
 
-    /// Sends queued requests whose session has a free share again.
+    /// Sends queued requests whose session has a free share again, and
+    /// the next waiting for its turn once the one before is answered.
     pub(super) fn send_queued(&mut self, myself: &ActorRef<LanguageServerMsg>) {
+        if !self.working_on(ONE_AT_A_TIME) {
+            for call in self.turns.next() {
+                self.send(myself, call);
+            }
+        }
         if self.quiet_window.is_open(Instant::now()) {
             return;
         }
@@ -134,7 +141,8 @@ impl State {
         }
     }
 
-    /// Writes a request, with what the caller should know about it.
+    /// Writes a request, with what the caller should know about it, or
+    /// keeps it for its turn.
     fn write(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
@@ -142,6 +150,9 @@ impl State {
         params: Value,
         key: String,
     ) {
+        if self.takes_turns(call.request.method) && self.working_on(call.request.method) {
+            return self.wait_turn(call, key);
+        }
         let request = &call.request;
         let mut warnings: Vec<String> = self
             .unready_warning()
@@ -167,6 +178,28 @@ impl State {
             warnings,
         };
         self.pending.insert(id, Pending::Caller(Box::new(sent)));
+    }
+
+    /// Whether the server works on one request of `method` at a time.
+    pub(super) fn takes_turns(&self, method: &str) -> bool {
+        self.spec.references_one_at_a_time && method == ONE_AT_A_TIME
+    }
+
+    /// Whether a request of `method` is at the server.
+    fn working_on(&self, method: &str) -> bool {
+        self.pending
+            .values()
+            .any(|pending| matches!(pending, Pending::Caller(sent) if sent.method == method))
+    }
+
+    /// Keeps a request until the one of its kind in flight is answered,
+    /// freeing its session's share meanwhile.
+    fn wait_turn(&mut self, call: Call, key: String) {
+        self.fairness.finished(call.session);
+        if let Err((call, queued)) = self.turns.wait(key, call.session, call) {
+            let server = self.spec.label();
+            let _gone = call.reply.send(Err(Error::SessionBusy { server, queued }));
+        }
     }
 
     /// What makes two requests the same question: the method, the
