@@ -1,6 +1,7 @@
 //! `workspace/symbol` asked of every server a workspace-wide look-up
 //! needs, with the symbol index standing in for a server it has been over
-//! for the session's roots: one still loading after [`INDEX_PATIENCE`],
+//! for the session's roots: one still loading, one whose last answer took
+//! longer than [`INDEX_PATIENCE`], one that has not answered within it,
 //! one that fails, one that is down. `search` and names asked alone both
 //! ask this way.
 
@@ -8,7 +9,7 @@ use super::context::Context;
 use super::indexing;
 use crate::error::{Error, Result};
 use crate::language::language_id;
-use crate::messages::language_server::{LanguageServerMsg, Reply};
+use crate::messages::language_server::{Busyness, LanguageServerMsg, Reply};
 use crate::messages::router::ServerHandle;
 use crate::messages::symbol_index::IndexAnswer;
 use crate::store::index::IndexedSymbol;
@@ -19,8 +20,8 @@ use std::collections::HashMap;
 use std::time::Duration;
 use tokio::task::{AbortHandle, JoinSet};
 
-/// How long a server the symbol index has been over is waited on before,
-/// if it is still loading, its names are taken from the index.
+/// How long a server the symbol index has been over is waited on before
+/// its names are taken from the index.
 const INDEX_PATIENCE: Duration = Duration::from_millis(500);
 /// How long a server's actor may take to say whether it is loading.
 const LOADING_REPLY: Duration = Duration::from_millis(500);
@@ -72,21 +73,31 @@ pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answ
         .iter()
         .map(|server| (server.label(), server.spec.languages.clone()))
         .collect();
+    let covered = servers
+        .running
+        .iter()
+        .filter(|server| covers(&server.label()));
+    let mut warnings = Vec::new();
+    let aside = not_worth_waiting_for(covered.cloned().collect()).await;
     let mut requests = JoinSet::new();
-    let mut asked: HashMap<String, (ServerHandle, AbortHandle)> = HashMap::new();
+    let mut asked: HashMap<String, AbortHandle> = HashMap::new();
     for server in servers.running {
+        let label = server.label();
+        if let Some(reason) = aside.get(&label) {
+            warnings.push(reason.clone());
+            by_index.push(label);
+            continue;
+        }
         let context = context.clone();
         let query = query.to_owned();
-        let handle = server.clone();
         let request = requests.spawn(async move {
             let reply = context.workspace_symbols(&server, &query).await;
             (server, reply)
         });
-        asked.insert(handle.label(), (handle, request));
+        asked.insert(label, request);
     }
     let mut patient = true;
     let mut replies = Vec::new();
-    let mut warnings = Vec::new();
     loop {
         let waits_on_indexed = asked.keys().any(|label| covers(label));
         let joined = if patient && waits_on_indexed {
@@ -94,12 +105,17 @@ pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answ
                 Ok(joined) => joined,
                 Err(_) => {
                     patient = false;
-                    for label in still_loading(&asked, &covers).await {
-                        if let Some((_, request)) = asked.remove(&label) {
+                    let late: Vec<String> = asked
+                        .keys()
+                        .filter(|label| covers(label))
+                        .cloned()
+                        .collect();
+                    for label in late {
+                        if let Some(request) = asked.remove(&label) {
                             request.abort();
                         }
                         warnings.push(format!(
-                            "warning: [{label}] is still loading and has not answered in {}",
+                            "warning: [{label}] has not answered in {}",
                             patience_text()
                         ));
                         by_index.push(label);
@@ -143,28 +159,53 @@ fn patience_text() -> String {
     format!("{:.1} s", INDEX_PATIENCE.as_secs_f64())
 }
 
-/// Of the servers still asked that the index covers, those loading: a
-/// loaded server that is slow is waited on, its answer being the truth.
-async fn still_loading(
-    asked: &HashMap<String, (ServerHandle, AbortHandle)>,
-    covers: &impl Fn(&str) -> bool,
-) -> Vec<String> {
-    let mut loading = Vec::new();
-    for (label, (server, _)) in asked {
-        if !covers(label) {
-            continue;
-        }
-        let answer = server
-            .actor
-            .call(LanguageServerMsg::Busyness, Some(LOADING_REPLY))
-            .await;
-        // A server whose actor cannot even say is in no state to answer.
-        let loaded = matches!(answer, Ok(CallResult::Success(busyness)) if !busyness.loading);
-        if !loaded {
-            loading.push(label.clone());
+/// Of the servers the index covers, those not worth asking, with why:
+/// one still loading would answer late or partly, and one whose last
+/// workspace symbols took longer than the patience would again (pyright
+/// took 5 to 8 s for each on a million lines, work that 16 agents'
+/// searches would have kept it at). Their actors are asked together.
+async fn not_worth_waiting_for(servers: Vec<ServerHandle>) -> HashMap<String, String> {
+    let mut asked = JoinSet::new();
+    for server in servers {
+        asked.spawn(async move {
+            let answer = server
+                .actor
+                .call(LanguageServerMsg::Busyness, Some(LOADING_REPLY))
+                .await;
+            (server.label(), answer)
+        });
+    }
+    let mut aside = HashMap::new();
+    while let Some(Ok((label, answer))) = asked.join_next().await {
+        let reason = match answer {
+            Ok(CallResult::Success(busyness)) => why_not_wait(&label, &busyness),
+            // A server whose actor cannot even say is in no state to answer.
+            _ => Some(format!(
+                "warning: [{label}] did not say whether it can answer"
+            )),
+        };
+        if let Some(reason) = reason {
+            aside.insert(label, reason);
         }
     }
-    loading
+    aside
+}
+
+fn why_not_wait(label: &str, busyness: &Busyness) -> Option<String> {
+    if busyness.loading {
+        return Some(format!("warning: [{label}] is still loading"));
+    }
+    let pace = busyness.symbols.filter(|pace| pace.took > INDEX_PATIENCE)?;
+    Some(match pace.answered {
+        true => format!(
+            "note: [{label}] took {:.1} s to answer workspace symbols the last time",
+            pace.took.as_secs_f64()
+        ),
+        false => format!(
+            "note: [{label}] did not answer workspace symbols within {} s the last time",
+            pace.took.as_secs()
+        ),
+    })
 }
 
 impl Answers {

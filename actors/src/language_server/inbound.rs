@@ -50,6 +50,7 @@ impl State {
         match self.take_pending(id) {
             Some(Pending::Initialize) => self.initialized(myself, result),
             Some(Pending::Caller(mut sent)) => {
+                self.note_symbols_pace(sent.method, sent.written.elapsed(), true);
                 let encoding = self.encoding();
                 let answer = match result {
                     Ok(result) => Ok(Reply {
@@ -289,6 +290,7 @@ impl State {
             Pending::Initialize => "initialize",
             Pending::Caller(sent) => sent.method,
         };
+        self.note_symbols_pace(method, self.timeouts.request, false);
         let error = Error::Timeout {
             server: self.spec.label(),
             method: method.into(),

@@ -59,7 +59,7 @@ use crate::lsp::protocol::{self, Capabilities, WorkspaceFolder};
 use crate::lsp::transport::Transport;
 use crate::messages::language_server::{
     Busyness, Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
-    ServerStatus, Work,
+    ServerStatus, SymbolsPace, Work,
 };
 use crate::messages::monitor::MonitorMsg;
 use crate::messages::recorder::RecorderMsg;
@@ -78,6 +78,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// How long what a workspace symbols request took is kept: a server
+/// skipped for being slow is asked again after it, in case it was only
+/// busy.
+const SYMBOLS_PACE_MEMORY: Duration = Duration::from_secs(60);
 
 /// The actor type; its state lives in [`State`].
 pub struct LanguageServer;
@@ -136,6 +141,8 @@ struct Sent {
     params: Value,
     /// Times it was sent again after `ContentModified` / `ServerCancelled`.
     retries: u32,
+    /// When it was first written to the server.
+    written: Instant,
     warnings: Vec<String>,
 }
 
@@ -205,6 +212,8 @@ pub struct State {
     fairness: fairness::Fairness<Call>,
     /// Requests waiting for the one of their kind the server works on.
     turns: turns::Turns<Call>,
+    /// How its last workspace symbols request went, and when.
+    last_symbols: Option<(SymbolsPace, Instant)>,
     /// The request in flight for each question, to share its answer.
     asked: HashMap<String, i64>,
     /// Changes on disk that came before the server registered for any:
@@ -300,6 +309,7 @@ impl Actor for LanguageServer {
             registrations: watched::Registrations::default(),
             fairness: fairness::Fairness::default(),
             turns: turns::Turns::default(),
+            last_symbols: None,
             asked: HashMap::new(),
             early_changes: Vec::new(),
             coverage: coverage::Coverage::default(),
@@ -531,6 +541,19 @@ impl State {
         Busyness {
             loading,
             working: self.has_work() || self.readiness.is_settling(),
+            symbols: self
+                .last_symbols
+                .filter(|(_, at)| at.elapsed() < SYMBOLS_PACE_MEMORY)
+                .map(|(pace, _)| pace),
+        }
+    }
+
+    /// Keeps how long a workspace symbols request took: the symbol index
+    /// answers for a server that is slow at them (pyright took 5 to 8 s
+    /// for each on a million lines) rather than wait on it.
+    fn note_symbols_pace(&mut self, method: &str, took: Duration, answered: bool) {
+        if method == "workspace/symbol" {
+            self.last_symbols = Some((SymbolsPace { took, answered }, Instant::now()));
         }
     }
 

@@ -175,6 +175,7 @@ impl State {
             key,
             params,
             retries: 0,
+            written: Instant::now(),
             warnings,
         };
         self.pending.insert(id, Pending::Caller(Box::new(sent)));

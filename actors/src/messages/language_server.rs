@@ -262,6 +262,17 @@ pub struct Busyness {
     /// or held; diagnostics waited for, an edit's check, or a change on
     /// disk the server is taking in.
     pub working: bool,
+    /// How its last workspace symbols request went, if that was within
+    /// the last minute.
+    pub symbols: Option<SymbolsPace>,
+}
+
+/// How long a server took over a workspace symbols request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymbolsPace {
+    pub took: Duration,
+    /// Whether it answered at all, rather than timing out.
+    pub answered: bool,
 }
 
 /// One caller's wait for the fresh diagnostics of a document.
