@@ -76,6 +76,11 @@ fn the_index_never_answers_from_a_file_changed_since_it_was_read() {
     let dir = project(&[("shapes.py", SHAPES), ("main.py", MAIN)]);
     let session = start(dir.path(), tempfile::tempdir().unwrap(), "");
     wait_for_indexed(&session, "Shape", "shapes.py", "class Shape 1:7");
+    let status = session.ok("status", json!({}));
+    assert!(
+        status.contains("\nsymbol index: [python] 2 files, every root read"),
+        "{status}"
+    );
     let answer = search(&session, "Shape");
     // Asked and not answered within half a second, or not asked at all
     // because its last search timed out.
@@ -93,6 +98,12 @@ fn the_index_never_answers_from_a_file_changed_since_it_was_read() {
     std::fs::write(dir.path().join("shapes.py"), FIGURES).unwrap();
     let answer = search(&session, "Shape");
     assert!(!answer.contains("class Shape"), "edited:\n{answer}");
+    let status = session.ok("status", json!({}));
+    assert!(
+        status.contains("; 1 file changed since read, to read again")
+            || status.ends_with("symbol index: [python] 2 files, every root read"),
+        "read again already, or not yet:\n{status}"
+    );
     wait_for_indexed(&session, "Figure", "shapes.py", "class Figure 1:7");
 
     std::fs::rename(dir.path().join("shapes.py"), dir.path().join("forms.py")).unwrap();

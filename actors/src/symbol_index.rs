@@ -8,8 +8,8 @@
 //! what the index holds. Its inbox is `messages::symbol_index`: outlines
 //! from Gateways (every outline an agent's question fetched, and those of
 //! the background pass, `gateway/indexing.rs`), the Watcher's changes,
-//! look-ups from `search` and from names asked alone, and the pass's
-//! questions. It writes to no other actor.
+//! look-ups from `search` and from names asked alone, the pass's
+//! questions, and `status`'s. It writes to no other actor.
 //!
 //! Nothing it answers is stale: a symbol is given only from a file whose
 //! stamp (modification time and size) is the one it had when read, and a
@@ -24,6 +24,7 @@ use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
 use crate::store::index::{self, IndexedSymbol, Outline, Stamp};
 use crate::store::now_ms;
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
+use crate::vocabulary::status::{IndexStatus, IndexedServer};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use rusqlite::Connection;
 use std::collections::{HashMap, HashSet};
@@ -136,6 +137,9 @@ impl Actor for SymbolIndex {
                     state.taken.remove(&path);
                     state.unreadable.insert(path);
                 }
+            }
+            SymbolIndexMsg::Summary { roots, reply } => {
+                let _gone = reply.send(state.summary(roots).await);
             }
             SymbolIndexMsg::PassDone { server, root } => {
                 let at = now_ms();
@@ -259,6 +263,45 @@ impl State {
         answer.checked = checked;
         self.changed.extend(answer.changed.iter().cloned());
         answer
+    }
+
+    async fn summary(&mut self, roots: Vec<PathBuf>) -> IndexStatus {
+        if let Some(problem) = &self.problem {
+            return IndexStatus {
+                problem: Some(problem.clone()),
+                ..IndexStatus::default()
+            };
+        }
+        let changed = self
+            .changed
+            .iter()
+            .filter(|path| roots.iter().any(|root| path.starts_with(root)))
+            .count();
+        let counts = self
+            .with_db(move |db| {
+                let files = index::files_by_server(db, &roots)?;
+                let covering = index::covering(db, &roots)?;
+                Ok(files
+                    .into_iter()
+                    .map(|(server, files)| IndexedServer {
+                        every_root: covering.iter().any(|(by, _)| *by == server),
+                        server,
+                        files,
+                    })
+                    .collect())
+            })
+            .await;
+        match counts {
+            Some(servers) => IndexStatus {
+                servers,
+                changed,
+                problem: None,
+            },
+            None => IndexStatus {
+                problem: Some("the index could not be read".into()),
+                ..IndexStatus::default()
+            },
+        }
     }
 
     /// Compares a pass's files under `root` with what the index holds:

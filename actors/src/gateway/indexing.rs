@@ -4,10 +4,12 @@
 //! look-up `search` makes for a server that has not answered in time.
 //!
 //! The pass asks one file at a time, in the background (the document is
-//! closed again once answered), only while the server is loaded and has
-//! no one else's request to answer, and rests as long as each answer
-//! took, so that it takes at most half of a server's idle time and an
-//! agent's question waits behind one outline at most. It starts no server: files
+//! closed again once answered), while the server is loaded and has no
+//! one else's request to answer, and rests as long as each answer took,
+//! so that it takes at most half of a server's idle time and an agent's
+//! question waits behind one outline at most. A server that stays busy
+//! for others is asked anyway after a few seconds, and then the pass
+//! rests four times as long as the answer took. It starts no server: files
 //! whose server is not running wait for a later pass. It goes over the
 //! roots again when the running servers change, and otherwise reads only
 //! the files changed on disk since.
@@ -25,6 +27,7 @@ use crate::messages::router::ServerHandle;
 use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
 use crate::store::index::{IndexedSymbol, Stamp};
 use crate::vocabulary::documents::DocumentSnapshot;
+use crate::vocabulary::status::IndexStatus;
 use lsp_types::{Location, Position, Range};
 use ractor::rpc::CallResult;
 use std::collections::{BTreeSet, HashMap};
@@ -42,6 +45,15 @@ const BUSY_REST: Duration = Duration::from_millis(250);
 /// How long a server that was busy must have been idle before the pass
 /// asks it.
 const IDLE_BEFORE: Duration = Duration::from_secs(1);
+/// How long the pass waits on a loaded server that stays busy before it
+/// reads anyway, at a slower pace: agents that keep a server busy for
+/// good would otherwise never have the index that spares it their
+/// searches (on the million-line tree, pyright was never idle for a
+/// second while one agent searched every few seconds).
+const CROWDED_AFTER: Duration = Duration::from_secs(5);
+/// How many times an outline's own time the pass rests after reading from
+/// a busy server: at most a fifth of its time goes to the pass.
+const CROWDED_REST: u32 = 4;
 /// The largest file the pass asks an outline of.
 const MAX_INDEXED_BYTES: usize = 512 * 1024;
 /// The longest line of a file the pass asks an outline of.
@@ -203,12 +215,17 @@ async fn read_files(context: &Context, servers: &[ServerHandle], paths: Vec<Path
     let mut unreadable = Vec::new();
     for path in paths {
         let started = Instant::now();
-        match read_file(context, &by_name, &path).await {
+        let (read, pace) = read_file(context, &by_name, &path).await;
+        match read {
             Read::Indexed => {}
             Read::NotServed => not_served.push(path),
             Read::Failed => unreadable.push(path),
         }
-        tokio::time::sleep(started.elapsed().min(MAX_REST)).await;
+        let rest = match pace {
+            Pace::Idle => started.elapsed(),
+            Pace::Crowded => started.elapsed() * CROWDED_REST,
+        };
+        tokio::time::sleep(rest.min(MAX_REST)).await;
     }
     let index = &context.shared.index;
     if !not_served.is_empty() {
@@ -219,18 +236,28 @@ async fn read_files(context: &Context, servers: &[ServerHandle], paths: Vec<Path
     }
 }
 
-async fn read_file(context: &Context, servers: &HashMap<&str, &ServerHandle>, path: &Path) -> Read {
+/// Reads one file's outline, once its server can spare the time; says
+/// how busy the server was.
+async fn read_file(
+    context: &Context,
+    servers: &HashMap<&str, &ServerHandle>,
+    path: &Path,
+) -> (Read, Pace) {
     let Ok(serving) = context.serving(path).await else {
-        return Read::NotServed;
+        return (Read::NotServed, Pace::Idle);
     };
     let Some(server) = serving
         .first()
         .and_then(|spec| servers.get(spec.name.as_str()))
     else {
-        return Read::NotServed;
+        return (Read::NotServed, Pace::Idle);
     };
+    let pace = keep_out_of_the_way(server).await;
+    (outline_file(context, server, path).await, pace)
+}
+
+async fn outline_file(context: &Context, server: &ServerHandle, path: &Path) -> Read {
     let label = server.label();
-    keep_out_of_the_way(server).await;
     let read = {
         let path = path.to_path_buf();
         tokio::task::spawn_blocking(move || {
@@ -265,19 +292,35 @@ async fn read_file(context: &Context, servers: &HashMap<&str, &ServerHandle>, pa
     }
 }
 
+/// How busy a server was when the pass asked it.
+enum Pace {
+    Idle,
+    /// Loaded, and busy for others for [`CROWDED_AFTER`].
+    Crowded,
+}
+
 /// Waits while the server is loading or working for anyone, and, once it
-/// was, until it has been idle for [`IDLE_BEFORE`]: the pass uses only a
+/// was, until it has been idle for [`IDLE_BEFORE`]: the pass uses a
 /// server's idle time, and an agent's next question after a diagnostics
-/// wait usually comes within that.
-async fn keep_out_of_the_way(server: &ServerHandle) {
+/// wait usually comes within that. A loaded server busy for
+/// [`CROWDED_AFTER`] is asked anyway.
+async fn keep_out_of_the_way(server: &ServerHandle) -> Pace {
+    let waiting = Instant::now();
     let mut was_busy = false;
     loop {
         let busyness = server
             .actor
             .call(LanguageServerMsg::Busyness, Some(INDEX_REPLY))
             .await;
-        let busy = matches!(busyness, Ok(CallResult::Success(busyness)) if busyness.loading || busyness.working);
-        match (busy, was_busy) {
+        let (loading, working) = match busyness {
+            Ok(CallResult::Success(busyness)) => (busyness.loading, busyness.working),
+            // Gone: the outline's own request says so.
+            _ => (false, false),
+        };
+        if !loading && was_busy && waiting.elapsed() >= CROWDED_AFTER {
+            return Pace::Crowded;
+        }
+        match (loading || working, was_busy) {
             (true, _) => {
                 was_busy = true;
                 tokio::time::sleep(BUSY_REST).await;
@@ -286,8 +329,7 @@ async fn keep_out_of_the_way(server: &ServerHandle) {
                 was_busy = false;
                 tokio::time::sleep(IDLE_BEFORE).await;
             }
-            // Idle, or gone: the outline's own request says which.
-            (false, false) => return,
+            (false, false) => return Pace::Idle,
         }
     }
 }
@@ -335,5 +377,19 @@ pub async fn lookup(context: &Context, query: &str, roots: Vec<PathBuf>) -> Inde
     .unwrap_or_else(|_| IndexAnswer {
         problem: Some("the symbol index did not answer".into()),
         ..IndexAnswer::default()
+    })
+}
+
+/// What the index holds for `roots`, for `status`.
+pub async fn summary(context: &Context, roots: Vec<PathBuf>) -> IndexStatus {
+    ask(
+        &context.shared.index,
+        |reply| SymbolIndexMsg::Summary { roots, reply },
+        INDEX_REPLY,
+    )
+    .await
+    .unwrap_or_else(|_| IndexStatus {
+        problem: Some("the symbol index did not answer".into()),
+        ..IndexStatus::default()
     })
 }

@@ -4,6 +4,7 @@
 //! pool's servers that the control socket gives `windlass top`.
 
 use super::context::Context;
+use super::indexing;
 use super::render;
 use crate::error::Result;
 use crate::messages::language_server::{LanguageServerMsg, ServerStatus};
@@ -56,6 +57,11 @@ pub async fn session_status(context: &Context) -> Result<SessionStatus> {
         false => None,
     };
     let servers = server_reports(overview.servers, own_roots.as_deref()).await;
+    let index = {
+        let roots = context.root_set().await?;
+        let paths = roots.roots().iter().map(|root| root.path.clone()).collect();
+        indexing::summary(context, paths).await
+    };
     // The `status` call asking is in flight too; it is not news.
     let running = context
         .in_flight
@@ -71,6 +77,7 @@ pub async fn session_status(context: &Context) -> Result<SessionStatus> {
         servers,
         running,
         client: context.client.get(),
+        index: Some(index),
     })
 }
 

@@ -1,8 +1,9 @@
 //! The SymbolIndex's inbox: outlines to keep, files changed on disk,
-//! names to look up, and the background pass's questions about which
-//! files it must read.
+//! names to look up, the background pass's questions about which files
+//! it must read, and what it holds, for `status`.
 use crate::store::index::{IndexedSymbol, Outline, Stamp};
 use crate::vocabulary::file_changes::FileChange;
+use crate::vocabulary::status::IndexStatus;
 use ractor::RpcReplyPort;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,6 +44,11 @@ pub enum SymbolIndexMsg {
     Unreadable(Vec<PathBuf>),
     /// A pass of `server` went over every file under `root` it serves.
     PassDone { server: String, root: PathBuf },
+    /// What the index holds for `roots`, for `status`.
+    Summary {
+        roots: Vec<PathBuf>,
+        reply: RpcReplyPort<IndexStatus>,
+    },
 }
 
 /// What the index holds for a name under some roots.

@@ -10,7 +10,7 @@
 //! one is set aside as the event store's is.
 
 use rusqlite::{Connection, params};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// The layout this build writes; any other is made again.
@@ -284,6 +284,29 @@ pub fn files_under(connection: &Connection, server: &str, root: &Path) -> rusqli
         .map(|count| u64::try_from(count).unwrap_or_default())
 }
 
+/// How many files under `roots` each server's outlines are indexed for.
+pub fn files_by_server(
+    connection: &Connection,
+    roots: &[PathBuf],
+) -> rusqlite::Result<Vec<(String, u64)>> {
+    let mut statement = connection.prepare_cached(
+        "SELECT server, count(*) FROM files WHERE path >= ?1 AND path < ?2
+         GROUP BY server",
+    )?;
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    for root in roots {
+        let (low, high) = path_range(root);
+        let rows = statement.query_map(params![low, high], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+        })?;
+        for row in rows {
+            let (server, files) = row?;
+            *counts.entry(server).or_default() += u64::try_from(files).unwrap_or_default();
+        }
+    }
+    Ok(counts.into_iter().collect())
+}
+
 /// Records that a pass of `server` went over every file under `root`.
 pub fn record_pass(
     connection: &Connection,
@@ -458,6 +481,10 @@ mod tests {
         );
         assert!(covering(&db, &[PathBuf::from("/v")]).unwrap().is_empty());
         assert_eq!(files_under(&db, "python", Path::new("/w")).unwrap(), 1);
+        assert_eq!(
+            files_by_server(&db, &[PathBuf::from("/w"), PathBuf::from("/v")]).unwrap(),
+            [("python".to_owned(), 1)]
+        );
         db.execute_batch("PRAGMA user_version = 99").unwrap();
         drop(db);
         let db = open(&path).unwrap();

@@ -2,6 +2,7 @@
 //! and what the control socket gives `windlass status SESSION`, which
 //! renders the same lines.
 
+use super::counted::counted;
 use super::ids::SessionId;
 use super::server_states::{Phase, ProcessState, Strategy};
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,62 @@ pub struct SessionStatus {
     /// The MCP client's name and version, once it said them.
     #[serde(default)]
     pub client: Option<String>,
+    /// What the symbol index holds for the session's roots.
+    #[serde(default)]
+    pub index: Option<IndexStatus>,
+}
+
+/// What the symbol index holds for some roots.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexStatus {
+    /// Each server with files indexed under the roots: how many, and
+    /// whether a pass of it has been over every root.
+    pub servers: Vec<IndexedServer>,
+    /// Files under the roots changed on disk since they were read.
+    pub changed: usize,
+    /// Why the index cannot be used, if it cannot.
+    pub problem: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexedServer {
+    pub server: String,
+    pub files: u64,
+    pub every_root: bool,
+}
+
+impl IndexStatus {
+    fn line(&self) -> String {
+        if let Some(problem) = &self.problem {
+            return format!("warning: the symbol index cannot be used: {problem}");
+        }
+        if self.servers.is_empty() {
+            return "symbol index: nothing read yet".to_owned();
+        }
+        let servers: Vec<String> = self
+            .servers
+            .iter()
+            .map(|indexed| {
+                let reach = match indexed.every_root {
+                    true => "every root read",
+                    false => "reading",
+                };
+                format!(
+                    "[{}] {}, {reach}",
+                    indexed.server,
+                    counted(indexed.files, "file")
+                )
+            })
+            .collect();
+        let mut line = format!("symbol index: {}", servers.join("; "));
+        if self.changed > 0 {
+            line.push_str(&format!(
+                "; {} changed since read, to read again",
+                counted(self.changed, "file")
+            ));
+        }
+        line
+    }
 }
 
 /// A tool call in flight, and for how long so far.
@@ -155,6 +212,7 @@ impl SessionStatus {
         for server in &self.servers {
             lines.extend(server.lines());
         }
+        lines.extend(self.index.as_ref().map(IndexStatus::line));
         lines
     }
 }
@@ -307,6 +365,22 @@ mod tests {
                 seconds: 1.25,
             }],
             client: None,
+            index: Some(IndexStatus {
+                servers: vec![
+                    IndexedServer {
+                        server: "python".into(),
+                        files: 475,
+                        every_root: true,
+                    },
+                    IndexedServer {
+                        server: "c".into(),
+                        files: 1,
+                        every_root: false,
+                    },
+                ],
+                changed: 2,
+                problem: None,
+            }),
         };
         assert_eq!(
             status.lines(),
@@ -322,6 +396,7 @@ mod tests {
                 "  stderr:",
                 "    one",
                 "    two",
+                "symbol index: [python] 475 files, every root read; [c] 1 file, reading; 2 files changed since read, to read again",
             ]
         );
         let json = serde_json::to_string(&status).unwrap_or_default();
