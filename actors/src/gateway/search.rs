@@ -80,14 +80,15 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
         if queries.len() > 1 {
             lines.push(format!("## {query}"));
         }
-        let found = symbols(context, &roots, query).await?;
-        let hits = {
+        // The text is read while the servers and the index are asked: on
+        // a big tree either takes a good part of the answer's time.
+        let text = {
             let roots = roots.clone();
             let query = query.clone();
             tokio::task::spawn_blocking(move || heatmap(&roots, &query))
-                .await
-                .map_err(|_| Error::ShuttingDown)??
         };
+        let found = symbols(context, &roots, query).await?;
+        let hits = text.await.map_err(|_| Error::ShuttingDown)??;
         let skip = offset(args.offset);
         lines.extend(found.warnings);
         lines.extend(unread_lines(&roots, &found.problems, &hits));

@@ -9,7 +9,7 @@ use super::context::Context;
 use super::indexing;
 use crate::error::{Error, Result};
 use crate::language::language_id;
-use crate::messages::language_server::{Busyness, LanguageServerMsg, Reply};
+use crate::messages::language_server::{Busyness, LanguageServerMsg, Reply, SymbolsPace};
 use crate::messages::router::ServerHandle;
 use crate::messages::symbol_index::IndexAnswer;
 use crate::store::index::IndexedSymbol;
@@ -39,7 +39,7 @@ pub struct Answers {
     /// The servers whose names are the index's.
     by_index: Vec<String>,
     index: IndexAnswer,
-    /// The languages of every running server, by label.
+    /// The languages of every configured server, by label.
     languages: HashMap<String, Vec<String>>,
 }
 
@@ -58,7 +58,7 @@ pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answ
         true => context.workspace_servers().await?,
         false => match tokio::time::timeout_at(patience, context.workspace_servers()).await {
             Ok(servers) => servers?,
-            Err(_) => return Ok(Answers::starting(index)),
+            Err(_) => return Ok(Answers::starting(index, languages_of(context))),
         },
     };
     let covers = |label: &str| index.covered.iter().any(|(server, _)| server == label);
@@ -68,11 +68,7 @@ pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answ
         .filter(|name| covers(name))
         .cloned()
         .collect();
-    let languages = servers
-        .running
-        .iter()
-        .map(|server| (server.label(), server.spec.languages.clone()))
-        .collect();
+    let languages = languages_of(context);
     let covered = servers
         .running
         .iter()
@@ -154,6 +150,16 @@ pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answ
     Ok(answers)
 }
 
+/// The languages of every configured server, by label.
+fn languages_of(context: &Context) -> HashMap<String, Vec<String>> {
+    context
+        .settings
+        .servers
+        .iter()
+        .map(|spec| (spec.label(), spec.languages.clone()))
+        .collect()
+}
+
 /// [`INDEX_PATIENCE`] as answers say it.
 fn patience_text() -> String {
     format!("{:.1} s", INDEX_PATIENCE.as_secs_f64())
@@ -195,15 +201,21 @@ fn why_not_wait(label: &str, busyness: &Busyness) -> Option<String> {
     if busyness.loading {
         return Some(format!("warning: [{label}] is still loading"));
     }
-    let pace = busyness.symbols.filter(|pace| pace.took > INDEX_PATIENCE)?;
-    Some(match pace.answered {
-        true => format!(
-            "note: [{label}] took {:.1} s to answer workspace symbols the last time",
-            pace.took.as_secs_f64()
+    let pace = busyness
+        .symbols
+        .filter(|pace| pace.took() > INDEX_PATIENCE)?;
+    Some(match pace {
+        SymbolsPace::Working(took) => format!(
+            "note: [{label}] has been working on workspace symbols for {:.1} s",
+            took.as_secs_f64()
         ),
-        false => format!(
+        SymbolsPace::Answered(took) => format!(
+            "note: [{label}] took {:.1} s to answer workspace symbols the last time",
+            took.as_secs_f64()
+        ),
+        SymbolsPace::TimedOut(took) => format!(
             "note: [{label}] did not answer workspace symbols within {} s the last time",
-            pace.took.as_secs()
+            took.as_secs()
         ),
     })
 }
@@ -212,7 +224,7 @@ impl Answers {
     /// The index's answer for every server it has been over, when the
     /// servers the roots need are still starting (a daemon just started
     /// checks and starts them): those it has not been over are named.
-    fn starting(index: IndexAnswer) -> Self {
+    fn starting(index: IndexAnswer, languages: HashMap<String, Vec<String>>) -> Self {
         let by_index = index
             .covered
             .iter()
@@ -228,7 +240,7 @@ impl Answers {
             warnings: vec![warning],
             by_index,
             index,
-            languages: HashMap::new(),
+            languages,
         }
     }
 
@@ -240,8 +252,7 @@ impl Answers {
             .filter(|found| self.by_index.contains(&found.server))
     }
 
-    /// The languages of the servers the index stands in for, as far as
-    /// they are known (not for a server that is down).
+    /// The languages of the servers the index stands in for.
     pub fn indexed_languages(&self) -> Vec<String> {
         self.by_index
             .iter()
@@ -289,7 +300,7 @@ impl Answers {
 
     /// How many of the files changed since the index read them are in the
     /// languages of the servers it stands in for (any language, for a
-    /// server that is down).
+    /// server no longer configured).
     fn changed(&self) -> usize {
         if self.by_index.is_empty() {
             return 0;

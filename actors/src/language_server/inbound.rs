@@ -7,7 +7,7 @@ use super::{Pending, Phase, State};
 use crate::error::Error;
 use crate::lsp::message::{self, Incoming, ResponseError};
 use crate::lsp::protocol::{self, Capabilities};
-use crate::messages::language_server::{Call, LanguageServerMsg, Reply, Work};
+use crate::messages::language_server::{Call, LanguageServerMsg, Reply, SymbolsPace, Work};
 use crate::messages::recorder::server_event;
 use crate::messages::supervisor::{Ending, ServerExit, SupervisorMsg};
 use crate::vocabulary::events::EventKind;
@@ -50,7 +50,8 @@ impl State {
         match self.take_pending(id) {
             Some(Pending::Initialize) => self.initialized(myself, result),
             Some(Pending::Caller(mut sent)) => {
-                self.note_symbols_pace(sent.method, sent.written.elapsed(), true);
+                let took = sent.written.elapsed();
+                self.note_symbols_pace(sent.method, SymbolsPace::Answered(took));
                 let encoding = self.encoding();
                 let answer = match result {
                     Ok(result) => Ok(Reply {
@@ -290,7 +291,7 @@ impl State {
             Pending::Initialize => "initialize",
             Pending::Caller(sent) => sent.method,
         };
-        self.note_symbols_pace(method, self.timeouts.request, false);
+        self.note_symbols_pace(method, SymbolsPace::TimedOut(self.timeouts.request));
         let error = Error::Timeout {
             server: self.spec.label(),
             method: method.into(),

@@ -541,19 +541,36 @@ impl State {
         Busyness {
             loading,
             working: self.has_work() || self.readiness.is_settling(),
-            symbols: self
-                .last_symbols
-                .filter(|(_, at)| at.elapsed() < SYMBOLS_PACE_MEMORY)
-                .map(|(pace, _)| pace),
+            symbols: self.symbols_pace(),
         }
     }
 
-    /// Keeps how long a workspace symbols request took: the symbol index
+    /// The workspace symbols request at the server the longest, or else
+    /// how the last one went, if recently.
+    fn symbols_pace(&self) -> Option<SymbolsPace> {
+        let working = self
+            .pending
+            .values()
+            .filter_map(|pending| match pending {
+                Pending::Caller(sent) if sent.method == "workspace/symbol" => {
+                    Some(sent.written.elapsed())
+                }
+                _ => None,
+            })
+            .max();
+        working.map(SymbolsPace::Working).or_else(|| {
+            self.last_symbols
+                .filter(|(_, at)| at.elapsed() < SYMBOLS_PACE_MEMORY)
+                .map(|(pace, _)| pace)
+        })
+    }
+
+    /// Keeps how a workspace symbols request went: the symbol index
     /// answers for a server that is slow at them (pyright took 5 to 8 s
     /// for each on a million lines) rather than wait on it.
-    fn note_symbols_pace(&mut self, method: &str, took: Duration, answered: bool) {
+    fn note_symbols_pace(&mut self, method: &str, pace: SymbolsPace) {
         if method == "workspace/symbol" {
-            self.last_symbols = Some((SymbolsPace { took, answered }, Instant::now()));
+            self.last_symbols = Some((pace, Instant::now()));
         }
     }
 

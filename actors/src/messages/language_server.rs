@@ -262,17 +262,28 @@ pub struct Busyness {
     /// or held; diagnostics waited for, an edit's check, or a change on
     /// disk the server is taking in.
     pub working: bool,
-    /// How its last workspace symbols request went, if that was within
-    /// the last minute.
+    /// How long its workspace symbols take: the one it is working on, or
+    /// else its last, if that was within the last minute.
     pub symbols: Option<SymbolsPace>,
 }
 
-/// How long a server took over a workspace symbols request.
+/// How long a server has taken over a workspace symbols request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SymbolsPace {
-    pub took: Duration,
-    /// Whether it answered at all, rather than timing out.
-    pub answered: bool,
+pub enum SymbolsPace {
+    /// It has been working on one this long so far.
+    Working(Duration),
+    /// Its last answer took this long.
+    Answered(Duration),
+    /// Its last one timed out after this long.
+    TimedOut(Duration),
+}
+
+impl SymbolsPace {
+    pub fn took(self) -> Duration {
+        match self {
+            Self::Working(took) | Self::Answered(took) | Self::TimedOut(took) => took,
+        }
+    }
 }
 
 /// One caller's wait for the fresh diagnostics of a document.
