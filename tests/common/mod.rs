@@ -73,7 +73,7 @@ pub fn rust_analyzer_runs() -> bool {
 }
 
 /// An answer without the warning that its server was still loading, or
-/// still taking in changes on disk: on a machine running many servers at
+/// still taking in changes on disk or files just opened: on a machine running many servers at
 /// once, a server may be busy for longer than the patience requests
 /// have, and is then asked anyway, its answer saying so (first, or last
 /// among the notes of a list).
@@ -82,8 +82,7 @@ pub fn past_loading_warning(answer: &str) -> String {
         .lines()
         .filter(|line| {
             !(line.starts_with("warning: ")
-                && (line.contains("is still loading")
-                    || line.contains("is still taking in changes on disk")))
+                && (line.contains("is still loading") || line.contains("is still taking in ")))
         })
         .collect::<Vec<_>>()
         .join("\n")

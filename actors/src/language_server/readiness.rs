@@ -41,12 +41,33 @@ pub struct Readiness {
     loading_work: HashSet<String>,
     /// A workspace change the server has not yet been seen to take in.
     settling_since: Option<Instant>,
+    /// What that change was.
+    taking: Taking,
     /// Progress tokens that began since that change.
     settling_work: HashSet<String>,
     quiet_streak: u32,
     /// Whether the server last said it is not quiescent (rust-analyzer's
     /// `experimental/serverStatus`): loading in its own words.
     busy_by_its_word: bool,
+}
+
+/// What changed in a settling server's workspace, as answers say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taking {
+    /// Files changed on disk.
+    DiskChanges,
+    /// Files opened for a question about the whole project, which a server
+    /// that loads a project per open file (tsserver) may have to load.
+    OpenedFiles,
+}
+
+impl Taking {
+    pub fn says(self) -> &'static str {
+        match self {
+            Self::DiskChanges => "changes on disk",
+            Self::OpenedFiles => "the files just opened",
+        }
+    }
 }
 
 impl Readiness {
@@ -61,6 +82,7 @@ impl Readiness {
             idle_since: None,
             loading_work: HashSet::new(),
             settling_since: None,
+            taking: Taking::DiskChanges,
             settling_work: HashSet::new(),
             quiet_streak: 0,
             busy_by_its_word: false,
@@ -89,6 +111,11 @@ impl Readiness {
         self.settling_since
     }
 
+    /// What the server is taking in, if it is settling.
+    pub fn taking(&self) -> Option<Taking> {
+        self.settling_since.map(|_| self.taking)
+    }
+
     /// When the server last began loading.
     pub fn loading_started(&self) -> Instant {
         self.loading_started
@@ -113,8 +140,9 @@ impl Readiness {
     }
 
     /// The workspace changed under the server.
-    pub fn workspace_changed(&mut self, now: Instant) {
+    pub fn workspace_changed(&mut self, now: Instant, taking: Taking) {
         self.settling_since = Some(now);
+        self.taking = taking;
         self.settling_work.clear();
         self.quiet_streak = 0;
     }
@@ -266,7 +294,7 @@ mod tests {
         let start = Instant::now();
         let mut readiness = Readiness::new(start, false);
         readiness.progress_began("indexing the project");
-        readiness.workspace_changed(at(start, 100));
+        readiness.workspace_changed(at(start, 100), Taking::DiskChanges);
         assert!(readiness.is_settling());
         readiness.sample(&sample(30), at(start, 120));
         readiness.sample(&sample(0), at(start, 140));
@@ -280,5 +308,16 @@ mod tests {
             !readiness.is_settling(),
             "work begun before the change is not waited for"
         );
+        assert_eq!(readiness.taking(), None);
+    }
+
+    #[test]
+    fn what_is_taken_in_is_the_last_change() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, false);
+        readiness.workspace_changed(at(start, 100), Taking::OpenedFiles);
+        assert_eq!(readiness.taking(), Some(Taking::OpenedFiles));
+        readiness.workspace_changed(at(start, 200), Taking::DiskChanges);
+        assert_eq!(readiness.taking().map(Taking::says), Some("changes on disk"));
     }
 }

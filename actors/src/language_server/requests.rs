@@ -6,6 +6,7 @@
 //! its session's fair share of the server (`fairness.rs`).
 
 use super::fairness::Admitted;
+use super::readiness::Taking;
 use super::turns::ONE_AT_A_TIME;
 use super::{Admission, Pending, Phase, Sent, State};
 use crate::error::{Error, Result};
@@ -72,7 +73,8 @@ impl State {
             // the server has taken it in, or its answer is the new
             // project's alone.
             if opened && super::coverage::needs_index(call.request.method, &call.request.params) {
-                self.readiness.workspace_changed(std::time::Instant::now());
+                self.readiness
+                    .workspace_changed(Instant::now(), Taking::OpenedFiles);
             }
         }
         if self.blocks(&call.request) {

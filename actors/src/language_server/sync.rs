@@ -4,6 +4,7 @@
 //! changed or when the server forgot it, and the request parameters that
 //! name a document and a position in the server's encoding.
 
+use super::readiness::Taking;
 use super::{Phase, State};
 use crate::language_server::documents::SyncAction;
 use crate::lsp::position::{PositionEncoding, line_at};
@@ -155,7 +156,7 @@ impl State {
         match self.strategy() {
             Strategy::Version => self.documents.await_version(uri, version, now),
             Strategy::Progress | Strategy::Process | Strategy::Pull => {
-                self.readiness.workspace_changed(now)
+                self.readiness.workspace_changed(now, Taking::DiskChanges)
             }
         }
     }

@@ -484,9 +484,10 @@ impl State {
                 "warning: [{label}] is still loading{doing}; this answer may be incomplete"
             ));
         }
-        self.readiness.is_settling().then(|| {
+        self.readiness.taking().map(|taking| {
             format!(
-                "warning: [{label}] is still taking in changes on disk; this answer may be out of date"
+                "warning: [{label}] is still taking in {}; this answer may be out of date",
+                taking.says()
             )
         })
     }

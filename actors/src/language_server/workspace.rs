@@ -15,6 +15,7 @@
 //! version it publishes for a document sent again, or, for servers that do
 //! not echo versions, until it goes quiet.
 
+use super::readiness::Taking;
 use super::{Phase, State};
 use crate::language;
 use crate::lsp::protocol::{Capabilities, Feature, WorkspaceFolder};
@@ -178,7 +179,8 @@ impl State {
         // A server that echoes versions is waited on exactly, document by
         // document, when each is sent again; others until they go quiet.
         if self.strategy() != Strategy::Version {
-            self.readiness.workspace_changed(Instant::now());
+            self.readiness
+                .workspace_changed(Instant::now(), Taking::DiskChanges);
         }
         tracing::debug!(server = %self.spec.name, changes = relevant.len(), "workspace changed on disk");
         self.release_ready(myself);
