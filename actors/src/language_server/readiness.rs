@@ -318,6 +318,9 @@ mod tests {
         readiness.workspace_changed(at(start, 100), Taking::OpenedFiles);
         assert_eq!(readiness.taking(), Some(Taking::OpenedFiles));
         readiness.workspace_changed(at(start, 200), Taking::DiskChanges);
-        assert_eq!(readiness.taking().map(Taking::says), Some("changes on disk"));
+        assert_eq!(
+            readiness.taking().map(Taking::says),
+            Some("changes on disk")
+        );
     }
 }
