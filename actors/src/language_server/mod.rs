@@ -72,6 +72,7 @@ use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::server_states::{ProcessState, Strategy};
 use crate::vocabulary::usage::Usage;
 use diagnostics::Wait;
+use lsp_types::request::{Request as _, WorkspaceSymbolRequest};
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -552,7 +553,7 @@ impl State {
             .pending
             .values()
             .filter_map(|pending| match pending {
-                Pending::Caller(sent) if sent.method == "workspace/symbol" => {
+                Pending::Caller(sent) if sent.method == WorkspaceSymbolRequest::METHOD => {
                     Some(sent.written.elapsed())
                 }
                 _ => None,
@@ -569,7 +570,7 @@ impl State {
     /// answers for a server that is slow at them (pyright took 5 to 8 s
     /// for each on a million lines) rather than wait on it.
     fn note_symbols_pace(&mut self, method: &str, pace: SymbolsPace) {
-        if method == "workspace/symbol" {
+        if method == WorkspaceSymbolRequest::METHOD {
             self.last_symbols = Some((pace, Instant::now()));
         }
     }
