@@ -134,12 +134,8 @@ fn a_symbol_named_several_times_at_one_place_is_one_candidate() {
     assert_eq!(answer, "a.py:1:5  def run():");
 }
 
-/// A method asked for as `Type.method` of a server that answers no
-/// workspace symbols (pylsp) is found by text and placed in its class by
-/// the file's outline: the one in `Logger` is answered, the one of the
-/// same name in another class is not a candidate.
-#[test]
-fn a_method_asked_with_its_class_is_found_by_text_when_the_server_names_none() {
+/// A `close` method in each of two classes, served by mockls with `flags`.
+fn closes_in_two_classes(flags: &str) -> (tempfile::TempDir, Session) {
     let dir = project(&[
         (
             "a.py",
@@ -151,17 +147,48 @@ fn a_method_asked_with_its_class_is_found_by_text_when_the_server_names_none() {
         ),
     ]);
     let mut args = root_arg(dir.path());
-    args.extend([
-        "--lsp".into(),
-        mockls_lsp("python", "--without workspaceSymbolProvider"),
-    ]);
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
     let session = Session::start(&args);
+    (dir, session)
+}
+
+/// A method asked for as `Type.method` of a server that answers no
+/// workspace symbols (pylsp) is found by text and placed in its class by
+/// the file's outline: the one in `Logger` is answered, the one of the
+/// same name in another class is not a candidate.
+#[test]
+fn a_method_asked_with_its_class_is_found_by_text_when_the_server_names_none() {
+    let (_dir, session) = closes_in_two_classes("--without workspaceSymbolProvider");
     // mockls's definitions are every one of the word, the asked file's
     // first: asked at b.py's `close`, b.py would lead.
     let answer = session.ok("definition", json!({"symbol": "Logger.close"}));
     assert!(
         answer.starts_with("a.py:2:9  def close(self):\n"),
         "{answer}"
+    );
+}
+
+/// A server whose workspace symbols name only a module's own
+/// definitions (jedi, or pyrefly while it checks the project) misses the
+/// method, but its outline holds it in its class: the method is the
+/// answer, not a list of one the model must ask again from.
+#[test]
+fn a_method_the_workspace_symbols_miss_but_the_outline_holds_is_answered() {
+    let (_dir, session) = closes_in_two_classes("--top-level-symbols");
+    let answer = session.ok("definition", json!({"symbol": "Pidfile.close"}));
+    assert!(
+        answer.starts_with("b.py:2:9  def close(self):\n"),
+        "{answer}"
+    );
+    // Asked alone, the name is placed by no outline: both definitions
+    // are the text's, and the servers' miss is said.
+    let both = session.ok("definition", json!({"symbol": "close"}));
+    assert_eq!(
+        both,
+        "`close` is ambiguous (2 matches); ask again with file and line:\n\
+         a.py:2:9  (text) def close(self):\n\
+         b.py:2:9  (text) def close(self):\n\
+         note: 2 definitions were found only by text search; the servers did not report them"
     );
 }
 

@@ -31,6 +31,9 @@ pub struct Answers<'a> {
     pub nested_symbols: u64,
     /// Name each workspace symbol this many times (`--repeat-symbols`).
     pub repeat_symbols: u64,
+    /// Name only a module's own definitions, none they hold
+    /// (`--top-level-symbols`), as jedi-language-server does.
+    pub top_level_symbols: bool,
     /// Still indexing: position queries answer empty, as real servers do.
     pub indexing: bool,
 }
@@ -167,7 +170,7 @@ impl Answers<'_> {
         let times = usize::try_from(self.repeat_symbols.max(1)).unwrap_or(1);
         let mut symbols: Vec<SymbolInformation> = self
             .workspace
-            .workspace_symbols(query)
+            .workspace_symbols(query, self.top_level_symbols)
             .into_iter()
             .filter_map(|(name, kind, span)| Some(symbol(name, kind, self.location(&span)?)))
             .flat_map(|found| std::iter::repeat_n(found, times))

@@ -101,6 +101,9 @@ pub struct Flags {
     /// rust-analyzer names a method once for each type a macro
     /// implements it for, all at the macro's call.
     pub repeat_symbols: u64,
+    /// Name in workspace symbols only a module's own definitions, as
+    /// jedi-language-server does; outlines still hold every one.
+    pub top_level_symbols: bool,
     /// Answer neither `shutdown` nor `exit`: only a kill ends it.
     pub ignore_shutdown: bool,
     /// Exit as soon as the client says `initialized`.
@@ -213,6 +216,7 @@ impl Flags {
                 "--flood-diagnostics" => flags.flood_diagnostics = number(&value()?)?,
                 "--nested-symbols" => flags.nested_symbols = number(&value()?)?,
                 "--repeat-symbols" => flags.repeat_symbols = number(&value()?)?,
+                "--top-level-symbols" => flags.top_level_symbols = true,
                 "--ignore-shutdown" => flags.ignore_shutdown = true,
                 "--crash-on-initialized" => flags.crash_on_initialized = true,
                 "--asks-tsserver" => flags.asks_tsserver = true,

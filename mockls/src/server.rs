@@ -130,6 +130,7 @@ impl Mock {
             outside_uri: self.flags.outside_uri,
             nested_symbols: self.flags.nested_symbols,
             repeat_symbols: self.flags.repeat_symbols,
+            top_level_symbols: self.flags.top_level_symbols,
             indexing: state.indexing,
         })
     }

@@ -233,8 +233,9 @@ impl Workspace {
         })
     }
 
-    /// Definitions whose name contains `query`, case-insensitively.
-    pub fn workspace_symbols(&self, query: &str) -> Vec<(String, u32, Span)> {
+    /// Definitions whose name contains `query`, case-insensitively;
+    /// with `top_level`, only those no other definition holds.
+    pub fn workspace_symbols(&self, query: &str, top_level: bool) -> Vec<(String, u32, Span)> {
         let query = query.to_lowercase();
         let mut found = Vec::new();
         for (uri, text) in self.documents() {
@@ -249,7 +250,9 @@ impl Workspace {
                     };
                     found.push((symbol.name.clone(), symbol.kind, span));
                 }
-                stack.extend(symbol.children);
+                if !top_level {
+                    stack.extend(symbol.children);
+                }
             }
         }
         found
@@ -369,6 +372,6 @@ mod tests {
             }]
         );
         assert_eq!(workspace.definitions("Draw", "file:///a.rs")[0].line, 0);
-        assert_eq!(workspace.workspace_symbols("dra").len(), 1);
+        assert_eq!(workspace.workspace_symbols("dra", false).len(), 1);
     }
 }

@@ -21,6 +21,7 @@ use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
 use crate::vocabulary::root_set::RootSet;
+use lsp_types::SymbolKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -181,23 +182,29 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         });
     let missed = held_by_owner(context, missed, symbol).await;
     let unasked = held_by_owner(context, unasked, symbol).await;
-    let by_text = |definition: &definitions::TextDefinition| Candidate {
-        spot: Spot {
-            path: roots.display(&definition.path),
-            line: definition.line,
-            column: find_word(&definition.text, query, 0).map_or(1, |column| column + 1),
-            source: Some(definition.text.clone()),
-        },
-        kind: None,
-    };
+    let by_text =
+        |(definition, kind): (&definitions::TextDefinition, Option<SymbolKind>)| Candidate {
+            spot: Spot {
+                path: roots.display(&definition.path),
+                line: definition.line,
+                column: definition.column,
+                source: Some(definition.text.clone()),
+            },
+            kind,
+        };
     // Definitions the servers missed forbid picking one; the rest of what
     // the servers said is shown only with a list. One in a language no
     // server can be asked about by name (the CSS servers answer no
     // workspace symbols) was not missed, and may be picked; listed, it
-    // is explained as the missed ones are.
-    let disagree = !missed.is_empty();
+    // is explained as the missed ones are. One its file's outline holds
+    // where the text found it was not missed: the server knows it.
+    let disagree = missed.iter().any(|(_, kind)| kind.is_none());
     let by_text: Vec<Candidate> = missed.into_iter().chain(unasked).map(by_text).collect();
-    let mut notes = missed_notes(&roots, &symbols.problems, &by_text);
+    let only_text: Vec<&Candidate> = by_text
+        .iter()
+        .filter(|candidate| candidate.kind.is_none())
+        .collect();
+    let mut notes = missed_notes(&roots, &symbols.problems, &only_text);
     notes.extend(
         symbols
             .unavailable
@@ -265,47 +272,60 @@ async fn holder_in_outline(
     encoding: PositionEncoding,
 ) -> Option<String> {
     let path = uri_to_path(location.uri.as_str())?;
-    holder_at(context, &path, name, |text| {
+    let outlined = outlined_at(context, &path, name, |text| {
         symbols::point(text, location.range.start, encoding)
     })
-    .await
+    .await?;
+    outlined.holder
 }
 
 /// The definitions found by text of a member asked for as `Type.member`
-/// that their file's outline places in `Type`: a server that names no
-/// symbols (pylsp) or only a module's own (jedi) still outlines a file.
-/// Asked for a name alone, every definition is kept.
+/// that their file's outline places in `Type`, each with the kind the
+/// outline gives it: a server that names no symbols (pylsp) or only a
+/// module's own (jedi), or one whose workspace symbols are partial while
+/// it checks the project (pyrefly), still outlines a file. Asked for a
+/// name alone, every definition is kept, with no kind.
 async fn held_by_owner<'a>(
     context: &Context,
     definitions: Vec<&'a definitions::TextDefinition>,
     symbol: &str,
-) -> Vec<&'a definitions::TextDefinition> {
+) -> Vec<(&'a definitions::TextDefinition, Option<SymbolKind>)> {
     let Some((_, member)) = symbols::qualifier(symbol) else {
-        return definitions;
+        return definitions.into_iter().map(|found| (found, None)).collect();
     };
     let mut kept = Vec::new();
     for definition in definitions {
         let line = definition.line.saturating_sub(1);
-        let holder = holder_at(context, &definition.path, member, |text| {
+        let outlined = outlined_at(context, &definition.path, member, |text| {
             let column = line_at(text, line).and_then(|text| find_word(text, member, 0));
             (line, column.unwrap_or(0))
         })
         .await;
-        if symbols::names_in(member, holder.as_deref(), symbol) {
-            kept.push(definition);
+        if let Some(outlined) = outlined
+            && symbols::names_in(member, outlined.holder.as_deref(), symbol)
+        {
+            kept.push((definition, Some(outlined.kind)));
         }
     }
     kept
 }
 
-/// The name of the symbol that holds `name` at the point `at` picks in
-/// the text of the file at `path`, by its outline.
-async fn holder_at(
+/// What a file's outline says of a name at one point.
+struct Outlined {
+    /// The kind of the innermost symbol of that name there.
+    kind: SymbolKind,
+    /// The name of the symbol holding it, if any.
+    holder: Option<String>,
+}
+
+/// The innermost symbol named `name` at the point `at` picks in the text
+/// of the file at `path`, by its outline, and what holds it.
+async fn outlined_at(
     context: &Context,
     path: &std::path::Path,
     name: &str,
     at: impl FnOnce(&str) -> (usize, usize),
-) -> Option<String> {
+) -> Option<Outlined> {
     let document = context.snapshot(path, &path.display().to_string()).ok()?;
     let server = context.route(path).await.ok()?;
     let mut reply = context
@@ -318,9 +338,13 @@ async fn holder_at(
     let member = around
         .iter()
         .rposition(|symbol| symbols::names(name, &symbol.name))?;
-    around
-        .get(member.checked_sub(1)?)
-        .map(|holder| holder.name.clone())
+    Some(Outlined {
+        kind: around.get(member)?.kind,
+        holder: member
+            .checked_sub(1)
+            .and_then(|holder| around.get(holder))
+            .map(|holder| holder.name.clone()),
+    })
 }
 
 /// Why the servers missed definitions the text search found: what they
@@ -328,7 +352,7 @@ async fn holder_at(
 fn missed_notes(
     roots: &RootSet,
     problems: &[(String, Problem)],
-    missed: &[Candidate],
+    missed: &[&Candidate],
 ) -> Vec<String> {
     if missed.is_empty() {
         return Vec::new();

@@ -10,6 +10,7 @@
 //! a build stage (`FROM image AS name`).
 
 use super::source_files;
+use super::words::find_word;
 use crate::vocabulary::root_set::RootSet;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -29,6 +30,9 @@ pub struct TextDefinition {
     pub path: PathBuf,
     /// 1-based.
     pub line: usize,
+    /// 1-based, in code points, of the name on the line as written.
+    pub column: usize,
+    /// The line, trimmed.
     pub text: String,
     /// The file's language id.
     pub language: &'static str,
@@ -56,6 +60,7 @@ pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
                 found.push(TextDefinition {
                     path: path.to_path_buf(),
                     line: usize::try_from(line).unwrap_or(usize::MAX),
+                    column: find_word(text, name, 0).map_or(1, |column| column + 1),
                     text: text.trim().to_owned(),
                     language,
                 });
@@ -265,6 +270,21 @@ mod tests {
             "tally",
         );
         assert_eq!(found, vec![("tally.ts".to_owned(), 1)]);
+    }
+
+    #[test]
+    fn the_column_is_the_name_s_on_the_line_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("a.py"),
+            "class A:\n    def close(self):\n        pass\n",
+        )
+        .unwrap();
+        let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
+        let found = find(&roots, "close");
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].line, found[0].column), (2, 9));
+        assert_eq!(found[0].text, "def close(self):");
     }
 
     #[test]
