@@ -28,7 +28,7 @@ use rusqlite::params;
 use serde_json::json;
 use std::time::{Duration, Instant};
 use windlass_actors::messages::recorder::RecorderMsg;
-use windlass_actors::recorder::Recorder;
+use windlass_actors::recorder::{self, Recorder};
 use windlass_actors::store::{self, events};
 use windlass_actors::vocabulary::events::EventKind;
 
@@ -62,9 +62,11 @@ fn recorder_throughput() {
     let path = store::database_path(dir.path());
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let took = runtime.block_on(async {
-        let (recorder, handle) = Actor::spawn(None, Recorder, Some(path.clone()))
-            .await
-            .unwrap();
+        let store = recorder::Arguments {
+            path: Some(path.clone()),
+            limit: None,
+        };
+        let (recorder, handle) = Actor::spawn(None, Recorder, store).await.unwrap();
         let reader = store::open(&path).unwrap();
         let written = || -> usize {
             let count: i64 = reader

@@ -40,6 +40,10 @@ pub struct ConfigFile {
     /// which idle ones stop, least recently used first ("4GiB", "512MiB",
     /// a number of bytes; "0" = no budget).
     pub memory_budget: Option<String>,
+    /// User configuration only: the size of the event store past which
+    /// every process that records forgets the oldest events ("1GiB" by
+    /// default, "0" = no limit).
+    pub store_limit: Option<String>,
     /// Daemon (user configuration only): also serve MCP streamable HTTP
     /// on this loopback address, as "127.0.0.1:7345".
     pub http: Option<String>,
@@ -150,6 +154,9 @@ pub struct DaemonConfig {
     pub server_idle: u64,
     /// Bytes; `None` for no budget.
     pub memory_budget: Option<u64>,
+    /// Bytes of the event store past which its oldest events are
+    /// forgotten; `None` for no limit.
+    pub store_limit: Option<u64>,
     /// The HTTP endpoint, if the daemon serves one.
     pub http: Option<HttpConfig>,
 }
@@ -160,6 +167,7 @@ impl Default for DaemonConfig {
             linger: 300,
             server_idle: 1800,
             memory_budget: Some(4 << 30),
+            store_limit: Some(1 << 30),
             http: None,
         }
     }
@@ -243,6 +251,10 @@ pub fn daemon_config() -> Result<DaemonConfig> {
         config.memory_budget =
             parse_bytes(budget).with_context(|| format!("{}: memory_budget", user.display()))?;
     }
+    if let Some(limit) = &file.store_limit {
+        config.store_limit =
+            parse_bytes(limit).with_context(|| format!("{}: store_limit", user.display()))?;
+    }
     if let Some(address) = &file.http {
         let roots = file.http_roots.clone().unwrap_or_default();
         if let Some(relative) = roots.iter().find(|root| root.is_relative()) {
@@ -261,6 +273,16 @@ pub fn daemon_config() -> Result<DaemonConfig> {
         config.http = Some(http);
     }
     Ok(config)
+}
+
+/// The event store's limit: `WINDLASS_STORE_LIMIT`, else the user
+/// configuration's `store_limit`, else 1 GiB. Every process that records
+/// keeps to it, a standalone session as much as the daemon.
+pub fn store_limit() -> Result<Option<u64>> {
+    match std::env::var("WINDLASS_STORE_LIMIT") {
+        Ok(limit) => parse_bytes(&limit).context("WINDLASS_STORE_LIMIT"),
+        Err(_) => Ok(daemon_config()?.store_limit),
+    }
 }
 
 /// `"4GiB"`, `"512MiB"`, `"300MB"`, `"1048576"`; `"0"` is no budget.

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::time::Duration;
 use windlass_actors::messages::recorder::RecorderMsg;
 use windlass_actors::messages::supervisor::SupervisorMsg;
-use windlass_actors::recorder::Recorder;
+use windlass_actors::recorder::{self, Recorder};
 use windlass_actors::supervisor::{self, Supervisor};
 
 /// How long the Recorder may take to write what it was told last.
@@ -27,7 +27,11 @@ where
 {
     // Outside the tree, so that stopping the tree does not drop what is
     // still in its mailbox: a session's end is sent as the session stops.
-    let (recorder, recorded) = Actor::spawn(None, Recorder, crate::state_dir::store_path())
+    let store = recorder::Arguments {
+        path: crate::state_dir::store_path(),
+        limit: crate::config::store_limit()?,
+    };
+    let (recorder, recorded) = Actor::spawn(None, Recorder, store)
         .await
         .context("starting the recorder")?;
     let served = serve(arguments(recorder.clone()), |supervisor| {

@@ -462,6 +462,46 @@ fn a_read_only_state_directory_is_survived_and_recorded_in_once_writable() {
     assert!(!status.contains("not recorded"), "{status}");
 }
 
+/// A store past `store_limit` forgets its oldest events when a process
+/// next records, and records on: here a limit of one byte, so that every
+/// event written before it is forgotten whatever the store's size.
+#[test]
+fn a_store_past_its_limit_forgets_its_oldest_events_and_records_on() {
+    let dir = project(&[("main.py", GREET)]);
+    let mut first = start(dir.path());
+    for _ in 0..20 {
+        hover_greet(&first);
+    }
+    let first_id = only_session_id(&first);
+    wait_until("the first session's calls are recorded", || {
+        tool_calls(&first, &first_id).len() == 20
+    });
+    let state = std::mem::replace(&mut first.state, tempfile::tempdir().unwrap());
+    drop(first);
+
+    let config = state.path().join("config/windlass");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "store_limit = \"1B\"\n").unwrap();
+    let mut args = root_arg(dir.path());
+    args.extend(["--lsp".into(), mockls_lsp("python", "")]);
+    let second = Session::start_with_state(state, &args);
+    wait_until("the first session's calls are forgotten", || {
+        tool_calls(&second, &first_id).is_empty()
+    });
+    hover_greet(&second);
+    let listed = stdout_of(&second, &["list"]);
+    assert!(listed.contains(&first_id[..4]), "sessions stay: {listed}");
+    let second_id = listed
+        .lines()
+        .find(|line| line.contains("alive"))
+        .and_then(|line| line.split_whitespace().next())
+        .unwrap()
+        .to_owned();
+    wait_until("the second session's call is recorded", || {
+        tool_calls(&second, &second_id).len() == 1
+    });
+}
+
 #[test]
 fn gc_dead_forgets_only_dead_sessions() {
     let dir = project(&[("main.py", GREET)]);

@@ -27,6 +27,15 @@ use writer::{Queue, Refused, Write};
 
 pub struct Recorder;
 
+/// Where the Recorder writes, and how much of it may be kept.
+pub struct Arguments {
+    /// The store's file; `None` records nothing.
+    pub path: Option<PathBuf>,
+    /// Bytes of the store past which its oldest events are forgotten;
+    /// `None` keeps every event until `windlass gc`.
+    pub limit: Option<u64>,
+}
+
 pub struct State {
     writer: Option<(Queue, JoinHandle<()>)>,
     /// Why nothing can be recorded at all (no state directory, no writer).
@@ -79,13 +88,12 @@ impl State {
 impl Actor for Recorder {
     type Msg = RecorderMsg;
     type State = State;
-    /// The store's file; `None` records nothing.
-    type Arguments = Option<PathBuf>;
+    type Arguments = Arguments;
 
     async fn pre_start(
         &self,
         _myself: ActorRef<Self::Msg>,
-        path: Option<PathBuf>,
+        Arguments { path, limit }: Arguments,
     ) -> Result<State, ActorProcessingErr> {
         let Some(path) = path else {
             return Ok(State {
@@ -101,7 +109,7 @@ impl Actor for Recorder {
         let shared = trouble.clone();
         let thread = std::thread::Builder::new()
             .name("recorder".into())
-            .spawn(move || writer::run(path, inbox, shared))?;
+            .spawn(move || writer::run(path, limit, inbox, shared))?;
         Ok(State {
             writer: Some((sender, thread)),
             problem: None,

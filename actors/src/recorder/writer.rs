@@ -143,9 +143,11 @@ pub type Trouble = Arc<Mutex<Option<String>>>;
 /// that cannot be opened or written is tried again every [`RETRY`]; what
 /// could not be written meanwhile is counted, said in `trouble`, and
 /// recorded as an error event once writing works again.
-pub fn run(path: PathBuf, inbox: Inbox, trouble: Trouble) {
+pub fn run(path: PathBuf, limit: Option<u64>, inbox: Inbox, trouble: Trouble) {
     let mut store = Store {
         path,
+        limit,
+        measured: None,
         connection: None,
         tried: None,
         lost: 0,
@@ -191,6 +193,10 @@ pub fn run(path: PathBuf, inbox: Inbox, trouble: Trouble) {
 /// The store as the writer holds it: open, or when it was last tried.
 struct Store {
     path: PathBuf,
+    /// Bytes past which the oldest events are forgotten.
+    limit: Option<u64>,
+    /// When the store's size was last held against the limit.
+    measured: Option<Instant>,
     connection: Option<Connection>,
     tried: Option<Instant>,
     /// Events not written since the store last failed.
@@ -205,6 +211,9 @@ struct Store {
     notices: Vec<String>,
     trouble: Trouble,
 }
+
+/// How often the store's size is held against its limit.
+const MEASURE_EVERY: Duration = Duration::from_secs(60);
 
 /// Session rows kept while the store fails; past this they are lost too.
 const MAX_HELD: usize = 10_000;
@@ -300,6 +309,7 @@ impl Store {
                 if let Ok(mut trouble) = self.trouble.lock() {
                     *trouble = None;
                 }
+                self.keep_to_limit();
             }
             Err(error) => {
                 // Opened again next time: the file may have been replaced.
@@ -311,6 +321,29 @@ impl Store {
                 }
                 self.keep(batch, &format!("writing to the store failed: {error}"));
             }
+        }
+    }
+
+    /// Forgets the oldest events once the store passes its limit, looking
+    /// at most once every [`MEASURE_EVERY`]: sixteen busy sessions write
+    /// about half a gigabyte an hour, which nothing else would bound.
+    fn keep_to_limit(&mut self) {
+        let (Some(limit), Some(connection)) = (self.limit, &mut self.connection) else {
+            return;
+        };
+        if self
+            .measured
+            .is_some_and(|measured| measured.elapsed() < MEASURE_EVERY)
+        {
+            return;
+        }
+        self.measured = Some(Instant::now());
+        match events::trim(connection, limit) {
+            Ok(0) => {}
+            Ok(forgotten) => tracing::info!(
+                "the store passed its limit of {limit} bytes: forgot its {forgotten} oldest events"
+            ),
+            Err(error) => tracing::warn!("keeping the store to its limit failed: {error}"),
         }
     }
 

@@ -4,7 +4,7 @@
 use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::SessionId;
 use rusqlite::types::Value as SqlValue;
-use rusqlite::{Connection, Transaction, params, params_from_iter};
+use rusqlite::{Connection, Transaction, TransactionBehavior, params, params_from_iter};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -124,6 +124,50 @@ pub fn last_id(connection: &Connection) -> rusqlite::Result<i64> {
     })
 }
 
+/// The bytes of the store's pages in use: what its events, sessions and
+/// servers take, less the pages freed for reuse.
+pub fn used_bytes(connection: &Connection) -> rusqlite::Result<u64> {
+    let used: i64 = connection.query_row(
+        "SELECT (page_count - freelist_count) * page_size
+         FROM pragma_page_count, pragma_freelist_count, pragma_page_size",
+        [],
+        |row| row.get(0),
+    )?;
+    Ok(u64::try_from(used).unwrap_or(0))
+}
+
+/// Forgets the oldest events when the store uses more than `limit`
+/// bytes, enough of them to bring it to [`TRIMMED_TO`] of the limit
+/// (events are nearly all of a busy store). The pages they held are
+/// reused by the next events rather than given back, so the file stops
+/// growing without the pause a `VACUUM` would cost every writer. Returns
+/// how many were forgotten.
+pub fn trim(connection: &mut Connection, limit: u64) -> rusqlite::Result<usize> {
+    let used = used_bytes(connection)?;
+    if used <= limit {
+        return Ok(0);
+    }
+    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let count: i64 = transaction.query_row("SELECT count(*) FROM events", [], |row| row.get(0))?;
+    let kept = count as f64 * (limit as f64 * TRIMMED_TO) / used as f64;
+    let forget = (count - kept as i64).clamp(1, MAX_FORGOTTEN);
+    let forgotten = transaction.execute(
+        "DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id LIMIT ?1)",
+        params![forget],
+    )?;
+    transaction.commit()?;
+    Ok(forgotten)
+}
+
+/// Events forgotten at most at once: a store far past its limit (one
+/// older than the limit, or a limit just lowered) comes down over a few
+/// trims rather than in one long pause of its writer.
+const MAX_FORGOTTEN: i64 = 100_000;
+
+/// The share of its limit a trimmed store is brought down to: trimming
+/// again at every batch past the limit would make every batch slow.
+pub const TRIMMED_TO: f64 = 0.8;
+
 /// Events of one of `kinds` written after row `after` (of `session` when
 /// given), oldest first, each with its row id.
 pub fn written_after(
@@ -161,4 +205,60 @@ fn event_at(row: &rusqlite::Row, first: usize) -> rusqlite::Result<Event> {
         detail: serde_json::from_str(&detail).unwrap_or(Value::String(detail)),
         error: row.get(first + 9)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(connection: &mut Connection, count: usize, detail: &str) {
+        let transaction = connection.transaction().unwrap();
+        for _ in 0..count {
+            let mut event = Event::now(EventKind::Error, None);
+            event.detail = Value::String(detail.to_owned());
+            insert(&transaction, &event).unwrap();
+        }
+        transaction.commit().unwrap();
+    }
+
+    #[test]
+    fn a_store_past_its_limit_forgets_its_oldest_events_and_reuses_their_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("windlass.db");
+        let mut connection = super::super::open(&path).unwrap();
+        let padding = "x".repeat(1000);
+        write(&mut connection, 2000, &padding);
+        let newest = last_id(&connection).unwrap();
+        assert_eq!(
+            trim(&mut connection, 64 << 20).unwrap(),
+            0,
+            "under the limit"
+        );
+        let limit = 1 << 20;
+        let forgotten = trim(&mut connection, limit).unwrap();
+        assert!(forgotten > 1000, "{forgotten}");
+        assert!(used_bytes(&connection).unwrap() <= limit);
+        let oldest: i64 = connection
+            .query_row("SELECT min(id) FROM events", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(
+            oldest,
+            i64::try_from(forgotten).unwrap() + 1,
+            "the oldest go first"
+        );
+        assert_eq!(last_id(&connection).unwrap(), newest, "the newest stay");
+        // Written again past the limit and trimmed, the file grows no more.
+        connection
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+        let size = std::fs::metadata(&path).unwrap().len();
+        for _ in 0..5 {
+            write(&mut connection, 500, &padding);
+            trim(&mut connection, limit).unwrap();
+        }
+        connection
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() <= size + (256 << 10));
+    }
 }
