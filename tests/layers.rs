@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["lsp", "process"],
     &["vocabulary"],
     &["language"],
-    &["settings", "store", "detect"],
+    &["settings", "store", "sketches", "detect"],
     &["messages"],
 ];
 

@@ -113,7 +113,8 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     let found_by_text = {
         let roots = roots.clone();
         let query = query.to_owned();
-        tokio::task::spawn_blocking(move || definitions::find(&roots, &query))
+        let sketches = context.shared.sketches.clone();
+        tokio::task::spawn_blocking(move || definitions::find(&sketches, &roots, &query))
     };
     let symbols = workspace_symbols(context, query).await?;
     let found_by_text = found_by_text.await.map_err(|_| Error::ShuttingDown)?;

@@ -11,6 +11,7 @@
 
 use super::source_files;
 use super::words::find_word;
+use crate::sketches::{Needle, Sketches};
 use crate::vocabulary::root_set::RootSet;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -40,7 +41,7 @@ pub struct TextDefinition {
 
 /// Every definition-looking line of `name` in the source files under the
 /// roots, gitignore-aware, in path order.
-pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
+pub fn find(sketches: &Sketches, roots: &RootSet, name: &str) -> Vec<TextDefinition> {
     let Some(matchers) = Matchers::new(name) else {
         return Vec::new();
     };
@@ -48,14 +49,19 @@ pub fn find(roots: &RootSet, name: &str) -> Vec<TextDefinition> {
         .binary_detection(BinaryDetection::quit(0))
         .line_number(true)
         .build();
+    // Every pattern holds the name, less the sigil it may be asked with
+    // (an element's `#id`, a style sheet's `$pad`, `--gap` or `%base`).
+    let needle = Needle::new(name.trim_start_matches(['#', '$', '@', '%', '-']));
     let mut found = Vec::new();
     source_files::each(roots, |path, language| {
         if NOT_CODE.contains(&language) {
             return true;
         }
-        let _unreadable = searcher.search_path(
+        let _unreadable = sketches.search(
+            &mut searcher,
             matchers.for_language(language),
             path,
+            &needle,
             Lossy(|line, text| {
                 found.push(TextDefinition {
                     path: path.to_path_buf(),
@@ -198,7 +204,7 @@ mod tests {
             std::fs::write(path, text).unwrap();
         }
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
-        find(&roots, name)
+        find(&Sketches::default(), &roots, name)
             .into_iter()
             .map(|found| {
                 let file = found
@@ -281,7 +287,7 @@ mod tests {
         )
         .unwrap();
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
-        let found = find(&roots, "close");
+        let found = find(&Sketches::default(), &roots, "close");
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].line, found[0].column), (2, 9));
         assert_eq!(found[0].text, "def close(self):");

@@ -108,7 +108,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     };
     let own_languages = target.server.spec.languages.clone();
     let mut unlisted = match reason {
-        Some(reason) => unlisted_by_text(&target, &spots, own_languages, reason).await,
+        Some(reason) => unlisted_by_text(context, &target, &spots, own_languages, reason).await,
         None => None,
     }
     .into_iter()
@@ -116,7 +116,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     for language in unread_importers(context, &target).await {
         let reason = text_uses::Reason::Unread(language);
         let languages = vec![language.to_owned()];
-        unlisted.extend(unlisted_by_text(&target, &spots, languages, reason).await);
+        unlisted.extend(unlisted_by_text(context, &target, &spots, languages, reason).await);
     }
     if spots.is_empty() {
         head.push(format!("no references found for {}", target.describe()));
@@ -184,6 +184,7 @@ async fn unread_importers(context: &Context, target: &Target) -> Vec<&'static st
 /// reads the files it is asked about, such as pyright, would only be told
 /// of other things of the same name).
 async fn unlisted_by_text(
+    context: &Context,
     target: &Target,
     spots: &[Spot],
     languages: Vec<String>,
@@ -203,8 +204,10 @@ async fn unlisted_by_text(
     });
     let search = {
         let word = word.clone();
+        let sketches = context.shared.sketches.clone();
         tokio::task::spawn_blocking(move || {
             text_uses::unlisted(
+                &sketches,
                 &roots,
                 &word,
                 &languages,

@@ -13,6 +13,7 @@ use super::workspace_names;
 use crate::error::{Error, Result};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
+use crate::sketches::{Needle, Sketches};
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::root_set::RootSet;
 use grep_matcher::Matcher;
@@ -85,7 +86,8 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
         let text = {
             let roots = roots.clone();
             let query = query.clone();
-            tokio::task::spawn_blocking(move || heatmap(&roots, &query))
+            let sketches = context.shared.sketches.clone();
+            tokio::task::spawn_blocking(move || heatmap(&roots, &query, &sketches))
         };
         let found = symbols(context, &roots, query).await?;
         let hits = text.await.map_err(|_| Error::ShuttingDown)??;
@@ -286,7 +288,7 @@ fn symbol_lines(query: &str, symbols: Vec<FoundSymbol>, skip: usize) -> Vec<Stri
 
 /// Every file under the roots that matches, gitignore-aware and skipping
 /// binary files, most matches first.
-fn heatmap(roots: &RootSet, query: &str) -> Result<Vec<FileHits>> {
+fn heatmap(roots: &RootSet, query: &str, sketches: &Sketches) -> Result<Vec<FileHits>> {
     let matcher = RegexMatcherBuilder::new()
         .fixed_strings(true)
         .case_smart(true)
@@ -296,6 +298,7 @@ fn heatmap(roots: &RootSet, query: &str) -> Result<Vec<FileHits>> {
         .binary_detection(BinaryDetection::quit(0))
         .line_number(true)
         .build();
+    let needle = Needle::new(query);
     let mut hits = Vec::new();
     for root in roots.roots() {
         let walker = source_files::walker(&root.path);
@@ -309,9 +312,11 @@ fn heatmap(roots: &RootSet, query: &str) -> Result<Vec<FileHits>> {
                 first_line: 0,
                 last_line: 0,
             };
-            let searched = searcher.search_path(
+            let searched = sketches.search(
+                &mut searcher,
                 &matcher,
                 entry.path(),
+                &needle,
                 Lossy(|line_number, line| {
                     let mut count = 0;
                     let _ = matcher.find_iter(line.as_bytes(), |_| {
@@ -458,7 +463,7 @@ mod tests {
         std::fs::write(dir.path().join(".github/workflows/ci.yml"), "run: needle\n").unwrap();
         std::fs::write(dir.path().join(".git/config"), "needle\n").unwrap();
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
-        let hits = heatmap(&roots, "needle").unwrap();
+        let hits = heatmap(&roots, "needle", &Sketches::default()).unwrap();
         let lines = heatmap_lines(&roots, &hits, 0);
         assert_eq!(
             lines,
@@ -478,7 +483,8 @@ mod tests {
         std::fs::write(dir.path().join("blob.bin"), b"needle\0\x01").unwrap();
         std::fs::write(dir.path().join("b.txt"), "NEEDLE\n").unwrap();
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
-        let hits = heatmap(&roots, "needle").unwrap();
+        let sketches = Sketches::default();
+        let hits = heatmap(&roots, "needle", &sketches).unwrap();
         let lines = heatmap_lines(&roots, &hits, 0);
         assert_eq!(
             lines,
@@ -488,7 +494,10 @@ mod tests {
                 "  b.txt  1 × line 1"
             ]
         );
-        let exact = heatmap(&roots, "NEEDLE").unwrap();
+        // Asked again, from the files' sketches.
+        assert_eq!(heatmap(&roots, "needle", &sketches).unwrap(), hits);
+        let exact = heatmap(&roots, "NEEDLE", &sketches).unwrap();
         assert_eq!(exact.len(), 1, "an upper-case query is case-sensitive");
+        assert!(heatmap(&roots, "haystack", &sketches).unwrap().is_empty());
     }
 }

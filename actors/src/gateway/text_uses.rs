@@ -7,6 +7,7 @@
 //! the references it listed are worth an agent's look, said as text.
 
 use super::{definitions, source_files, words};
+use crate::sketches::{Needle, Sketches};
 use crate::vocabulary::root_set::RootSet;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;
@@ -70,6 +71,7 @@ pub struct Unlisted {
 /// counted: given once the server has listed the target's own definition,
 /// they define other things of that name (another type's method).
 pub fn unlisted(
+    sketches: &Sketches,
     roots: &RootSet,
     word: &str,
     languages: &[String],
@@ -95,6 +97,7 @@ pub fn unlisted(
         .binary_detection(BinaryDetection::quit(0))
         .line_number(true)
         .build();
+    let needle = Needle::new(word);
     let deadline = Instant::now() + budget;
     let mut files = Vec::new();
     let complete = source_files::each(roots, |path, language| {
@@ -107,9 +110,11 @@ pub fn unlisted(
             return true;
         }
         let mut lines = Vec::new();
-        let _unreadable = searcher.search_path(
+        let _unreadable = sketches.search(
+            &mut searcher,
             &matcher,
             path,
+            &needle,
             Lossy(|line, text| {
                 if !other_definitions.is_some_and(|others| others.defines(language, text)) {
                     lines.push(line);
@@ -176,9 +181,18 @@ mod tests {
         fs::write(root.join("c.c"), "y = initial;\n").unwrap();
         fs::write(root.join("notes.md"), "call init first\n").unwrap();
         let roots = RootSet::new(std::slice::from_ref(&root)).unwrap();
+        let sketches = Sketches::default();
         let listed: HashSet<String> = ["a.c".to_owned()].into_iter().collect();
         let languages = vec!["c".to_owned(), "cpp".to_owned()];
-        let found = unlisted(&roots, "init", &languages, &listed, None, SEARCH_BUDGET);
+        let found = unlisted(
+            &sketches,
+            &roots,
+            "init",
+            &languages,
+            &listed,
+            None,
+            SEARCH_BUDGET,
+        );
         assert_eq!(
             found,
             Unlisted {
@@ -189,6 +203,7 @@ mod tests {
         fs::write(root.join("d.c"), "static int init(void) {\n").unwrap();
         let others = definitions::Matchers::new("init");
         let without_definitions = unlisted(
+            &sketches,
             &roots,
             "init",
             &languages,
@@ -202,7 +217,15 @@ mod tests {
         fs::write(root.join("a.scss"), "$pad: 1px;\n").unwrap();
         fs::write(root.join("b.scss"), "x: $pad-lg;\ny: #{$pad};\n").unwrap();
         let listed: HashSet<String> = ["a.scss".to_owned()].into_iter().collect();
-        let hyphenated = unlisted(&roots, "$pad", &scss, &listed, None, SEARCH_BUDGET);
+        let hyphenated = unlisted(
+            &sketches,
+            &roots,
+            "$pad",
+            &scss,
+            &listed,
+            None,
+            SEARCH_BUDGET,
+        );
         assert_eq!(hyphenated.files, vec![(root.join("b.scss"), vec![2])]);
         assert_eq!(
             found.note(&roots, "init", Reason::BackgroundIndex).unwrap(),

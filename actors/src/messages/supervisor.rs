@@ -18,6 +18,7 @@ use crate::messages::session::{Addressee, SessionMsg, SessionQuestion};
 use crate::messages::symbol_index::SymbolIndexMsg;
 use crate::messages::watcher::WatcherMsg;
 use crate::settings::{Settings, Timeouts};
+use crate::sketches::Sketches;
 use crate::vocabulary::client::ClientName;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::{ServerId, SessionId};
@@ -25,6 +26,7 @@ use crate::vocabulary::running::InFlight;
 use crate::vocabulary::server_states::Phase;
 use ractor::{ActorRef, RpcReplyPort};
 use std::path::PathBuf;
+use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::oneshot;
 
@@ -247,6 +249,8 @@ pub struct Shared {
     pub recorder: ActorRef<RecorderMsg>,
     /// The socket `monitor` subscribes on: the daemon's.
     pub socket: Option<std::path::PathBuf>,
+    /// What the text searches remember of the files, for every session.
+    pub sketches: Arc<Sketches>,
     /// Whether this is a daemon, whose servers other sessions may share.
     pub daemon: bool,
 }

@@ -45,6 +45,7 @@ use crate::messages::watcher::WatcherMsg;
 use crate::monitor::Monitor;
 use crate::router::Router;
 use crate::settings::{Settings, Timeouts};
+use crate::sketches::Sketches;
 use crate::symbol_index::SymbolIndex;
 use crate::vocabulary::events::EventKind;
 use crate::vocabulary::ids::{ServerId, SessionId};
@@ -106,6 +107,8 @@ pub struct State {
     index: ActorRef<SymbolIndexMsg>,
     recorder: ActorRef<RecorderMsg>,
     socket: Option<PathBuf>,
+    /// What the text searches of every session remember of the files.
+    sketches: Arc<Sketches>,
     /// Every session's roots together, as the Watcher watches them.
     watched: Vec<PathBuf>,
     /// Another version's daemon runs: no lingering.
@@ -190,6 +193,7 @@ impl Actor for Supervisor {
             recorder: args.recorder,
             socket: args.socket,
             watched,
+            sketches: Arc::default(),
             superseded: false,
         })
     }

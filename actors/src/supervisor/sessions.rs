@@ -96,6 +96,7 @@ impl State {
                 index: self.index.clone(),
                 recorder: self.recorder.clone(),
                 socket: self.socket.clone(),
+                sketches: self.sketches.clone(),
                 daemon: matches!(self.mode, Mode::Daemon(_)),
             },
         };
