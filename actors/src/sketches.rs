@@ -166,16 +166,26 @@ impl Sketches {
     }
 }
 
-/// The Bloom filter of every trigram of `text`, letters folded.
+/// The Bloom filter of every trigram of `text`, letters folded. The
+/// trigram rolls along the text a byte at a time: this runs over every
+/// byte of every file the first search reads.
 fn filter_of(text: &[u8]) -> Box<[u64]> {
     let bits = (text.len() as u64 / BITS_PER_BYTE_DIVISOR)
         .next_power_of_two()
         .clamp(MIN_BITS, MAX_BITS);
     let mut filter = vec![0u64; usize::try_from(bits / 64).unwrap_or(1)].into_boxed_slice();
-    for window in text.windows(3) {
-        let (first, second) = places(trigram(window), bits);
-        filter[first / 64] |= 1 << (first % 64);
-        filter[second / 64] |= 1 << (second % 64);
+    let mut trigram = 0u32;
+    for (index, byte) in text.iter().enumerate() {
+        trigram = (trigram << 8 | u32::from(byte.to_ascii_lowercase())) & 0xFF_FFFF;
+        if index >= 2 {
+            let (first, second) = places(trigram, bits);
+            if let Some(word) = filter.get_mut(first / 64) {
+                *word |= 1 << (first % 64);
+            }
+            if let Some(word) = filter.get_mut(second / 64) {
+                *word |= 1 << (second % 64);
+            }
+        }
     }
     filter
 }
@@ -183,7 +193,12 @@ fn filter_of(text: &[u8]) -> Box<[u64]> {
 fn holds(filter: &[u64], trigram: u32) -> bool {
     let bits = filter.len() as u64 * 64;
     let (first, second) = places(trigram, bits);
-    filter[first / 64] & (1 << (first % 64)) != 0 && filter[second / 64] & (1 << (second % 64)) != 0
+    let set = |place: usize| {
+        filter
+            .get(place / 64)
+            .is_some_and(|word| word & (1 << (place % 64)) != 0)
+    };
+    set(first) && set(second)
 }
 
 /// Three bytes as one number, ASCII letters folded to lower case.
@@ -198,12 +213,7 @@ fn trigram(window: &[u8]) -> u32 {
 fn places(trigram: u32, bits: u64) -> (usize, usize) {
     let hash = u64::from(trigram).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mask = bits - 1;
-    let first = (hash >> 40) & mask;
-    let second = (hash >> 17) & mask;
-    (
-        usize::try_from(first).unwrap_or(0),
-        usize::try_from(second).unwrap_or(0),
-    )
+    ((hash >> 40 & mask) as usize, (hash >> 17 & mask) as usize)
 }
 
 #[cfg(test)]

@@ -17,13 +17,15 @@ use crate::sketches::{Needle, Sketches};
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::root_set::RootSet;
 use grep_matcher::Matcher;
-use grep_regex::RegexMatcherBuilder;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
-use grep_searcher::{BinaryDetection, SearcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
+use ignore::WalkState;
 use lsp_types::SymbolKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Symbols shown per query; the rest are counted.
 const MAX_SYMBOLS: usize = 20;
@@ -87,10 +89,21 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
             let roots = roots.clone();
             let query = query.clone();
             let sketches = context.shared.sketches.clone();
-            tokio::task::spawn_blocking(move || heatmap(&roots, &query, &sketches))
+            tokio::task::spawn_blocking(move || {
+                let started = std::time::Instant::now();
+                heatmap(&roots, &query, &sketches).map(|hits| (hits, started.elapsed()))
+            })
         };
+        let started = std::time::Instant::now();
         let found = symbols(context, &roots, query).await?;
-        let hits = text.await.map_err(|_| Error::ShuttingDown)??;
+        let named = started.elapsed();
+        let (hits, read) = text.await.map_err(|_| Error::ShuttingDown)??;
+        tracing::debug!(
+            query = %query,
+            "search: names in {} ms, text in {} ms",
+            named.as_millis(),
+            read.as_millis()
+        );
         let skip = offset(args.offset);
         lines.extend(found.warnings);
         lines.extend(unread_lines(&roots, &found.problems, &hits));
@@ -287,57 +300,77 @@ fn symbol_lines(query: &str, symbols: Vec<FoundSymbol>, skip: usize) -> Vec<Stri
 }
 
 /// Every file under the roots that matches, gitignore-aware and skipping
-/// binary files, most matches first.
+/// binary files, most matches first. The files are searched by a thread
+/// per core.
 fn heatmap(roots: &RootSet, query: &str, sketches: &Sketches) -> Result<Vec<FileHits>> {
     let matcher = RegexMatcherBuilder::new()
         .fixed_strings(true)
         .case_smart(true)
         .build(query)
         .map_err(|error| Error::InvalidArgument(format!("query {query:?}: {error}")))?;
-    let mut searcher = SearcherBuilder::new()
-        .binary_detection(BinaryDetection::quit(0))
-        .line_number(true)
-        .build();
     let needle = Needle::new(query);
-    let mut hits = Vec::new();
+    let hits = Mutex::new(Vec::new());
     for root in roots.roots() {
-        let walker = source_files::walker(&root.path);
-        for entry in walker.filter_map(std::result::Result::ok) {
-            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-                continue;
-            }
-            let mut file = FileHits {
-                path: entry.path().to_path_buf(),
-                matches: 0,
-                first_line: 0,
-                last_line: 0,
-            };
-            let searched = sketches.search(
-                &mut searcher,
-                &matcher,
-                entry.path(),
-                &needle,
-                Lossy(|line_number, line| {
-                    let mut count = 0;
-                    let _ = matcher.find_iter(line.as_bytes(), |_| {
-                        count += 1;
-                        true
-                    });
-                    if file.matches == 0 {
-                        file.first_line = line_number;
-                    }
-                    file.matches += count.max(1);
-                    file.last_line = line_number;
-                    Ok(true)
-                }),
-            );
-            if searched.is_ok() && file.matches > 0 {
-                hits.push(file);
-            }
-        }
+        source_files::parallel_walker(&root.path).run(|| {
+            let mut searcher = SearcherBuilder::new()
+                .binary_detection(BinaryDetection::quit(0))
+                .line_number(true)
+                .build();
+            let (matcher, needle, hits) = (&matcher, &needle, &hits);
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                if !entry.file_type().is_some_and(|kind| kind.is_file()) {
+                    return WalkState::Continue;
+                }
+                let found = file_hits(&mut searcher, matcher, sketches, needle, entry.path());
+                if let (Some(found), Ok(mut hits)) = (found, hits.lock()) {
+                    hits.push(found);
+                }
+                WalkState::Continue
+            })
+        });
     }
+    let mut hits = hits.into_inner().map_err(|_| Error::ShuttingDown)?;
     hits.sort_by(|a, b| b.matches.cmp(&a.matches).then_with(|| a.path.cmp(&b.path)));
     Ok(hits)
+}
+
+/// The matches of one file, if it has any.
+fn file_hits(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    sketches: &Sketches,
+    needle: &Needle,
+    path: &Path,
+) -> Option<FileHits> {
+    let mut file = FileHits {
+        path: path.to_path_buf(),
+        matches: 0,
+        first_line: 0,
+        last_line: 0,
+    };
+    let searched = sketches.search(
+        searcher,
+        matcher,
+        path,
+        needle,
+        Lossy(|line_number, line| {
+            let mut count = 0;
+            let _ = matcher.find_iter(line.as_bytes(), |_| {
+                count += 1;
+                true
+            });
+            if file.matches == 0 {
+                file.first_line = line_number;
+            }
+            file.matches += count.max(1);
+            file.last_line = line_number;
+            Ok(true)
+        }),
+    );
+    (searched.is_ok() && file.matches > 0).then_some(file)
 }
 
 /// The files from `skip` on, [`MAX_FILES`] of them; a last line names the

@@ -15,16 +15,28 @@ const VCS_DIRECTORIES: &[&str] = &[".git", ".hg", ".svn", ".jj"];
 /// `.scripts` folder) are the project's too; only version control's own
 /// directories are not.
 pub fn walker(root: &Path) -> ignore::Walk {
-    ignore::WalkBuilder::new(root)
+    builder(root).sort_by_file_path(|a, b| a.cmp(b)).build()
+}
+
+/// The same files as [`walker`], in no order, walked by a thread per
+/// core: for a search that sorts what it finds. On a million-line tree
+/// the walk alone took 60 to 85 ms in path order, 33 to 41 ms on two
+/// threads.
+pub fn parallel_walker(root: &Path) -> ignore::WalkParallel {
+    builder(root).build_parallel()
+}
+
+fn builder(root: &Path) -> ignore::WalkBuilder {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
         .require_git(false)
         .hidden(false)
         .filter_entry(|entry| {
             !VCS_DIRECTORIES
                 .iter()
                 .any(|name| entry.file_name() == *name)
-        })
-        .sort_by_file_path(|a, b| a.cmp(b))
-        .build()
+        });
+    builder
 }
 
 /// Calls `visit` with every file under the roots whose language is known,
