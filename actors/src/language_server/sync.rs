@@ -48,13 +48,6 @@ impl State {
         params
     }
 
-    /// Brings the server's copy up to date. The diagnostics generation is
-    /// recorded before the change is written, so no publication that
-    /// answers it can be missed or mistaken for an older one. A document
-    /// sent again because a file it depends on changed is then waited for:
-    /// until the server publishes its version, or, for servers that do not
-    /// say which version they publish, until the server is quiet. Returns
-    /// whether the document was opened.
     /// The server has its configuration now: one that forgets the
     /// documents opened before it had it gets them again once it has had
     /// time to take the answer in.
@@ -79,6 +72,13 @@ impl State {
         }
     }
 
+    /// Brings the server's copy up to date. The diagnostics generation is
+    /// recorded before the change is written, so no publication that
+    /// answers it can be missed or mistaken for an older one. A document
+    /// sent again because a file it depends on changed is then waited for:
+    /// until the server publishes its version, or, for servers that do not
+    /// say which version they publish, until the server is quiet. Returns
+    /// whether the document was opened.
     pub(super) fn sync_document(
         &mut self,
         document: DocumentSnapshot,
