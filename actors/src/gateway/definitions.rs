@@ -18,6 +18,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 /// Definitions listed at most.
 const MAX_DEFINITIONS: usize = 50;
@@ -40,41 +41,59 @@ pub struct TextDefinition {
 }
 
 /// Every definition-looking line of `name` in the source files under the
-/// roots, gitignore-aware, in path order.
+/// roots, gitignore-aware, in path order: the first [`MAX_DEFINITIONS`].
+/// Each root's files are searched by a thread per core, and what they
+/// find is put in order after.
 pub fn find(sketches: &Sketches, roots: &RootSet, name: &str) -> Vec<TextDefinition> {
     let Some(matchers) = Matchers::new(name) else {
         return Vec::new();
     };
-    let mut searcher = SearcherBuilder::new()
-        .binary_detection(BinaryDetection::quit(0))
-        .line_number(true)
-        .build();
     // Every pattern holds the name, less the sigil it may be asked with
     // (an element's `#id`, a style sheet's `$pad`, `--gap` or `%base`).
     let needle = Needle::new(name.trim_start_matches(['#', '$', '@', '%', '-']));
     let mut found = Vec::new();
-    source_files::each(roots, |path, language| {
-        if NOT_CODE.contains(&language) {
-            return true;
+    for root in roots.roots() {
+        let in_root = Mutex::new(Vec::new());
+        let searcher = || {
+            SearcherBuilder::new()
+                .binary_detection(BinaryDetection::quit(0))
+                .line_number(true)
+                .build()
+        };
+        source_files::each_in_parallel(&root.path, searcher, |searcher, path, language| {
+            if NOT_CODE.contains(&language) {
+                return;
+            }
+            let mut in_file = Vec::new();
+            let _unreadable = sketches.search(
+                searcher,
+                matchers.for_language(language),
+                path,
+                &needle,
+                Lossy(|line, text| {
+                    in_file.push(TextDefinition {
+                        path: path.to_path_buf(),
+                        line: usize::try_from(line).unwrap_or(usize::MAX),
+                        column: find_word(text, name, 0).map_or(1, |column| column + 1),
+                        text: text.trim().to_owned(),
+                        language,
+                    });
+                    Ok(in_file.len() < MAX_DEFINITIONS)
+                }),
+            );
+            if let (false, Ok(mut in_root)) = (in_file.is_empty(), in_root.lock()) {
+                in_root.extend(in_file);
+            }
+        });
+        let mut in_root = in_root.into_inner().unwrap_or_default();
+        // Paths compare by component, as the walk in path order visits.
+        in_root.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+        found.extend(in_root);
+        if found.len() >= MAX_DEFINITIONS {
+            break;
         }
-        let _unreadable = sketches.search(
-            &mut searcher,
-            matchers.for_language(language),
-            path,
-            &needle,
-            Lossy(|line, text| {
-                found.push(TextDefinition {
-                    path: path.to_path_buf(),
-                    line: usize::try_from(line).unwrap_or(usize::MAX),
-                    column: find_word(text, name, 0).map_or(1, |column| column + 1),
-                    text: text.trim().to_owned(),
-                    language,
-                });
-                Ok(found.len() < MAX_DEFINITIONS)
-            }),
-        );
-        found.len() < MAX_DEFINITIONS
-    });
+    }
+    found.truncate(MAX_DEFINITIONS);
     found
 }
 

@@ -48,6 +48,31 @@ pub fn each(roots: &RootSet, mut visit: impl FnMut(&Path, &'static str) -> bool)
         .all(|root| each_under(&root.path, &mut visit))
 }
 
+/// Calls `visit` with every file under `root` whose language is known,
+/// on a thread per core and in no order, each thread with a `State` of
+/// its own made by `start` (a searcher).
+pub fn each_in_parallel<State: Send>(
+    root: &Path,
+    start: impl Fn() -> State,
+    visit: impl Fn(&mut State, &Path, &'static str) + Sync,
+) {
+    parallel_walker(root).run(|| {
+        let mut state = start();
+        let visit = &visit;
+        Box::new(move |entry| {
+            let Ok(entry) = entry else {
+                return ignore::WalkState::Continue;
+            };
+            if entry.file_type().is_some_and(|kind| kind.is_file())
+                && let Some(language) = language::language_id(entry.path())
+            {
+                visit(&mut state, entry.path(), language);
+            }
+            ignore::WalkState::Continue
+        })
+    });
+}
+
 /// [`each`] under one root.
 pub fn each_under(root: &Path, mut visit: impl FnMut(&Path, &'static str) -> bool) -> bool {
     for entry in walker(root).filter_map(std::result::Result::ok) {
