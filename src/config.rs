@@ -458,6 +458,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             rebuilds_only_when_forced: built_in.rebuilds_only_when_forced,
             reads_disk_only_at_start: built_in.reads_disk_only_at_start,
             references_one_at_a_time: built_in.references_one_at_a_time,
+            answers_files_while_loading: built_in.answers_files_while_loading,
             save_check_sources: strings(built_in.save_check_sources),
             duties: Duties {
                 config_files: built_in.config_files,
@@ -581,6 +582,7 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         rebuilds_only_when_forced: known.iter().any(|known| known.rebuilds_only_when_forced),
         reads_disk_only_at_start: known.iter().any(|known| known.reads_disk_only_at_start),
         references_one_at_a_time: known.iter().any(|known| known.references_one_at_a_time),
+        answers_files_while_loading: known.iter().any(|known| known.answers_files_while_loading),
         save_check_sources: known
             .iter()
             .find_map(|known| {

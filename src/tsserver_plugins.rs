@@ -158,6 +158,7 @@ mod tests {
             rebuilds_only_when_forced: false,
             reads_disk_only_at_start: false,
             references_one_at_a_time: false,
+            answers_files_while_loading: false,
             save_check_sources: Vec::new(),
             duties: Duties::of(Role::Language),
         }

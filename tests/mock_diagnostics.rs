@@ -521,15 +521,18 @@ fn unexplained_cpu_work_past_the_budget_is_an_attributed_error() {
     );
 }
 
+/// mockls as a server of no built-in's name, which inherits no
+/// built-in's ways (pyright answers hovers while it loads).
+fn unknown_mockls(dir: &std::path::Path, flags: &str) -> Session {
+    let mockls = mockls_binary().display().to_string();
+    let config = python_server("mock", &mockls, flags, "");
+    Session::start_with_user_config(&config, &root_arg(dir))
+}
+
 #[test]
 fn queries_during_indexing_wait_and_answer_correctly() {
     let dir = project(&[("main.py", "def run():\n    pass\n")]);
-    let mut args = root_arg(dir.path());
-    args.extend([
-        "--lsp".into(),
-        mockls_lsp("python", "--indexing-delay 2000"),
-    ]);
-    let session = Session::start(&args);
+    let session = unknown_mockls(dir.path(), "--indexing-delay 2000");
     let status = session.wait_for_status(|status| status.contains("indexing"));
     assert!(status.contains("loading (indexing 0%)"), "{status}");
     assert_eq!(
@@ -551,13 +554,40 @@ fn queries_during_indexing_wait_and_answer_correctly() {
 #[test]
 fn a_server_that_says_it_is_loading_is_asked_once_it_says_it_is_done() {
     let dir = project(&[("main.py", "def run():\n    pass\n")]);
-    let mut args = root_arg(dir.path());
-    let flags = "--indexing-delay 2000 --server-status";
-    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
-    let session = Session::start(&args);
+    let session = unknown_mockls(dir.path(), "--indexing-delay 2000 --server-status");
     assert_eq!(
         session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
         "run"
+    );
+}
+
+/// Pyright answers a hover or a definition correctly while it loads (it
+/// checks the file and what it imports when asked), and on a million
+/// lines loading takes seconds: a server of its name is asked such
+/// questions at once, with no warning, while it is still loading.
+#[test]
+fn a_server_that_answers_files_while_loading_is_asked_at_once() {
+    let dir = project(&[("main.py", "def run():\n    pass\n")]);
+    let mut args = root_arg(dir.path());
+    let flags = "--indexing-delay 60000 --answers-files-while-indexing";
+    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
+    let session = Session::start(&args);
+    session.wait_for_status(|status| status.contains("loading (indexing"));
+    assert_eq!(
+        session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
+        "run"
+    );
+    assert_eq!(
+        session.ok(
+            "definition",
+            json!({"file": "main.py", "line": 1, "symbol": "run"})
+        ),
+        "main.py:1:5  def run():"
+    );
+    let status = session.ok("status", json!({}));
+    assert!(
+        status.contains("loading (indexing"),
+        "answered before it loaded: {status}"
     );
 }
 

@@ -36,6 +36,9 @@ pub struct Answers<'a> {
     pub top_level_symbols: bool,
     /// Still indexing: position queries answer empty, as real servers do.
     pub indexing: bool,
+    /// Hovers and definitions are answered while indexing, as pyright
+    /// answers them (`--answers-files-while-indexing`).
+    pub files_while_indexing: bool,
 }
 
 impl Answers<'_> {
@@ -47,7 +50,7 @@ impl Answers<'_> {
     }
 
     pub fn hover(&self, at: &TextDocumentPositionParams) -> Option<Hover> {
-        if self.indexing {
+        if self.indexing && !self.files_while_indexing {
             return None;
         }
         let word = self.word(at)?;
@@ -62,7 +65,7 @@ impl Answers<'_> {
 
     /// Definitions, declarations and type definitions alike.
     pub fn definition(&self, at: &TextDocumentPositionParams) -> Option<GotoDefinitionResponse> {
-        if self.indexing {
+        if self.indexing && !self.files_while_indexing {
             return None;
         }
         if self.outside_uri {

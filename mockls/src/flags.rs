@@ -12,6 +12,8 @@ pub struct Flags {
     pub watch_files: bool,
     /// Report `$/progress` indexing for this long after `initialized`.
     pub indexing_delay_ms: u64,
+    /// Answer hovers and definitions while indexing, as pyright does.
+    pub answers_files_while_indexing: bool,
     /// Report indexing through `experimental/serverStatus` (not quiescent,
     /// then quiescent), as rust-analyzer does, instead of `$/progress`.
     pub server_status: bool,
@@ -161,6 +163,7 @@ impl Flags {
                 "--workspace-folders" => flags.workspace_folders = true,
                 "--watch-files" => flags.watch_files = true,
                 "--indexing-delay" => flags.indexing_delay_ms = number(&value()?)?,
+                "--answers-files-while-indexing" => flags.answers_files_while_indexing = true,
                 "--server-status" => flags.server_status = true,
                 "--response-delay" => flags.response_delay_ms = number(&value()?)?,
                 "--diagnostics-delay" => flags.diagnostics_delay_ms = number(&value()?)?,

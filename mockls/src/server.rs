@@ -132,6 +132,7 @@ impl Mock {
             repeat_symbols: self.flags.repeat_symbols,
             top_level_symbols: self.flags.top_level_symbols,
             indexing: state.indexing,
+            files_while_indexing: self.flags.answers_files_while_indexing,
         })
     }
 

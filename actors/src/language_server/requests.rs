@@ -157,7 +157,7 @@ impl State {
         }
         let request = &call.request;
         let mut warnings: Vec<String> = self
-            .unready_warning()
+            .unready_warning(request)
             .or_else(|| self.indexing_warning(request))
             .into_iter()
             .collect();

@@ -14,6 +14,7 @@ use super::diagnostics::{Rules, Verdict, Wait};
 use super::disk_change::{DiskChange, OWN_CHECK_GRACE, OWN_CHECK_PATIENCE};
 use super::{Admission, Held, HeldDiagnostics, Parked, Phase, State};
 use crate::error::{Error, Result};
+use crate::language::FILE_QUESTIONS;
 use crate::lsp::protocol::Capabilities;
 use crate::messages::language_server::{
     Call, DIAGNOSTICS_HARD_LIMIT, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg,
@@ -381,7 +382,7 @@ impl State {
     /// loading, is taking in a change on disk, or has not yet published the
     /// request's document as sent again after such a change.
     pub(super) fn blocks(&self, request: &ServerRequest) -> bool {
-        self.loading()
+        (self.loading() && !self.answers_while_loading(request))
             || self.settling()
             || request
                 .document
@@ -395,6 +396,11 @@ impl State {
     pub(super) fn loading(&self) -> bool {
         self.readiness.is_loading()
             && self.readiness.loading_started().elapsed() < self.timeouts.request
+    }
+
+    /// Whether the server answers `request` correctly while it loads.
+    fn answers_while_loading(&self, request: &ServerRequest) -> bool {
+        self.spec.answers_files_while_loading && FILE_QUESTIONS.contains(&request.method)
     }
 
     /// Whether the server is taking in a change on disk, within a short
@@ -469,10 +475,11 @@ impl State {
         self.release_ready(myself);
     }
 
-    /// What an answer sent before the server was ready must carry.
-    pub(super) fn unready_warning(&self) -> Option<String> {
+    /// What an answer to `request` sent before the server was ready must
+    /// carry.
+    pub(super) fn unready_warning(&self, request: &ServerRequest) -> Option<String> {
         let label = self.spec.label();
-        if self.readiness.is_loading() {
+        if self.readiness.is_loading() && !self.answers_while_loading(request) {
             let doing = match self.loading_work() {
                 Some(work) => match work.percentage {
                     Some(percentage) => format!(" ({} {percentage}%)", work.title),
