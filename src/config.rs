@@ -154,9 +154,6 @@ pub struct DaemonConfig {
     pub server_idle: u64,
     /// Bytes; `None` for no budget.
     pub memory_budget: Option<u64>,
-    /// Bytes of the event store past which its oldest events are
-    /// forgotten; `None` for no limit.
-    pub store_limit: Option<u64>,
     /// The HTTP endpoint, if the daemon serves one.
     pub http: Option<HttpConfig>,
 }
@@ -167,7 +164,6 @@ impl Default for DaemonConfig {
             linger: 300,
             server_idle: 1800,
             memory_budget: Some(4 << 30),
-            store_limit: Some(1 << 30),
             http: None,
         }
     }
@@ -251,10 +247,6 @@ pub fn daemon_config() -> Result<DaemonConfig> {
         config.memory_budget =
             parse_bytes(budget).with_context(|| format!("{}: memory_budget", user.display()))?;
     }
-    if let Some(limit) = &file.store_limit {
-        config.store_limit =
-            parse_bytes(limit).with_context(|| format!("{}: store_limit", user.display()))?;
-    }
     if let Some(address) = &file.http {
         let roots = file.http_roots.clone().unwrap_or_default();
         if let Some(relative) = roots.iter().find(|root| root.is_relative()) {
@@ -277,13 +269,26 @@ pub fn daemon_config() -> Result<DaemonConfig> {
 
 /// The event store's limit: `WINDLASS_STORE_LIMIT`, else the user
 /// configuration's `store_limit`, else 1 GiB. Every process that records
-/// keeps to it, a standalone session as much as the daemon.
+/// keeps to it, a standalone session as much as the daemon; only that
+/// key is read, so that no other daemon setting can fail a standalone
+/// session.
 pub fn store_limit() -> Result<Option<u64>> {
-    match std::env::var("WINDLASS_STORE_LIMIT") {
-        Ok(limit) => parse_bytes(&limit).context("WINDLASS_STORE_LIMIT"),
-        Err(_) => Ok(daemon_config()?.store_limit),
+    if let Ok(limit) = std::env::var("WINDLASS_STORE_LIMIT") {
+        return parse_bytes(&limit).context("WINDLASS_STORE_LIMIT");
+    }
+    let Some(user) = user_config_path().filter(|path| path.is_file()) else {
+        return Ok(Some(DEFAULT_STORE_LIMIT));
+    };
+    match read(&user)?.store_limit {
+        Some(limit) => {
+            parse_bytes(&limit).with_context(|| format!("{}: store_limit", user.display()))
+        }
+        None => Ok(Some(DEFAULT_STORE_LIMIT)),
     }
 }
+
+/// The event store's limit when nothing sets one.
+const DEFAULT_STORE_LIMIT: u64 = 1 << 30;
 
 /// `"4GiB"`, `"512MiB"`, `"300MB"`, `"1048576"`; `"0"` is no budget.
 pub fn parse_bytes(text: &str) -> Result<Option<u64>> {
