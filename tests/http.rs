@@ -498,7 +498,10 @@ fn a_standalone_process_serves_several_http_sessions_and_no_bridge() {
         assert_eq!(session.call("hover", question.clone()).unwrap(), "Shape");
     }
     assert_eq!(children_named(endpoint.pid(), "mockls"), 1);
-    assert_eq!(endpoint.alive().len(), 3);
+    // The store is written in batches, after the answers.
+    wait_until("the three sessions are listed", || {
+        endpoint.alive().len() == 3
+    });
     let sockets = endpoint.daemon.sockets();
     assert!(
         sockets.iter().all(|socket| socket
@@ -530,15 +533,11 @@ fn an_http_session_shares_the_daemons_server_with_a_bridge_and_keeps_to_its_root
     let secret = elsewhere.path().join("secret.py").display().to_string();
     let refused = http.call("read_file", json!({"file": secret})).unwrap_err();
     assert!(refused.contains("outside the workspace roots"), "{refused}");
-    let alive = endpoint.alive();
-    assert!(
-        alive.iter().any(|line| line.contains("over http")),
-        "{alive:?}"
-    );
-    assert!(
-        alive.iter().any(|line| line.contains("over stdio")),
-        "{alive:?}"
-    );
+    wait_until("both sessions are listed, each by its transport", || {
+        let alive = endpoint.alive();
+        alive.iter().any(|line| line.contains("over http"))
+            && alive.iter().any(|line| line.contains("over stdio"))
+    });
 }
 
 /// How many child processes of `parent` run the program `name`.
