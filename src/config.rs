@@ -587,7 +587,12 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         rebuilds_only_when_forced: known.iter().any(|known| known.rebuilds_only_when_forced),
         reads_disk_only_at_start: known.iter().any(|known| known.reads_disk_only_at_start),
         references_one_at_a_time: known.iter().any(|known| known.references_one_at_a_time),
-        answers_files_while_loading: known.iter().any(|known| known.answers_files_while_loading),
+        // By the program alone: taken on by a server that is not pyright
+        // but shares its name, it would be asked before it can answer,
+        // where every other way of pyright's costs only time.
+        answers_files_while_loading: known.iter().any(|known| {
+            known.answers_files_while_loading && runs_same_program(&command, known.command)
+        }),
         save_check_sources: known
             .iter()
             .find_map(|known| {

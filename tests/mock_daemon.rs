@@ -769,7 +769,9 @@ fn status_command_shows_a_live_sessions_servers_and_who_shares_them() {
     wait_until("status shows the shared server", || {
         let output = status(&id[..6]);
         shown = String::from_utf8_lossy(&output.stdout).into_owned();
-        output.status.success() && shown.contains("shared by 2 sessions")
+        output.status.success()
+            && shown.contains("shared by 2 sessions")
+            && shown.contains(" ready pid ")
     });
     assert!(
         shown.contains(&format!("session {id} of daemon pid")),

@@ -563,15 +563,17 @@ fn a_server_that_says_it_is_loading_is_asked_once_it_says_it_is_done() {
 
 /// Pyright answers a hover or a definition correctly while it loads (it
 /// checks the file and what it imports when asked), and on a million
-/// lines loading takes seconds: a server of its name is asked such
-/// questions at once, with no warning, while it is still loading.
+/// lines loading takes seconds: a server running its program is asked
+/// such questions at once, with no warning, while it is still loading.
 #[test]
 fn a_server_that_answers_files_while_loading_is_asked_at_once() {
     let dir = project(&[("main.py", "def run():\n    pass\n")]);
-    let mut args = root_arg(dir.path());
+    let bin = tempfile::tempdir().unwrap();
+    let pyright = bin.path().join("pyright-langserver");
+    std::os::unix::fs::symlink(mockls_binary(), &pyright).unwrap();
     let flags = "--indexing-delay 60000 --answers-files-while-indexing";
-    args.extend(["--lsp".into(), mockls_lsp("python", flags)]);
-    let session = Session::start(&args);
+    let config = python_server("python", &pyright.display().to_string(), flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
     session.wait_for_status(|status| status.contains("loading (indexing"));
     assert_eq!(
         session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
