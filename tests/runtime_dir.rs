@@ -67,6 +67,9 @@ fn two_sessions_share_one_daemon(world: &Daemon, home: &Path) -> PathBuf {
         .and_then(|rest| rest.split('"').next())
         .map(PathBuf::from);
     let socket = detail.unwrap_or_else(|| panic!("no daemon socket in `doctor`: {report}"));
+    // Their bridges gone first, none starts the daemon again once stopped.
+    drop(first);
+    drop(second);
     let stopped = Command::new(windlass_binary())
         .arg("stop")
         .env_clear()
