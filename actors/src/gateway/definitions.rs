@@ -16,7 +16,6 @@ use crate::vocabulary::root_set::RootSet;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::sinks::Lossy;
-use grep_searcher::{BinaryDetection, SearcherBuilder};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -54,16 +53,10 @@ pub fn find(sketches: &Sketches, roots: &RootSet, name: &str) -> Vec<TextDefinit
     let mut found = Vec::new();
     for root in roots.roots() {
         let in_root = Mutex::new(Vec::new());
-        let searcher = || {
-            SearcherBuilder::new()
-                .binary_detection(BinaryDetection::quit(0))
-                .line_number(true)
-                .build()
-        };
-        source_files::each_in_parallel(&root.path, searcher, |searcher, path, language| {
-            if NOT_CODE.contains(&language) {
+        source_files::search_in_parallel(&root.path, |searcher, path, language| {
+            let Some(language) = language.filter(|language| !NOT_CODE.contains(language)) else {
                 return;
-            }
+            };
             let mut in_file = Vec::new();
             let _unreadable = sketches.search(
                 searcher,

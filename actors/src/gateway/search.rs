@@ -18,9 +18,8 @@ use crate::vocabulary::counted::counted;
 use crate::vocabulary::root_set::RootSet;
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::Searcher;
 use grep_searcher::sinks::Lossy;
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
-use ignore::WalkState;
 use lsp_types::SymbolKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -311,25 +310,11 @@ fn heatmap(roots: &RootSet, query: &str, sketches: &Sketches) -> Result<Vec<File
     let needle = Needle::new(query);
     let hits = Mutex::new(Vec::new());
     for root in roots.roots() {
-        source_files::parallel_walker(&root.path).run(|| {
-            let mut searcher = SearcherBuilder::new()
-                .binary_detection(BinaryDetection::quit(0))
-                .line_number(true)
-                .build();
-            let (matcher, needle, hits) = (&matcher, &needle, &hits);
-            Box::new(move |entry| {
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
-                };
-                if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-                    return WalkState::Continue;
-                }
-                let found = file_hits(&mut searcher, matcher, sketches, needle, entry.path());
-                if let (Some(found), Ok(mut hits)) = (found, hits.lock()) {
-                    hits.push(found);
-                }
-                WalkState::Continue
-            })
+        source_files::search_in_parallel(&root.path, |searcher, path, _| {
+            let found = file_hits(searcher, &matcher, sketches, &needle, path);
+            if let (Some(found), Ok(mut hits)) = (found, hits.lock()) {
+                hits.push(found);
+            }
         });
     }
     let mut hits = hits.into_inner().map_err(|_| Error::ShuttingDown)?;

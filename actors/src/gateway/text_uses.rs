@@ -11,7 +11,6 @@ use crate::sketches::{Needle, Sketches};
 use crate::vocabulary::root_set::RootSet;
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::sinks::Lossy;
-use grep_searcher::{BinaryDetection, SearcherBuilder};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -93,10 +92,7 @@ pub fn unlisted(
     let Ok(matcher) = RegexMatcherBuilder::new().build(&pattern) else {
         return Unlisted::default();
     };
-    let mut searcher = SearcherBuilder::new()
-        .binary_detection(BinaryDetection::quit(0))
-        .line_number(true)
-        .build();
+    let mut searcher = source_files::searcher();
     let needle = Needle::new(word);
     let deadline = Instant::now() + budget;
     let mut files = Vec::new();
