@@ -1,20 +1,23 @@
 //! What the text searches remember of the files they have read: each
-//! file's stamp (modification time and length) and a Bloom filter of its
-//! trigrams, so that a later search reads only the files that may hold
-//! what it looks for. `search`'s heatmap, the definitions found by text
-//! and the uses a references answer is checked against all read the whole
-//! tree; on a million lines that was 0.15 to 0.4 s of every search.
+//! file's stamp (modification time and length), a Bloom filter of its
+//! trigrams, and, once a file has been read a second time, its words,
+//! so that a later search reads only the files that may hold what it
+//! looks for, and counts a name in a file without reading it. `search`'s
+//! heatmap, the definitions found by text and the uses a references answer
+//! is checked against all read the whole tree; on a million lines that
+//! was 0.15 to 0.4 s of every search.
 //!
 //! One `Sketches` is shared by every session of the process. A file whose
 //! stamp differs from the one its sketch was made at is read again, so a
-//! search never answers from a file as it was: a sketch only ever says
-//! that a file cannot hold a text, never what it holds.
+//! search never answers from a file as it was: a sketch is only ever used
+//! for the file as it is on disk at the search.
 
-use grep_matcher::Matcher;
-use grep_searcher::{Searcher, Sink, SinkError};
+use grep_matcher::{Match, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{Searcher, Sink, SinkError, SinkMatch};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 /// Files longer than this are searched from disk and never sketched: a
@@ -34,6 +37,11 @@ const BITS_PER_BYTE_DIVISOR: u64 = 2;
 const MIN_BITS: u64 = 256;
 const MAX_BITS: u64 = 1 << 24;
 
+/// Past this many bytes of word lists, no more are made (the files
+/// without one are read as before): about two fifths of the source text
+/// they stand for, so a tree of 150 MB of code.
+const MAX_WORDS_BYTES: usize = 64 << 20;
+
 /// The remembered files, shared by every session.
 #[derive(Default)]
 pub struct Sketches {
@@ -43,7 +51,10 @@ pub struct Sketches {
 #[derive(Default)]
 struct Remembered {
     by_path: HashMap<PathBuf, Sketch>,
+    /// Of the trigram filters.
     bytes: usize,
+    /// Of the word lists.
+    words_bytes: usize,
 }
 
 /// When a file was last seen as it is.
@@ -67,11 +78,56 @@ struct Sketch {
     /// The trigram filter; empty for a binary file, which no text search
     /// reads.
     bits: Box<[u64]>,
+    /// Made when a file is read a second time: the files that searches
+    /// come back to are those worth the memory.
+    words: Option<Arc<Words>>,
 }
 
-/// What a search looks for, as the trigrams a file must hold for it.
+/// Every distinct word of a file, with how often and between which lines
+/// it occurs. A word is a run of ASCII letters, digits and `_`, and of
+/// bytes outside ASCII. A text made only of such bytes, whatever its
+/// case, never spans two words, so it occurs in the file exactly as
+/// often as it occurs in the words, each counted as often as the word.
+struct Words {
+    /// The words, each followed by a `\n`, in the order they first occur.
+    text: Box<[u8]>,
+    /// Per word, in the same order.
+    seen: Box<[Seen]>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Seen {
+    count: u32,
+    first_line: u32,
+    last_line: u32,
+}
+
+/// What a search looks for, as the trigrams a file must hold for it and,
+/// for a text made only of word bytes, the matcher that finds it in a
+/// file's words, in any case.
 pub struct Needle {
     trigrams: Vec<u32>,
+    in_words: Option<RegexMatcher>,
+}
+
+/// Where a text occurs in one file: how often (as often as the matcher
+/// finds it, line by line), and the lines of its first and last matches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub matches: u64,
+    pub first_line: u64,
+    pub last_line: u64,
+}
+
+/// What the sketch of a file at its present stamp says of a needle.
+enum Known {
+    /// Nothing: the file is read, and sketched (`again`: it had been
+    /// sketched before, at another stamp or without its words).
+    Unknown { again: bool },
+    /// The file cannot hold it.
+    Absent,
+    /// The file's words, which answer for it.
+    Words(Arc<Words>),
 }
 
 impl Needle {
@@ -89,7 +145,16 @@ impl Needle {
             .collect();
         trigrams.sort_unstable();
         trigrams.dedup();
-        Self { trigrams }
+        let in_words = (!bytes.is_empty() && bytes.iter().all(|&byte| is_word_byte(byte)))
+            .then(|| {
+                RegexMatcherBuilder::new()
+                    .fixed_strings(true)
+                    .case_insensitive(true)
+                    .build(literal)
+                    .ok()
+            })
+            .flatten();
+        Self { trigrams, in_words }
     }
 }
 
@@ -107,47 +172,94 @@ impl Sketches {
         sink: S,
     ) -> Result<(), S::Error> {
         let metadata = std::fs::metadata(path).map_err(S::Error::error_io)?;
-        let stamp = Stamp::of(&metadata);
+        self.search_at(Stamp::of(&metadata), searcher, matcher, path, needle, sink)
+    }
+
+    /// [`Sketches::search`] of the file as it is at `stamp`.
+    fn search_at<M: Matcher, S: Sink>(
+        &self,
+        stamp: Stamp,
+        searcher: &mut Searcher,
+        matcher: M,
+        path: &Path,
+        needle: &Needle,
+        sink: S,
+    ) -> Result<(), S::Error> {
         if stamp.len > MAX_SKETCHED_FILE {
             return searcher.search_path(matcher, path, sink);
         }
-        if self.cannot_hold(path, stamp, needle) {
-            return Ok(());
-        }
+        let again = match self.known(path, stamp, needle) {
+            Known::Absent => return Ok(()),
+            Known::Words(words) if !words.hold(needle) => return Ok(()),
+            Known::Words(_) => true,
+            Known::Unknown { again } => again,
+        };
         let text = std::fs::read(path).map_err(S::Error::error_io)?;
         let binary = text.contains(&0);
-        self.remember(path, stamp, &text, binary);
+        self.remember(path, stamp, &text, binary, again);
         match binary {
             true => Ok(()),
             false => searcher.search_slice(matcher, &text, sink),
         }
     }
 
-    /// Whether the file's sketch at `stamp` rules `needle` out.
-    fn cannot_hold(&self, path: &Path, stamp: Stamp, needle: &Needle) -> bool {
-        let Ok(files) = self.files.lock() else {
-            return false;
-        };
-        let Some(sketch) = files.by_path.get(path) else {
-            return false;
-        };
-        if sketch.stamp != stamp {
-            return false;
+    /// How often `matcher`, which finds `needle`'s text, matches in the
+    /// file at `path`: counted in the file's words when it has them at
+    /// its present stamp and the text is made of word bytes, else read.
+    pub fn tally<M: Matcher>(
+        &self,
+        searcher: &mut Searcher,
+        matcher: M,
+        path: &Path,
+        needle: &Needle,
+    ) -> std::io::Result<Tally> {
+        let stamp = Stamp::of(&std::fs::metadata(path)?);
+        if stamp.len <= MAX_SKETCHED_FILE && needle.in_words.is_some() {
+            match self.known(path, stamp, needle) {
+                Known::Absent => return Ok(Tally::default()),
+                Known::Words(words) => return Ok(words.tally(&matcher)),
+                Known::Unknown { .. } => {}
+            }
         }
-        if sketch.bits.is_empty() {
-            return true;
-        }
-        !needle
-            .trigrams
-            .iter()
-            .all(|&trigram| holds(&sketch.bits, trigram))
+        let mut counter = Counter {
+            matcher: &matcher,
+            tally: Tally::default(),
+        };
+        self.search_at(stamp, searcher, &matcher, path, needle, &mut counter)?;
+        Ok(counter.tally)
     }
 
-    fn remember(&self, path: &Path, stamp: Stamp, text: &[u8], binary: bool) {
+    /// What the file's sketch at `stamp` says of `needle`.
+    fn known(&self, path: &Path, stamp: Stamp, needle: &Needle) -> Known {
+        let Ok(files) = self.files.lock() else {
+            return Known::Unknown { again: false };
+        };
+        let Some(sketch) = files.by_path.get(path) else {
+            return Known::Unknown { again: false };
+        };
+        if sketch.stamp != stamp {
+            return Known::Unknown { again: true };
+        }
+        if sketch.bits.is_empty()
+            || !needle
+                .trigrams
+                .iter()
+                .all(|&trigram| holds(&sketch.bits, trigram))
+        {
+            return Known::Absent;
+        }
+        match &sketch.words {
+            Some(words) => Known::Words(words.clone()),
+            None => Known::Unknown { again: true },
+        }
+    }
+
+    fn remember(&self, path: &Path, stamp: Stamp, text: &[u8], binary: bool, again: bool) {
         let bits = match binary {
             true => Box::default(),
             false => filter_of(text),
         };
+        let words = (again && !binary).then(|| Words::of(text));
         let Ok(mut files) = self.files.lock() else {
             return;
         };
@@ -155,14 +267,145 @@ impl Sketches {
         if files.bytes + size > MAX_BYTES {
             files.by_path.clear();
             files.bytes = 0;
+            files.words_bytes = 0;
         }
-        files.bytes += size;
-        if let Some(old) = files
-            .by_path
-            .insert(path.to_path_buf(), Sketch { stamp, bits })
-        {
+        if let Some(old) = files.by_path.remove(path) {
             files.bytes = files.bytes.saturating_sub(old.bits.len() * 8);
+            files.words_bytes = files.words_bytes.saturating_sub(old.words_size());
         }
+        let words = words
+            .filter(|words| files.words_bytes + words.size() <= MAX_WORDS_BYTES)
+            .map(Arc::new);
+        let sketch = Sketch { stamp, bits, words };
+        files.bytes += size;
+        files.words_bytes += sketch.words_size();
+        files.by_path.insert(path.to_path_buf(), sketch);
+    }
+}
+
+impl Sketch {
+    fn words_size(&self) -> usize {
+        self.words.as_ref().map_or(0, |words| words.size())
+    }
+}
+
+/// Whether `byte` may be part of a word: ASCII letters, digits and `_`,
+/// and every byte of a character outside ASCII (so that every case of a
+/// letter, `K` and the Kelvin sign alike, is inside a word).
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || !byte.is_ascii()
+}
+
+impl Words {
+    /// The words of `text`, in one pass.
+    fn of<'t>(text: &'t [u8]) -> Self {
+        let mut places: HashMap<&'t [u8], usize> = HashMap::new();
+        let mut words = Vec::new();
+        let mut seen: Vec<Seen> = Vec::new();
+        let mut line = 1u32;
+        let mut add = |word: &'t [u8], line: u32| {
+            let place = *places.entry(word).or_insert_with(|| {
+                words.extend_from_slice(word);
+                words.push(b'\n');
+                seen.push(Seen {
+                    count: 0,
+                    first_line: line,
+                    last_line: line,
+                });
+                seen.len() - 1
+            });
+            if let Some(seen) = seen.get_mut(place) {
+                seen.count = seen.count.saturating_add(1);
+                seen.last_line = line;
+            }
+        };
+        let mut start = None;
+        for (index, &byte) in text.iter().enumerate() {
+            if is_word_byte(byte) {
+                start.get_or_insert(index);
+                continue;
+            }
+            if let Some(start) = start.take() {
+                add(&text[start..index], line);
+            }
+            if byte == b'\n' {
+                line = line.saturating_add(1);
+            }
+        }
+        if let Some(start) = start {
+            add(&text[start..], line);
+        }
+        Self {
+            text: words.into_boxed_slice(),
+            seen: seen.into_boxed_slice(),
+        }
+    }
+
+    fn size(&self) -> usize {
+        self.text.len() + self.seen.len() * std::mem::size_of::<Seen>()
+    }
+
+    /// Whether the needle's text is in some word, in any case.
+    fn hold(&self, needle: &Needle) -> bool {
+        let Some(matcher) = &needle.in_words else {
+            return true;
+        };
+        !matches!(matcher.find(&self.text), Ok(None))
+    }
+
+    /// Every match of `matcher` in the words, each counted as often as
+    /// its word occurs.
+    fn tally<M: Matcher>(&self, matcher: &M) -> Tally {
+        let mut tally = Tally::default();
+        // The word of a match is the number of line ends before it.
+        let (mut word, mut scanned) = (0, 0);
+        let _ = matcher.find_iter(&self.text, |found: Match| {
+            word += self.text[scanned..found.start()]
+                .iter()
+                .filter(|&&byte| byte == b'\n')
+                .count();
+            scanned = found.start();
+            if let Some(seen) = self.seen.get(word) {
+                tally.add(
+                    u64::from(seen.count),
+                    seen.first_line.into(),
+                    seen.last_line.into(),
+                );
+            }
+            true
+        });
+        tally
+    }
+}
+
+impl Tally {
+    fn add(&mut self, matches: u64, first_line: u64, last_line: u64) {
+        if self.matches == 0 || first_line < self.first_line {
+            self.first_line = first_line;
+        }
+        self.last_line = self.last_line.max(last_line);
+        self.matches += matches;
+    }
+}
+
+/// A sink that tallies the matches of the lines a search finds.
+struct Counter<'m, M> {
+    matcher: &'m M,
+    tally: Tally,
+}
+
+impl<M: Matcher> Sink for Counter<'_, M> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, found: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let line = found.line_number().unwrap_or(0);
+        let mut count = 0;
+        let _ = self.matcher.find_iter(found.bytes(), |_| {
+            count += 1;
+            true
+        });
+        self.tally.add(count.max(1), line, line);
+        Ok(true)
     }
 }
 
@@ -294,6 +537,91 @@ mod tests {
         assert_eq!(lines(&sketches, &path, "greeter"), [1]);
         assert_eq!(lines(&sketches, &path, "Greeter"), [1]);
         assert_eq!(lines(&sketches, &path, "café"), [2]);
+    }
+
+    /// The tally of `literal` in `text` read line by line, and from the
+    /// text's words, with and without case.
+    fn tallies(text: &str, literal: &str) -> [(Tally, Tally); 2] {
+        [true, false].map(|case_insensitive| {
+            let matcher = RegexMatcherBuilder::new()
+                .fixed_strings(true)
+                .case_insensitive(case_insensitive)
+                .build(literal)
+                .unwrap();
+            let mut counter = Counter {
+                matcher: &matcher,
+                tally: Tally::default(),
+            };
+            SearcherBuilder::new()
+                .line_number(true)
+                .build()
+                .search_slice(&matcher, text.as_bytes(), &mut counter)
+                .unwrap();
+            (counter.tally, Words::of(text.as_bytes()).tally(&matcher))
+        })
+    }
+
+    #[test]
+    fn words_count_a_name_as_reading_the_file_does() {
+        let text = "def greet(name):\n    greet_all(name)  # greet\nGREET = greet\nx";
+        for (read, counted) in tallies(text, "greet") {
+            assert_eq!(read, counted);
+        }
+        let [(insensitive, _), (sensitive, _)] = tallies(text, "greet");
+        assert_eq!((insensitive.matches, insensitive.last_line), (5, 3));
+        assert_eq!((sensitive.matches, sensitive.first_line), (4, 1));
+        // Matches inside a word do not overlap, as on a line.
+        let [(read, counted), _] = tallies("aaaa aaa\n", "aa");
+        assert_eq!((read.matches, counted.matches), (3, 3));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn words_always_count_as_reading_does(
+            text in "([a-cA-CK_0-9 .(\n]|é|É|ſ|\u{212A}){0,80}",
+            literal in "([a-cA-CKks_0-9]|é|ſ){1,3}",
+        ) {
+            let [(insensitive, _), _] = tallies(&text, &literal);
+            for (read, counted) in tallies(&text, &literal) {
+                proptest::prop_assert_eq!(read, counted);
+            }
+            // A file is passed over only when it cannot hold the text.
+            let held = Words::of(text.as_bytes()).hold(&Needle::new(&literal));
+            proptest::prop_assert_eq!(held, insensitive.matches > 0);
+        }
+    }
+
+    #[test]
+    fn a_file_read_again_is_counted_from_its_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.py");
+        std::fs::write(&path, "import os\nos.path\n").unwrap();
+        let sketches = Sketches::default();
+        assert_eq!(lines(&sketches, &path, "os"), [1, 2]);
+        assert_eq!(lines(&sketches, &path, "path"), [2]);
+        let words = |sketches: &Sketches| {
+            let files = sketches.files.lock().unwrap();
+            files.by_path.get(&path).unwrap().words.is_some()
+        };
+        assert!(words(&sketches), "the second read keeps the words");
+        assert!(lines(&sketches, &path, "spa").is_empty());
+        let matcher = RegexMatcherBuilder::new().build("os").unwrap();
+        let tally = sketches
+            .tally(
+                &mut SearcherBuilder::new().line_number(true).build(),
+                &matcher,
+                &path,
+                &Needle::new("os"),
+            )
+            .unwrap();
+        assert_eq!(
+            (tally.matches, tally.first_line, tally.last_line),
+            (2, 1, 2)
+        );
+        // Changed, the file is read again and its old words forgotten.
+        std::fs::write(&path, "import sys\n").unwrap();
+        assert!(lines(&sketches, &path, "os").is_empty());
+        assert_eq!(lines(&sketches, &path, "sys"), [1]);
     }
 
     #[test]

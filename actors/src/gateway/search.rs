@@ -13,13 +13,11 @@ use super::workspace_names;
 use crate::error::{Error, Result};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
-use crate::sketches::{Needle, Sketches};
+use crate::sketches::{Needle, Sketches, Tally};
 use crate::vocabulary::counted::counted;
 use crate::vocabulary::root_set::RootSet;
-use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::Searcher;
-use grep_searcher::sinks::Lossy;
 use lsp_types::SymbolKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -60,9 +58,7 @@ struct FoundSymbol {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct FileHits {
     path: PathBuf,
-    matches: u64,
-    first_line: u64,
-    last_line: u64,
+    tally: Tally,
 }
 
 pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
@@ -318,7 +314,12 @@ fn heatmap(roots: &RootSet, query: &str, sketches: &Sketches) -> Result<Vec<File
         });
     }
     let mut hits = hits.into_inner().map_err(|_| Error::ShuttingDown)?;
-    hits.sort_by(|a, b| b.matches.cmp(&a.matches).then_with(|| a.path.cmp(&b.path)));
+    hits.sort_by(|a, b| {
+        b.tally
+            .matches
+            .cmp(&a.tally.matches)
+            .then_with(|| a.path.cmp(&b.path))
+    });
     Ok(hits)
 }
 
@@ -330,32 +331,11 @@ fn file_hits(
     needle: &Needle,
     path: &Path,
 ) -> Option<FileHits> {
-    let mut file = FileHits {
+    let tally = sketches.tally(searcher, matcher, path, needle).ok()?;
+    (tally.matches > 0).then(|| FileHits {
         path: path.to_path_buf(),
-        matches: 0,
-        first_line: 0,
-        last_line: 0,
-    };
-    let searched = sketches.search(
-        searcher,
-        matcher,
-        path,
-        needle,
-        Lossy(|line_number, line| {
-            let mut count = 0;
-            let _ = matcher.find_iter(line.as_bytes(), |_| {
-                count += 1;
-                true
-            });
-            if file.matches == 0 {
-                file.first_line = line_number;
-            }
-            file.matches += count.max(1);
-            file.last_line = line_number;
-            Ok(true)
-        }),
-    );
-    (searched.is_ok() && file.matches > 0).then_some(file)
+        tally,
+    })
 }
 
 /// The files from `skip` on, [`MAX_FILES`] of them; a last line names the
@@ -364,7 +344,7 @@ fn heatmap_lines(roots: &RootSet, hits: &[FileHits], skip: usize) -> Vec<String>
     if hits.is_empty() {
         return vec!["text: no matches".into()];
     }
-    let total: u64 = hits.iter().map(|hit| hit.matches).sum();
+    let total: u64 = hits.iter().map(|hit| hit.tally.matches).sum();
     let mut lines = vec![format!(
         "text ({} in {})",
         counted(total, "match"),
@@ -374,15 +354,15 @@ fn heatmap_lines(roots: &RootSet, hits: &[FileHits], skip: usize) -> Vec<String>
         lines.push(format!("  … {} before", skip.min(hits.len())));
     }
     for hit in hits.iter().skip(skip).take(MAX_FILES) {
-        let span = if hit.first_line == hit.last_line {
-            format!("line {}", hit.first_line)
+        let span = if hit.tally.first_line == hit.tally.last_line {
+            format!("line {}", hit.tally.first_line)
         } else {
-            format!("lines {}-{}", hit.first_line, hit.last_line)
+            format!("lines {}-{}", hit.tally.first_line, hit.tally.last_line)
         };
         lines.push(format!(
             "  {}  {} × {span}",
             roots.display(&hit.path),
-            hit.matches
+            hit.tally.matches
         ));
     }
     let after = hits.len().saturating_sub(skip + MAX_FILES);
@@ -512,7 +492,8 @@ mod tests {
                 "  b.txt  1 × line 1"
             ]
         );
-        // Asked again, from the files' sketches.
+        // Asked again, from the files' sketches, then from their words.
+        assert_eq!(heatmap(&roots, "needle", &sketches).unwrap(), hits);
         assert_eq!(heatmap(&roots, "needle", &sketches).unwrap(), hits);
         let exact = heatmap(&roots, "NEEDLE", &sketches).unwrap();
         assert_eq!(exact.len(), 1, "an upper-case query is case-sensitive");
