@@ -121,13 +121,37 @@ pub struct Tally {
 
 /// What the sketch of a file at its present stamp says of a needle.
 enum Known {
-    /// Nothing: the file is read, and sketched (`again`: it had been
-    /// sketched before, at another stamp or without its words).
-    Unknown { again: bool },
+    /// Nothing: the file is read, and sketched as `Make` says.
+    Unknown(Make),
     /// The file cannot hold it.
     Absent,
     /// The file's words, which answer for it.
     Words(Arc<Words>),
+}
+
+/// What a read of a file adds to its sketch.
+#[derive(Debug, Clone, Copy)]
+struct Make {
+    /// A new filter: the file was never sketched, or changed since.
+    filter: bool,
+    /// Its words: the file had been sketched before, at this stamp or
+    /// another.
+    words: bool,
+}
+
+impl Make {
+    const FIRST: Make = Make {
+        filter: true,
+        words: false,
+    };
+    const CHANGED: Make = Make {
+        filter: true,
+        words: true,
+    };
+    const WORDS: Make = Make {
+        filter: false,
+        words: true,
+    };
 }
 
 impl Needle {
@@ -188,15 +212,17 @@ impl Sketches {
         if stamp.len > MAX_SKETCHED_FILE {
             return searcher.search_path(matcher, path, sink);
         }
-        let again = match self.known(path, stamp, needle) {
+        let make = match self.known(path, stamp, needle) {
             Known::Absent => return Ok(()),
             Known::Words(words) if !words.hold(needle) => return Ok(()),
-            Known::Words(_) => true,
-            Known::Unknown { again } => again,
+            Known::Words(_) => None,
+            Known::Unknown(make) => Some(make),
         };
         let text = std::fs::read(path).map_err(S::Error::error_io)?;
         let binary = text.contains(&0);
-        self.remember(path, stamp, &text, binary, again);
+        if let Some(make) = make {
+            self.remember(path, stamp, &text, binary, make);
+        }
         match binary {
             true => Ok(()),
             false => searcher.search_slice(matcher, &text, sink),
@@ -218,7 +244,7 @@ impl Sketches {
             match self.known(path, stamp, needle) {
                 Known::Absent => return Ok(Tally::default()),
                 Known::Words(words) => return Ok(words.tally(&matcher)),
-                Known::Unknown { .. } => {}
+                Known::Unknown(_) => {}
             }
         }
         let mut counter = Counter {
@@ -232,13 +258,13 @@ impl Sketches {
     /// What the file's sketch at `stamp` says of `needle`.
     fn known(&self, path: &Path, stamp: Stamp, needle: &Needle) -> Known {
         let Ok(files) = self.files.lock() else {
-            return Known::Unknown { again: false };
+            return Known::Unknown(Make::FIRST);
         };
         let Some(sketch) = files.by_path.get(path) else {
-            return Known::Unknown { again: false };
+            return Known::Unknown(Make::FIRST);
         };
         if sketch.stamp != stamp {
-            return Known::Unknown { again: true };
+            return Known::Unknown(Make::CHANGED);
         }
         if sketch.bits.is_empty()
             || !needle
@@ -250,18 +276,21 @@ impl Sketches {
         }
         match &sketch.words {
             Some(words) => Known::Words(words.clone()),
-            None => Known::Unknown { again: true },
+            None => Known::Unknown(Make::WORDS),
         }
     }
 
-    fn remember(&self, path: &Path, stamp: Stamp, text: &[u8], binary: bool, again: bool) {
-        let bits = match binary {
+    fn remember(&self, path: &Path, stamp: Stamp, text: &[u8], binary: bool, make: Make) {
+        let bits = make.filter.then(|| match binary {
             true => Box::default(),
             false => filter_of(text),
-        };
-        let words = (again && !binary).then(|| Words::of(text));
+        });
+        let words = (make.words && !binary).then(|| Words::of(text));
         let Ok(mut files) = self.files.lock() else {
             return;
+        };
+        let Some(bits) = bits else {
+            return files.add_words(path, stamp, words);
         };
         let size = bits.len() * 8;
         if files.bytes + size > MAX_BYTES {
@@ -273,13 +302,36 @@ impl Sketches {
             files.bytes = files.bytes.saturating_sub(old.bits.len() * 8);
             files.words_bytes = files.words_bytes.saturating_sub(old.words_size());
         }
-        let words = words
-            .filter(|words| files.words_bytes + words.size() <= MAX_WORDS_BYTES)
-            .map(Arc::new);
-        let sketch = Sketch { stamp, bits, words };
         files.bytes += size;
-        files.words_bytes += sketch.words_size();
-        files.by_path.insert(path.to_path_buf(), sketch);
+        files.by_path.insert(
+            path.to_path_buf(),
+            Sketch {
+                stamp,
+                bits,
+                words: None,
+            },
+        );
+        files.add_words(path, stamp, words);
+    }
+}
+
+impl Remembered {
+    /// Gives the sketch of `path` at `stamp` its words, within the bound.
+    fn add_words(&mut self, path: &Path, stamp: Stamp, words: Option<Words>) {
+        let Some(words) = words else {
+            return;
+        };
+        let size = words.size();
+        if self.words_bytes + size > MAX_WORDS_BYTES {
+            return;
+        }
+        if let Some(sketch) = self.by_path.get_mut(path)
+            && sketch.stamp == stamp
+            && sketch.words.is_none()
+        {
+            sketch.words = Some(Arc::new(words));
+            self.words_bytes += size;
+        }
     }
 }
 
@@ -299,7 +351,9 @@ fn is_word_byte(byte: u8) -> bool {
 impl Words {
     /// The words of `text`, in one pass.
     fn of<'t>(text: &'t [u8]) -> Self {
-        let mut places: HashMap<&'t [u8], usize> = HashMap::new();
+        // foldhash, seeded per process: with SipHash, hashing was most of
+        // the cost of a file's words.
+        let mut places: foldhash::HashMap<&'t [u8], usize> = foldhash::HashMap::default();
         let mut words = Vec::new();
         let mut seen: Vec<Seen> = Vec::new();
         let mut line = 1u32;
