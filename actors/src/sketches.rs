@@ -351,8 +351,8 @@ fn is_word_byte(byte: u8) -> bool {
 impl Words {
     /// The words of `text`, in one pass.
     fn of<'t>(text: &'t [u8]) -> Self {
-        // foldhash, seeded per process: with SipHash, hashing was most of
-        // the cost of a file's words.
+        // foldhash, seeded per process: every word of the file is hashed,
+        // and SipHash's resistance is not needed against a file's words.
         let mut places: foldhash::HashMap<&'t [u8], usize> = foldhash::HashMap::default();
         let mut words = Vec::new();
         let mut seen: Vec<Seen> = Vec::new();
