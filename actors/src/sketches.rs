@@ -37,6 +37,9 @@ const BITS_PER_BYTE_DIVISOR: u64 = 2;
 const MIN_BITS: u64 = 256;
 const MAX_BITS: u64 = 1 << 24;
 
+/// How long after its last modification a file's stamp is trusted.
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Past this many bytes of word lists, no more are made (the files
 /// without one are read as before): about two fifths of the source text
 /// they stand for, so a tree of 150 MB of code.
@@ -70,6 +73,17 @@ impl Stamp {
             modified: metadata.modified().ok(),
             len: metadata.len(),
         }
+    }
+
+    /// Whether a later write must give the file another stamp: a file
+    /// systems's clock moves in ticks (a few milliseconds on Linux, two
+    /// seconds on FAT), and a write of the same length within the tick of
+    /// the last one keeps its stamp. A file modified less than
+    /// [`SETTLED`] ago is read at every search, never sketched.
+    fn settled(&self) -> bool {
+        self.modified
+            .and_then(|modified| SystemTime::now().duration_since(modified).ok())
+            .is_some_and(|age| age >= SETTLED)
     }
 }
 
@@ -220,7 +234,7 @@ impl Sketches {
         };
         let text = std::fs::read(path).map_err(S::Error::error_io)?;
         let binary = text.contains(&0);
-        if let Some(make) = make {
+        if let Some(make) = make.filter(|_| stamp.settled()) {
             self.remember(path, stamp, &text, binary, make);
         }
         match binary {
@@ -560,25 +574,52 @@ mod tests {
         assert!(!held("close_on_exec"));
     }
 
+    /// Writes `text` at `path`, modified `seconds` ago.
+    fn write_aged(path: &Path, text: &str, seconds: u64) {
+        std::fs::write(path, text).unwrap();
+        let modified = SystemTime::now() - std::time::Duration::from_secs(seconds);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+    }
+
     #[test]
     fn a_changed_file_is_read_again() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.py");
-        std::fs::write(&path, "x = 1\n").unwrap();
+        write_aged(&path, "x = 1\n", 60);
         let sketches = Sketches::default();
         assert!(lines(&sketches, &path, "greet").is_empty());
         // Longer: a new length.
-        std::fs::write(&path, "x = 1\ngreet()\n").unwrap();
+        write_aged(&path, "x = 1\ngreet()\n", 50);
         assert_eq!(lines(&sketches, &path, "greet"), [2]);
         // As long, written later: a new modification time.
-        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        std::io::Write::write_all(&mut &file, b"x = 2\nhello()\n").unwrap();
-        let later = std::fs::metadata(&path).unwrap().modified().unwrap()
-            + std::time::Duration::from_secs(1);
-        file.set_modified(later).unwrap();
-        drop(file);
+        write_aged(&path, "x = 2\nhello()\n", 40);
         assert!(lines(&sketches, &path, "greet").is_empty());
         assert_eq!(lines(&sketches, &path, "hello"), [2]);
+    }
+
+    #[test]
+    fn a_file_written_a_moment_ago_is_read_every_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.py");
+        std::fs::write(&path, "x = 1\n").unwrap();
+        let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let sketches = Sketches::default();
+        assert!(lines(&sketches, &path, "greet").is_empty());
+        // Written again within the same tick of the file system's clock:
+        // as long, and modified at the same instant.
+        std::fs::write(&path, "greet\n").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        assert_eq!(lines(&sketches, &path, "greet"), [1]);
     }
 
     #[test]
@@ -649,7 +690,7 @@ mod tests {
     fn a_file_read_again_is_counted_from_its_words() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.py");
-        std::fs::write(&path, "import os\nos.path\n").unwrap();
+        write_aged(&path, "import os\nos.path\n", 60);
         let sketches = Sketches::default();
         assert_eq!(lines(&sketches, &path, "os"), [1, 2]);
         assert_eq!(lines(&sketches, &path, "path"), [2]);
@@ -673,7 +714,7 @@ mod tests {
             (2, 1, 2)
         );
         // Changed, the file is read again and its old words forgotten.
-        std::fs::write(&path, "import sys\n").unwrap();
+        write_aged(&path, "import sys\n", 30);
         assert!(lines(&sketches, &path, "os").is_empty());
         assert_eq!(lines(&sketches, &path, "sys"), [1]);
     }

@@ -480,6 +480,14 @@ mod tests {
         std::fs::write(dir.path().join("ignored.txt"), "needle\n").unwrap();
         std::fs::write(dir.path().join("blob.bin"), b"needle\0\x01").unwrap();
         std::fs::write(dir.path().join("b.txt"), "NEEDLE\n").unwrap();
+        // Written a while ago, so that their sketches are kept.
+        let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        for name in ["a.txt", "ignored.txt", "blob.bin", "b.txt"] {
+            let file = std::fs::File::options()
+                .write(true)
+                .open(dir.path().join(name));
+            file.unwrap().set_modified(long_ago).unwrap();
+        }
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
         let sketches = Sketches::default();
         let hits = heatmap(&roots, "needle", &sketches).unwrap();
