@@ -76,7 +76,7 @@ impl Stamp {
     }
 
     /// Whether a later write must give the file another stamp: a file
-    /// systems's clock moves in ticks (a few milliseconds on Linux, two
+    /// system's clock moves in ticks (a few milliseconds on Linux, two
     /// seconds on FAT), and a write of the same length within the tick of
     /// the last one keeps its stamp. A file modified less than
     /// [`SETTLED`] ago is read at every search, never sketched.
