@@ -200,7 +200,8 @@ impl Sketches {
     /// Searches the file at `path` with `matcher` into `sink`, as
     /// `Searcher::search_path` does, unless its sketch, made at the
     /// file's present stamp, shows that it cannot hold `needle`. A file
-    /// read is sketched for the next search.
+    /// read is sketched for the next search, unless it was modified too
+    /// recently for its stamp to be trusted.
     pub fn search<M: Matcher, S: Sink>(
         &self,
         searcher: &mut Searcher,
