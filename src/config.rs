@@ -465,6 +465,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             references_one_at_a_time: built_in.references_one_at_a_time,
             answers_files_while_loading: built_in.answers_files_while_loading,
             save_check_sources: strings(built_in.save_check_sources),
+            projects_from_tsconfig: built_in.projects_from_tsconfig,
             duties: Duties {
                 config_files: built_in.config_files,
                 ..Duties::of(built_in.role)
@@ -587,6 +588,7 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         rebuilds_only_when_forced: known.iter().any(|known| known.rebuilds_only_when_forced),
         reads_disk_only_at_start: known.iter().any(|known| known.reads_disk_only_at_start),
         references_one_at_a_time: known.iter().any(|known| known.references_one_at_a_time),
+        projects_from_tsconfig: known.iter().any(|known| known.projects_from_tsconfig),
         // By the program alone: taken on by a server that is not pyright
         // but shares its name, it would be asked before it can answer,
         // where every other way of pyright's costs only time.

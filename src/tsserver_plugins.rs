@@ -160,6 +160,7 @@ mod tests {
             references_one_at_a_time: false,
             answers_files_while_loading: false,
             save_check_sources: Vec::new(),
+            projects_from_tsconfig: false,
             duties: Duties::of(Role::Language),
         }
     }

@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["lsp", "process"],
     &["vocabulary"],
     &["language"],
-    &["settings", "store", "sketches", "detect"],
+    &["settings", "store", "sketches", "detect", "tsconfig"],
     &["messages"],
 ];
 

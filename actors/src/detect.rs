@@ -4,6 +4,7 @@
 //! arrive or change; it owns no state and belongs to no actor.
 
 use crate::language::{self, ServerSpec};
+use crate::tsconfig::Projects;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use std::collections::{BTreeSet, HashMap};
@@ -53,10 +54,15 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
             if !languages.iter().any(|language| spec.serves(language)) {
                 continue;
             }
-            spec.languages
+            let sample = spec
+                .languages
                 .iter()
                 .find_map(|language| samples.get(language.as_str()))
-                .map(|file| &file.path)
+                .map(|file| &file.path);
+            match spec.projects_from_tsconfig {
+                true => project_file(spec, &files).or(sample),
+                false => sample,
+            }
         } else {
             let configured = configured_directories(&files, config_files);
             let mut taken = files
@@ -87,6 +93,23 @@ pub fn detect_servers(roots: &RootSet, specs: &[ServerSpec]) -> Detection {
         }
     }
     detection
+}
+
+/// The shallowest source file of `spec`'s that a `tsconfig.json` puts in
+/// its project: the shallowest of all may be a script beside the project
+/// (a `Gruntfile.js`), and tsserver would load the project of the file
+/// opened first rather than the one the agent asks about.
+fn project_file<'a>(spec: &ServerSpec, files: &'a [Found]) -> Option<&'a PathBuf> {
+    let mut projects = Projects::default();
+    let mut served: Vec<&Found> = files
+        .iter()
+        .filter(|file| file.alone && spec.serves(file.language))
+        .collect();
+    served.sort_by_key(|file| file.depth);
+    served
+        .into_iter()
+        .find(|file| projects.hold(&file.path))
+        .map(|file| &file.path)
 }
 
 /// Whether `spec` serves a language of program code found in the roots.

@@ -97,6 +97,12 @@ pub struct BuiltIn {
     /// runs no such check. An answer after a save waits for that check,
     /// and `check_edit`, which saves nothing, leaves its findings out.
     pub save_check_sources: &'static [&'static str],
+    /// Whether it groups files into projects by `tsconfig.json` and
+    /// `jsconfig.json`, and gives a file opened outside them a project of
+    /// its own, built from all it imports (tsserver's inferred projects):
+    /// the index pass asks it only about the files of its projects
+    /// (`tsconfig.rs`).
+    pub projects_from_tsconfig: bool,
 }
 
 /// Where a server's references come from; any narrower than the project
@@ -157,6 +163,7 @@ const fn server(
         references_one_at_a_time: false,
         answers_files_while_loading: false,
         save_check_sources: &[],
+        projects_from_tsconfig: false,
     }
 }
 
@@ -273,6 +280,13 @@ impl BuiltIn {
     const fn answers_files_while_loading(self) -> Self {
         Self {
             answers_files_while_loading: true,
+            ..self
+        }
+    }
+
+    const fn projects_from_tsconfig(self) -> Self {
+        Self {
+            projects_from_tsconfig: true,
             ..self
         }
     }
@@ -424,6 +438,7 @@ const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = server(
     "npm install -g typescript typescript-language-server",
 )
 .checked_with(VERSION)
+.projects_from_tsconfig()
 .verified();
 const TSGO: BuiltIn = server(
     "tsgo",
@@ -433,6 +448,7 @@ const TSGO: BuiltIn = server(
 )
 .checked_with(VERSION)
 .pulls_diagnostics()
+.projects_from_tsconfig()
 .verified();
 // It runs the project's own ESLint, and reads every setting VS Code's
 // extension would send (all at once, as the empty section) without
@@ -1175,6 +1191,9 @@ pub struct ServerSpec {
     /// The sources of the findings of the check a save starts; an answer
     /// after a save waits for that check.
     pub save_check_sources: Vec<String>,
+    /// Whether the index pass asks it only about the files of a
+    /// `tsconfig.json`'s project ([`BuiltIn::projects_from_tsconfig`]).
+    pub projects_from_tsconfig: bool,
     /// How the session uses it; not part of what makes it one process.
     pub duties: Duties,
 }
@@ -1370,6 +1389,7 @@ mod tests {
             references_one_at_a_time: false,
             answers_files_while_loading: false,
             save_check_sources: Vec::new(),
+            projects_from_tsconfig: false,
             duties: Duties::of(Role::Language),
         };
         let renamed = ServerSpec {

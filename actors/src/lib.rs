@@ -9,8 +9,9 @@
 //! Imports run one way, bottom first: `error`, the wire (`lsp`) and the
 //! system's readings of processes (`process`), the shared words
 //! (`vocabulary`), the language table (`language`), `settings`, the
-//! `store`, the text searches' file sketches (`sketches`) and start-up
-//! detection (`detect`), each actor's inbox
+//! `store`, the text searches' file sketches (`sketches`), start-up
+//! detection (`detect`) and the files of `tsconfig.json` projects
+//! (`tsconfig`), each actor's inbox
 //! (`messages`), then the actors. An actor imports another only to spawn
 //! it, as its parent, and then only its actor type and `Arguments`; no
 //! chain of imports between files comes back to where it began.
@@ -35,6 +36,7 @@ pub mod sketches;
 pub mod store;
 pub mod supervisor;
 pub mod symbol_index;
+pub mod tsconfig;
 pub mod vocabulary;
 pub mod watcher;
 

@@ -1,6 +1,9 @@
 //! What of a server's outline the symbol index keeps: every symbol, each
 //! placed at its name, with the symbol that holds it as its container.
-//! Locals are kept too: pyright's workspace symbols name them.
+//! Locals are kept too: pyright's workspace symbols name them. A function
+//! passed to a call is not kept (tsserver outlines `dual(…)`'s argument
+//! as `dual() callback`, on every line that calls `dual`): it declares no
+//! name, and no server's workspace symbols list it.
 
 use super::symbols::{self, Symbol, flatten_with_holders, point};
 use super::words::{find_word, own_name};
@@ -26,6 +29,7 @@ pub fn outline(path: &Path, stamp: Stamp, reply: &mut Reply, text: &str) -> Opti
 fn kept(tree: &[Symbol], text: &str, encoding: PositionEncoding) -> Vec<OutlineSymbol> {
     flatten_with_holders(tree)
         .into_iter()
+        .filter(|(symbol, _)| !symbol.name.ends_with(") callback"))
         .map(|(symbol, holder)| {
             let (line, column) = point(text, symbol.selection_range.start, encoding);
             // A flat outline's one range starts at the declaration, not
@@ -108,5 +112,31 @@ mod tests {
             ]
         );
         assert_eq!(kind_of(6), SymbolKind::METHOD);
+    }
+
+    #[test]
+    fn a_function_passed_to_a_call_is_not_a_name() {
+        let text = "export const zip = dual(2, (self, that) => {\n  const pairs = []\n})\n";
+        let range = |line: u32, start: u32, end: u32| json!({"start": {"line": line, "character": start}, "end": {"line": line, "character": end}});
+        let answer = json!([{
+            "name": "zip", "kind": 14, "range": range(0, 13, 40), "selectionRange": range(0, 13, 16),
+            "children": [{
+                "name": "dual() callback", "kind": 12, "range": range(0, 27, 40), "selectionRange": range(0, 27, 40),
+                "children": [{"name": "pairs", "kind": 14, "range": range(1, 8, 18), "selectionRange": range(1, 8, 13)}]
+            }]
+        }]);
+        let stamp = Stamp {
+            mtime_ns: 1,
+            size: 2,
+        };
+        let outline = outline(
+            Path::new("/w/zip.ts"),
+            stamp,
+            &mut Reply::bare(answer),
+            text,
+        )
+        .unwrap();
+        let names: Vec<&str> = outline.symbols.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["zip", "pairs"]);
     }
 }

@@ -12,7 +12,10 @@
 //! rests four times as long as the answer took. It starts no server: files
 //! whose server is not running wait for a later pass. It goes over the
 //! roots again when the running servers change, and otherwise reads only
-//! the files changed on disk since.
+//! the files changed on disk since. A TypeScript server is asked only
+//! about the files of its `tsconfig.json` projects (`tsconfig.rs`): its
+//! workspace symbols name no other, and each other file it is sent costs
+//! it a project of its own; such a file is indexed with no names.
 
 use super::context::Context;
 use super::indexed;
@@ -25,13 +28,15 @@ use crate::messages::ask;
 use crate::messages::language_server::LanguageServerMsg;
 use crate::messages::router::ServerHandle;
 use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
-use crate::store::index::{IndexedSymbol, Stamp};
+use crate::store::index::{IndexedSymbol, Outline, Stamp};
+use crate::tsconfig::Projects;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::status::IndexStatus;
 use lsp_types::{Location, Position, Range};
 use ractor::rpc::CallResult;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a session's first questions have the servers to themselves.
@@ -213,9 +218,10 @@ async fn read_files(context: &Context, servers: &[ServerHandle], paths: Vec<Path
         .collect();
     let mut not_served = Vec::new();
     let mut unreadable = Vec::new();
+    let projects = Arc::new(Mutex::new(Projects::default()));
     for path in paths {
         let started = Instant::now();
-        let (read, pace) = read_file(context, &by_name, &path).await;
+        let (read, pace) = read_file(context, &by_name, &projects, &path).await;
         match read {
             Read::Indexed => {}
             Read::NotServed => not_served.push(path),
@@ -241,6 +247,7 @@ async fn read_files(context: &Context, servers: &[ServerHandle], paths: Vec<Path
 async fn read_file(
     context: &Context,
     servers: &HashMap<&str, &ServerHandle>,
+    projects: &Arc<Mutex<Projects>>,
     path: &Path,
 ) -> (Read, Pace) {
     let Ok(serving) = context.serving(path).await else {
@@ -252,25 +259,77 @@ async fn read_file(
     else {
         return (Read::NotServed, Pace::Idle);
     };
+    let projects = server.spec.projects_from_tsconfig.then(|| projects.clone());
+    let Ok(Some(file)) = read_from_disk(path.to_path_buf(), projects).await else {
+        // Gone or unreadable since the walk: nothing to index.
+        return (Read::Indexed, Pace::Idle);
+    };
+    let (stamp, document) = match file {
+        OnDisk::Outside(stamp) => {
+            record(context, no_names(path, stamp, server));
+            return (Read::Indexed, Pace::Idle);
+        }
+        OnDisk::Source(stamp, document) => (stamp, document),
+    };
     let pace = keep_out_of_the_way(server).await;
-    (outline_file(context, server, path).await, pace)
+    (
+        outline_file(context, server, path, stamp, document).await,
+        pace,
+    )
 }
 
-async fn outline_file(context: &Context, server: &ServerHandle, path: &Path) -> Read {
+/// A file as the pass found it on disk.
+enum OnDisk {
+    /// In no project of its server's: only its stamp is read.
+    Outside(Stamp),
+    Source(Stamp, DocumentSnapshot),
+}
+
+/// Reads a file's stamp, then its text unless `projects`, given for a
+/// server that groups files by `tsconfig.json`, hold it in none.
+async fn read_from_disk(
+    path: PathBuf,
+    projects: Option<Arc<Mutex<Projects>>>,
+) -> std::result::Result<Option<OnDisk>, tokio::task::JoinError> {
+    tokio::task::spawn_blocking(move || {
+        let stamp = Stamp::of(&path)?;
+        if let Some(projects) = projects
+            // A poisoned lock leaves the choice to the server, as before.
+            && projects.lock().is_ok_and(|mut projects| !projects.hold(&path))
+        {
+            return Some(OnDisk::Outside(stamp));
+        }
+        let document = DocumentSnapshot::read(&path, language_id(&path)).ok()?;
+        Some(OnDisk::Source(stamp, document))
+    })
+    .await
+}
+
+/// The index's entry for a file its server names nothing in.
+fn no_names(path: &Path, stamp: Stamp, server: &ServerHandle) -> Outline {
+    Outline {
+        path: path.to_path_buf(),
+        stamp,
+        server: server.label(),
+        symbols: Vec::new(),
+    }
+}
+
+fn record(context: &Context, outline: Outline) {
+    let _stopped = context
+        .shared
+        .index
+        .send_message(SymbolIndexMsg::Record(Box::new(outline)));
+}
+
+async fn outline_file(
+    context: &Context,
+    server: &ServerHandle,
+    path: &Path,
+    stamp: Stamp,
+    document: DocumentSnapshot,
+) -> Read {
     let label = server.label();
-    let read = {
-        let path = path.to_path_buf();
-        tokio::task::spawn_blocking(move || {
-            let stamp = Stamp::of(&path)?;
-            let document = DocumentSnapshot::read(&path, language_id(&path)).ok()?;
-            Some((stamp, document))
-        })
-        .await
-    };
-    let Ok(Some((stamp, document))) = read else {
-        // Gone or unreadable since the walk: nothing to index.
-        return Read::Indexed;
-    };
     if is_generated(&document.text) {
         return Read::Failed;
     }
@@ -278,10 +337,7 @@ async fn outline_file(context: &Context, server: &ServerHandle, path: &Path) -> 
     match context.outline_in_background(server, document).await {
         Ok(mut reply) => {
             if let Some(outline) = indexed::outline(path, stamp, &mut reply, &text) {
-                let _stopped = context
-                    .shared
-                    .index
-                    .send_message(SymbolIndexMsg::Record(Box::new(outline)));
+                record(context, outline);
             }
             Read::Indexed
         }
