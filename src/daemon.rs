@@ -152,6 +152,7 @@ async fn serve(directory: &RuntimeDir, lifetime: Lifetime, http: Option<HttpConf
         first: None,
         recorder,
         index: crate::state_dir::index_path(),
+        sketches: crate::state_dir::sketches_path(),
         socket: Some(socket.clone()),
     };
     let served = tree::run(arguments, |supervisor, recorder| async move {

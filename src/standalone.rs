@@ -78,6 +78,7 @@ async fn serve_tree(
         first,
         recorder,
         index: crate::state_dir::index_path(),
+        sketches: crate::state_dir::sketches_path(),
         socket: recorded,
     };
     let served = tree::run(arguments, |supervisor, recorder| async move {

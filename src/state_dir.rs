@@ -23,6 +23,14 @@ pub fn index_path() -> Option<PathBuf> {
         .map(|dir| windlass_actors::store::index_path(&dir))
 }
 
+/// The text searches' filters' file, if there is a state directory to
+/// put it in.
+pub fn sketches_path() -> Option<PathBuf> {
+    path()
+        .ok()
+        .map(|dir| windlass_actors::store::sketches_path(&dir))
+}
+
 /// The event store's file, if there is a state directory to put it in.
 pub fn store_path() -> Option<PathBuf> {
     path()

@@ -51,6 +51,7 @@ pub fn find(sketches: &Sketches, roots: &RootSet, name: &str) -> Vec<TextDefinit
     // (an element's `#id`, a style sheet's `$pad`, `--gap` or `%base`).
     let needle = Needle::new(name.trim_start_matches(['#', '$', '@', '%', '-']));
     let mut found = Vec::new();
+    sketches.load(roots);
     for root in roots.roots() {
         let in_root = Mutex::new(Vec::new());
         source_files::search_in_parallel(&root.path, |searcher, path, language| {

@@ -305,6 +305,7 @@ fn heatmap(roots: &RootSet, query: &str, sketches: &Sketches) -> Result<Vec<File
         .map_err(|error| Error::InvalidArgument(format!("query {query:?}: {error}")))?;
     let needle = Needle::new(query);
     let hits = Mutex::new(Vec::new());
+    sketches.load(roots);
     for root in roots.roots() {
         source_files::search_in_parallel(&root.path, |searcher, path, _| {
             let found = file_hits(searcher, &matcher, sketches, &needle, path);

@@ -96,6 +96,7 @@ pub fn unlisted(
     let needle = Needle::new(word);
     let deadline = Instant::now() + budget;
     let mut files = Vec::new();
+    sketches.load(roots);
     let complete = source_files::each(roots, |path, language| {
         if Instant::now() > deadline {
             return false;

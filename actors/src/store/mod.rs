@@ -10,7 +10,8 @@
 //! Beside it, `index.db` holds the symbol index (`index.rs`): a cache of
 //! servers' outlines, apart so that its bulk writes never wait on the
 //! Recorder's nor make `query` slower, and so that it can be deleted at
-//! any time.
+//! any time; `sketches.db` the text searches' filters (`sketches.rs`), a
+//! cache too.
 
 pub mod events;
 pub mod hooks;
@@ -19,6 +20,7 @@ pub mod locks;
 mod schema;
 pub mod servers;
 pub mod sessions;
+pub mod sketches;
 
 use crate::vocabulary::ids::SessionId;
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
@@ -56,6 +58,11 @@ pub fn database_path(state_dir: &Path) -> PathBuf {
 /// The symbol index's file in a state directory.
 pub fn index_path(state_dir: &Path) -> PathBuf {
     state_dir.join("index.db")
+}
+
+/// The text searches' filters' file in a state directory.
+pub fn sketches_path(state_dir: &Path) -> PathBuf {
+    state_dir.join("sketches.db")
 }
 
 /// Opens (creating if needed) the store for reading and writing, with

@@ -71,6 +71,9 @@ pub struct Arguments {
     pub recorder: ActorRef<RecorderMsg>,
     /// Where the symbol index lives; none without a state directory.
     pub index: Option<PathBuf>,
+    /// Where the text searches' filters are kept; none without a state
+    /// directory.
+    pub sketches: Option<PathBuf>,
     /// The daemon's socket, recorded with each session for `monitor`.
     pub socket: Option<PathBuf>,
 }
@@ -193,7 +196,7 @@ impl Actor for Supervisor {
             recorder: args.recorder,
             socket: args.socket,
             watched,
-            sketches: Arc::default(),
+            sketches: args.sketches.map_or_else(Arc::default, Sketches::saved_at),
             superseded: false,
         })
     }
