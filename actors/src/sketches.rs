@@ -396,20 +396,20 @@ impl Sketches {
 
     /// Loads the kept filters of the files under `root`, once per root: a
     /// file sketched since keeps its own. Filters past the bound are left
-    /// on disk.
+    /// on disk. A search that comes while they load waits for them (the
+    /// lock is held throughout): reading every file instead takes longer.
     fn load_under(&self, root: &Path) {
         let Some(saved) = &self.saved else {
             return;
         };
-        {
-            let Ok(mut loaded) = saved.loaded.lock() else {
-                return;
-            };
-            if loaded.iter().any(|done| root.starts_with(done)) {
-                return;
-            }
-            loaded.push(root.to_path_buf());
+        let Ok(mut loaded) = saved.loaded.lock() else {
+            return;
+        };
+        if loaded.iter().any(|done| root.starts_with(done)) {
+            return;
         }
+        loaded.push(root.to_path_buf());
+        let started = std::time::Instant::now();
         let kept = match saved.with(|connection| saved::under(connection, root)) {
             Some(Ok(kept)) => kept,
             Some(Err(error)) => {
@@ -421,6 +421,7 @@ impl Sketches {
         let Ok(mut files) = self.files.lock() else {
             return;
         };
+        let count = kept.len();
         for sketch in kept {
             let size = sketch.bits.len() * 8;
             if files.bytes + size > MAX_BYTES {
@@ -439,6 +440,11 @@ impl Sketches {
                 },
             );
         }
+        tracing::debug!(
+            root = %root.display(),
+            "{count} kept filters loaded in {} ms",
+            started.elapsed().as_millis()
+        );
     }
 
     /// Writes the filters made since the last save.

@@ -16,6 +16,7 @@ use crate::messages::supervisor::{
 use crate::messages::watcher::WatcherMsg;
 use crate::session::Session;
 use crate::settings::{Settings, Timeouts};
+use crate::sketches::Sketches;
 use crate::vocabulary::ids::{ServerId, SessionId};
 use crate::vocabulary::root_set::RootSet;
 use crate::vocabulary::server_states::Phase;
@@ -127,7 +128,7 @@ impl State {
         );
         self.watch_roots();
         self.watch_config();
-        detect(myself, session, (*roots).clone(), servers);
+        detect(myself, session, (*roots).clone(), servers, &self.sketches);
     }
 
     /// Binds and starts the servers a session's roots need, then answers
@@ -240,6 +241,7 @@ impl State {
                 session,
                 RootSet::from_canonical(changed.added),
                 servers,
+                &self.sketches,
             );
         }
     }
@@ -316,7 +318,7 @@ impl State {
                 }
             }
         }
-        detect(myself, session, (*roots).clone(), servers);
+        detect(myself, session, (*roots).clone(), servers, &self.sketches);
     }
 
     fn sole_user(&self, server: ServerId, session: SessionId) -> bool {
@@ -464,16 +466,21 @@ impl State {
     }
 }
 
-/// Finds, off the actor's thread, which servers `roots` need.
+/// Finds, off the actor's thread, which servers `roots` need; then loads
+/// the text searches' kept filters of the roots, while the servers start
+/// rather than at the first search.
 fn detect(
     myself: &ActorRef<SupervisorMsg>,
     session: SessionId,
     roots: RootSet,
     specs: Vec<ServerSpec>,
+    sketches: &Arc<Sketches>,
 ) {
     let myself = myself.clone();
+    let sketches = sketches.clone();
     tokio::task::spawn_blocking(move || {
         let detection = detect_servers(&roots, &specs);
         let _stopped = myself.send_message(SupervisorMsg::Start { session, detection });
+        sketches.load(&roots);
     });
 }
