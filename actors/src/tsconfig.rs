@@ -19,8 +19,10 @@ use std::path::{Component, Path, PathBuf};
 const CONFIG_NAMES: [&str; 2] = ["tsconfig.json", "jsconfig.json"];
 /// How deep `extends` and `references` are followed.
 const MAX_DEPTH: usize = 8;
-/// The directories `**` never enters and an `exclude` left unset leaves
-/// out.
+/// The package directories an `exclude` left unset leaves out (tsserver
+/// also keeps its `**` out of them where `exclude` is set; not modelled:
+/// Windlass's walk skips what `.gitignore` names, as `node_modules`
+/// usually is).
 const PACKAGE_DIRECTORIES: [&str; 3] = ["node_modules", "bower_components", "jspm_packages"];
 const TYPESCRIPT_EXTENSIONS: [&str; 4] = ["ts", "tsx", "mts", "cts"];
 const JAVASCRIPT_EXTENSIONS: [&str; 4] = ["js", "jsx", "mjs", "cjs"];
@@ -305,7 +307,7 @@ enum Pattern {
 
 /// Patterns as tsserver reads them: one whose last part has neither a
 /// wildcard nor an extension names a directory, and so everything under
-/// it; `**` never goes into package directories (`node_modules`).
+/// it.
 fn glob_set(patterns: &[String], kind: Pattern) -> Option<GlobSet> {
     let mut set = GlobSetBuilder::new();
     for pattern in patterns {
