@@ -259,50 +259,28 @@ async fn read_file(
     else {
         return (Read::NotServed, Pace::Idle);
     };
-    let projects = server.spec.projects_from_tsconfig.then(|| projects.clone());
-    let Ok(Some(file)) = read_from_disk(path.to_path_buf(), projects).await else {
-        // Gone or unreadable since the walk: nothing to index.
+    if server.spec.projects_from_tsconfig
+        && let Some(stamp) = outside_projects(path.to_path_buf(), projects.clone()).await
+    {
+        record(context, no_names(path, stamp, server));
         return (Read::Indexed, Pace::Idle);
-    };
-    let (stamp, document) = match file {
-        OnDisk::Outside(stamp) => {
-            record(context, no_names(path, stamp, server));
-            return (Read::Indexed, Pace::Idle);
-        }
-        OnDisk::Source(stamp, document) => (stamp, document),
-    };
+    }
     let pace = keep_out_of_the_way(server).await;
-    (
-        outline_file(context, server, path, stamp, document).await,
-        pace,
-    )
+    (outline_file(context, server, path).await, pace)
 }
 
-/// A file as the pass found it on disk.
-enum OnDisk {
-    /// In no project of its server's: only its stamp is read.
-    Outside(Stamp),
-    Source(Stamp, DocumentSnapshot),
-}
-
-/// Reads a file's stamp, then its text unless `projects`, given for a
-/// server that groups files by `tsconfig.json`, hold it in none.
-async fn read_from_disk(
-    path: PathBuf,
-    projects: Option<Arc<Mutex<Projects>>>,
-) -> std::result::Result<Option<OnDisk>, tokio::task::JoinError> {
+/// The file's stamp when no project of `projects` holds it.
+async fn outside_projects(path: PathBuf, projects: Arc<Mutex<Projects>>) -> Option<Stamp> {
     tokio::task::spawn_blocking(move || {
-        let stamp = Stamp::of(&path)?;
-        if let Some(projects) = projects
-            // A poisoned lock leaves the choice to the server, as before.
-            && projects.lock().is_ok_and(|mut projects| !projects.hold(&path))
-        {
-            return Some(OnDisk::Outside(stamp));
-        }
-        let document = DocumentSnapshot::read(&path, language_id(&path)).ok()?;
-        Some(OnDisk::Source(stamp, document))
+        // A poisoned lock leaves the choice to the server, as before.
+        let outside = projects
+            .lock()
+            .is_ok_and(|mut projects| !projects.hold(&path));
+        outside.then(|| Stamp::of(&path)).flatten()
     })
     .await
+    .ok()
+    .flatten()
 }
 
 /// The index's entry for a file its server names nothing in.
@@ -322,14 +300,24 @@ fn record(context: &Context, outline: Outline) {
         .send_message(SymbolIndexMsg::Record(Box::new(outline)));
 }
 
-async fn outline_file(
-    context: &Context,
-    server: &ServerHandle,
-    path: &Path,
-    stamp: Stamp,
-    document: DocumentSnapshot,
-) -> Read {
+async fn outline_file(context: &Context, server: &ServerHandle, path: &Path) -> Read {
     let label = server.label();
+    // Read only now that the server can be asked: a text read before the
+    // wait would be sent as the document's, over a newer one an agent
+    // has written since.
+    let read = {
+        let path = path.to_path_buf();
+        tokio::task::spawn_blocking(move || {
+            let stamp = Stamp::of(&path)?;
+            let document = DocumentSnapshot::read(&path, language_id(&path)).ok()?;
+            Some((stamp, document))
+        })
+        .await
+    };
+    let Ok(Some((stamp, document))) = read else {
+        // Gone or unreadable since the walk: nothing to index.
+        return Read::Indexed;
+    };
     if is_generated(&document.text) {
         return Read::Failed;
     }
