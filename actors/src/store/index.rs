@@ -111,16 +111,9 @@ pub struct IndexedSymbol {
 /// Opens (creating if needed) the index, making it again when its layout
 /// is not this build's.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
-    if let Some(parent) = path.parent() {
-        let _created = std::fs::create_dir_all(parent);
-    }
-    let connection = Connection::open(path)?;
-    connection.busy_timeout(super::BUSY_TIMEOUT)?;
-    connection.pragma_update(None, "journal_mode", "WAL")?;
-    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    let connection = super::open_cache(path)?;
     connection.pragma_update(None, "foreign_keys", "ON")?;
-    let layout: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    if layout != LAYOUT {
+    if super::layout(&connection)? != LAYOUT {
         make_again(&connection)?;
     }
     Ok(connection)

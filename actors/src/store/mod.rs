@@ -60,6 +60,25 @@ pub fn index_path(state_dir: &Path) -> PathBuf {
     state_dir.join("index.db")
 }
 
+/// Opens (creating it and its directory if needed) one of the caches
+/// beside the store, as the store itself is opened: WAL, `synchronous`
+/// NORMAL, and a wait on another process's write.
+fn open_cache(path: &Path) -> rusqlite::Result<Connection> {
+    if let Some(parent) = path.parent() {
+        let _created = std::fs::create_dir_all(parent);
+    }
+    let connection = Connection::open(path)?;
+    connection.busy_timeout(BUSY_TIMEOUT)?;
+    connection.pragma_update(None, "journal_mode", "WAL")?;
+    connection.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(connection)
+}
+
+/// The layout a cache's file was made at (`user_version`).
+fn layout(connection: &Connection) -> rusqlite::Result<i64> {
+    connection.query_row("PRAGMA user_version", [], |row| row.get(0))
+}
+
 /// The text searches' filters' file in a state directory.
 pub fn sketches_path(state_dir: &Path) -> PathBuf {
     state_dir.join("sketches.db")

@@ -67,15 +67,8 @@ pub struct Changes {
 /// Opens (creating if needed) the filters' file, making it again when
 /// its layout is not this build's.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
-    if let Some(parent) = path.parent() {
-        let _created = std::fs::create_dir_all(parent);
-    }
-    let connection = Connection::open(path)?;
-    connection.busy_timeout(super::BUSY_TIMEOUT)?;
-    connection.pragma_update(None, "journal_mode", "WAL")?;
-    connection.pragma_update(None, "synchronous", "NORMAL")?;
-    let layout: i64 = connection.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    if layout != LAYOUT {
+    let connection = super::open_cache(path)?;
+    if super::layout(&connection)? != LAYOUT {
         connection.execute_batch(&format!(
             "BEGIN; DROP TABLE IF EXISTS sketches; {TABLES} PRAGMA user_version = {LAYOUT}; COMMIT;"
         ))?;
