@@ -164,6 +164,53 @@ fn a_restart_keeps_the_index() {
     );
 }
 
+/// Two sessions of one daemon share a pass over their root: each reads
+/// the files the other has not taken. The index says it has been over
+/// every file only once both have read theirs, not when the one that
+/// found every file taken is done; until then `search` waits for the
+/// server rather than answer from a part of the root's names.
+#[test]
+fn a_pass_over_files_another_has_taken_waits_for_them() {
+    let files: Vec<(String, String)> = (1..=6)
+        .map(|n| {
+            (
+                format!("shape_{n}.py"),
+                format!("class Shape{n}:\n    pass\n"),
+            )
+        })
+        .collect();
+    let named: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_str()))
+        .collect();
+    let dir = project(&named);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", "--response-delay 1000"),
+    ]);
+    let daemon = Daemon::new();
+    let first = daemon.session(&args);
+    let second = daemon.session(&args);
+    let deadline = std::time::Instant::now() + WATCHDOG;
+    let status = loop {
+        let status = second.ok("status", json!({}));
+        if status.contains(", every root read") {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the pass never ended:\n{status}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert!(
+        status.contains("\nsymbol index: [python] 6 files, every root read"),
+        "{status}"
+    );
+    drop(first);
+}
+
 /// A server whose workspace symbols come later than half a second is
 /// not asked again for a while: the index answers for it at once.
 #[test]

@@ -62,6 +62,9 @@ pub struct State {
     unreadable: HashSet<PathBuf>,
     /// Roots whose files this process has compared with the index.
     checked: Vec<PathBuf>,
+    /// Passes done, by server and root, not yet kept as the root's: other
+    /// passes still have files there taken.
+    passes: Vec<(String, PathBuf)>,
 }
 
 impl Actor for SymbolIndex {
@@ -93,6 +96,7 @@ impl Actor for SymbolIndex {
             taken: HashMap::new(),
             unreadable: HashSet::new(),
             checked: Vec::new(),
+            passes: Vec::new(),
         })
     }
 
@@ -103,7 +107,10 @@ impl Actor for SymbolIndex {
         state: &mut State,
     ) -> Result<(), ActorProcessingErr> {
         match message {
-            SymbolIndexMsg::Record(outline) => state.record(*outline).await,
+            SymbolIndexMsg::Record(outline) => {
+                state.record(*outline).await;
+                state.keep_passes().await;
+            }
             SymbolIndexMsg::FilesChanged(changes) => state.files_changed(changes).await,
             SymbolIndexMsg::Lookup {
                 query,
@@ -131,21 +138,29 @@ impl Actor for SymbolIndex {
                     state.taken.remove(&path);
                     state.changed.remove(&path);
                 }
+                state.keep_passes().await;
+            }
+            SymbolIndexMsg::PutBack(paths) => {
+                for path in paths {
+                    state.taken.remove(&path);
+                }
+                state.keep_passes().await;
             }
             SymbolIndexMsg::Unreadable(paths) => {
                 for path in paths {
                     state.taken.remove(&path);
                     state.unreadable.insert(path);
                 }
+                state.keep_passes().await;
             }
             SymbolIndexMsg::Summary { roots, reply } => {
                 let _gone = reply.send(state.summary(roots).await);
             }
             SymbolIndexMsg::PassDone { server, root } => {
-                let at = now_ms();
-                state
-                    .with_db(move |db| index::record_pass(db, &server, &root, at))
-                    .await;
+                if !state.passes.contains(&(server.clone(), root.clone())) {
+                    state.passes.push((server, root));
+                }
+                state.keep_passes().await;
             }
         }
         Ok(())
@@ -342,6 +357,38 @@ impl State {
             self.checked.push(root);
         }
         self.take(to_read)
+    }
+
+    /// Keeps as done the passes over roots where no pass has files still
+    /// taken: until then, the files a pass skipped as another's may be
+    /// unread, and the index would stand in for a server with a part of
+    /// the root's names (sixteen sessions' passes over one tree: the last
+    /// to start found every file taken, and its pass was done at once).
+    async fn keep_passes(&mut self) {
+        if self.passes.is_empty() {
+            return;
+        }
+        let now = Instant::now();
+        let busy = |root: &PathBuf| {
+            self.taken.iter().any(|(path, since)| {
+                now.duration_since(*since) < TAKEN_FOR && path.starts_with(root)
+            })
+        };
+        let (waiting, done): (Vec<_>, Vec<_>) = std::mem::take(&mut self.passes)
+            .into_iter()
+            .partition(|(_, root)| busy(root));
+        self.passes = waiting;
+        if done.is_empty() {
+            return;
+        }
+        let at = now_ms();
+        self.with_db(move |db| {
+            for (server, root) in &done {
+                index::record_pass(db, server, root, at)?;
+            }
+            Ok(())
+        })
+        .await;
     }
 
     /// Of `paths`, those no pass has taken, now taken.

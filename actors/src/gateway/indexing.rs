@@ -20,7 +20,7 @@
 use super::context::Context;
 use super::indexed;
 use super::symbols::Found;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::language::language_id;
 use crate::lsp::protocol::Feature;
 use crate::lsp::uri::path_to_uri;
@@ -202,8 +202,12 @@ async fn stamped_files(root: PathBuf) -> Vec<(PathBuf, Stamp)> {
 /// What became of one file the pass took.
 enum Read {
     Indexed,
-    /// Its server is not running: it waits for a later pass.
+    /// Its server is not running, or it is gone: it waits for a later
+    /// pass, or for a change.
     NotServed,
+    /// Its server could not take the question now: the next pass asks
+    /// again.
+    Later,
     /// Its server could not outline it.
     Failed,
 }
@@ -217,6 +221,7 @@ async fn read_files(context: &Context, servers: &[ServerHandle], paths: Vec<Path
         .map(|server| (server.spec.name.as_str(), server))
         .collect();
     let mut not_served = Vec::new();
+    let mut later = Vec::new();
     let mut unreadable = Vec::new();
     let projects = Arc::new(Mutex::new(Projects::default()));
     for path in paths {
@@ -225,6 +230,7 @@ async fn read_files(context: &Context, servers: &[ServerHandle], paths: Vec<Path
         match read {
             Read::Indexed => {}
             Read::NotServed => not_served.push(path),
+            Read::Later => later.push(path),
             Read::Failed => unreadable.push(path),
         }
         let rest = match pace {
@@ -236,6 +242,9 @@ async fn read_files(context: &Context, servers: &[ServerHandle], paths: Vec<Path
     let index = &context.shared.index;
     if !not_served.is_empty() {
         let _stopped = index.send_message(SymbolIndexMsg::GiveBack(not_served));
+    }
+    if !later.is_empty() {
+        let _stopped = index.send_message(SymbolIndexMsg::PutBack(later));
     }
     if !unreadable.is_empty() {
         let _stopped = index.send_message(SymbolIndexMsg::Unreadable(unreadable));
@@ -316,22 +325,29 @@ async fn outline_file(context: &Context, server: &ServerHandle, path: &Path) -> 
     };
     let Ok(Some((stamp, document))) = read else {
         // Gone or unreadable since the walk: nothing to index.
-        return Read::Indexed;
+        return Read::NotServed;
     };
     if is_generated(&document.text) {
         return Read::Failed;
     }
     let text = document.text.clone();
     match context.outline_in_background(server, document).await {
-        Ok(mut reply) => {
-            if let Some(outline) = indexed::outline(path, stamp, &mut reply, &text) {
+        Ok(mut reply) => match indexed::outline(path, stamp, &mut reply, &text) {
+            Some(outline) => {
                 record(context, outline);
+                Read::Indexed
             }
-            Read::Indexed
-        }
+            None => Read::Failed,
+        },
         Err(error) => {
             tracing::debug!(server = %label, path = %path.display(), "no outline for the index: {error}");
-            Read::Failed
+            match error {
+                Error::SessionBusy { .. }
+                | Error::ServerExited { .. }
+                | Error::NotReady { .. }
+                | Error::ShuttingDown => Read::Later,
+                _ => Read::Failed,
+            }
         }
     }
 }

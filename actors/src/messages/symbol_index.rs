@@ -38,11 +38,17 @@ pub enum SymbolIndexMsg {
     /// Files a pass took and did not read because their server is not
     /// running: offered again by the next whole pass, or when they change.
     GiveBack(Vec<PathBuf>),
+    /// Files a pass took and could not read for now (their server was
+    /// restarting, or the session had its share of questions waiting):
+    /// still changed, offered to the next pass.
+    PutBack(Vec<PathBuf>),
     /// Files whose server could not outline them: counted among the
     /// changed (their names are not known) but not offered again until
     /// they change or a whole pass walks their root.
     Unreadable(Vec<PathBuf>),
-    /// A pass of `server` went over every file under `root` it serves.
+    /// A pass of `server` went over every file under `root` it serves;
+    /// kept as the root's pass once no other pass has files there still
+    /// taken, since a pass skips the files another has taken.
     PassDone { server: String, root: PathBuf },
     /// What the index holds for `roots`, for `status`.
     Summary {
