@@ -14,6 +14,8 @@ use windlass_actors::supervisor::{self, Supervisor};
 
 /// How long the Recorder may take to write what it was told last.
 const RECORDER_DRAIN: Duration = Duration::from_secs(5);
+/// How long the Supervisor may take to stop once its children have.
+const SUPERVISOR_STOP: Duration = Duration::from_secs(5);
 
 /// Spawns the Recorder and the Supervisor (with `arguments` made for that
 /// Recorder), and runs until the tree stops by itself, a signal asks the
@@ -49,11 +51,11 @@ where
     F: FnOnce(ActorRef<SupervisorMsg>) -> Fut,
     Fut: Future<Output = String>,
 {
-    let (supervisor, handle) = Actor::spawn(None, Supervisor, arguments)
+    let (supervisor, mut handle) = Actor::spawn(None, Supervisor, arguments)
         .await
         .context("starting the supervisor")?;
     let reason = tokio::select! {
-        ended = handle => {
+        ended = &mut handle => {
             ended.context("supervisor task")?;
             return Ok(());
         }
@@ -67,6 +69,8 @@ where
         .stop_children_and_wait(None, Some(Duration::from_secs(2)))
         .await;
     supervisor.stop(Some(reason));
+    // It saves what it must keep as it stops.
+    let _stopped = tokio::time::timeout(SUPERVISOR_STOP, handle).await;
     Ok(())
 }
 

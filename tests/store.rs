@@ -163,6 +163,32 @@ fn sql_is_read_only() {
     );
 }
 
+/// The text search's filters made in a session that ends before their
+/// next save are written as the process stops: the next one starts from
+/// them.
+#[test]
+fn the_filters_of_a_session_that_ends_at_once_are_kept() {
+    let dir = project(&[("main.py", GREET)]);
+    // A file written a moment ago is read again at every search, and has
+    // no filter.
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(dir.path().join("main.py"))
+        .and_then(|file| file.set_modified(hour_ago))
+        .unwrap();
+    let mut session = start(dir.path());
+    session.ok("search", json!({"query": "greet"}));
+    session.close_stdin();
+    session.wait_exit();
+    let kept = session.state.path().join("state/windlass/sketches.db");
+    let files: i64 = rusqlite::Connection::open(&kept)
+        .unwrap()
+        .query_row("SELECT count(*) FROM sketches", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(files, 1, "{}", kept.display());
+}
+
 #[test]
 fn a_session_that_ends_or_is_killed_is_listed_dead() {
     let dir = project(&[("main.py", GREET)]);

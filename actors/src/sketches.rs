@@ -13,7 +13,8 @@
 //! for the file as it is on disk at the search.
 //!
 //! The filters outlive the process (`store/sketches.rs`): a thread saves
-//! those made since its last look every few seconds, and the first search
+//! those made since its last look every few seconds (and the Supervisor
+//! saves the rest as the process stops), and the first search
 //! of a root in a new process loads those kept of its files. On the
 //! million-line tree, the first search after a restart otherwise read and
 //! sketched all 94 MB of it (0.8 to 1.8 s).
@@ -448,7 +449,7 @@ impl Sketches {
     }
 
     /// Writes the filters made since the last save.
-    fn save(&self) {
+    pub fn save(&self) {
         let Some(saved) = &self.saved else {
             return;
         };

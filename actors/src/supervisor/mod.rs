@@ -300,6 +300,18 @@ impl Actor for Supervisor {
         Ok(())
     }
 
+    /// The text searches' filters made since the last save are written
+    /// before the process ends: the next one starts from them.
+    async fn post_stop(
+        &self,
+        _myself: ActorRef<Self::Msg>,
+        state: &mut State,
+    ) -> Result<(), ActorProcessingErr> {
+        let sketches = state.sketches.clone();
+        let _saved = tokio::task::spawn_blocking(move || sketches.save()).await;
+        Ok(())
+    }
+
     async fn handle_supervisor_evt(
         &self,
         myself: ActorRef<Self::Msg>,
