@@ -161,6 +161,7 @@ mod tests {
             answers_files_while_loading: false,
             save_check_sources: Vec::new(),
             projects_from_tsconfig: false,
+            diagnostics_from_tsserver: false,
             duties: Duties::of(Role::Language),
         }
     }

@@ -64,7 +64,9 @@ fn render() -> String {
          change; Windlass asks a server marked \"asked for\" for each file's\n\
          (`textDocument/diagnostic`): tsgo publishes none, and pyright checks a\n\
          file at once when asked but publishes a quarter of a second after the\n\
-         last change. Any other\n\
+         last change. typescript-language-server is asked through tsserver's\n\
+         own checks (`typescript.tsserverRequest`): its publications can hold\n\
+         one text's syntax beside the type errors of the text before. Any other\n\
          server is asked once it has published nothing while offering to\n\
          be asked, or from the start with `pull_diagnostics = true` in its\n\
          configuration. A server marked \"after its check on save\"\n\

@@ -658,3 +658,41 @@ fn what_a_branch_switch_publishes_teaches_nothing_about_edits() {
         "one round per edit, whatever the switch published:\n{status}"
     );
 }
+
+/// typescript-language-server's publication after an edit can hold the
+/// type errors of the text before it (mockls `--stale-publications`
+/// publishes only those): its diagnostics are asked of tsserver itself
+/// (`typescript.tsserverRequest`), and every answer is the text's as it
+/// is. The same server without the command is waited for, and gets the
+/// stale publication.
+#[test]
+fn typescript_diagnostics_are_asked_of_tsserver_not_read_from_publications() {
+    let answers = |flags: &str| {
+        let dir = project(&[("main.ts", "let v = 1\n")]);
+        let mut args = root_arg(dir.path());
+        args.extend(["--lsp".into(), mockls_lsp("typescript", flags)]);
+        let session = Session::start(&args);
+        let mut answers = Vec::new();
+        for error_line in [Some(2), None, Some(1), None] {
+            let text: String = (1..=3)
+                .map(|line| match Some(line) == error_line {
+                    true => "let x = 1 // ERROR\n".to_owned(),
+                    false => format!("let v{line} = {line}\n"),
+                })
+                .collect();
+            std::fs::write(dir.path().join("main.ts"), text).unwrap();
+            let answer = session.ok("diagnostics", json!({"file": "main.ts"}));
+            let right = match error_line {
+                Some(line) => answer.contains(&format!("mockls: ERROR on line {line}")),
+                None => answer == "main.ts: no problems",
+            };
+            answers.push((right, answer));
+        }
+        answers
+    };
+    for (right, answer) in answers("--answers-tsserver --stale-publications") {
+        assert!(right, "{answer}");
+    }
+    let waited = answers("--stale-publications");
+    assert!(waited.iter().any(|(right, _)| !right), "{waited:?}");
+}

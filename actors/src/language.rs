@@ -103,6 +103,10 @@ pub struct BuiltIn {
     /// the index pass asks it only about the files of its projects
     /// (`tsconfig.rs`).
     pub projects_from_tsconfig: bool,
+    /// Whether its diagnostics are asked of tsserver itself, through its
+    /// `typescript.tsserverRequest` command (typescript-language-server:
+    /// its publications can mix the checks of two texts).
+    pub diagnostics_from_tsserver: bool,
 }
 
 /// Where a server's references come from; any narrower than the project
@@ -164,6 +168,7 @@ const fn server(
         answers_files_while_loading: false,
         save_check_sources: &[],
         projects_from_tsconfig: false,
+        diagnostics_from_tsserver: false,
     }
 }
 
@@ -287,6 +292,14 @@ impl BuiltIn {
     const fn projects_from_tsconfig(self) -> Self {
         Self {
             projects_from_tsconfig: true,
+            ..self
+        }
+    }
+
+    const fn diagnostics_from_tsserver(self) -> Self {
+        Self {
+            pulls_diagnostics: true,
+            diagnostics_from_tsserver: true,
             ..self
         }
     }
@@ -439,6 +452,7 @@ const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = server(
 )
 .checked_with(VERSION)
 .projects_from_tsconfig()
+.diagnostics_from_tsserver()
 .verified();
 const TSGO: BuiltIn = server(
     "tsgo",
@@ -1194,6 +1208,9 @@ pub struct ServerSpec {
     /// Whether the index pass asks it only about the files of a
     /// `tsconfig.json`'s project ([`BuiltIn::projects_from_tsconfig`]).
     pub projects_from_tsconfig: bool,
+    /// Whether its diagnostics of TypeScript and JavaScript are asked of
+    /// tsserver ([`BuiltIn::diagnostics_from_tsserver`]).
+    pub diagnostics_from_tsserver: bool,
     /// How the session uses it; not part of what makes it one process.
     pub duties: Duties,
 }
@@ -1390,6 +1407,7 @@ mod tests {
             answers_files_while_loading: false,
             save_check_sources: Vec::new(),
             projects_from_tsconfig: false,
+            diagnostics_from_tsserver: false,
             duties: Duties::of(Role::Language),
         };
         let renamed = ServerSpec {

@@ -114,8 +114,14 @@ pub struct Flags {
     /// server does, and wait for its `tsserver/response`.
     pub asks_tsserver: bool,
     /// Answer `typescript.tsserverRequest` commands, as
-    /// typescript-language-server does.
+    /// typescript-language-server does: tsserver's diagnostics checks
+    /// with the document's diagnostics as they are, any other with a body
+    /// naming the command.
     pub answers_tsserver: bool,
+    /// Publish a changed document's diagnostics of the text before the
+    /// change, as typescript-language-server's publication after an edit
+    /// can be (the new text's syntax beside the old text's type errors).
+    pub stale_publications: bool,
     /// Work on one `textDocument/references` at a time, as pyright does:
     /// the next one ends the one in progress with `RequestCancelled`, and
     /// once the client has cancelled one, every later one fails.
@@ -224,6 +230,7 @@ impl Flags {
                 "--crash-on-initialized" => flags.crash_on_initialized = true,
                 "--asks-tsserver" => flags.asks_tsserver = true,
                 "--answers-tsserver" => flags.answers_tsserver = true,
+                "--stale-publications" => flags.stale_publications = true,
                 "--references-one-at-a-time" => flags.references_one_at_a_time = true,
                 "--stdio" => {}
                 other => return Err(format!("unknown flag {other}")),

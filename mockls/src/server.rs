@@ -57,6 +57,9 @@ struct State {
     indexing: bool,
     /// The findings of each document's last check on save.
     checked_on_save: HashMap<String, Vec<Diagnostic>>,
+    /// Each document's diagnostics as last computed, for
+    /// `--stale-publications`.
+    last_diagnostics: HashMap<String, Vec<Diagnostic>>,
 }
 
 pub struct Mock {
@@ -365,10 +368,16 @@ impl Mock {
             *entry += 1;
             *entry
         };
+        let now = self.diagnostics_of(&state, &key);
+        let before = state.last_diagnostics.insert(key.clone(), now.clone());
+        let diagnostics = match (change && self.flags.stale_publications, before) {
+            (true, Some(before)) => before,
+            _ => now,
+        };
         let job = PublishJob {
             uri: uri.clone(),
             version: state.versions.get(&key).copied(),
-            diagnostics: self.diagnostics_of(&state, &key),
+            diagnostics,
             busy_ms: if change { self.flags.cpu_busy_ms } else { 0 },
             generation,
             state: self.state.clone(),
@@ -594,7 +603,17 @@ impl LanguageServer for Mock {
         if !self.flags.answers_tsserver || params.command != tsserver::COMMAND {
             return Err(tower_lsp_server::jsonrpc::Error::method_not_found());
         }
-        self.respond(Some(tsserver::answer(&params.arguments)))
+        let checked = |file: &str| {
+            let state = self.state.lock().ok()?;
+            let uri = state
+                .workspace
+                .open
+                .keys()
+                .find(|uri| crate::text::path_of(uri).is_some_and(|path| path.as_os_str() == file))?
+                .clone();
+            Some(self.diagnostics_of(&state, &uri))
+        };
+        self.respond(Some(tsserver::answer(&params.arguments, checked)))
             .await
     }
 

@@ -13,7 +13,8 @@ use tokio::sync::oneshot;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::{
-    Hover, HoverContents, MarkupContent, MarkupKind, TextDocumentPositionParams,
+    Diagnostic, DiagnosticSeverity, Hover, HoverContents, MarkupContent, MarkupKind, Position,
+    TextDocumentPositionParams,
 };
 
 /// The command whose answers this module plays.
@@ -81,15 +82,50 @@ impl Relay {
 
 /// typescript-language-server's answer to `typescript.tsserverRequest`
 /// with `arguments` `[command, args, options]`: tsserver's whole response.
-pub fn answer(arguments: &[Value]) -> Value {
+/// Its semantic check gives `checked`'s diagnostics of the file (those
+/// of an open document), its other checks none.
+pub fn answer(arguments: &[Value], checked: impl Fn(&str) -> Option<Vec<Diagnostic>>) -> Value {
     let command = arguments
         .first()
         .and_then(Value::as_str)
         .unwrap_or_default();
+    let file = arguments
+        .get(1)
+        .and_then(|args| args.get("file"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let body = match command {
+        "semanticDiagnosticsSync" => match checked(file) {
+            Some(diagnostics) => diagnostics.iter().map(as_tsserver).collect(),
+            None => {
+                return json!({"type": "response", "command": command, "success": false, "message": "No Project."});
+            }
+        },
+        "syntacticDiagnosticsSync" | "suggestionDiagnosticsSync" => json!([]),
+        _ => json!({"displayString": format!("tsserver answered {command}")}),
+    };
     json!({
         "type": "response",
         "command": command,
         "success": true,
-        "body": {"displayString": format!("tsserver answered {command}")},
+        "body": body,
+    })
+}
+
+/// A diagnostic as tsserver writes one: lines and offsets from 1.
+fn as_tsserver(diagnostic: &Diagnostic) -> Value {
+    let location =
+        |position: Position| json!({"line": position.line + 1, "offset": position.character + 1});
+    let category = match diagnostic.severity {
+        Some(DiagnosticSeverity::ERROR) => "error",
+        Some(DiagnosticSeverity::WARNING) => "warning",
+        _ => "suggestion",
+    };
+    json!({
+        "start": location(diagnostic.range.start),
+        "end": location(diagnostic.range.end),
+        "text": diagnostic.message,
+        "code": diagnostic.code,
+        "category": category,
     })
 }

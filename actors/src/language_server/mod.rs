@@ -43,6 +43,7 @@ mod requests;
 mod rounds;
 mod save_check;
 mod sync;
+mod tsserver_diagnostics;
 mod tsserver_relay;
 mod turns;
 mod waiting;

@@ -34,7 +34,7 @@ use tokio::sync::oneshot;
 /// The method that asks.
 const METHOD: &str = "textDocument/diagnostic";
 /// JSON-RPC's code for a method the server does not handle.
-const METHOD_NOT_FOUND: i64 = -32601;
+pub(super) const METHOD_NOT_FOUND: i64 = -32601;
 
 impl State {
     /// Whether this server's diagnostics are asked for.
@@ -42,12 +42,17 @@ impl State {
         self.diagnostics.observations.asking == Asking::Yes
     }
 
-    /// From now on, asks a server that announced `diagnosticProvider` for
-    /// its diagnostics; returns whether it can be asked: it announced it,
-    /// and has not refused it since.
+    /// From now on, asks a server that announced `diagnosticProvider` (or
+    /// tsserver's command, `tsserver_diagnostics.rs`) for its diagnostics;
+    /// returns whether it can be asked: it announced it, and has not
+    /// refused it since.
     pub(super) fn start_pulling(&mut self, capabilities: &Capabilities) -> bool {
+        let announced = match self.spec.diagnostics_from_tsserver {
+            true => capabilities.runs_command(super::tsserver_diagnostics::COMMAND),
+            false => capabilities.supports(Feature::PullDiagnostics),
+        };
         let asking = &mut self.diagnostics.observations.asking;
-        let can = capabilities.supports(Feature::PullDiagnostics) && *asking != Asking::Refused;
+        let can = announced && *asking != Asking::Refused;
         if can && *asking == Asking::No {
             tracing::info!(server = %self.spec.name, "diagnostics of this server are asked for");
             *asking = Asking::Yes;
@@ -127,12 +132,7 @@ impl State {
             background: false,
         };
         let (answered, answer) = oneshot::channel::<Result<Reply>>();
-        let report = Report {
-            name: self.spec.name.clone(),
-            id: self.id,
-            uri,
-            recorder: self.recorder.clone(),
-        };
+        let report = Report::new(self, uri);
         let inbox = myself.clone();
         tokio::spawn(async move {
             let answer = match answer.await {
@@ -163,7 +163,7 @@ impl State {
 }
 
 /// What is needed to read and record one server's answer off its actor.
-struct Report {
+pub(super) struct Report {
     /// As events name it.
     name: String,
     id: ServerId,
@@ -172,20 +172,34 @@ struct Report {
 }
 
 impl Report {
+    pub(super) fn new(state: &State, uri: String) -> Self {
+        Self {
+            name: state.spec.name.clone(),
+            id: state.id,
+            uri,
+            recorder: state.recorder.clone(),
+        }
+    }
+
     fn read(self, reply: Reply) -> Result<DiagnosticsReply> {
         let items = items_of(&reply)?;
+        Ok(self.answer(items, reply))
+    }
+
+    /// Records the answer's diagnostics, and gives them to the caller.
+    pub(super) fn answer(self, items: Vec<Value>, reply: Reply) -> DiagnosticsReply {
         let _stopped = self.recorder.send_message(server_event(
             EventKind::Diagnostics,
             &self.name,
             self.id,
             json!({"uri": self.uri, "count": items.len(), "pulled": true}),
         ));
-        Ok(DiagnosticsReply {
+        DiagnosticsReply {
             items: Some(items.into()),
             encoding: reply.encoding,
             file_problem: reply.file_problem,
             warnings: reply.warnings,
-        })
+        }
     }
 }
 

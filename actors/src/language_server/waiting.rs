@@ -43,7 +43,14 @@ impl State {
             other => return self.defer(myself, other, Work::Diagnostics(call)),
         };
         if self.pulls() {
-            return self.pull_diagnostics(myself, call);
+            match self.spec.diagnostics_from_tsserver {
+                false => return self.pull_diagnostics(myself, call),
+                true if self.asks_tsserver(&call.document.language_id) => {
+                    return self.ask_tsserver_diagnostics(myself, call);
+                }
+                // A plugin's language: its publications are waited for.
+                true => {}
+            }
         }
         if self.holds_dependent(&call.document.uri) {
             let deadline = Instant::now() + SETTLE_PATIENCE;
@@ -314,6 +321,9 @@ impl State {
     /// Whether a server that has published nothing can be asked for its
     /// diagnostics instead; from then on it is.
     fn pull_instead(&mut self) -> bool {
+        if self.spec.diagnostics_from_tsserver {
+            return false;
+        }
         match &self.phase {
             Phase::Ready(capabilities) => {
                 let capabilities = capabilities.clone();

@@ -275,6 +275,15 @@ impl Capabilities {
         }
     }
 
+    /// Whether the server announced `command` among those it executes
+    /// (`workspace/executeCommand`).
+    pub fn runs_command(&self, command: &str) -> bool {
+        self.raw
+            .pointer("/executeCommandProvider/commands")
+            .and_then(Value::as_array)
+            .is_some_and(|commands| commands.iter().any(|known| known == command))
+    }
+
     /// The capabilities once the server has registered `method` itself
     /// (`client/registerCapability`), if that adds one Windlass uses.
     pub fn registered(&self, method: &str, options: &Value) -> Option<Self> {
