@@ -164,6 +164,41 @@ fn a_restart_keeps_the_index() {
     );
 }
 
+/// A TypeScript file outside every project is indexed with no names (its
+/// server would give it a project of its own); once the `tsconfig.json`
+/// takes it in, it is read again, though the file itself is unchanged.
+#[test]
+fn a_script_a_changed_tsconfig_takes_in_is_read_again() {
+    let dir = project(&[
+        ("tsconfig.json", r#"{"include": ["a.ts"]}"#),
+        ("a.ts", SHAPES),
+        ("b.ts", FIGURES),
+    ]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("typescript", "--hang-on workspace/symbol"),
+        "--request-timeout".into(),
+        "2".into(),
+    ]);
+    let session = Session::start(&args);
+    wait_for_indexed(&session, "Shape", "a.ts", "class Shape 1:7");
+    let status = session.ok("status", json!({}));
+    assert!(
+        status.contains("symbol index: [typescript] 2 files, every root read"),
+        "{status}"
+    );
+    let answer = search(&session, "Figure");
+    assert!(!answer.contains("class Figure"), "{answer}");
+
+    std::fs::write(
+        dir.path().join("tsconfig.json"),
+        r#"{"include": ["a.ts", "b.ts"]}"#,
+    )
+    .unwrap();
+    wait_for_indexed(&session, "Figure", "b.ts", "class Figure 1:7");
+}
+
 /// Two sessions of one daemon share a pass over their root: each reads
 /// the files the other has not taken. The index says it has been over
 /// every file only once both have read theirs, not when the one that

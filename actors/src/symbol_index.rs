@@ -23,6 +23,7 @@ use crate::language::language_id;
 use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
 use crate::store::index::{self, IndexedSymbol, Outline, Stamp};
 use crate::store::now_ms;
+use crate::tsconfig;
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
 use crate::vocabulary::status::{IndexStatus, IndexedServer};
 use ractor::{Actor, ActorProcessingErr, ActorRef};
@@ -167,6 +168,15 @@ impl Actor for SymbolIndex {
     }
 }
 
+/// Whether a file is TypeScript or JavaScript, which a project's
+/// configuration decides the fate of.
+fn is_script(path: &Path) -> bool {
+    matches!(
+        language_id(path),
+        Some("typescript" | "typescriptreact" | "javascript" | "javascriptreact")
+    )
+}
+
 /// Opens the index, setting a damaged one aside for a new one.
 fn open(path: &Path) -> Result<Connection, String> {
     match index::open(path) {
@@ -218,6 +228,11 @@ impl State {
     /// A deleted file is forgotten at once; any other change makes the
     /// file one to read again.
     async fn files_changed(&mut self, changes: Arc<[FileChange]>) {
+        let configurations: Vec<PathBuf> = changes
+            .iter()
+            .filter(|change| tsconfig::is_configuration(&change.path))
+            .map(|change| change.path.clone())
+            .collect();
         let mut deleted = Vec::new();
         for change in changes.iter() {
             self.unreadable.remove(&change.path);
@@ -241,6 +256,28 @@ impl State {
         if !deleted.is_empty() {
             self.with_db(move |db| index::forget(db, &deleted)).await;
         }
+        for configuration in configurations {
+            self.projects_changed(&configuration).await;
+        }
+    }
+
+    /// A TypeScript project's configuration changed: the scripts under it
+    /// indexed with no names (outside every project when read) are read
+    /// again, since it may hold them now.
+    async fn projects_changed(&mut self, configuration: &Path) {
+        let Some(directory) = configuration.parent().map(Path::to_path_buf) else {
+            return;
+        };
+        // Off the actor's thread: a file's language may be read from it.
+        let nameless = self
+            .with_db(move |db| {
+                let mut nameless = index::nameless_under(db, &directory)?;
+                nameless.retain(|path| is_script(path));
+                Ok(nameless)
+            })
+            .await
+            .unwrap_or_default();
+        self.changed.extend(nameless);
     }
 
     async fn lookup(&mut self, query: String, roots: Vec<PathBuf>) -> IndexAnswer {

@@ -17,6 +17,18 @@ use std::path::{Component, Path, PathBuf};
 /// The names of a project's configuration, in the order tsserver looks
 /// for them in each directory.
 const CONFIG_NAMES: [&str; 2] = ["tsconfig.json", "jsconfig.json"];
+
+/// Whether a file may be a configuration a project reads: one of
+/// [`CONFIG_NAMES`] or a file they extend or reference by the same
+/// convention (`tsconfig.base.json`, `tsconfig.build.json`).
+pub fn is_configuration(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| {
+            (name.starts_with("tsconfig") || name.starts_with("jsconfig"))
+                && name.ends_with(".json")
+        })
+}
 /// How deep `extends` and `references` are followed.
 const MAX_DEPTH: usize = 8;
 /// The package directories an `exclude` left unset leaves out (tsserver

@@ -272,6 +272,19 @@ pub fn stamps_under(
     rows.collect()
 }
 
+/// The files under `root` indexed with no names.
+pub fn nameless_under(connection: &Connection, root: &Path) -> rusqlite::Result<Vec<PathBuf>> {
+    let (low, high) = path_range(root);
+    let mut statement = connection.prepare_cached(
+        "SELECT path FROM files WHERE path >= ?1 AND path < ?2
+         AND NOT EXISTS (SELECT 1 FROM symbols WHERE symbols.file = files.id)",
+    )?;
+    let rows = statement.query_map(params![low, high], |row| {
+        Ok(PathBuf::from(row.get::<_, String>(0)?))
+    })?;
+    rows.collect()
+}
+
 /// How many files under `root` a server's outlines are indexed for.
 pub fn files_under(connection: &Connection, server: &str, root: &Path) -> rusqlite::Result<u64> {
     let (low, high) = path_range(root);
@@ -496,6 +509,19 @@ mod tests {
         drop(db);
         let db = open(&path).unwrap();
         assert!(lookup(&db, "kept", &roots, 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn files_without_names_are_listed_under_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = open(&dir.path().join("index.db")).unwrap();
+        record(&mut db, &outline("/w/a.ts", &["Shape"]), 1).unwrap();
+        record(&mut db, &outline("/w/b.ts", &[]), 1).unwrap();
+        record(&mut db, &outline("/x/c.ts", &[]), 1).unwrap();
+        assert_eq!(
+            nameless_under(&db, Path::new("/w")).unwrap(),
+            vec![PathBuf::from("/w/b.ts")]
+        );
     }
 
     #[test]
