@@ -18,7 +18,7 @@ use super::diagnostics::Asking;
 use super::watched::registrations;
 use super::{Phase, State};
 use crate::error::{Error, Result};
-use crate::lsp::protocol::{Capabilities, Feature};
+use crate::lsp::protocol::{Capabilities, Feature, TSSERVER_REQUEST};
 use crate::messages::language_server::{
     Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
 };
@@ -48,7 +48,7 @@ impl State {
     /// refused it since.
     pub(super) fn start_pulling(&mut self, capabilities: &Capabilities) -> bool {
         let announced = match self.spec.diagnostics_from_tsserver {
-            true => capabilities.runs_command(super::tsserver_diagnostics::COMMAND),
+            true => capabilities.runs_command(TSSERVER_REQUEST),
             false => capabilities.supports(Feature::PullDiagnostics),
         };
         let asking = &mut self.diagnostics.observations.asking;

@@ -17,6 +17,7 @@
 use super::State;
 use super::pull::{METHOD_NOT_FOUND, Report};
 use crate::error::{Error, Result};
+use crate::lsp::protocol::TSSERVER_REQUEST;
 use crate::lsp::uri::path_to_uri;
 use crate::messages::language_server::{
     Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
@@ -27,8 +28,6 @@ use ractor::{ActorRef, RpcReplyPort};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-/// The command through which typescript-language-server asks tsserver.
-pub const COMMAND: &str = "typescript.tsserverRequest";
 /// tsserver's checks of one file, in the order it runs them.
 const CHECKS: [&str; 3] = [
     "syntacticDiagnosticsSync",
@@ -69,7 +68,7 @@ impl State {
             answers.push(answer);
             let request = ServerRequest {
                 method: "workspace/executeCommand",
-                params: json!({"command": COMMAND, "arguments": [check, {"file": file}]}),
+                params: json!({"command": TSSERVER_REQUEST, "arguments": [check, {"file": file}]}),
                 document: Some(document.clone()),
                 position: None,
                 capability: None,

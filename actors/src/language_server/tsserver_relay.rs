@@ -10,6 +10,7 @@
 
 use super::State;
 use crate::error::{Error, Result};
+use crate::lsp::protocol::TSSERVER_REQUEST;
 use crate::messages::ask;
 use crate::messages::language_server::{Call, LanguageServerMsg, Reply, ServerRequest};
 use crate::messages::supervisor::SupervisorMsg;
@@ -50,7 +51,7 @@ impl TsserverRequest {
         ServerRequest {
             method: "workspace/executeCommand",
             params: json!({
-                "command": "typescript.tsserverRequest",
+                "command": TSSERVER_REQUEST,
                 "arguments": [self.command, self.arguments, {"isAsync": true, "lowPriority": true}],
             }),
             document: None,

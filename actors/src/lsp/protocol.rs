@@ -178,6 +178,10 @@ pub struct Capabilities {
     pub save: Option<bool>,
 }
 
+/// The command through which typescript-language-server runs any
+/// tsserver request it is given (`workspace/executeCommand`).
+pub const TSSERVER_REQUEST: &str = "typescript.tsserverRequest";
+
 impl Capabilities {
     pub fn from_initialize_result(result: &Value) -> Self {
         let raw = result.get("capabilities").cloned().unwrap_or(Value::Null);
