@@ -631,12 +631,15 @@ const VUE_LANGUAGE_SERVER: BuiltIn = server(
 .checked_with(VERSION)
 .through_tsserver_plugin("@vue/typescript-plugin")
 .verified();
+// Asked for its diagnostics: when it publishes them, a check that a newer
+// change cancels still publishes, and publishes an empty list.
 const SVELTE_LANGUAGE_SERVER: BuiltIn = server(
     "svelte",
     "svelteserver",
     &["--stdio"],
     "npm install -g svelte-language-server",
 )
+.pulls_diagnostics()
 .verified();
 // Its published dependency ranges now resolve to a protocol library
 // whose exports hide a module it imports, and it does not start; pinned
