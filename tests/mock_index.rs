@@ -164,6 +164,32 @@ fn a_restart_keeps_the_index() {
     );
 }
 
+/// `codebase_map` lists a file's top-level symbols from the index while
+/// the index holds the outline of the file's text now: after a restart,
+/// with a server that never answers outlines, the map still has them,
+/// and a file changed while no Windlass ran is listed without the names
+/// it no longer has.
+#[test]
+fn the_map_lists_symbols_from_the_index_never_from_a_changed_file() {
+    let dir = project(&[("shapes.py", SHAPES), ("main.py", MAIN)]);
+    let mut session = start(dir.path(), tempfile::tempdir().unwrap(), "");
+    let deadline = std::time::Instant::now() + WATCHDOG;
+    while !session
+        .ok("status", json!({}))
+        .contains("symbol index: [python] 2 files, every root read")
+    {
+        assert!(std::time::Instant::now() < deadline, "never indexed");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let state = std::mem::replace(&mut session.state, tempfile::tempdir().unwrap());
+    drop(session);
+    std::fs::write(dir.path().join("main.py"), "def start():\n    pass\n").unwrap();
+
+    let session = start(dir.path(), state, "--hang-on textDocument/documentSymbol");
+    let map = session.ok("codebase_map", json!({"include_symbols": true}));
+    assert_eq!(map, "./\n  main.py\n  shapes.py: class Shape");
+}
+
 /// A TypeScript file outside every project is indexed with no names (its
 /// server would give it a project of its own); once the `tsconfig.json`
 /// takes it in, it is read again, though the file itself is unchanged.

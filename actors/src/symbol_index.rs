@@ -8,7 +8,8 @@
 //! what the index holds. Its inbox is `messages::symbol_index`: outlines
 //! from Gateways (every outline an agent's question fetched, and those of
 //! the background pass, `gateway/indexing.rs`), the Watcher's changes,
-//! look-ups from `search` and from names asked alone, the pass's
+//! look-ups from `search` and from names asked alone, `codebase_map`'s
+//! questions for files' top-level symbols, the pass's
 //! questions, and `status`'s. It writes to no other actor.
 //!
 //! Nothing it answers is stale: a symbol is given only from a file whose
@@ -21,7 +22,7 @@
 
 use crate::language::language_id;
 use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
-use crate::store::index::{self, IndexedSymbol, Outline, Stamp};
+use crate::store::index::{self, IndexedSymbol, Outline, OutlineSymbol, Stamp};
 use crate::store::now_ms;
 use crate::tsconfig;
 use crate::vocabulary::file_changes::{ChangeKind, FileChange};
@@ -120,6 +121,9 @@ impl Actor for SymbolIndex {
             } => {
                 let answer = state.lookup(query, roots).await;
                 let _gone = reply.send(answer);
+            }
+            SymbolIndexMsg::TopLevel { files, reply } => {
+                let _gone = reply.send(state.top_level(files).await);
             }
             SymbolIndexMsg::ToRead { root, files, reply } => {
                 let to_read = state.files_to_read(root, files).await;
@@ -315,6 +319,35 @@ impl State {
         answer.checked = checked;
         self.changed.extend(answer.changed.iter().cloned());
         answer
+    }
+
+    /// The top-level symbols of the files among `files` whose outline is
+    /// the one of their text now; a file found changed is one to read
+    /// again, as a look-up finds it.
+    async fn top_level(&mut self, files: Vec<PathBuf>) -> Vec<(PathBuf, Vec<OutlineSymbol>)> {
+        let asked: Vec<PathBuf> = files
+            .into_iter()
+            .filter(|path| !self.changed.contains(path))
+            .collect();
+        let Some((fresh, changed)) = self
+            .with_db(move |db| {
+                let mut fresh = Vec::new();
+                let mut changed = Vec::new();
+                for (path, stamp, symbols) in index::top_level(db, &asked)? {
+                    match Stamp::of(&path) {
+                        Some(now) if now != stamp => changed.push(path),
+                        Some(_) if !symbols.is_empty() => fresh.push((path, symbols)),
+                        _ => {}
+                    }
+                }
+                Ok((fresh, changed))
+            })
+            .await
+        else {
+            return Vec::new();
+        };
+        self.changed.extend(changed);
+        fresh
     }
 
     async fn summary(&mut self, roots: Vec<PathBuf>) -> IndexStatus {

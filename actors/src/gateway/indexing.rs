@@ -28,7 +28,7 @@ use crate::messages::ask;
 use crate::messages::language_server::LanguageServerMsg;
 use crate::messages::router::ServerHandle;
 use crate::messages::symbol_index::{IndexAnswer, SymbolIndexMsg};
-use crate::store::index::{IndexedSymbol, Outline, Stamp};
+use crate::store::index::{IndexedSymbol, Outline, OutlineSymbol, Stamp};
 use crate::tsconfig::Projects;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::status::IndexStatus;
@@ -438,6 +438,21 @@ pub async fn lookup(context: &Context, query: &str, roots: Vec<PathBuf>) -> Inde
         problem: Some("the symbol index did not answer".into()),
         ..IndexAnswer::default()
     })
+}
+
+/// The top-level symbols of those of `files` the index can vouch for;
+/// none when it cannot answer.
+pub async fn top_level(
+    context: &Context,
+    files: Vec<PathBuf>,
+) -> Vec<(PathBuf, Vec<OutlineSymbol>)> {
+    ask(
+        &context.shared.index,
+        |reply| SymbolIndexMsg::TopLevel { files, reply },
+        INDEX_REPLY,
+    )
+    .await
+    .unwrap_or_default()
 }
 
 /// What the index holds for `roots`, for `status`.

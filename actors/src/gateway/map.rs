@@ -1,18 +1,22 @@
 //! The `codebase_map` tool: the file tree of a root or directory, to a
 //! depth, optionally with each file's top-level symbols, trimmed to a
-//! budget of lines with a marker saying what was left out.
+//! budget of lines with a marker saying what was left out. Symbols are
+//! asked for only on the page shown, and taken from the symbol index
+//! where it holds the outline of a file's text now.
 
 use super::context::Context;
 use super::navigation::offset;
 use super::render;
 use super::symbols::{DocumentItem, Symbol};
+use super::{indexed, indexing};
 use crate::error::{Error, Result};
 use crate::language;
 use crate::lsp::protocol::Feature;
 use crate::vocabulary::root_set::RootSet;
-use lsp_types::OneOf;
+use lsp_types::{OneOf, SymbolKind};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use tokio::task::JoinSet;
 
@@ -54,7 +58,8 @@ pub async fn codebase_map(context: &Context, args: &MapArgs) -> Result<String> {
     }
     let max_depth = args.max_depth.unwrap_or(3).max(1) as usize;
     let budget = args.budget.unwrap_or(200).max(1) as usize;
-    let mut lines = Vec::new();
+    let offset = offset(args.offset);
+    let mut trees = Vec::new();
     for start in starts {
         let nodes = {
             let start = start.clone();
@@ -62,19 +67,45 @@ pub async fn codebase_map(context: &Context, args: &MapArgs) -> Result<String> {
                 .await
                 .map_err(|_| Error::ShuttingDown)?
         };
-        let symbols = match args.include_symbols.unwrap_or(false) {
-            true => symbols_by_file(context, &roots, &nodes).await,
-            false => Vec::new(),
-        };
-        lines.push(format!("{}/", roots.display(&start)));
-        lines.extend(tree_lines(&nodes, &symbols));
+        trees.push((start, nodes));
+    }
+    let symbols = match args.include_symbols.unwrap_or(false) {
+        true => {
+            let shown = shown_files(&trees, offset, budget);
+            symbols_by_file(context, &roots, shown).await
+        }
+        false => HashMap::new(),
+    };
+    let mut lines = Vec::new();
+    for (start, nodes) in &trees {
+        lines.push(format!("{}/", roots.display(start)));
+        lines.extend(tree_lines(nodes, &symbols));
     }
     Ok(page(
         lines,
-        offset(args.offset),
+        offset,
         budget,
         context.settings.max_output_bytes,
     ))
+}
+
+/// The files whose lines the page from `offset` shows: a tree is a line
+/// for its start and one per node, and the symbols of a file on another
+/// page are not asked for.
+fn shown_files(trees: &[(PathBuf, Vec<Node>)], offset: usize, budget: usize) -> Vec<PathBuf> {
+    let end = offset.saturating_add(budget);
+    let mut line = 0;
+    let mut shown = Vec::new();
+    for (_, nodes) in trees {
+        line += 1;
+        for node in nodes {
+            if (offset..end).contains(&line) && !node.is_dir {
+                shown.push(node.path.clone());
+            }
+            line += 1;
+        }
+    }
+    shown
 }
 
 /// The tree under `start`, gitignore-aware, directories before files.
@@ -98,27 +129,41 @@ fn walk(start: &Path, max_depth: usize) -> Vec<Node> {
         .collect()
 }
 
-/// Top-level symbols of every file that has a server, a few requests at
-/// a time. Files whose server is missing or fails are listed plainly, and
-/// so are links that resolve outside the roots: no server is asked about
-/// what lies outside.
+/// Top-level symbols of every file among `shown` that has a server: from
+/// the symbol index where it holds the file's outline of its text now,
+/// else from the file's server, a few requests at a time (which keeps the
+/// outline in the index). Files whose server is missing or fails are
+/// listed plainly, and so are links that resolve outside the roots: no
+/// server is asked about what lies outside.
 async fn symbols_by_file(
     context: &Context,
     roots: &RootSet,
-    nodes: &[Node],
-) -> Vec<(PathBuf, Vec<String>)> {
-    let files: Vec<PathBuf> = nodes
-        .iter()
-        .filter(|node| !node.is_dir && language::language_id(&node.path).is_some())
-        .filter(|node| {
-            node.path
-                .canonicalize()
+    shown: Vec<PathBuf>,
+) -> HashMap<PathBuf, Vec<String>> {
+    let files: Vec<PathBuf> = shown
+        .into_iter()
+        .filter(|path| language::language_id(path).is_some())
+        .filter(|path| {
+            path.canonicalize()
                 .is_ok_and(|real| roots.root_of(&real).is_some())
         })
-        .map(|node| node.path.clone())
         .collect();
-    let mut found = Vec::new();
-    for chunk in files.chunks(PARALLEL_SYMBOL_REQUESTS) {
+    let mut found: HashMap<PathBuf, Vec<String>> = indexing::top_level(context, files.clone())
+        .await
+        .into_iter()
+        .map(|(path, symbols)| {
+            let names = symbols
+                .into_iter()
+                .map(|symbol| described(indexed::kind_of(symbol.kind), &symbol.name))
+                .collect();
+            (path, names)
+        })
+        .collect();
+    let unknown: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|path| !found.contains_key(path))
+        .collect();
+    for chunk in unknown.chunks(PARALLEL_SYMBOL_REQUESTS) {
         let mut requests = JoinSet::new();
         for path in chunk {
             let context = context.clone();
@@ -129,12 +174,17 @@ async fn symbols_by_file(
             });
         }
         while let Some(joined) = requests.join_next().await {
-            if let Ok(result) = joined {
-                found.push(result);
+            if let Ok((path, names)) = joined {
+                found.insert(path, names);
             }
         }
     }
     found
+}
+
+/// A symbol as the map lists it: its kind, then its name.
+fn described(kind: SymbolKind, name: &str) -> String {
+    format!("{} {name}", render::symbol_kind(kind))
 }
 
 async fn file_symbols(context: &Context, path: &Path) -> Result<Vec<String>> {
@@ -147,7 +197,7 @@ async fn file_symbols(context: &Context, path: &Path) -> Result<Vec<String>> {
         .into_iter()
         .filter(is_top_level)
         .map(Symbol::from)
-        .map(|symbol| format!("{} {}", render::symbol_kind(symbol.kind), symbol.name))
+        .map(|symbol| described(symbol.kind, &symbol.name))
         .collect())
 }
 
@@ -160,7 +210,7 @@ fn is_top_level(item: &DocumentItem) -> bool {
     }
 }
 
-fn tree_lines(nodes: &[Node], symbols: &[(PathBuf, Vec<String>)]) -> Vec<String> {
+fn tree_lines(nodes: &[Node], symbols: &HashMap<PathBuf, Vec<String>>) -> Vec<String> {
     let mut lines = Vec::new();
     for node in nodes {
         let name = node
@@ -173,11 +223,7 @@ fn tree_lines(nodes: &[Node], symbols: &[(PathBuf, Vec<String>)]) -> Vec<String>
             lines.push(format!("{indent}{name}/"));
             continue;
         }
-        let names = symbols
-            .iter()
-            .find(|(path, _)| *path == node.path)
-            .map(|(_, names)| names);
-        match names.filter(|names| !names.is_empty()) {
+        match symbols.get(&node.path).filter(|names| !names.is_empty()) {
             Some(names) => {
                 let mut shown = names
                     .iter()
@@ -226,7 +272,7 @@ mod tests {
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
         let nodes = walk(&roots.first_directory(), 3);
         assert_eq!(
-            tree_lines(&nodes, &[]),
+            tree_lines(&nodes, &HashMap::new()),
             vec![
                 "  a/",
                 "    deep/",
@@ -236,6 +282,35 @@ mod tests {
                 "  b.txt"
             ]
         );
+    }
+
+    #[test]
+    fn only_the_files_on_the_page_are_shown() {
+        let node = |path: &str, is_dir: bool| Node {
+            path: PathBuf::from(path),
+            depth: 1,
+            is_dir,
+        };
+        let trees = vec![
+            (
+                PathBuf::from("/a"),
+                vec![
+                    node("/a/d", true),
+                    node("/a/d/x.py", false),
+                    node("/a/y.py", false),
+                ],
+            ),
+            (PathBuf::from("/b"), vec![node("/b/z.py", false)]),
+        ];
+        let paths = |shown: Vec<PathBuf>| -> Vec<String> {
+            shown
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect()
+        };
+        assert_eq!(paths(shown_files(&trees, 0, 3)), ["/a/d/x.py"]);
+        assert_eq!(paths(shown_files(&trees, 3, 3)), ["/a/y.py", "/b/z.py"]);
+        assert!(shown_files(&trees, 6, 3).is_empty());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The SymbolIndex's inbox: outlines to keep, files changed on disk,
-//! names to look up, the background pass's questions about which files
+//! names to look up, files' top-level symbols, the background pass's questions about which files
 //! it must read, and what it holds, for `status`.
-use crate::store::index::{IndexedSymbol, Outline, Stamp};
+use crate::store::index::{IndexedSymbol, Outline, OutlineSymbol, Stamp};
 use crate::vocabulary::file_changes::FileChange;
 use crate::vocabulary::status::IndexStatus;
 use ractor::RpcReplyPort;
@@ -19,6 +19,13 @@ pub enum SymbolIndexMsg {
         query: String,
         roots: Vec<PathBuf>,
         reply: RpcReplyPort<IndexAnswer>,
+    },
+    /// The top-level symbols of those of `files` the index can vouch for
+    /// now (unchanged since read, and with names), in file order; the
+    /// others are left out, for the asker to ask their servers.
+    TopLevel {
+        files: Vec<PathBuf>,
+        reply: RpcReplyPort<Vec<(PathBuf, Vec<OutlineSymbol>)>>,
     },
     /// Of the files a pass found under `root` (with their stamps now),
     /// those it must read: not indexed, or changed since. Each is the

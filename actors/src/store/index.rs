@@ -9,7 +9,7 @@
 //! layout is dropped and made again rather than migrated, and a damaged
 //! one is set aside as the event store's is.
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -250,6 +250,53 @@ fn indexed_symbol(row: &rusqlite::Row<'_>) -> rusqlite::Result<IndexedSymbol> {
             end_line: row.get(9)?,
         },
     })
+}
+
+/// The top-level symbols of each of `paths` the index holds, in the
+/// order they come in the file, with the file's stamp when read; a file
+/// not indexed is left out.
+pub fn top_level(
+    connection: &Connection,
+    paths: &[PathBuf],
+) -> rusqlite::Result<Vec<(PathBuf, Stamp, Vec<OutlineSymbol>)>> {
+    let mut file =
+        connection.prepare_cached("SELECT id, mtime_ns, size FROM files WHERE path = ?1")?;
+    let mut symbols = connection.prepare_cached(
+        "SELECT name, kind, line, column, end_line FROM symbols
+         WHERE file = ?1 AND container IS NULL
+         ORDER BY line, column",
+    )?;
+    let mut found = Vec::new();
+    for path in paths {
+        let row = file
+            .query_row(params![path_text(path)], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    Stamp {
+                        mtime_ns: row.get(1)?,
+                        size: row.get(2)?,
+                    },
+                ))
+            })
+            .optional()?;
+        let Some((id, stamp)) = row else {
+            continue;
+        };
+        let top = symbols
+            .query_map(params![id], |row| {
+                Ok(OutlineSymbol {
+                    name: row.get(0)?,
+                    kind: row.get(1)?,
+                    container: None,
+                    line: row.get(2)?,
+                    column: row.get(3)?,
+                    end_line: row.get(4)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        found.push((path.clone(), stamp, top));
+    }
+    Ok(found)
 }
 
 /// The stamp of every file indexed under `root`.
@@ -522,6 +569,26 @@ mod tests {
             nameless_under(&db, Path::new("/w")).unwrap(),
             vec![PathBuf::from("/w/b.ts")]
         );
+    }
+
+    #[test]
+    fn top_level_symbols_come_in_file_order_without_members() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut db = open(&dir.path().join("index.db")).unwrap();
+        let mut shapes = outline("/w/shapes.py", &["area", "Shape"]);
+        shapes.symbols[0].line = 9;
+        shapes.symbols.push(OutlineSymbol {
+            container: Some("Shape".into()),
+            ..symbol("side", 3)
+        });
+        record(&mut db, &shapes, 1).unwrap();
+        let asked = [PathBuf::from("/w/shapes.py"), PathBuf::from("/w/none.py")];
+        let found = top_level(&db, &asked).unwrap();
+        assert_eq!(found.len(), 1, "a file not indexed is left out");
+        let (path, stamp, symbols) = &found[0];
+        assert_eq!((path, *stamp), (&asked[0], shapes.stamp));
+        let names: Vec<&str> = symbols.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["Shape", "area"]);
     }
 
     #[test]
