@@ -257,6 +257,38 @@ fn positions(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The documents `codebase_map` opened to outline them are closed once
+/// outlined (a server may check every open document after each change);
+/// one an agent had open stays open.
+#[test]
+fn the_map_closes_the_documents_it_opened() {
+    let dir = project(&[
+        ("main.py", "def main():\n    pass\n"),
+        ("shapes.py", "class Shape:\n    pass\n"),
+        ("tools.py", "def tool():\n    pass\n"),
+    ]);
+    let (session, record) = start(dir.path(), "");
+    session.ok("document_symbols", json!({"file": "main.py"}));
+    let map = session.ok("codebase_map", json!({"include_symbols": true}));
+    assert_eq!(
+        map,
+        "./\n  main.py: function main\n  shapes.py: class Shape\n  tools.py: function tool"
+    );
+    let sent = |method: &str, file: &str| {
+        recorded(&record).iter().any(|(dir, message)| {
+            dir == "in"
+                && message["method"] == method
+                && message["params"]["textDocument"]["uri"]
+                    .as_str()
+                    .is_some_and(|uri| uri.ends_with(&format!("/{file}")))
+        })
+    };
+    wait_until("the map's documents are closed", || {
+        sent("textDocument/didClose", "shapes.py") && sent("textDocument/didClose", "tools.py")
+    });
+    assert!(!sent("textDocument/didClose", "main.py"));
+}
+
 #[test]
 fn links_to_files_outside_the_roots_show_nothing_of_them() {
     let outside = project(&[("secret.py", "def secret_function():\n    pass\n")]);

@@ -376,8 +376,31 @@ impl Context {
         server: &ServerHandle,
         document: DocumentSnapshot,
     ) -> Result<Reply> {
-        let path = document.path.clone();
         let request = outline_request(document.clone())?;
+        self.outline(server, document, request).await
+    }
+
+    /// The outline of one of many documents a question goes over
+    /// (`codebase_map`'s): as `document_symbols`, the document closed
+    /// again once answered unless another question used it meanwhile, so
+    /// that a server that checks every open document after each change
+    /// (typescript-language-server) is not left with all of them.
+    pub async fn document_symbols_in_passing(
+        &self,
+        server: &ServerHandle,
+        document: DocumentSnapshot,
+    ) -> Result<Reply> {
+        let request = outline_request(document.clone())?.in_background();
+        self.outline(server, document, request).await
+    }
+
+    async fn outline(
+        &self,
+        server: &ServerHandle,
+        document: DocumentSnapshot,
+        request: ServerRequest,
+    ) -> Result<Reply> {
+        let path = document.path.clone();
         let reply = self.request(server, request.clone()).await?;
         if !is_empty_list(&reply.result) {
             self.keep_outline(document, &reply);

@@ -191,7 +191,9 @@ async fn file_symbols(context: &Context, path: &Path) -> Result<Vec<String>> {
     let display = path.display().to_string();
     let document = context.snapshot(path, &display)?;
     let server = context.route(path).await?;
-    let mut reply = context.document_symbols(&server, document).await?;
+    let mut reply = context
+        .document_symbols_in_passing(&server, document)
+        .await?;
     let items: Vec<DocumentItem> = reply.read_list(Feature::DocumentSymbols)?;
     Ok(items
         .into_iter()

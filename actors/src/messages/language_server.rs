@@ -35,9 +35,9 @@ pub struct ServerRequest {
     pub position: Option<TextPosition>,
     /// What the server must have announced; refused, naming it, if not.
     pub capability: Option<Feature>,
-    /// Asked by Windlass's own background work rather than an agent: a
-    /// document it opens is closed once answered, unless an agent's
-    /// question used it meanwhile.
+    /// Asked by Windlass's own background work, or by a question that
+    /// goes over many files: a document it opens is closed once
+    /// answered, unless another question used it meanwhile.
     pub background: bool,
 }
 
