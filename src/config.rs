@@ -542,6 +542,16 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
     if let Err(error) = duties.file_matcher() {
         bail!("[server.{name}] file_patterns: {error}");
     }
+    let initialization_options = entry
+        .initialization_options
+        .clone()
+        .map(to_json)
+        .transpose()?
+        .or_else(|| {
+            built_in
+                .as_ref()
+                .and_then(|(known, _)| known.default_initialization_options())
+        });
     Ok(Some(ServerSpec {
         name: name.to_owned(),
         args: entry
@@ -554,16 +564,6 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
             .clone()
             .or_else(|| built_in.as_ref().map(|(_, languages)| strings(languages)))
             .unwrap_or_else(|| vec![name.to_owned()]),
-        initialization_options: entry
-            .initialization_options
-            .clone()
-            .map(to_json)
-            .transpose()?
-            .or_else(|| {
-                built_in
-                    .as_ref()
-                    .and_then(|(known, _)| known.default_initialization_options())
-            }),
         settings: entry
             .settings
             .clone()
@@ -594,10 +594,19 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         diagnostics_from_tsserver: known.iter().any(|known| known.diagnostics_from_tsserver),
         // By the program alone: taken on by a server that is not pyright
         // but shares its name, it would be asked before it can answer,
-        // where every other way of pyright's costs only time.
+        // where every other way of pyright's costs only time. Nor by one
+        // whose options leave out what makes it answer so
+        // (typescript-language-server's single tsserver).
         answers_files_while_loading: known.iter().any(|known| {
-            known.answers_files_while_loading && runs_same_program(&command, known.command)
+            known.answers_files_while_loading
+                && runs_same_program(&command, known.command)
+                && known.default_initialization_options().is_none_or(|needed| {
+                    initialization_options
+                        .as_ref()
+                        .is_some_and(|given| includes(given, &needed))
+                })
         }),
+        initialization_options,
         save_check_sources: known
             .iter()
             .find_map(|known| {
@@ -629,6 +638,19 @@ pub(crate) fn runs_same_program(command: &str, known: &str) -> bool {
         .file_name()
         .and_then(|name| name.to_str())
         == Some(known)
+}
+
+/// Whether `given` says all that `needed` says: every key of an object,
+/// at every depth, with the same value.
+fn includes(given: &Value, needed: &Value) -> bool {
+    match (given, needed) {
+        (Value::Object(given), Value::Object(needed)) => needed.iter().all(|(key, value)| {
+            given
+                .get(key)
+                .is_some_and(|present| includes(present, value))
+        }),
+        _ => given == needed,
+    }
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -779,6 +801,33 @@ mod tests {
         assert_eq!(clangds.len(), 1, "{specs:?}");
         assert_eq!(clangds[0].name, "c");
         assert_eq!(clangds[0].languages, vec!["c", "cpp"]);
+    }
+
+    #[test]
+    fn a_typescript_server_whose_options_keep_two_tsservers_waits_while_loading() {
+        let typescript = |options: Option<&str>| {
+            let mut entries = BTreeMap::new();
+            entries.insert(
+                "typescript".to_owned(),
+                ServerEntry {
+                    initialization_options: options.map(|text| toml::from_str(text).unwrap()),
+                    ..Default::default()
+                },
+            );
+            let specs = resolve_servers(&entries).unwrap();
+            specs
+                .into_iter()
+                .find(|spec| spec.name == "typescript")
+                .unwrap()
+        };
+        assert!(typescript(None).answers_files_while_loading);
+        let kept = typescript(Some(
+            "preferences = { quotePreference = \"single\" }\n\
+             tsserver = { useSyntaxServer = \"never\" }",
+        ));
+        assert!(kept.answers_files_while_loading);
+        let replaced = typescript(Some("preferences = { quotePreference = \"single\" }"));
+        assert!(!replaced.answers_files_while_loading);
     }
 
     #[test]

@@ -444,12 +444,20 @@ const RUFF: BuiltIn = server("ruff", "ruff", &["server"], "pip install ruff")
     .linter()
     .verified();
 
+// One tsserver, not two: with its syntax server beside it, a hover or a
+// definition asked while a project loads (and before the first has
+// loaded) is answered by the syntax server, without the types of other
+// files. Alone, tsserver loads a file's project when the file is opened,
+// before it answers anything asked after, so a question about a file is
+// sent at once.
 const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = server(
     "typescript",
     "typescript-language-server",
     &["--stdio"],
     "npm install -g typescript typescript-language-server",
 )
+.initialization_options(r#"{"tsserver": {"useSyntaxServer": "never"}}"#)
+.answers_files_while_loading()
 .checked_with(VERSION)
 .projects_from_tsconfig()
 .diagnostics_from_tsserver()
