@@ -12,7 +12,7 @@
 //! how long the background pass takes to go over the tree, then, in a new
 //! process on the same state directory (a restart), the first `search`
 //! (pyright cold again: answered from the index) and warm ones. Each
-//! answer is checked for the name asked.
+//! answer is checked for the name asked; those that lack it are counted.
 
 #![allow(
     clippy::unwrap_used,
@@ -79,11 +79,10 @@ fn measure(name: &str, root: &Path, query: &str, expected: &str) {
     drop(session);
     let session = Session::start_with_state(state, &root_arg(root));
     let (restart, answer) = timed(|| session.ok("search", json!({"query": query})));
-    assert!(answer.contains(expected), "{answer}");
-    let from_index = if answer.contains(" (index)") {
-        " (index)"
-    } else {
-        " (live)"
+    let from_index = match (answer.contains(expected), answer.contains(" (index)")) {
+        (false, _) => format!(" (not found: {})", first_warning(&answer)),
+        (true, true) => " (index)".to_owned(),
+        (true, false) => " (live)".to_owned(),
     };
     let warm_after = warm_searches(&session, query, expected);
     let pass = match passed {
@@ -91,26 +90,29 @@ fn measure(name: &str, root: &Path, query: &str, expected: &str) {
         false => format!("not done in {} s", PASS_LIMIT.as_secs()),
     };
     println!(
-        "| {name} | {files} | {first} | {} | {pass} | {}{from_index} | {} |",
-        ms(warm),
+        "| {name} | {files} | {first} | {warm} | {pass} | {}{from_index} | {warm_after} |",
         ms(restart),
-        ms(warm_after)
     );
 }
 
-fn timed_search(session: &Session, query: &str, expected: &str) -> Duration {
-    let (took, answer) = timed(|| session.ok("search", json!({"query": query})));
-    assert!(answer.contains(expected), "{answer}");
-    took
-}
-
-/// The median of a few searches in a row.
-fn warm_searches(session: &Session, query: &str, expected: &str) -> Duration {
-    let mut times: Vec<Duration> = (0..WARM_SEARCHES)
-        .map(|_| timed_search(session, query, expected))
-        .collect();
+/// The median of a few searches in a row, and how many of them did not
+/// name the symbol (a server that timed out, before the index covers it).
+fn warm_searches(session: &Session, query: &str, expected: &str) -> String {
+    let mut times = Vec::new();
+    let mut missed = 0;
+    for _ in 0..WARM_SEARCHES {
+        let (took, answer) = timed(|| session.ok("search", json!({"query": query})));
+        times.push(took);
+        if !answer.contains(expected) {
+            missed += 1;
+        }
+    }
     times.sort();
-    times[times.len() / 2]
+    let median = ms(times[times.len() / 2]);
+    match missed {
+        0 => median,
+        _ => format!("{median} ({missed} of {WARM_SEARCHES} not found)"),
+    }
 }
 
 /// Waits until the index records a pass of the python server.
