@@ -173,14 +173,11 @@ fn a_restart_keeps_the_index() {
 fn the_map_lists_symbols_from_the_index_never_from_a_changed_file() {
     let dir = project(&[("shapes.py", SHAPES), ("main.py", MAIN)]);
     let mut session = start(dir.path(), tempfile::tempdir().unwrap(), "");
-    let deadline = std::time::Instant::now() + WATCHDOG;
-    while !session
-        .ok("status", json!({}))
-        .contains("symbol index: [python] 2 files, every root read")
-    {
-        assert!(std::time::Instant::now() < deadline, "never indexed");
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
+    wait_until("both files are indexed", || {
+        session
+            .ok("status", json!({}))
+            .contains("symbol index: [python] 2 files, every root read")
+    });
     let state = std::mem::replace(&mut session.state, tempfile::tempdir().unwrap());
     drop(session);
     std::fs::write(dir.path().join("main.py"), "def start():\n    pass\n").unwrap();
