@@ -261,6 +261,15 @@ fn server_cancelled_is_asked_again() {
 }
 
 #[test]
+fn a_request_the_server_cancelled_on_its_own_is_asked_again() {
+    chaos(
+        "RequestCancelled once, nothing cancelled by the client",
+        &format!("--fault request-cancelled:{HOVER}"),
+        Outcome::Answer("Shape"),
+    );
+}
+
+#[test]
 fn content_modified_for_ever_ends_in_its_error() {
     chaos(
         "ContentModified every time",

@@ -330,7 +330,9 @@ fn pyright_answers_on_gunicorn() {
     let references = session.ok("find_references", json!({"symbol": "is_ipv6"}));
     assert!(
         references.starts_with(
-            "4 references in 4 files\ngunicorn/sock.py (1)\n  169:17  if util.is_ipv6(addr[0]):\n"
+            "4 references in 4 files\ngunicorn/instrument/statsd.py (1)\n  \
+             33:39  elif cfg.statsd_host and util.is_ipv6(cfg.statsd_host[0]):\n\
+             gunicorn/sock.py (1)\n  169:17  if util.is_ipv6(addr[0]):\n"
         ),
         "{references}"
     );

@@ -150,6 +150,9 @@ pub const FAULTS: &[&str] = &[
     "content-modified",
     // `ServerCancelled` the first time, then answers.
     "server-cancelled",
+    // `RequestCancelled` the first time though the client cancelled
+    // nothing (pyrefly, after a newer change), then answers.
+    "request-cancelled",
     // `ContentModified` every time.
     "content-modified-always",
     // The response held back 500 ms while later messages overtake it.

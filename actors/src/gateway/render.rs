@@ -397,13 +397,18 @@ pub fn compact_grouped_lines(spots: &[Spot]) -> Vec<String> {
     lines
 }
 
-/// Spots by file, files in order of first appearance.
+/// Spots by file, files by path and spots by position: servers list
+/// references in an order of their own that can change between two
+/// asks (bash-language-server's), and a page asked by offset must follow
+/// the page before it.
 fn by_file(spots: &[Spot]) -> Vec<(&str, Vec<&Spot>)> {
+    let mut ordered: Vec<&Spot> = spots.iter().collect();
+    ordered.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
     let mut groups: Vec<(&str, Vec<&Spot>)> = Vec::new();
-    for spot in spots {
-        match groups.iter_mut().find(|(path, _)| *path == spot.path) {
-            Some((_, group)) => group.push(spot),
-            None => groups.push((&spot.path, vec![spot])),
+    for spot in ordered {
+        match groups.last_mut() {
+            Some((path, group)) if *path == spot.path => group.push(spot),
+            _ => groups.push((&spot.path, vec![spot])),
         }
     }
     groups
@@ -765,17 +770,24 @@ mod tests {
     }
 
     #[test]
-    fn groups_spots_by_file() {
+    fn groups_spots_by_file_in_path_and_line_order() {
         let spot = |path: &str, line| Spot {
             path: path.into(),
             line,
             column: 1,
             source: Some("x".into()),
         };
-        let lines = grouped_lines(&[spot("a.py", 1), spot("b.py", 2), spot("a.py", 3)]);
+        let lines = grouped_lines(&[
+            spot("b.py", 2),
+            spot("a.py", 3),
+            spot("c.py", 1),
+            spot("a.py", 1),
+        ]);
         assert_eq!(
             lines,
-            vec!["a.py (2)", "  1:1  x", "  3:1  x", "b.py (1)", "  2:1  x"]
+            vec![
+                "a.py (2)", "  1:1  x", "  3:1  x", "b.py (1)", "  2:1  x", "c.py (1)", "  1:1  x"
+            ]
         );
     }
 

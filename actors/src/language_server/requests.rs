@@ -217,7 +217,7 @@ impl State {
     }
 
     /// Sends request `id` again under a new id when the server answered
-    /// it with `ContentModified` or `ServerCancelled` and it has retries
+    /// it with one of `RETRIED_CODES` and it has retries
     /// left, keeping its session's share, its question and its callers.
     /// Returns whether it did.
     pub(super) fn retry(
@@ -261,8 +261,11 @@ impl State {
 }
 
 /// `ContentModified` and `ServerCancelled`: the server dropped the
-/// request but would answer it if asked again.
-const RETRIED_CODES: [i64; 2] = [-32801, -32802];
+/// request but would answer it if asked again. `RequestCancelled` too:
+/// a request Windlass cancels leaves the pending table when it does, so
+/// one still pending was cancelled by the server itself (pyrefly does,
+/// "due to subsequent mutation", when a change comes in behind it).
+const RETRIED_CODES: [i64; 3] = [-32801, -32802, -32800];
 /// How many times such a request is sent again before its error is the
 /// answer.
 const MAX_RETRIES: u32 = 3;

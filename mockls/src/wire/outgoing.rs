@@ -162,11 +162,12 @@ impl Writer {
     }
 
     /// The error that replaces an answer: `ContentModified` or
-    /// `ServerCancelled` by `--fault`, or a failure by `--fail-on`.
+    /// `ServerCancelled` or `RequestCancelled` by `--fault`, or a failure by `--fail-on`.
     fn error_for(&self, method: &str, first: bool) -> Option<Value> {
         let cancelled = [
             ("content-modified", -32801, first),
             ("server-cancelled", -32802, first),
+            ("request-cancelled", -32800, first),
             ("content-modified-always", -32801, true),
         ]
         .into_iter()
