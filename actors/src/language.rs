@@ -566,6 +566,9 @@ const JSON_LANGUAGE_SERVER: BuiltIn = server(
 // every validation when the section is `null`. Its references are those
 // in the file asked about: a custom property used in nine files is "1
 // reference in 1 file".
+// Asked for its diagnostics: it publishes a check 500 ms after the last
+// change, and drops one that a change overtakes; asked, it checks the
+// document at once.
 const CSS_LANGUAGE_SERVER: BuiltIn = server(
     "css",
     "vscode-css-language-server",
@@ -577,6 +580,7 @@ const CSS_LANGUAGE_SERVER: BuiltIn = server(
         "less": {"validate": true, "lint": {}}}"#,
 )
 .references_from(ReferencesFrom::OpenFiles)
+.pulls_diagnostics()
 .verified();
 // It checks embedded styles with the CSS server's rules, read from the
 // same `css` section, and breaks the same way on `null`. It finds
