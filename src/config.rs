@@ -13,7 +13,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use windlass_actors::language::{self, BuiltIn, Duties, ReferencesFrom, Role, ServerSpec};
+use windlass_actors::language::{
+    self, BuiltIn, Duties, ReferencesFrom, Role, ServerSpec, WhileLoading,
+};
 use windlass_actors::vocabulary::diagnostics::Severity;
 
 /// A Windlass configuration file (`config.toml`, `.windlass.toml`); every
@@ -463,7 +465,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             rebuilds_only_when_forced: built_in.rebuilds_only_when_forced,
             reads_disk_only_at_start: built_in.reads_disk_only_at_start,
             references_one_at_a_time: built_in.references_one_at_a_time,
-            answers_files_while_loading: built_in.answers_files_while_loading,
+            while_loading: built_in.while_loading,
             save_check_sources: strings(built_in.save_check_sources),
             projects_from_tsconfig: built_in.projects_from_tsconfig,
             diagnostics_from_tsserver: built_in.diagnostics_from_tsserver,
@@ -597,15 +599,17 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         // where every other way of pyright's costs only time. Nor by one
         // whose options leave out what makes it answer so
         // (typescript-language-server's single tsserver).
-        answers_files_while_loading: known.iter().any(|known| {
-            known.answers_files_while_loading
-                && runs_same_program(&command, known.command)
-                && known.default_initialization_options().is_none_or(|needed| {
-                    initialization_options
-                        .as_ref()
-                        .is_some_and(|given| includes(given, &needed))
-                })
-        }),
+        while_loading: known
+            .iter()
+            .find(|known| {
+                runs_same_program(&command, known.command)
+                    && known.default_initialization_options().is_none_or(|needed| {
+                        initialization_options
+                            .as_ref()
+                            .is_some_and(|given| includes(given, &needed))
+                    })
+            })
+            .map_or(WhileLoading::Waits, |known| known.while_loading),
         initialization_options,
         save_check_sources: known
             .iter()
@@ -820,14 +824,15 @@ mod tests {
                 .find(|spec| spec.name == "typescript")
                 .unwrap()
         };
-        assert!(typescript(None).answers_files_while_loading);
+        let asked = WhileLoading::LoadsWhatItIsAsked;
+        assert_eq!(typescript(None).while_loading, asked);
         let kept = typescript(Some(
             "preferences = { quotePreference = \"single\" }\n\
              tsserver = { useSyntaxServer = \"never\" }",
         ));
-        assert!(kept.answers_files_while_loading);
+        assert_eq!(kept.while_loading, asked);
         let replaced = typescript(Some("preferences = { quotePreference = \"single\" }"));
-        assert!(!replaced.answers_files_while_loading);
+        assert_eq!(replaced.while_loading, WhileLoading::Waits);
     }
 
     #[test]

@@ -136,7 +136,7 @@ fn add_plugin(server: &mut ServerSpec, plugin: &str, location: &Path, languages:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use windlass_actors::language::{Duties, Role};
+    use windlass_actors::language::{Duties, Role, WhileLoading};
 
     fn spec(name: &str, command: &str, languages: &[&str]) -> ServerSpec {
         ServerSpec {
@@ -158,7 +158,7 @@ mod tests {
             rebuilds_only_when_forced: false,
             reads_disk_only_at_start: false,
             references_one_at_a_time: false,
-            answers_files_while_loading: false,
+            while_loading: WhileLoading::Waits,
             save_check_sources: Vec::new(),
             projects_from_tsconfig: false,
             diagnostics_from_tsserver: false,

@@ -89,8 +89,9 @@ pub struct BuiltIn {
     /// asked, so its first hover on a million lines took 2.7 s asked at
     /// once and 14.7 s held until it had loaded. Such questions
     /// ([`FILE_QUESTIONS`]) are sent at once; those about the whole
-    /// project still wait.
-    pub answers_files_while_loading: bool,
+    /// project still wait, unless the server loads what any question
+    /// needs before answering it.
+    pub while_loading: WhileLoading,
     /// The sources of the findings of a check that a save starts under
     /// progress and whose results it publishes with the document's
     /// (rust-analyzer's `cargo check`: `rustc`, `clippy`); none when it
@@ -165,7 +166,7 @@ const fn server(
         rebuilds_only_when_forced: false,
         reads_disk_only_at_start: false,
         references_one_at_a_time: false,
-        answers_files_while_loading: false,
+        while_loading: WhileLoading::Waits,
         save_check_sources: &[],
         projects_from_tsconfig: false,
         diagnostics_from_tsserver: false,
@@ -282,9 +283,9 @@ impl BuiltIn {
         }
     }
 
-    const fn answers_files_while_loading(self) -> Self {
+    const fn while_loading(self, while_loading: WhileLoading) -> Self {
         Self {
-            answers_files_while_loading: true,
+            while_loading,
             ..self
         }
     }
@@ -317,6 +318,21 @@ impl BuiltIn {
             ..self
         }
     }
+}
+
+/// What a server answers while it loads its workspace, and so which
+/// questions are held until it has loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhileLoading {
+    /// Empty or partial answers: every question waits.
+    Waits,
+    /// A question about one file, correctly (pyright checks the file and
+    /// what it imports when asked): [`FILE_QUESTIONS`] are sent at once.
+    AnswersFiles,
+    /// Any question, once it has loaded what the question needs, which it
+    /// does before answering (one tsserver loads a file's project when
+    /// the file is opened): nothing is held.
+    LoadsWhatItIsAsked,
 }
 
 /// Files a server needs to see a whole project; without one, what it says
@@ -404,7 +420,7 @@ const PYRIGHT: BuiltIn = server(
 )
 .pulls_diagnostics()
 .references_one_at_a_time()
-.answers_files_while_loading()
+.while_loading(WhileLoading::AnswersFiles)
 .verified();
 const BASEDPYRIGHT: BuiltIn = server(
     "basedpyright",
@@ -414,7 +430,7 @@ const BASEDPYRIGHT: BuiltIn = server(
 )
 .pulls_diagnostics()
 .references_one_at_a_time()
-.answers_files_while_loading()
+.while_loading(WhileLoading::AnswersFiles)
 .verified();
 // Without its extras it has no linter and reports no problems at all.
 const PYLSP: BuiltIn = server(
@@ -448,8 +464,7 @@ const RUFF: BuiltIn = server("ruff", "ruff", &["server"], "pip install ruff")
 // definition asked while a project loads (and before the first has
 // loaded) is answered by the syntax server, without the types of other
 // files. Alone, tsserver loads a file's project when the file is opened,
-// before it answers anything asked after, so a question about a file is
-// sent at once.
+// before it answers anything asked after, so no question is held.
 const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = server(
     "typescript",
     "typescript-language-server",
@@ -457,7 +472,7 @@ const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = server(
     "npm install -g typescript typescript-language-server",
 )
 .initialization_options(r#"{"tsserver": {"useSyntaxServer": "never"}}"#)
-.answers_files_while_loading()
+.while_loading(WhileLoading::LoadsWhatItIsAsked)
 .checked_with(VERSION)
 .projects_from_tsconfig()
 .diagnostics_from_tsserver()
@@ -797,7 +812,7 @@ const SCRIPT_SERVERS: &[&BuiltIn] = &[&TYPESCRIPT_LANGUAGE_SERVER, &TSGO, &ESLIN
 /// Every language Windlass knows, in the order their built-in servers are
 /// preferred when several could start.
 /// The questions about one file that a server answering files while it
-/// loads (`answers_files_while_loading`) is sent at once: each needs the
+/// loads (`WhileLoading::AnswersFiles`) is sent at once: each needs the
 /// file and what it imports, not every file of the project.
 pub const FILE_QUESTIONS: &[&str] = &[
     "textDocument/hover",
@@ -1215,8 +1230,8 @@ pub struct ServerSpec {
     pub reads_disk_only_at_start: bool,
     /// Whether its references are asked one at a time and never cancelled.
     pub references_one_at_a_time: bool,
-    /// Whether questions about one file are sent while it loads.
-    pub answers_files_while_loading: bool,
+    /// Which questions are sent while it loads.
+    pub while_loading: WhileLoading,
     /// The sources of the findings of the check a save starts; an answer
     /// after a save waits for that check.
     pub save_check_sources: Vec<String>,
@@ -1419,7 +1434,7 @@ mod tests {
             rebuilds_only_when_forced: false,
             reads_disk_only_at_start: false,
             references_one_at_a_time: false,
-            answers_files_while_loading: false,
+            while_loading: WhileLoading::Waits,
             save_check_sources: Vec::new(),
             projects_from_tsconfig: false,
             diagnostics_from_tsserver: false,

@@ -14,7 +14,7 @@ use super::diagnostics::{Rules, Verdict, Wait};
 use super::disk_change::{DiskChange, OWN_CHECK_GRACE, OWN_CHECK_PATIENCE};
 use super::{Admission, Held, HeldDiagnostics, Parked, Phase, State};
 use crate::error::{Error, Result};
-use crate::language::FILE_QUESTIONS;
+use crate::language::{FILE_QUESTIONS, WhileLoading};
 use crate::lsp::protocol::Capabilities;
 use crate::messages::language_server::{
     Call, DIAGNOSTICS_HARD_LIMIT, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg,
@@ -410,7 +410,11 @@ impl State {
 
     /// Whether the server answers `request` correctly while it loads.
     fn answers_while_loading(&self, request: &ServerRequest) -> bool {
-        self.spec.answers_files_while_loading && FILE_QUESTIONS.contains(&request.method)
+        match self.spec.while_loading {
+            WhileLoading::Waits => false,
+            WhileLoading::AnswersFiles => FILE_QUESTIONS.contains(&request.method),
+            WhileLoading::LoadsWhatItIsAsked => true,
+        }
     }
 
     /// Whether the server is taking in a change on disk, within a short
