@@ -824,13 +824,19 @@ mod tests {
                 .find(|spec| spec.name == "typescript")
                 .unwrap()
         };
-        let asked = WhileLoading::LoadsWhatItIsAsked;
+        let asked = WhileLoading::TakesAllInFirst;
         assert_eq!(typescript(None).while_loading, asked);
         let kept = typescript(Some(
             "preferences = { quotePreference = \"single\" }\n\
-             tsserver = { useSyntaxServer = \"never\" }",
+             tsserver = { useSyntaxServer = \"never\", useClientFileWatcher = true }",
         ));
         assert_eq!(kept.while_loading, asked);
+        let watching = typescript(Some("tsserver = { useSyntaxServer = \"never\" }"));
+        assert_eq!(
+            watching.while_loading,
+            WhileLoading::Waits,
+            "a tsserver watching the disk itself takes changes in when it sees them"
+        );
         let replaced = typescript(Some("preferences = { quotePreference = \"single\" }"));
         assert_eq!(replaced.while_loading, WhileLoading::Waits);
     }

@@ -324,15 +324,26 @@ impl BuiltIn {
 /// questions are held until it has loaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WhileLoading {
-    /// Empty or partial answers: every question waits.
+    /// Empty or partial answers: every question waits, and waits again
+    /// while it takes in a change on disk.
     Waits,
     /// A question about one file, correctly (pyright checks the file and
     /// what it imports when asked): [`FILE_QUESTIONS`] are sent at once.
     AnswersFiles,
-    /// Any question, once it has loaded what the question needs, which it
-    /// does before answering (one tsserver loads a file's project when
-    /// the file is opened): nothing is held.
-    LoadsWhatItIsAsked,
+    /// Any question, once it has taken in everything sent before it,
+    /// which it does before answering: one tsserver loads a file's
+    /// project when the file is opened, and reads a change on disk its
+    /// client tells it of before its next answer. Nothing is held, while
+    /// it loads or after a change.
+    TakesAllInFirst,
+}
+
+impl WhileLoading {
+    /// Whether every answer already reflects what was sent before its
+    /// question, so that nothing need wait for the server to go quiet.
+    pub fn takes_all_in_first(self) -> bool {
+        self == Self::TakesAllInFirst
+    }
 }
 
 /// Files a server needs to see a whole project; without one, what it says
@@ -464,15 +475,20 @@ const RUFF: BuiltIn = server("ruff", "ruff", &["server"], "pip install ruff")
 // definition asked while a project loads (and before the first has
 // loaded) is answered by the syntax server, without the types of other
 // files. Alone, tsserver loads a file's project when the file is opened,
-// before it answers anything asked after, so no question is held.
+// before it answers anything asked after. Told of changes on disk by its
+// client (`useClientFileWatcher`: through typescript-language-server, in
+// order with everything else) instead of by watchers of its own, it has
+// read them before it answers the next question. So no question is held.
 const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = server(
     "typescript",
     "typescript-language-server",
     &["--stdio"],
     "npm install -g typescript typescript-language-server",
 )
-.initialization_options(r#"{"tsserver": {"useSyntaxServer": "never"}}"#)
-.while_loading(WhileLoading::LoadsWhatItIsAsked)
+.initialization_options(
+    r#"{"tsserver": {"useSyntaxServer": "never", "useClientFileWatcher": true}}"#,
+)
+.while_loading(WhileLoading::TakesAllInFirst)
 .checked_with(VERSION)
 .projects_from_tsconfig()
 .diagnostics_from_tsserver()

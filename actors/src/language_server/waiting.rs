@@ -413,16 +413,19 @@ impl State {
         match self.spec.while_loading {
             WhileLoading::Waits => false,
             WhileLoading::AnswersFiles => FILE_QUESTIONS.contains(&request.method),
-            WhileLoading::LoadsWhatItIsAsked => true,
+            WhileLoading::TakesAllInFirst => true,
         }
     }
 
     /// Whether the server is taking in a change on disk, within a short
-    /// patience: a server busy with other work is asked anyway.
+    /// patience: a server busy with other work is asked anyway. One that
+    /// takes everything in before its next answer never is.
     fn settling(&self) -> bool {
-        self.readiness
-            .settling_since()
-            .is_some_and(|since| since.elapsed() < SETTLE_PATIENCE)
+        !self.spec.while_loading.takes_all_in_first()
+            && self
+                .readiness
+                .settling_since()
+                .is_some_and(|since| since.elapsed() < SETTLE_PATIENCE)
     }
 
     /// Holds a request until nothing blocks it, or for at most the request
@@ -504,6 +507,9 @@ impl State {
             return Some(format!(
                 "warning: [{label}] is still loading{doing}; this answer may be incomplete"
             ));
+        }
+        if self.spec.while_loading.takes_all_in_first() {
+            return None;
         }
         self.readiness.taking().map(|taking| {
             format!(
