@@ -100,6 +100,56 @@ fn a_server_that_registered_for_watched_files_is_told_of_each_change() {
     );
 }
 
+/// A server told of every change (pyright registers `**`) has nothing to
+/// take in from another language's code: its answers neither wait for it
+/// to go quiet nor say they may be out of date. A change of its own
+/// language, with the server as busy, still does both.
+#[test]
+fn another_languages_edit_does_not_hold_a_server_told_of_everything() {
+    let dir = project(&[
+        ("main.py", "def run():\n    pass\n"),
+        ("other.py", "fine\n"),
+        ("native/lib.c", "int x;\n"),
+    ]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let mut args = root_arg(dir.path());
+    let busy = format!(
+        "--watch-files --busy-on-watched 8000 --record {}",
+        record.display()
+    );
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", &busy),
+        "--lsp".into(),
+        mockls_lsp("c", ""),
+    ]);
+    let session = Session::start(&args);
+    let hover = json!({"file": "main.py", "line": 1, "column": 5});
+    assert_eq!(session.ok("hover", hover.clone()), "run");
+    let out_of_date = "is still taking in changes on disk";
+    let told = |name: &str| {
+        let name = name.to_owned();
+        let record = record.clone();
+        move || {
+            watched_changes(&record)
+                .iter()
+                .any(|(file, _)| *file == name)
+        }
+    };
+
+    std::fs::write(dir.path().join("native/lib.c"), "int y;\n").unwrap();
+    wait_until("the python server is told of lib.c", told("lib.c"));
+    let answer = session.ok("hover", hover.clone());
+    assert_eq!(answer, "run", "not {out_of_date}");
+
+    std::fs::write(dir.path().join("other.py"), "still fine\n").unwrap();
+    wait_until("the python server is told of other.py", told("other.py"));
+    let answer = session.ok("hover", hover);
+    assert!(answer.contains(out_of_date), "{answer}");
+    drop(records);
+}
+
 /// An editor that saves by renaming a new file over the old one (`sed
 /// -i`, a safe write) moves the file in: the server is told it was
 /// created and changed, which holds whether or not it knew the file. The

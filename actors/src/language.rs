@@ -1387,6 +1387,26 @@ impl ServerSpec {
         self.languages.iter().any(|known| known == language)
     }
 
+    /// Whether a change to `path` can be something for it to take in:
+    /// anything but another language's code, which it neither serves nor
+    /// imports. Told of every change it asked for (pyright asks for all),
+    /// it has nothing to read again for an edit of a TypeScript module;
+    /// data and configuration (`pyproject.toml`) and files of no known
+    /// language (a new directory) can matter to it.
+    pub fn may_take_in(&self, path: &Path) -> bool {
+        let Some(language) = language_of(path) else {
+            return true;
+        };
+        language.data
+            || candidate_languages(path)
+                .iter()
+                .any(|candidate| self.serves(candidate))
+            || LANGUAGES
+                .iter()
+                .filter(|served| self.serves(served.id))
+                .any(|served| served.imports_from.contains(&language.id))
+    }
+
     /// The label used in errors and status: the configuration key.
     pub fn label(&self) -> String {
         self.name.clone()
@@ -1433,8 +1453,32 @@ mod tests {
     }
 
     #[test]
-    fn keys_ignore_names_and_checks_but_not_settings() {
-        let spec = ServerSpec {
+    fn another_languages_code_is_nothing_for_a_server_to_take_in() {
+        let spec = |languages: &[&str]| ServerSpec {
+            languages: languages.iter().map(|id| (*id).to_owned()).collect(),
+            ..python_spec()
+        };
+        let python = spec(&["python"]);
+        for (path, taken) in [
+            ("src/app.py", true),
+            ("pyproject.toml", true),
+            ("pyrightconfig.json", true),
+            ("src/new_directory", true),
+            ("web/index.ts", false),
+            ("native/lib.c", false),
+        ] {
+            assert_eq!(python.may_take_in(Path::new(path)), taken, "{path}");
+        }
+        let svelte = spec(&["svelte"]);
+        assert!(
+            svelte.may_take_in(Path::new("src/lib/store.ts")),
+            "a component imports TypeScript"
+        );
+        assert!(spec(&["cpp"]).may_take_in(Path::new("include/lib.h")));
+    }
+
+    fn python_spec() -> ServerSpec {
+        ServerSpec {
             name: "python".into(),
             command: "pyright-langserver".into(),
             args: vec!["--stdio".into()],
@@ -1455,7 +1499,12 @@ mod tests {
             projects_from_tsconfig: false,
             diagnostics_from_tsserver: false,
             duties: Duties::of(Role::Language),
-        };
+        }
+    }
+
+    #[test]
+    fn keys_ignore_names_and_checks_but_not_settings() {
+        let spec = python_spec();
         let renamed = ServerSpec {
             name: "py".into(),
             check: Some(vec!["--version".into()]),

@@ -51,6 +51,9 @@ pub struct Flags {
     pub progress_on_change: bool,
     /// Burn this much CPU before publishing diagnostics for a change.
     pub cpu_busy_ms: u64,
+    /// Burn this much CPU when told of changes on disk, before anything
+    /// else, as pyright re-reading its program after a change.
+    pub busy_on_watched_ms: u64,
     /// Publish an empty first round, then the real diagnostics.
     pub multi_round_diagnostics: bool,
     /// Check the open documents again this long after files change on
@@ -186,6 +189,7 @@ impl Flags {
                 "--publish-version" => flags.publish_version = true,
                 "--progress-on-change" => flags.progress_on_change = true,
                 "--cpu-busy" => flags.cpu_busy_ms = number(&value()?)?,
+                "--busy-on-watched" => flags.busy_on_watched_ms = number(&value()?)?,
                 "--multi-round-diagnostics" => flags.multi_round_diagnostics = true,
                 "--recheck-delay" => flags.recheck_delay_ms = number(&value()?)?,
                 "--publish-dependents" => flags.publish_dependents = true,

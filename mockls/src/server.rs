@@ -562,6 +562,10 @@ impl LanguageServer for Mock {
         if !self.flags.watch_files {
             return;
         }
+        if self.flags.busy_on_watched_ms > 0 {
+            let busy = Duration::from_millis(self.flags.busy_on_watched_ms);
+            let _ = tokio::task::spawn_blocking(move || burn_cpu(busy)).await;
+        }
         let open: Vec<String> = match self.state.lock() {
             Ok(state) => state.workspace.open.keys().cloned().collect(),
             Err(_) => return,

@@ -174,13 +174,21 @@ impl State {
                 _ => self.close_document(&change.uri),
             }
         }
-        self.documents.mark_stale(&resent);
-        self.start_disk_change(myself, &resent);
-        // A server that echoes versions is waited on exactly, document by
-        // document, when each is sent again; others until they go quiet.
-        if self.strategy() != Strategy::Version {
-            self.readiness
-                .workspace_changed(Instant::now(), Taking::DiskChanges);
+        // Another language's code alone changed: the server was told, as
+        // it asked, but its view of its documents is what it was.
+        if relevant
+            .iter()
+            .any(|change| self.spec.may_take_in(&change.path))
+        {
+            self.documents.mark_stale(&resent);
+            self.start_disk_change(myself, &resent);
+            // A server that echoes versions is waited on exactly, document
+            // by document, when each is sent again; others until they go
+            // quiet.
+            if self.strategy() != Strategy::Version {
+                self.readiness
+                    .workspace_changed(Instant::now(), Taking::DiskChanges);
+            }
         }
         tracing::debug!(server = %self.spec.name, changes = relevant.len(), "workspace changed on disk");
         self.release_ready(myself);
