@@ -163,20 +163,25 @@ async fn symbols_by_file(
         .into_iter()
         .filter(|path| !found.contains_key(path))
         .collect();
-    for chunk in unknown.chunks(PARALLEL_SYMBOL_REQUESTS) {
-        let mut requests = JoinSet::new();
-        for path in chunk {
+    // A new request as each one ends, not a batch at a time: one slow
+    // outline holds up no others.
+    let mut waiting = unknown.into_iter();
+    let mut requests = JoinSet::new();
+    loop {
+        while requests.len() < PARALLEL_SYMBOL_REQUESTS {
+            let Some(path) = waiting.next() else { break };
             let context = context.clone();
-            let path = path.clone();
             requests.spawn(async move {
                 let names = file_symbols(&context, &path).await.unwrap_or_default();
                 (path, names)
             });
         }
-        while let Some(joined) = requests.join_next().await {
-            if let Ok((path, names)) = joined {
+        match requests.join_next().await {
+            Some(Ok((path, names))) => {
                 found.insert(path, names);
             }
+            Some(Err(_)) => {}
+            None => break,
         }
     }
     found
