@@ -703,9 +703,9 @@ fn rust_analyzer_answers_on_num_traits() {
         "{references}"
     );
     assert!(
-        references.ends_with(
-            "src/float.rs (2)\n  682:16  crate::clamp(self, min, max)\n  \
-             1546:16  crate::clamp(self, min, max)"
+        references.contains(
+            "\nsrc/float.rs (2)\n  682:16  crate::clamp(self, min, max)\n  \
+             1546:16  crate::clamp(self, min, max)\nsrc/lib.rs (11)\n"
         ),
         "{references}"
     );
@@ -2200,13 +2200,22 @@ fn tsgo_answers_on_immer() {
         clean.starts_with("src/core/immerClass.ts: 5 hints\n"),
         "{clean}"
     );
-    assert_eq!(
-        session.ok("hover", json!({"symbol": "createDraft"})),
-        format!(
+    // The exported function is in a file no open file imports: tsgo names
+    // it once the symbol index's pass has shown it the file, and until
+    // then the text finds it, saying so.
+    let ambiguous = session.ok("hover", json!({"symbol": "createDraft"}));
+    let from_text = "src/immer.ts:94:14  (text) export const createDraft = /* @__PURE__ */ \
+                     immer.createDraft.bind(immer)\n\
+                     note: 1 definition was found only by text search; the servers did not \
+                     report it\n";
+    assert!(
+        ambiguous.starts_with(
             "`createDraft` is ambiguous (2 matches); ask again with file and line:\n\
-             src/core/immerClass.ts:153:2  method createDraft\n\
-             src/immer.ts:94:14  variable createDraft\n{partial}"
-        )
+             src/core/immerClass.ts:153:2  method createDraft\n"
+        ) && ambiguous.ends_with(&format!("\n{partial}"))
+            && (ambiguous.contains("\nsrc/immer.ts:94:14  variable createDraft\n")
+                || ambiguous.contains(&format!("\n{from_text}"))),
+        "{ambiguous}"
     );
     assert_eq!(
         session.ok("hover", json!({"symbol": "Immer.createDraft"})),
