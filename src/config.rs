@@ -468,7 +468,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             while_loading: built_in.while_loading,
             save_check_sources: strings(built_in.save_check_sources),
             projects_from_tsconfig: built_in.projects_from_tsconfig,
-            diagnostics_from_tsserver: built_in.diagnostics_from_tsserver,
+            tsserver_commands: built_in.tsserver_commands,
             duties: Duties {
                 config_files: built_in.config_files,
                 ..Duties::of(built_in.role)
@@ -593,7 +593,7 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
         references_one_at_a_time: known.iter().any(|known| known.references_one_at_a_time),
         projects_from_tsconfig: known.iter().any(|known| known.projects_from_tsconfig),
         // Asked so only if it announces tsserver's command.
-        diagnostics_from_tsserver: known.iter().any(|known| known.diagnostics_from_tsserver),
+        tsserver_commands: known.iter().any(|known| known.tsserver_commands),
         // By the program alone: taken on by a server that is not pyright
         // but shares its name, it would be asked before it can answer,
         // where every other way of pyright's costs only time. Nor by one

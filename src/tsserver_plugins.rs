@@ -161,7 +161,7 @@ mod tests {
             while_loading: WhileLoading::Waits,
             save_check_sources: Vec::new(),
             projects_from_tsconfig: false,
-            diagnostics_from_tsserver: false,
+            tsserver_commands: false,
             duties: Duties::of(Role::Language),
         }
     }

@@ -186,6 +186,43 @@ fn pyright_output_stays_compact_on_a_large_file() {
     assert!(search.contains("    function func_1 "), "{search}");
 }
 
+/// Two TypeScript projects side by side, a question about the first:
+/// `search` names what the second defines too. typescript-language-server
+/// searches only the projects of the document it opened or used last,
+/// and said "none named like" `betaOnly`; tsserver asked without a file
+/// searches every project it has loaded.
+#[test]
+fn typescript_search_names_symbols_of_every_project() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let tsconfig = "{\"compilerOptions\": {\"strict\": true}, \"include\": [\"src\"]}\n";
+    let dir = project(&[
+        ("a/tsconfig.json", tsconfig),
+        ("a/src/x.ts", "export const alpha = 1;\n"),
+        ("b/tsconfig.json", tsconfig),
+        (
+            "b/src/y.ts",
+            "export function betaOnly(): number {\n  return 2;\n}\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    assert_eq!(
+        session.ok("hover", json!({"file": "a/src/x.ts", "symbol": "alpha"})),
+        "const alpha: 1"
+    );
+    let search = session.ok("search", json!({"query": "betaOnly"}));
+    assert!(
+        search.starts_with("symbols (1)\n  b/src/y.ts\n    function betaOnly 1:17\n"),
+        "{search}"
+    );
+    let search = session.ok("search", json!({"query": "alpha"}));
+    assert!(
+        search.starts_with("symbols (1)\n  a/src/x.ts\n    constant alpha 1:14\n"),
+        "{search}"
+    );
+}
+
 #[test]
 fn typescript_implementation_call_hierarchy_and_refused_type_hierarchy() {
     if !have("typescript-language-server") {

@@ -104,10 +104,12 @@ pub struct BuiltIn {
     /// the index pass asks it only about the files of its projects
     /// (`tsconfig.rs`).
     pub projects_from_tsconfig: bool,
-    /// Whether its diagnostics are asked of tsserver itself, through its
-    /// `typescript.tsserverRequest` command (typescript-language-server:
-    /// its publications can mix the checks of two texts).
-    pub diagnostics_from_tsserver: bool,
+    /// Whether it runs tsserver's own commands (typescript-language-server's
+    /// `typescript.tsserverRequest`), through which its diagnostics (its
+    /// publications can mix the checks of two texts) and workspace
+    /// symbols (its own search only the last document's projects) are
+    /// asked of tsserver itself.
+    pub tsserver_commands: bool,
 }
 
 /// Where a server's references come from; any narrower than the project
@@ -169,7 +171,7 @@ const fn server(
         while_loading: WhileLoading::Waits,
         save_check_sources: &[],
         projects_from_tsconfig: false,
-        diagnostics_from_tsserver: false,
+        tsserver_commands: false,
     }
 }
 
@@ -297,10 +299,10 @@ impl BuiltIn {
         }
     }
 
-    const fn diagnostics_from_tsserver(self) -> Self {
+    const fn tsserver_commands(self) -> Self {
         Self {
             pulls_diagnostics: true,
-            diagnostics_from_tsserver: true,
+            tsserver_commands: true,
             ..self
         }
     }
@@ -491,7 +493,7 @@ const TYPESCRIPT_LANGUAGE_SERVER: BuiltIn = server(
 .while_loading(WhileLoading::TakesAllInFirst)
 .checked_with(VERSION)
 .projects_from_tsconfig()
-.diagnostics_from_tsserver()
+.tsserver_commands()
 .verified();
 const TSGO: BuiltIn = server(
     "tsgo",
@@ -1254,9 +1256,10 @@ pub struct ServerSpec {
     /// Whether the index pass asks it only about the files of a
     /// `tsconfig.json`'s project ([`BuiltIn::projects_from_tsconfig`]).
     pub projects_from_tsconfig: bool,
-    /// Whether its diagnostics of TypeScript and JavaScript are asked of
-    /// tsserver ([`BuiltIn::diagnostics_from_tsserver`]).
-    pub diagnostics_from_tsserver: bool,
+    /// Whether its diagnostics of TypeScript and JavaScript, and its
+    /// workspace symbols, are asked of tsserver
+    /// ([`BuiltIn::tsserver_commands`]).
+    pub tsserver_commands: bool,
     /// How the session uses it; not part of what makes it one process.
     pub duties: Duties,
 }
@@ -1497,7 +1500,7 @@ mod tests {
             while_loading: WhileLoading::Waits,
             save_check_sources: Vec::new(),
             projects_from_tsconfig: false,
-            diagnostics_from_tsserver: false,
+            tsserver_commands: false,
             duties: Duties::of(Role::Language),
         }
     }

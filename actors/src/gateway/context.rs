@@ -470,6 +470,24 @@ impl Context {
             &params,
             Feature::WorkspaceSymbols,
         )?;
+        // A server that cannot run the command, or answers it with no
+        // tsserver response, is asked its own way; one that timed out
+        // would only time out again.
+        if server.spec.tsserver_commands {
+            let navto = super::tsserver_symbols::navto_request(query)?;
+            match self.request(server, navto).await {
+                Ok(mut reply) => {
+                    if let Some(symbols) =
+                        super::tsserver_symbols::symbol_informations(&reply.result)
+                    {
+                        reply.result = symbols;
+                        return Ok(reply);
+                    }
+                }
+                Err(error @ Error::Timeout { .. }) => return Err(error),
+                Err(_) => {}
+            }
+        }
         self.request(server, request).await
     }
 

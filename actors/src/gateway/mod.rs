@@ -44,6 +44,7 @@ mod symbols;
 mod target;
 mod text_uses;
 mod tools;
+mod tsserver_symbols;
 mod words;
 mod workspace_edit;
 mod workspace_names;

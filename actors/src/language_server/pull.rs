@@ -47,7 +47,7 @@ impl State {
     /// returns whether it can be asked: it announced it, and has not
     /// refused it since.
     pub(super) fn start_pulling(&mut self, capabilities: &Capabilities) -> bool {
-        let announced = match self.spec.diagnostics_from_tsserver {
+        let announced = match self.spec.tsserver_commands {
             true => capabilities.runs_command(TSSERVER_REQUEST),
             false => capabilities.supports(Feature::PullDiagnostics),
         };

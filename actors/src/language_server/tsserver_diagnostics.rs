@@ -46,7 +46,7 @@ const LANGUAGES: [&str; 4] = [
 impl State {
     /// Whether this server's diagnostics of `language` are asked of tsserver.
     pub(super) fn asks_tsserver(&self, language: &str) -> bool {
-        self.spec.diagnostics_from_tsserver && LANGUAGES.contains(&language)
+        self.spec.tsserver_commands && LANGUAGES.contains(&language)
     }
 
     /// Asks tsserver for each of its checks of `call.document` as it is

@@ -43,7 +43,7 @@ impl State {
             other => return self.defer(myself, other, Work::Diagnostics(call)),
         };
         if self.pulls() {
-            match self.spec.diagnostics_from_tsserver {
+            match self.spec.tsserver_commands {
                 false => return self.pull_diagnostics(myself, call),
                 true if self.asks_tsserver(&call.document.language_id) => {
                     return self.ask_tsserver_diagnostics(myself, call);
@@ -321,7 +321,7 @@ impl State {
     /// Whether a server that has published nothing can be asked for its
     /// diagnostics instead; from then on it is.
     fn pull_instead(&mut self) -> bool {
-        if self.spec.diagnostics_from_tsserver {
+        if self.spec.tsserver_commands {
             return false;
         }
         match &self.phase {
