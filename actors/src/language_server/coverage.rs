@@ -5,7 +5,7 @@
 //! requests to tell the user it could not lint one).
 
 use crate::language::{ProjectFiles, project_files};
-use crate::lsp::protocol::WorkspaceFolder;
+use crate::lsp::protocol::{TSSERVER_REQUEST, WorkspaceFolder};
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
 use lsp_types::MessageType;
@@ -25,11 +25,15 @@ const INDEX_METHODS: &[&str] = &[
 
 /// Whether an answer to `method` with `params` depends on the whole
 /// project: clangd's pre-standard type hierarchy asks for children
-/// (subtypes) with direction 0.
+/// (subtypes) with direction 0, and tsserver's `navto` is asked through
+/// a command.
 pub(super) fn needs_index(method: &str, params: &Value) -> bool {
     INDEX_METHODS.contains(&method)
         || (method == "textDocument/typeHierarchy"
             && params.get("direction").and_then(Value::as_u64) == Some(0))
+        || (method == "workspace/executeCommand"
+            && params["command"] == TSSERVER_REQUEST
+            && params["arguments"][0] == "navto")
 }
 
 /// Server messages about files kept at most.
@@ -221,6 +225,17 @@ mod tests {
     use super::*;
     use crate::lsp::uri::path_to_uri;
     use serde_json::json;
+
+    #[test]
+    fn tsservers_navto_through_its_command_needs_the_project() {
+        let navto =
+            json!({"command": TSSERVER_REQUEST, "arguments": ["navto", {"searchValue": "x"}]});
+        assert!(needs_index("workspace/executeCommand", &navto));
+        let check =
+            json!({"command": TSSERVER_REQUEST, "arguments": ["semanticDiagnosticsSync", {}]});
+        assert!(!needs_index("workspace/executeCommand", &check));
+        assert!(needs_index("workspace/symbol", &json!({"query": "x"})));
+    }
 
     fn folder(path: &Path) -> WorkspaceFolder {
         WorkspaceFolder {
