@@ -323,11 +323,11 @@ impl BuiltIn {
 }
 
 /// What a server answers while it loads its workspace, and so which
-/// questions are held until it has loaded.
+/// questions are held until it has loaded. Under the first two, every
+/// question also waits while the server takes in a change on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WhileLoading {
-    /// Empty or partial answers: every question waits, and waits again
-    /// while it takes in a change on disk.
+    /// Empty or partial answers: every question waits.
     Waits,
     /// A question about one file, correctly (pyright checks the file and
     /// what it imports when asked): [`FILE_QUESTIONS`] are sent at once.
