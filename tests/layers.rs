@@ -19,7 +19,9 @@ const LAYERS: &[&[&str]] = &[
     &["lsp", "process"],
     &["vocabulary"],
     &["language"],
-    &["settings", "store", "sketches", "detect", "tsconfig"],
+    &[
+        "settings", "store", "listings", "sketches", "detect", "tsconfig",
+    ],
     &["messages"],
 ];
 

@@ -91,6 +91,57 @@ fn search_warns_when_a_needed_server_is_down() {
     );
 }
 
+/// The text part of an answer to `search`.
+fn text_found(session: &Session, query: &str) -> String {
+    let answer = session.ok("search", json!({"query": query}));
+    answer
+        .split_once("\ntext")
+        .map_or(answer.clone(), |(_, text)| format!("text{text}"))
+}
+
+/// The files the text search reads are listed once and the listing kept
+/// while the watcher sees every change: a file that comes, is renamed,
+/// goes, is made in a new directory or moved in from outside, or an
+/// ignore file that changes what is searched, is in the very next
+/// answer. Each change follows two searches, the second of which reads
+/// the kept listing.
+#[test]
+fn search_text_follows_files_that_come_and_go() {
+    let (dir, session) = session("");
+    let root = dir.path();
+    let outside = tempfile::tempdir().unwrap();
+    let searched = |expected: &str| {
+        for _ in 0..2 {
+            assert_eq!(text_found(&session, "quokka"), expected);
+        }
+    };
+    searched("text: no matches");
+    std::fs::write(root.join("a.py"), "quokka = 1\n").unwrap();
+    searched("text (1 match in 1 file)\n  a.py  1 × line 1");
+    std::fs::write(root.join("b.py"), "quokka\nquokka\n").unwrap();
+    searched("text (3 matches in 2 files)\n  b.py  2 × lines 1-2\n  a.py  1 × line 1");
+    std::fs::rename(root.join("b.py"), root.join("c.py")).unwrap();
+    searched("text (3 matches in 2 files)\n  c.py  2 × lines 1-2\n  a.py  1 × line 1");
+    std::fs::remove_file(root.join("c.py")).unwrap();
+    searched("text (1 match in 1 file)\n  a.py  1 × line 1");
+    std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
+    std::fs::write(root.join("sub/deeper/d.py"), "quokka\n").unwrap();
+    searched("text (2 matches in 2 files)\n  a.py  1 × line 1\n  sub/deeper/d.py  1 × line 1");
+    std::fs::create_dir(outside.path().join("moved")).unwrap();
+    std::fs::write(outside.path().join("moved/e.py"), "quokka quokka\n").unwrap();
+    std::fs::rename(outside.path().join("moved"), root.join("moved")).unwrap();
+    searched(
+        "text (4 matches in 3 files)\n  moved/e.py  2 × line 1\n  a.py  1 × line 1\n  sub/deeper/d.py  1 × line 1",
+    );
+    std::fs::write(root.join(".gitignore"), "target/\nsub/\n").unwrap();
+    searched("text (3 matches in 2 files)\n  moved/e.py  2 × line 1\n  a.py  1 × line 1");
+    std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+    std::fs::write(root.join("a.py"), "nothing\n").unwrap();
+    searched(
+        "text (3 matches in 2 files)\n  moved/e.py  2 × line 1\n  sub/deeper/d.py  1 × line 1",
+    );
+}
+
 #[test]
 fn codebase_map_shows_the_tree_with_symbols_within_budget() {
     let (_dir, session) = session("");

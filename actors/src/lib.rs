@@ -23,6 +23,7 @@ pub mod error;
 pub mod gateway;
 pub mod language;
 pub mod language_server;
+pub mod listings;
 pub mod lsp;
 pub mod messages;
 pub mod monitor;

@@ -19,6 +19,7 @@
 //! million-line tree, the first search after a restart otherwise read and
 //! sketched all 94 MB of it (0.8 to 1.8 s).
 
+use crate::listings::Listings;
 use crate::store::sketches::{self as saved, Changes, FileStamp, SavedSketch};
 use crate::vocabulary::root_set::RootSet;
 use grep_matcher::{Match, Matcher};
@@ -65,6 +66,9 @@ pub struct Sketches {
     /// Where the filters are kept; none for a process without a state
     /// directory.
     saved: Option<Saved>,
+    /// Which files there are under each root, for the searches that read
+    /// them all.
+    listings: Arc<Listings>,
 }
 
 #[derive(Default)]
@@ -376,6 +380,7 @@ impl Sketches {
                 connection: Mutex::new(Connecting::NotYet),
                 loaded: Mutex::default(),
             }),
+            listings: Arc::default(),
         });
         let weak = Arc::downgrade(&sketches);
         let spawned = std::thread::Builder::new()
@@ -385,6 +390,11 @@ impl Sketches {
             tracing::warn!("the text searches' filters will not be kept: {error}");
         }
         sketches
+    }
+
+    /// The files under each root, which the Watcher keeps up to date.
+    pub fn listings(&self) -> &Arc<Listings> {
+        &self.listings
     }
 
     /// Loads the kept filters of the files under the roots, once per

@@ -110,6 +110,8 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     // A server that names a member alone finds it by that name only, and
     // the text says nothing of `Type.`.
     let query = symbols::qualifier(symbol).map_or(symbol, |(_, member)| member);
+    // As in `search`: the files' listing is as new as the changes taken in.
+    context.take_in_changes().await?;
     let found_by_text = {
         let roots = roots.clone();
         let query = query.to_owned();

@@ -73,6 +73,9 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
         return Err(Error::InvalidArgument("give `query` or `queries`".into()));
     }
     let roots = context.root_set().await?;
+    // The text search may walk a kept listing of the files, which is only
+    // as new as the last change the watcher has taken in.
+    context.take_in_changes().await?;
     let mut lines = Vec::new();
     for query in &queries {
         if queries.len() > 1 {
@@ -307,7 +310,7 @@ fn heatmap(roots: &RootSet, query: &str, sketches: &Sketches) -> Result<Vec<File
     let hits = Mutex::new(Vec::new());
     sketches.load(roots);
     for root in roots.roots() {
-        source_files::search_in_parallel(&root.path, |searcher, path, _| {
+        source_files::search_in_parallel(sketches.listings(), &root.path, |searcher, path, _| {
             let found = file_hits(searcher, &matcher, sketches, &needle, path);
             if let (Some(found), Ok(mut hits)) = (found, hits.lock()) {
                 hits.push(found);

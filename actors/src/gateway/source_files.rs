@@ -5,9 +5,12 @@
 //! files that definitions and uses by text are looked for in.
 
 use crate::language;
+use crate::listings::{Listed, Listings};
 use crate::vocabulary::root_set::RootSet;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Version control's directories, never searched.
 const VCS_DIRECTORIES: &[&str] = &[".git", ".hg", ".svn", ".jj"];
@@ -44,29 +47,83 @@ pub fn each(roots: &RootSet, mut visit: impl FnMut(&Path, &'static str) -> bool)
 
 /// Calls `visit` with every file under `root` and its language, if
 /// known, on a thread per core and in no order, each thread with a
-/// searcher of its own: for a search that sorts what it finds. On a
-/// million-line tree the walk alone took 60 to 85 ms in path order, 33
-/// to 41 ms on two threads.
+/// searcher of its own: for a search that sorts what it finds. The files
+/// are those of the root's kept listing, or of a walk, kept for the next
+/// search when the Watcher vouches for the root. On a million-line tree
+/// the walk alone took 60 to 85 ms in path order, 33 to 41 ms on two
+/// threads; on 50,000 files, most of a 159 ms search.
 pub fn search_in_parallel(
+    listings: &Listings,
     root: &Path,
     visit: impl Fn(&mut Searcher, &Path, Option<&'static str>) + Sync,
 ) {
+    match listings.get(root) {
+        Some(files) => visit_in_parallel(&files, &visit),
+        None => walk_in_parallel(listings, root, &visit),
+    }
+}
+
+/// [`search_in_parallel`] over a kept listing: each thread takes the
+/// next files in turn.
+fn visit_in_parallel(
+    files: &[Listed],
+    visit: &(impl Fn(&mut Searcher, &Path, Option<&'static str>) + Sync),
+) {
+    const BATCH: usize = 64;
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut searcher = searcher();
+                loop {
+                    let start = next.fetch_add(BATCH, Ordering::Relaxed);
+                    let Some(batch) = files.get(start..files.len().min(start + BATCH)) else {
+                        return;
+                    };
+                    if batch.is_empty() {
+                        return;
+                    }
+                    for file in batch {
+                        visit(&mut searcher, &file.path, file.language);
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// [`search_in_parallel`] by a walk, whose files are kept when the
+/// Watcher vouches for the root.
+fn walk_in_parallel(
+    listings: &Listings,
+    root: &Path,
+    visit: &(impl Fn(&mut Searcher, &Path, Option<&'static str>) + Sync),
+) {
+    let walk = listings.begin();
+    let found = Mutex::new(Vec::new());
     builder(root).build_parallel().run(|| {
         let mut searcher = searcher();
-        let visit = &visit;
+        let found = &found;
         Box::new(move |entry| {
             if let Ok(entry) = entry
                 && entry.file_type().is_some_and(|kind| kind.is_file())
             {
-                visit(
-                    &mut searcher,
-                    entry.path(),
-                    language::language_id(entry.path()),
-                );
+                let language = language::language_id(entry.path());
+                visit(&mut searcher, entry.path(), language);
+                if let Ok(mut found) = found.lock() {
+                    found.push(Listed {
+                        path: entry.into_path(),
+                        language,
+                    });
+                }
             }
             ignore::WalkState::Continue
         })
     });
+    if let Ok(found) = found.into_inner() {
+        listings.keep(root, walk, found);
+    }
 }
 
 /// A searcher as every search by text uses one: by line, with line

@@ -159,6 +159,7 @@ impl Actor for Supervisor {
         };
         let watched = outermost(roots);
         let roots = RootSet::from_canonical(watched.clone());
+        let sketches = args.sketches.map_or_else(Arc::default, Sketches::saved_at);
         let (watcher, _) = Actor::spawn_linked(
             None,
             Watcher,
@@ -168,6 +169,7 @@ impl Actor for Supervisor {
                 index: index.clone(),
                 supervisor: myself.clone(),
                 config_directories,
+                listings: sketches.listings().clone(),
             },
             myself.get_cell(),
         )
@@ -196,7 +198,7 @@ impl Actor for Supervisor {
             recorder: args.recorder,
             socket: args.socket,
             watched,
-            sketches: args.sketches.map_or_else(Arc::default, Sketches::saved_at),
+            sketches,
             superseded: false,
         })
     }

@@ -36,6 +36,7 @@ use inotify::Source;
 #[cfg(any(not(target_os = "linux"), feature = "portable"))]
 use portable::Source;
 
+use crate::listings::Listings;
 use crate::messages::router::RouterMsg;
 use crate::messages::supervisor::SupervisorMsg;
 use crate::messages::symbol_index::SymbolIndexMsg;
@@ -66,6 +67,8 @@ pub struct Arguments {
     pub supervisor: ActorRef<SupervisorMsg>,
     /// Directories whose `.windlass.toml` is a configuration layer.
     pub config_directories: Vec<PathBuf>,
+    /// Told of every file that comes, and of which roots are watched whole.
+    pub listings: Arc<Listings>,
 }
 
 /// The watcher and what the first walk found, handed back from the
@@ -84,6 +87,7 @@ pub struct State {
     router: ActorRef<RouterMsg>,
     index: ActorRef<SymbolIndexMsg>,
     supervisor: ActorRef<SupervisorMsg>,
+    listings: Arc<Listings>,
     config_directories: Vec<PathBuf>,
     /// Configuration files changed since the last flush.
     config_changed: BTreeSet<PathBuf>,
@@ -117,6 +121,7 @@ impl Actor for Watcher {
             router: args.router,
             index: args.index,
             supervisor: args.supervisor,
+            listings: args.listings,
             config_directories: args.config_directories.clone(),
             config_changed: BTreeSet::new(),
             roots: roots.clone(),
@@ -194,6 +199,7 @@ impl State {
                 "file watching missed changes: the kernel's event queue overflowed; \
                  files are read again when they are asked about"
             );
+            self.listings.missed_changes();
         }
         for (path, kind) in events.changes {
             self.note(path, kind);
@@ -213,6 +219,7 @@ impl State {
         if self.ignores.is_ignored(&path, is_dir) {
             return;
         }
+        self.listings.changed(&path, kind, is_dir);
         if path.file_name().is_some_and(|name| name == ".gitignore")
             && let Some(directory) = path.parent()
         {
@@ -238,6 +245,7 @@ impl State {
         watches.watch_tree(directory, &mut self.ignores, |file| {
             pending.add(file.to_path_buf(), ChangeKind::Created);
         });
+        self.vouch();
     }
 
     fn ready(&mut self, setup: Setup) {
@@ -255,6 +263,22 @@ impl State {
         }
         self.watches = Some(watches);
         self.watch_config(self.config_directories.clone());
+        self.vouch();
+    }
+
+    /// Tells the listings which roots have every directory watched: none,
+    /// once a directory could not be.
+    fn vouch(&self) {
+        let whole = self
+            .watches
+            .as_ref()
+            .is_some_and(|watches| watches.problem.is_none());
+        for root in &self.roots {
+            match whole {
+                true => self.listings.watching(root),
+                false => self.listings.not_watching(root),
+            }
+        }
     }
 
     /// Watches the configuration directories outside the roots (those
@@ -278,6 +302,9 @@ impl State {
         self.ignores.set_roots(self.roots.clone());
         self.pending
             .retain(|path| !removed.iter().any(|root| path.starts_with(root)));
+        for root in &removed {
+            self.listings.not_watching(root);
+        }
         let Some(watches) = self.watches.as_mut() else {
             return;
         };
@@ -287,6 +314,7 @@ impl State {
         for root in &added {
             watches.watch_tree(root, &mut self.ignores, |_| {});
         }
+        self.vouch();
     }
 
     fn status(&self) -> WatcherStatus {

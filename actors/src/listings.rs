@@ -1,0 +1,238 @@
+//! The source files under each root as the last walk of it found them,
+//! kept while the Watcher vouches that no file has come since. On a tree
+//! of 50,000 files the walk, one `readdir` per directory and the ignore
+//! rules of each, was most of a warm `search` (159 ms); a kept listing
+//! is read in microseconds.
+//!
+//! A listing says only which files there are; what each holds is read or
+//! stamped at every search as before (`sketches.rs`), so a file changed
+//! in place needs nothing from here. A file deleted is left in the
+//! listing: the search that finds it gone skips it. What a listing cannot
+//! know is a file that came: a file created or moved in that it does not
+//! hold, a directory that came, or an ignore file changed (which changes
+//! what the walk takes) forgets the root's listing, and the next search
+//! walks again. So does anything the Watcher could not see: a root it
+//! does not watch whole (inotify's limits), or events the kernel dropped.
+//!
+//! The Watcher tells this of every change as it reads it, and each tool
+//! call that reads a listing first has the Watcher read what is queued,
+//! so no listing is used past a change made before the call.
+
+use crate::vocabulary::file_changes::ChangeKind;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// One file of a listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    pub path: PathBuf,
+    pub language: Option<&'static str>,
+}
+
+/// The listings of every root, shared by every session and the Watcher.
+#[derive(Default)]
+pub struct Listings {
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Roots under which the Watcher watches every directory.
+    watched: Vec<PathBuf>,
+    /// Each root's files in path order, as walked while watched.
+    by_root: HashMap<PathBuf, Arc<[Listed]>>,
+    /// Moves on whenever a listing could have been left behind: a walk
+    /// that began before is not kept.
+    generation: u64,
+}
+
+/// What a walk about to begin needs to have its listing kept.
+#[derive(Debug, Clone, Copy)]
+pub struct Walk {
+    generation: u64,
+}
+
+impl Listings {
+    /// The files of `root` as kept, if a walk since the last file came
+    /// listed them.
+    pub fn get(&self, root: &Path) -> Option<Arc<[Listed]>> {
+        self.state.lock().ok()?.by_root.get(root).cloned()
+    }
+
+    /// Marks the start of a walk of a root.
+    pub fn begin(&self) -> Walk {
+        Walk {
+            generation: self.state.lock().map_or(u64::MAX, |state| state.generation),
+        }
+    }
+
+    /// Keeps what the walk of `root` begun at `walk` found, unless a file
+    /// may have come since it began or the root is not watched.
+    pub fn keep(&self, root: &Path, walk: Walk, mut files: Vec<Listed>) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        if state.generation != walk.generation || !state.is_watched(root) {
+            return;
+        }
+        files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        state.by_root.insert(root.to_path_buf(), files.into());
+    }
+
+    /// The Watcher watches every directory under `root`.
+    pub fn watching(&self, root: &Path) {
+        if let Ok(mut state) = self.state.lock()
+            && !state.watched.iter().any(|watched| watched == root)
+        {
+            state.watched.push(root.to_path_buf());
+        }
+    }
+
+    /// The Watcher no longer watches `root` whole: its listings (and
+    /// those of the roots under it) are forgotten.
+    pub fn not_watching(&self, root: &Path) {
+        if let Ok(mut state) = self.state.lock() {
+            state.watched.retain(|watched| watched != root);
+            state.forget(|listed| listed.starts_with(root));
+        }
+    }
+
+    /// The Watcher may have missed changes anywhere (the kernel dropped
+    /// events, or a directory could not be watched): every listing is
+    /// forgotten.
+    pub fn missed_changes(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.forget(|_| true);
+        }
+    }
+
+    /// The Watcher saw `path` change: a listing that may now lack a file
+    /// is forgotten.
+    pub fn changed(&self, path: &Path, kind: ChangeKind, is_dir: bool) {
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        let came = matches!(kind, ChangeKind::Created | ChangeKind::MovedIn);
+        let mut holding = state
+            .by_root
+            .iter()
+            .filter(|(root, _)| path.starts_with(root))
+            .peekable();
+        let listed_before = holding.peek().is_some()
+            && holding.all(|(_, listing)| {
+                listing
+                    .binary_search_by(|listed| listed.path.as_path().cmp(path))
+                    .is_ok()
+            });
+        // A walk under way may have passed the file's directory already,
+        // so a file that came forgets even where nothing is kept.
+        if is_dir || is_ignore_file(path) || (came && !listed_before) {
+            state.forget(|root| path.starts_with(root));
+        }
+    }
+}
+
+impl State {
+    fn is_watched(&self, root: &Path) -> bool {
+        self.watched.iter().any(|watched| root.starts_with(watched))
+    }
+
+    /// Forgets the listings of the roots `which` picks, and any walk under
+    /// way.
+    fn forget(&mut self, which: impl Fn(&Path) -> bool) {
+        self.generation += 1;
+        self.by_root.retain(|root, _| !which(root));
+    }
+}
+
+/// A file whose change changes what a walk takes.
+fn is_ignore_file(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|name| name == ".gitignore" || name == ".ignore")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(path: &str) -> Listed {
+        Listed {
+            path: PathBuf::from(path),
+            language: None,
+        }
+    }
+
+    fn kept(files: &[&str]) -> Listings {
+        let listings = Listings::default();
+        listings.watching(Path::new("/r"));
+        let walk = listings.begin();
+        listings.keep(
+            Path::new("/r"),
+            walk,
+            files.iter().map(|f| listed(f)).collect(),
+        );
+        listings
+    }
+
+    fn is_kept(listings: &Listings) -> bool {
+        listings.get(Path::new("/r")).is_some()
+    }
+
+    #[test]
+    fn a_root_not_watched_is_never_kept() {
+        let listings = Listings::default();
+        let walk = listings.begin();
+        listings.keep(Path::new("/r"), walk, vec![listed("/r/a.py")]);
+        assert!(!is_kept(&listings));
+    }
+
+    #[test]
+    fn files_changed_or_deleted_in_place_keep_the_listing() {
+        let listings = kept(&["/r/b.py", "/r/a.py"]);
+        listings.changed(Path::new("/r/a.py"), ChangeKind::Changed, false);
+        listings.changed(Path::new("/r/b.py"), ChangeKind::Deleted, false);
+        listings.changed(Path::new("/r/a.py"), ChangeKind::MovedIn, false);
+        listings.changed(Path::new("/elsewhere/c.py"), ChangeKind::Created, false);
+        let files = listings.get(Path::new("/r")).unwrap();
+        assert_eq!(files.to_vec(), vec![listed("/r/a.py"), listed("/r/b.py")]);
+    }
+
+    #[test]
+    fn a_file_or_directory_that_came_forgets_the_listing() {
+        for (path, kind, is_dir) in [
+            ("/r/new.py", ChangeKind::Created, false),
+            ("/r/moved.py", ChangeKind::MovedIn, false),
+            ("/r/src", ChangeKind::Created, true),
+            ("/r/sub/.gitignore", ChangeKind::Changed, false),
+            ("/r/.ignore", ChangeKind::Deleted, false),
+        ] {
+            let listings = kept(&["/r/a.py"]);
+            listings.changed(Path::new(path), kind, is_dir);
+            assert!(!is_kept(&listings), "{path} {kind:?}");
+        }
+    }
+
+    #[test]
+    fn a_walk_that_a_new_file_overtook_is_not_kept() {
+        let listings = Listings::default();
+        listings.watching(Path::new("/r"));
+        let walk = listings.begin();
+        listings.changed(Path::new("/r/new.py"), ChangeKind::Created, false);
+        listings.keep(Path::new("/r"), walk, vec![listed("/r/a.py")]);
+        assert!(!is_kept(&listings));
+    }
+
+    #[test]
+    fn missed_changes_and_unwatched_roots_forget() {
+        let listings = kept(&["/r/a.py"]);
+        listings.missed_changes();
+        assert!(!is_kept(&listings));
+        let listings = kept(&["/r/a.py"]);
+        listings.not_watching(Path::new("/r"));
+        assert!(!is_kept(&listings));
+        let walk = listings.begin();
+        listings.keep(Path::new("/r"), walk, vec![listed("/r/a.py")]);
+        assert!(!is_kept(&listings));
+    }
+}
