@@ -34,13 +34,15 @@ const CHECKS: [&str; 3] = [
     "semanticDiagnosticsSync",
     "suggestionDiagnosticsSync",
 ];
-/// The languages tsserver checks by itself; a plugin's (Vue's) are left to
-/// their own server's publications.
-const LANGUAGES: [&str; 4] = [
+/// The languages tsserver checks: its own, and Vue's components, which a
+/// server given the Vue plugin takes in (the plugin maps the checks of
+/// their compiled TypeScript back onto the component's text).
+const LANGUAGES: [&str; 5] = [
     "typescript",
     "typescriptreact",
     "javascript",
     "javascriptreact",
+    "vue",
 ];
 
 impl State {
