@@ -142,6 +142,42 @@ fn search_text_follows_files_that_come_and_go() {
     );
 }
 
+/// Writes `text` to `path` with a modification time a minute old, as a
+/// file long settled has, so that the searches sketch it.
+fn write_settled(path: &std::path::Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    let minute_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(minute_ago)
+        .unwrap();
+}
+
+/// A file searched often enough to be counted from what the searches
+/// remember of it, without a look at the disk, is read again once the
+/// watcher sees it change, even when the change keeps its length and
+/// its modification time.
+#[test]
+fn search_text_follows_a_settled_file_changed_in_place() {
+    let (dir, session) = session("");
+    let file = dir.path().join("zoo.py");
+    write_settled(&file, "quokka = 1\n");
+    for _ in 0..4 {
+        assert_eq!(
+            text_found(&session, "quokka"),
+            "text (1 match in 1 file)\n  zoo.py  1 × line 1"
+        );
+    }
+    write_settled(&file, "wombat = 1\n");
+    assert_eq!(text_found(&session, "quokka"), "text: no matches");
+    assert_eq!(
+        text_found(&session, "wombat"),
+        "text (1 match in 1 file)\n  zoo.py  1 × line 1"
+    );
+}
+
 #[test]
 fn codebase_map_shows_the_tree_with_symbols_within_budget() {
     let (_dir, session) = session("");

@@ -19,7 +19,7 @@
 //! million-line tree, the first search after a restart otherwise read and
 //! sketched all 94 MB of it (0.8 to 1.8 s).
 
-use crate::listings::Listings;
+use crate::listings::{Check, Listed, Listings};
 use crate::store::sketches::{self as saved, Changes, FileStamp, SavedSketch};
 use crate::vocabulary::root_set::RootSet;
 use grep_matcher::{Match, Matcher};
@@ -263,7 +263,7 @@ impl Sketches {
         if stamp.len > MAX_SKETCHED_FILE {
             return searcher.search_path(matcher, path, sink);
         }
-        let make = match self.known(path, stamp, needle) {
+        let make = match self.known(path, Some(stamp), needle) {
             Known::Absent => return Ok(()),
             Known::Words(words) if !words.hold(needle) => return Ok(()),
             Known::Words(_) => None,
@@ -280,19 +280,89 @@ impl Sketches {
         }
     }
 
+    /// [`Sketches::search`] of a listed file: one unchanged since a
+    /// search last checked it is ruled out by its sketch without a `stat`.
+    pub fn search_listed<M: Matcher, S: Sink>(
+        &self,
+        searcher: &mut Searcher,
+        matcher: M,
+        file: &Listed,
+        needle: &Needle,
+        sink: S,
+    ) -> Result<(), S::Error> {
+        if file.unchanged() && self.rules_out(&file.path, needle) {
+            return Ok(());
+        }
+        let check = self.listings.checking();
+        let metadata = std::fs::metadata(&file.path).map_err(S::Error::error_io)?;
+        let stamp = FileStamp::of(&metadata);
+        self.search_at(stamp, searcher, matcher, &file.path, needle, sink)?;
+        self.note_checked(file, stamp, check);
+        Ok(())
+    }
+
     /// How often `matcher`, which finds `needle`'s text, matches in the
-    /// file at `path`: counted in the file's words when it has them at
-    /// its present stamp and the text is made of word bytes, else read.
+    /// listed file: counted in the file's words when it has them and the
+    /// text is made of word bytes, else read. A file unchanged since a
+    /// search last checked it is counted from its sketch without a `stat`.
     pub fn tally<M: Matcher>(
         &self,
+        searcher: &mut Searcher,
+        matcher: M,
+        file: &Listed,
+        needle: &Needle,
+    ) -> std::io::Result<Tally> {
+        if file.unchanged() {
+            match self.known(&file.path, None, needle) {
+                Known::Absent => return Ok(Tally::default()),
+                Known::Words(words) if needle.in_words.is_some() => {
+                    return Ok(words.tally(&matcher));
+                }
+                Known::Words(_) | Known::Unknown(_) => {}
+            }
+        }
+        let check = self.listings.checking();
+        let stamp = FileStamp::of(&std::fs::metadata(&file.path)?);
+        let tally = self.tally_at(stamp, searcher, matcher, &file.path, needle)?;
+        self.note_checked(file, stamp, check);
+        Ok(tally)
+    }
+
+    /// Whether the sketch of the file at `path`, whatever its stamp, shows
+    /// it cannot hold `needle`.
+    fn rules_out(&self, path: &Path, needle: &Needle) -> bool {
+        match self.known(path, None, needle) {
+            Known::Absent => true,
+            Known::Words(words) => !words.hold(needle),
+            Known::Unknown(_) => false,
+        }
+    }
+
+    /// Marks `file` checked at `check` if its sketch is of the file at
+    /// `stamp`, as the search that took it left it.
+    fn note_checked(&self, file: &Listed, stamp: FileStamp, check: Check) {
+        let sketched = self.files.lock().is_ok_and(|files| {
+            files
+                .by_path
+                .get(&file.path)
+                .is_some_and(|sketch| sketch.stamp == stamp)
+        });
+        if sketched {
+            file.checked(check);
+        }
+    }
+
+    /// [`Sketches::tally`] of the file as it is at `stamp`.
+    fn tally_at<M: Matcher>(
+        &self,
+        stamp: FileStamp,
         searcher: &mut Searcher,
         matcher: M,
         path: &Path,
         needle: &Needle,
     ) -> std::io::Result<Tally> {
-        let stamp = FileStamp::of(&std::fs::metadata(path)?);
         if stamp.len <= MAX_SKETCHED_FILE && needle.in_words.is_some() {
-            match self.known(path, stamp, needle) {
+            match self.known(path, Some(stamp), needle) {
                 Known::Absent => return Ok(Tally::default()),
                 Known::Words(words) => return Ok(words.tally(&matcher)),
                 Known::Unknown(_) => {}
@@ -306,15 +376,16 @@ impl Sketches {
         Ok(counter.tally)
     }
 
-    /// What the file's sketch at `stamp` says of `needle`.
-    fn known(&self, path: &Path, stamp: FileStamp, needle: &Needle) -> Known {
+    /// What the file's sketch at `stamp` says of `needle`; with no
+    /// stamp, what its sketch says, whatever it was made at.
+    fn known(&self, path: &Path, stamp: Option<FileStamp>, needle: &Needle) -> Known {
         let Ok(files) = self.files.lock() else {
             return Known::Unknown(Make::FIRST);
         };
         let Some(sketch) = files.by_path.get(path) else {
             return Known::Unknown(Make::FIRST);
         };
-        if sketch.stamp != stamp {
+        if stamp.is_some_and(|stamp| sketch.stamp != stamp) {
             return Known::Unknown(Make::CHANGED);
         }
         if sketch.bits.is_empty()
@@ -913,7 +984,7 @@ mod tests {
             .tally(
                 &mut SearcherBuilder::new().line_number(true).build(),
                 &matcher,
-                &path,
+                &Listed::new(path.clone(), None),
                 &Needle::new("os"),
             )
             .unwrap();

@@ -54,36 +54,35 @@ pub fn find(sketches: &Sketches, roots: &RootSet, name: &str) -> Vec<TextDefinit
     sketches.load(roots);
     for root in roots.roots() {
         let in_root = Mutex::new(Vec::new());
-        source_files::search_in_parallel(
-            sketches.listings(),
-            &root.path,
-            |searcher, path, language| {
-                let Some(language) = language.filter(|language| !NOT_CODE.contains(language))
-                else {
-                    return;
-                };
-                let mut in_file = Vec::new();
-                let _unreadable = sketches.search(
-                    searcher,
-                    matchers.for_language(language),
-                    path,
-                    &needle,
-                    Lossy(|line, text| {
-                        in_file.push(TextDefinition {
-                            path: path.to_path_buf(),
-                            line: usize::try_from(line).unwrap_or(usize::MAX),
-                            column: find_word(text, name, 0).map_or(1, |column| column + 1),
-                            text: text.trim().to_owned(),
-                            language,
-                        });
-                        Ok(in_file.len() < MAX_DEFINITIONS)
-                    }),
-                );
-                if let (false, Ok(mut in_root)) = (in_file.is_empty(), in_root.lock()) {
-                    in_root.extend(in_file);
-                }
-            },
-        );
+        source_files::search_in_parallel(sketches.listings(), &root.path, |searcher, file| {
+            let Some(language) = file
+                .language
+                .filter(|language| !NOT_CODE.contains(language))
+            else {
+                return;
+            };
+            let path = file.path.as_path();
+            let mut in_file = Vec::new();
+            let _unreadable = sketches.search_listed(
+                searcher,
+                matchers.for_language(language),
+                file,
+                &needle,
+                Lossy(|line, text| {
+                    in_file.push(TextDefinition {
+                        path: path.to_path_buf(),
+                        line: usize::try_from(line).unwrap_or(usize::MAX),
+                        column: find_word(text, name, 0).map_or(1, |column| column + 1),
+                        text: text.trim().to_owned(),
+                        language,
+                    });
+                    Ok(in_file.len() < MAX_DEFINITIONS)
+                }),
+            );
+            if let (false, Ok(mut in_root)) = (in_file.is_empty(), in_root.lock()) {
+                in_root.extend(in_file);
+            }
+        });
         let mut in_root = in_root.into_inner().unwrap_or_default();
         // Paths compare by component, as the walk in path order visits.
         in_root.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));

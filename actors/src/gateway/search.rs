@@ -11,6 +11,7 @@ use super::symbols;
 use super::words;
 use super::workspace_names;
 use crate::error::{Error, Result};
+use crate::listings::Listed;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
 use crate::sketches::{Needle, Sketches, Tally};
@@ -21,7 +22,7 @@ use grep_searcher::Searcher;
 use lsp_types::SymbolKind;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 /// Symbols shown per query; the rest are counted.
@@ -310,8 +311,8 @@ fn heatmap(roots: &RootSet, query: &str, sketches: &Sketches) -> Result<Vec<File
     let hits = Mutex::new(Vec::new());
     sketches.load(roots);
     for root in roots.roots() {
-        source_files::search_in_parallel(sketches.listings(), &root.path, |searcher, path, _| {
-            let found = file_hits(searcher, &matcher, sketches, &needle, path);
+        source_files::search_in_parallel(sketches.listings(), &root.path, |searcher, file| {
+            let found = file_hits(searcher, &matcher, sketches, &needle, file);
             if let (Some(found), Ok(mut hits)) = (found, hits.lock()) {
                 hits.push(found);
             }
@@ -333,11 +334,11 @@ fn file_hits(
     matcher: &RegexMatcher,
     sketches: &Sketches,
     needle: &Needle,
-    path: &Path,
+    file: &Listed,
 ) -> Option<FileHits> {
-    let tally = sketches.tally(searcher, matcher, path, needle).ok()?;
+    let tally = sketches.tally(searcher, matcher, file, needle).ok()?;
     (tally.matches > 0).then(|| FileHits {
-        path: path.to_path_buf(),
+        path: file.path.clone(),
         tally,
     })
 }

@@ -45,7 +45,7 @@ pub fn each(roots: &RootSet, mut visit: impl FnMut(&Path, &'static str) -> bool)
         .all(|root| each_under(&root.path, &mut visit))
 }
 
-/// Calls `visit` with every file under `root` and its language, if
+/// Calls `visit` with every file under `root`, with its language if
 /// known, on a thread per core and in no order, each thread with a
 /// searcher of its own: for a search that sorts what it finds. The files
 /// are those of the root's kept listing, or of a walk, kept for the next
@@ -55,7 +55,7 @@ pub fn each(roots: &RootSet, mut visit: impl FnMut(&Path, &'static str) -> bool)
 pub fn search_in_parallel(
     listings: &Listings,
     root: &Path,
-    visit: impl Fn(&mut Searcher, &Path, Option<&'static str>) + Sync,
+    visit: impl Fn(&mut Searcher, &Listed) + Sync,
 ) {
     match listings.get(root) {
         Some(files) => visit_in_parallel(&files, &visit),
@@ -65,10 +65,7 @@ pub fn search_in_parallel(
 
 /// [`search_in_parallel`] over a kept listing: each thread takes the
 /// next files in turn.
-fn visit_in_parallel(
-    files: &[Listed],
-    visit: &(impl Fn(&mut Searcher, &Path, Option<&'static str>) + Sync),
-) {
+fn visit_in_parallel(files: &[Listed], visit: &(impl Fn(&mut Searcher, &Listed) + Sync)) {
     const BATCH: usize = 64;
     let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
@@ -85,7 +82,7 @@ fn visit_in_parallel(
                         return;
                     }
                     for file in batch {
-                        visit(&mut searcher, &file.path, file.language);
+                        visit(&mut searcher, file);
                     }
                 }
             });
@@ -94,11 +91,12 @@ fn visit_in_parallel(
 }
 
 /// [`search_in_parallel`] by a walk, whose files are kept when the
-/// Watcher vouches for the root.
+/// Watcher vouches for the root. They are kept unchecked: a change seen
+/// during the walk has no listing to be noted in.
 fn walk_in_parallel(
     listings: &Listings,
     root: &Path,
-    visit: &(impl Fn(&mut Searcher, &Path, Option<&'static str>) + Sync),
+    visit: &(impl Fn(&mut Searcher, &Listed) + Sync),
 ) {
     let walk = listings.begin();
     let found = Mutex::new(Vec::new());
@@ -110,12 +108,10 @@ fn walk_in_parallel(
                 && entry.file_type().is_some_and(|kind| kind.is_file())
             {
                 let language = language::language_id(entry.path());
-                visit(&mut searcher, entry.path(), language);
+                let file = Listed::new(entry.into_path(), language);
+                visit(&mut searcher, &file);
                 if let Ok(mut found) = found.lock() {
-                    found.push(Listed {
-                        path: entry.into_path(),
-                        language,
-                    });
+                    found.push(Listed::new(file.path, file.language));
                 }
             }
             ignore::WalkState::Continue
