@@ -175,7 +175,7 @@ impl Actor for Watcher {
                 state.flush_scheduled = false;
                 state.flush();
             }
-            WatcherMsg::BarrierOverdue(number) => state.answer_flushes(number),
+            WatcherMsg::BarrierOverdue(number) => state.answer_overdue(number),
             WatcherMsg::Roots { added, removed } => state.follow_roots(added, removed),
             WatcherMsg::ConfigDirectories(directories) => state.watch_config(directories),
             WatcherMsg::Status(reply) => {
@@ -334,6 +334,8 @@ impl State {
     /// `BARRIER_TIMEOUT`.
     fn flush_through_barrier(&mut self, myself: &ActorRef<WatcherMsg>, reply: RpcReplyPort<()>) {
         let Some(number) = self.watches.as_mut().and_then(Watches::mark) else {
+            // Events written before the call may still be on their way.
+            self.listings.missed_changes();
             self.flush();
             let _gone = reply.send(());
             return;
@@ -347,6 +349,20 @@ impl State {
         {
             myself.send_after(BARRIER_TIMEOUT, move || WatcherMsg::BarrierOverdue(number));
         }
+    }
+
+    /// Answers the flushes waiting for marks up to `number` whose marks
+    /// have not come: the events before them may still be on their way,
+    /// so no listing of the files is trusted past this.
+    fn answer_overdue(&mut self, number: u64) {
+        if self
+            .waiting
+            .front()
+            .is_some_and(|(waiting, _)| *waiting <= number)
+        {
+            self.listings.missed_changes();
+        }
+        self.answer_flushes(number);
     }
 
     /// Flushes, and answers the flushes waiting for marks up to `number`.
