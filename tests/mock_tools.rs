@@ -142,6 +142,28 @@ fn search_text_follows_files_that_come_and_go() {
     );
 }
 
+/// A server that says it is loading, then answers slowly: `search` holds
+/// its question until it is ready, but waits no longer in all than one
+/// request may take, and says the server timed out beside the text found.
+#[test]
+fn search_waits_for_a_loading_server_no_longer_than_one_request() {
+    let dir = project(&[("shapes.py", SHAPES)]);
+    let mut args = root_arg(dir.path());
+    args.extend([
+        "--lsp".into(),
+        mockls_lsp("python", "--indexing-delay 60000 --response-delay 1500"),
+        "--request-timeout".into(),
+        "2".into(),
+    ]);
+    let session = Session::start(&args);
+    let answer = session.ok("search", json!({"query": "measure"}));
+    assert!(
+        answer.contains("[python] workspace/symbol timed out after 2 s")
+            && answer.contains("shapes.py  2 × lines 8-10"),
+        "{answer}"
+    );
+}
+
 /// Writes `text` to `path` with a modification time a minute old, as a
 /// file long settled has, so that the searches sketch it.
 fn write_settled(path: &std::path::Path, text: &str) {

@@ -186,7 +186,7 @@ impl Listings {
             });
         // A walk under way may have passed the file's directory already,
         // so a file that came forgets even where nothing is kept.
-        if is_dir || is_ignore_file(path) || (came && !listed_before) {
+        if is_ignore_file(path) || (came && (is_dir || !listed_before)) {
             state.forget(|root| path.starts_with(root));
         }
     }

@@ -87,7 +87,7 @@ pub async fn ask(context: &Context, roots: &RootSet, query: &str) -> Result<Answ
         let context = context.clone();
         let query = query.to_owned();
         let request = requests.spawn(async move {
-            let reply = context.workspace_symbols(&server, &query).await;
+            let reply = within_limit(&context, &server, &query).await;
             (server, reply)
         });
         asked.insert(label, request);
@@ -161,6 +161,24 @@ fn languages_of(context: &Context) -> HashMap<String, Vec<String>> {
 }
 
 /// [`INDEX_PATIENCE`] as answers say it.
+/// A server's workspace symbols, waited for as long as one request may
+/// take, whether the server is loading first or answering: a loading
+/// server's question is held until it is ready, and on a tree it has
+/// never seen that hold and the answer each took most of the limit (43 s
+/// for pyright beside 16 agents on a million lines). Past it the search
+/// answers with the others' names and says this one timed out.
+async fn within_limit(context: &Context, server: &ServerHandle, query: &str) -> Result<Reply> {
+    let limit = context.settings.request_timeout;
+    match tokio::time::timeout(limit, context.workspace_symbols(server, query)).await {
+        Ok(reply) => reply,
+        Err(_) => Err(Error::Timeout {
+            server: server.label(),
+            method: "workspace/symbol".into(),
+            after: limit,
+        }),
+    }
+}
+
 fn patience_text() -> String {
     format!("{:.1} s", INDEX_PATIENCE.as_secs_f64())
 }
