@@ -1018,7 +1018,10 @@ fn python_server_on_gunicorn(project: &std::path::Path, server: &OnGunicorn) {
     );
 
     let importer = json!({"file": "gunicorn/http2/request.py"});
-    let before = session.ok("diagnostics", importer.clone());
+    // A server still busy with the change when its wait ends says so
+    // above its answer (on a loaded machine); the answer itself must hold.
+    let diagnostics = || without_settling_warning(&session.ok("diagnostics", importer.clone()));
+    let before = diagnostics();
     let util = project.join("gunicorn/util.py");
     let original = std::fs::read_to_string(&util).unwrap();
     std::fs::write(
@@ -1026,13 +1029,25 @@ fn python_server_on_gunicorn(project: &std::path::Path, server: &OnGunicorn) {
         original.replace("def split_request_uri(", "def split_uri("),
     )
     .unwrap();
-    let broken = session.ok("diagnostics", importer.clone());
+    let broken = diagnostics();
     match server.import_error {
         Some(reported) => assert!(broken.contains(reported), "{name}: {reported} in {broken}"),
         None => assert_eq!(broken, before, "{name}"),
     }
     std::fs::write(&util, original).unwrap();
-    assert_eq!(session.ok("diagnostics", importer), before, "{name}");
+    assert_eq!(diagnostics(), before, "{name}");
+}
+
+/// `answer` without the warning that a server was still taking in changes
+/// on disk when its wait ended.
+fn without_settling_warning(answer: &str) -> String {
+    answer
+        .lines()
+        .filter(|line| {
+            !(line.starts_with("warning: [") && line.contains("is still taking in changes on disk"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// HTML5 Boilerplate's page with vscode-html-language-server: the outline,
