@@ -163,27 +163,24 @@ impl Listings {
             return;
         };
         let changes = self.changes.fetch_add(1, Ordering::AcqRel) + 1;
+        // Whether a listing holds the file, and every one that may does.
+        let mut listed_before = None;
         for (_, listing) in state
             .by_root
             .iter()
             .filter(|(root, _)| path.starts_with(root))
         {
-            if let Ok(at) = listing.binary_search_by(|listed| listed.path.as_path().cmp(path)) {
-                listing[at].changed_at.store(changes, Ordering::Release);
+            let listed = listing
+                .binary_search_by(|listed| listed.path.as_path().cmp(path))
+                .ok()
+                .and_then(|at| listing.get(at));
+            if let Some(listed) = listed {
+                listed.changed_at.store(changes, Ordering::Release);
             }
+            listed_before = Some(listed_before.unwrap_or(true) && listed.is_some());
         }
+        let listed_before = listed_before.unwrap_or(false);
         let came = matches!(kind, ChangeKind::Created | ChangeKind::MovedIn);
-        let mut holding = state
-            .by_root
-            .iter()
-            .filter(|(root, _)| path.starts_with(root))
-            .peekable();
-        let listed_before = holding.peek().is_some()
-            && holding.all(|(_, listing)| {
-                listing
-                    .binary_search_by(|listed| listed.path.as_path().cmp(path))
-                    .is_ok()
-            });
         // A walk under way may have passed the file's directory already,
         // so a file that came forgets even where nothing is kept.
         if is_ignore_file(path) || (came && (is_dir || !listed_before)) {

@@ -75,12 +75,11 @@ fn visit_in_parallel(files: &[Listed], visit: &(impl Fn(&mut Searcher, &Listed) 
                 let mut searcher = searcher();
                 loop {
                     let start = next.fetch_add(BATCH, Ordering::Relaxed);
-                    let Some(batch) = files.get(start..files.len().min(start + BATCH)) else {
+                    let end = files.len().min(start.saturating_add(BATCH));
+                    let Some(batch) = files.get(start..end).filter(|batch| !batch.is_empty())
+                    else {
                         return;
                     };
-                    if batch.is_empty() {
-                        return;
-                    }
                     for file in batch {
                         visit(&mut searcher, file);
                     }

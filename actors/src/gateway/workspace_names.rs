@@ -160,7 +160,6 @@ fn languages_of(context: &Context) -> HashMap<String, Vec<String>> {
         .collect()
 }
 
-/// [`INDEX_PATIENCE`] as answers say it.
 /// A server's workspace symbols, waited for as long as one request may
 /// take, whether the server is loading first or answering: a loading
 /// server's question is held until it is ready, and on a tree it has
@@ -179,6 +178,7 @@ async fn within_limit(context: &Context, server: &ServerHandle, query: &str) -> 
     }
 }
 
+/// [`INDEX_PATIENCE`] as answers say it.
 fn patience_text() -> String {
     format!("{:.1} s", INDEX_PATIENCE.as_secs_f64())
 }
