@@ -19,12 +19,17 @@ use std::path::{Path, PathBuf};
 /// Starts Windlass on `dir` with mockls for python, recording into a file
 /// outside the project.
 fn start(dir: &Path, flags: &str) -> (Session, PathBuf) {
+    start_for(dir, "python", flags)
+}
+
+/// Starts Windlass on `dir` with mockls for `language`, recording.
+fn start_for(dir: &Path, language: &str, flags: &str) -> (Session, PathBuf) {
     let records = tempfile::tempdir().unwrap();
     let record = records.path().join("record.jsonl");
     let mut args = root_arg(dir);
     args.extend([
         "--lsp".into(),
-        mockls_lsp("python", &format!("{flags} --record {}", record.display())),
+        mockls_lsp(language, &format!("{flags} --record {}", record.display())),
     ]);
     let session = Session::start(&args);
     session.keep(records);
@@ -337,6 +342,77 @@ fn the_map_closes_the_documents_it_opened() {
         sent("textDocument/didClose", "shapes.py") && sent("textDocument/didClose", "tools.py")
     });
     assert!(!sent("textDocument/didClose", "main.py"));
+}
+
+/// A TypeScript server that runs tsserver's `navtree` outlines a map's
+/// files without opening them once tsserver has loaded a project (before,
+/// it has none: they are opened, as any server's are), and a file changed
+/// on disk as it is now. One that cannot run the command has them opened.
+#[test]
+fn tsserver_outlines_the_maps_files_unopened_as_they_are_now() {
+    let files = [
+        ("main.ts", "function main() {\n}\n"),
+        ("shapes.ts", "class Shape {\n}\n"),
+        ("tools.ts", "function tool() {\n}\n"),
+    ];
+    let map = |session: &Session| session.ok("codebase_map", json!({"include_symbols": true}));
+    let opened = |record: &Path, file: &str| {
+        recorded(record)
+            .iter()
+            .filter(|(dir, message)| {
+                dir == "in"
+                    && message["method"] == "textDocument/didOpen"
+                    && message["params"]["textDocument"]["uri"]
+                        .as_str()
+                        .is_some_and(|uri| uri.ends_with(&format!("/{file}")))
+            })
+            .count()
+    };
+    let navtrees = |record: &Path, file: &str| {
+        recorded(record)
+            .iter()
+            .filter(|(dir, message)| {
+                dir == "in"
+                    && message["params"]["arguments"][0] == "navtree"
+                    && message["params"]["arguments"][1]["file"]
+                        .as_str()
+                        .is_some_and(|path| path.ends_with(&format!("/{file}")))
+            })
+            .count()
+    };
+
+    let dir = project(&files);
+    let (session, record) = start_for(dir.path(), "typescript", "--answers-tsserver");
+    assert_eq!(
+        map(&session),
+        "./\n  main.ts: function main\n  shapes.ts: class Shape\n  tools.ts: function tool"
+    );
+    assert_eq!(opened(&record, "tools.ts"), 1, "no project yet: opened");
+    std::fs::write(
+        dir.path().join("tools.ts"),
+        "function tool() {\n}\nfunction sharpen() {\n}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        map(&session),
+        "./\n  main.ts: function main\n  shapes.ts: class Shape\n  tools.ts: function tool, function sharpen"
+    );
+    assert_eq!(opened(&record, "tools.ts"), 1, "outlined unopened");
+    assert!(navtrees(&record, "tools.ts") > 0);
+
+    let dir = project(&files);
+    let (session, record) = start_for(dir.path(), "typescript", "");
+    session.ok("document_symbols", json!({"file": "main.ts"}));
+    std::fs::write(dir.path().join("tools.ts"), "function sharpen() {\n}\n").unwrap();
+    assert_eq!(
+        map(&session),
+        "./\n  main.ts: function main\n  shapes.ts: class Shape\n  tools.ts: function sharpen"
+    );
+    assert_eq!(
+        opened(&record, "tools.ts"),
+        1,
+        "without the command: opened"
+    );
 }
 
 #[test]

@@ -392,3 +392,81 @@ fn bash_language_server_outlines_and_finds_shell_functions() {
     let search = session.ok("search", json!({"query": "greet"}));
     assert!(search.contains("text (2 matches in 1 file)"), "{search}");
 }
+
+/// tsserver outlines a file of its loaded project without the file being
+/// opened (`navtree`): the map names what typescript-language-server's own
+/// outline of the opened file names, and a file changed on disk as it is
+/// now, since tsserver is told of the change before the question.
+#[test]
+fn typescript_map_outlines_unopened_files_as_they_are_now() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let lib = "\
+export interface Sized {\n  size(): number;\n}\n\
+export class Box implements Sized {\n  size(): number {\n    return 1;\n  }\n}\n\
+export const make = (): Box => new Box();\n\
+export enum Color {\n  Red,\n}\n\
+export function paint(box: Box): Color {\n  const inner = () => Color.Red;\n  return inner();\n}\n\
+export default function () {\n  return 0;\n}\n";
+    let dir = project(&[
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true}, \"include\": [\"src\"]}\n",
+        ),
+        (
+            "src/main.ts",
+            "import { make } from \"./lib\";\nexport const box = make();\n",
+        ),
+        ("src/lib.ts", lib),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    assert_eq!(
+        session.ok("hover", json!({"file": "src/main.ts", "symbol": "box"})),
+        "const box: Box"
+    );
+    // The map's symbols of lib.ts, and the outline's top-level ones, in
+    // the order of their names.
+    let mapped = |map: &str| -> Vec<String> {
+        let line = map
+            .lines()
+            .find_map(|line| line.trim_start().strip_prefix("lib.ts: "))
+            .unwrap_or_default();
+        let mut symbols: Vec<String> = line.split(", ").map(str::to_owned).collect();
+        symbols.sort();
+        symbols
+    };
+    let outlined = |outline: &str| -> Vec<String> {
+        let mut symbols: Vec<String> = outline
+            .lines()
+            .filter(|line| !line.starts_with(' '))
+            .filter_map(|line| line.rsplit_once(' ').map(|(symbol, _)| symbol.to_owned()))
+            .collect();
+        symbols.sort();
+        symbols
+    };
+    let first = mapped(&session.ok("codebase_map", json!({"include_symbols": true})));
+    assert_eq!(
+        first,
+        [
+            "class Box",
+            "constant make",
+            "enum Color",
+            "function default",
+            "function paint",
+            "interface Sized"
+        ]
+    );
+    std::fs::write(
+        dir.path().join("src/lib.ts"),
+        format!("{lib}export function sharpen(): void {{}}\n"),
+    )
+    .unwrap();
+    let second = mapped(&session.ok("codebase_map", json!({"include_symbols": true})));
+    let outline = session.ok("document_symbols", json!({"file": "src/lib.ts"}));
+    assert!(
+        second.contains(&"function sharpen".to_owned()),
+        "{second:?}"
+    );
+    assert_eq!(second, outlined(&outline), "{outline}");
+}

@@ -118,8 +118,9 @@ pub struct Flags {
     pub asks_tsserver: bool,
     /// Answer `typescript.tsserverRequest` commands, as
     /// typescript-language-server does: tsserver's diagnostics checks
-    /// with the document's diagnostics as they are, any other with a body
-    /// naming the command.
+    /// with the document's diagnostics as they are, `navtree` with the
+    /// file's outline once a document has been opened ("No Project."
+    /// before), any other with a body naming the command.
     pub answers_tsserver: bool,
     /// Publish a changed document's diagnostics of the text before the
     /// change, as typescript-language-server's publication after an edit

@@ -617,7 +617,17 @@ impl LanguageServer for Mock {
                 .clone();
             Some(self.diagnostics_of(&state, &uri))
         };
-        self.respond(Some(tsserver::answer(&params.arguments, checked)))
+        // As tsserver, which loads a project when a file of it is first
+        // opened, and outlines any of its files from then on.
+        let outlined = |file: &str| {
+            let loaded = !self.state.lock().ok()?.versions.is_empty();
+            let uri = Uri::from_str(&crate::text::uri_of(std::path::Path::new(file))?).ok()?;
+            match self.answer(|a| a.document_symbols(&uri))? {
+                DocumentSymbolResponse::Nested(symbols) if loaded => Some(symbols),
+                _ => None,
+            }
+        };
+        self.respond(Some(tsserver::answer(&params.arguments, checked, outlined)))
             .await
     }
 

@@ -2,8 +2,9 @@
 //! client every hover as a `tsserver/request` notification and waits for
 //! the `tsserver/response` (`--asks-tsserver`, as @vue/language-server
 //! does), and one that answers typescript-language-server's
-//! `typescript.tsserverRequest` command (`--answers-tsserver`), with a
-//! body that names the command it was asked.
+//! `typescript.tsserverRequest` command (`--answers-tsserver`): its
+//! diagnostics checks, `navtree`, and a body that names any other command
+//! it was asked.
 
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -13,8 +14,8 @@ use tokio::sync::oneshot;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::{
-    Diagnostic, DiagnosticSeverity, Hover, HoverContents, MarkupContent, MarkupKind, Position,
-    TextDocumentPositionParams,
+    Diagnostic, DiagnosticSeverity, DocumentSymbol, Hover, HoverContents, MarkupContent,
+    MarkupKind, Position, Range, SymbolKind, TextDocumentPositionParams,
 };
 
 /// The command whose answers this module plays.
@@ -83,8 +84,14 @@ impl Relay {
 /// typescript-language-server's answer to `typescript.tsserverRequest`
 /// with `arguments` `[command, args, options]`: tsserver's whole response.
 /// Its semantic check gives `checked`'s diagnostics of the file (those
-/// of an open document), its other checks none.
-pub fn answer(arguments: &[Value], checked: impl Fn(&str) -> Option<Vec<Diagnostic>>) -> Value {
+/// of an open document), its other checks none; `navtree` gives
+/// `outlined`'s outline of the file as tsserver's navigation tree. Either
+/// fails with "No Project." where its closure has no answer.
+pub fn answer(
+    arguments: &[Value],
+    checked: impl Fn(&str) -> Option<Vec<Diagnostic>>,
+    outlined: impl Fn(&str) -> Option<Vec<DocumentSymbol>>,
+) -> Value {
     let command = arguments
         .first()
         .and_then(Value::as_str)
@@ -101,6 +108,12 @@ pub fn answer(arguments: &[Value], checked: impl Fn(&str) -> Option<Vec<Diagnost
                 return json!({"type": "response", "command": command, "success": false, "message": "No Project."});
             }
         },
+        "navtree" => match outlined(file) {
+            Some(symbols) => navigation_tree(&symbols),
+            None => {
+                return json!({"type": "response", "command": command, "success": false, "message": "No Project."});
+            }
+        },
         "syntacticDiagnosticsSync" | "suggestionDiagnosticsSync" => json!([]),
         _ => json!({"displayString": format!("tsserver answered {command}")}),
     };
@@ -112,10 +125,58 @@ pub fn answer(arguments: &[Value], checked: impl Fn(&str) -> Option<Vec<Diagnost
     })
 }
 
+/// An outline as tsserver's navigation tree of the file: a script item
+/// whose children are the outline's symbols.
+fn navigation_tree(symbols: &[DocumentSymbol]) -> Value {
+    let end = symbols
+        .iter()
+        .map(|symbol| symbol.range.end)
+        .max_by_key(|end| (end.line, end.character))
+        .unwrap_or(Position::new(0, 0));
+    json!({
+        "text": "<global>",
+        "kind": "script",
+        "spans": [span(Range::new(Position::new(0, 0), end))],
+        "childItems": symbols.iter().map(navigation_item).collect::<Vec<_>>(),
+    })
+}
+
+fn navigation_item(symbol: &DocumentSymbol) -> Value {
+    let kind = match symbol.kind {
+        SymbolKind::CLASS | SymbolKind::STRUCT => "class",
+        SymbolKind::METHOD => "method",
+        SymbolKind::INTERFACE => "interface",
+        SymbolKind::FUNCTION => "function",
+        SymbolKind::CONSTANT => "const",
+        SymbolKind::VARIABLE => "let",
+        _ => "var",
+    };
+    let children: Vec<Value> = symbol
+        .children
+        .iter()
+        .flatten()
+        .map(navigation_item)
+        .collect();
+    json!({
+        "text": symbol.name,
+        "kind": kind,
+        "spans": [span(symbol.range)],
+        "nameSpan": span(symbol.selection_range),
+        "childItems": children,
+    })
+}
+
+/// A position as tsserver writes one: line and offset from 1.
+fn location(position: Position) -> Value {
+    json!({"line": position.line + 1, "offset": position.character + 1})
+}
+
+fn span(range: Range) -> Value {
+    json!({"start": location(range.start), "end": location(range.end)})
+}
+
 /// A diagnostic as tsserver writes one: lines and offsets from 1.
 fn as_tsserver(diagnostic: &Diagnostic) -> Value {
-    let location =
-        |position: Position| json!({"line": position.line + 1, "offset": position.character + 1});
     let category = match diagnostic.severity {
         Some(DiagnosticSeverity::ERROR) => "error",
         Some(DiagnosticSeverity::WARNING) => "warning",

@@ -426,6 +426,12 @@ impl Context {
         server: &ServerHandle,
         document: DocumentSnapshot,
     ) -> Result<Reply> {
+        // tsserver outlines a file it does not have open from its own view
+        // of the disk: every change seen before the text was read reaches
+        // it ahead of the question.
+        if server.spec.tsserver_commands {
+            self.take_in_changes().await?;
+        }
         let request = outline_request(document)?.in_background();
         self.request_of(server, &request).await
     }

@@ -195,6 +195,9 @@ fn described(kind: SymbolKind, name: &str) -> String {
 async fn file_symbols(context: &Context, path: &Path) -> Result<Vec<String>> {
     let display = path.display().to_string();
     let document = context.snapshot(path, &display)?;
+    // Routed after the read: routing hands every change seen on to the
+    // servers, so one that outlines from its own view of the disk
+    // (tsserver, unopened) has taken in at least this text.
     let server = context.route(path).await?;
     let mut reply = context
         .document_symbols_in_passing(&server, document)

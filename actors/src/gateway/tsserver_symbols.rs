@@ -15,9 +15,9 @@
 
 use crate::error::Result;
 use crate::lsp::protocol::{Feature, TSSERVER_REQUEST};
+use crate::lsp::tsserver::{range, symbol_kind};
 use crate::lsp::uri::path_to_uri;
 use crate::messages::language_server::ServerRequest;
-use lsp_types::SymbolKind;
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -53,7 +53,7 @@ fn symbol_of(item: &Value) -> Option<Value> {
         "kind": kind,
         "location": {
             "uri": path_to_uri(Path::new(file)),
-            "range": {"start": position(item.get("start")?)?, "end": position(item.get("end")?)?},
+            "range": range(item)?,
         },
     });
     if let Some(container) = item
@@ -64,32 +64,6 @@ fn symbol_of(item: &Value) -> Option<Value> {
         symbol["containerName"] = json!(container);
     }
     Some(symbol)
-}
-
-/// tsserver counts lines and characters (UTF-16 units) from 1.
-fn position(location: &Value) -> Option<Value> {
-    let line = location.get("line")?.as_u64()?.checked_sub(1)?;
-    let character = location.get("offset")?.as_u64()?.checked_sub(1)?;
-    Some(json!({"line": line, "character": character}))
-}
-
-/// tsserver's kind of element as typescript-language-server names it a
-/// symbol kind, so that a search reads the same either way.
-fn symbol_kind(kind: &str) -> SymbolKind {
-    match kind {
-        "enum member" | "const" => SymbolKind::CONSTANT,
-        "JSX attribute" | "property" => SymbolKind::PROPERTY,
-        "class" | "local class" => SymbolKind::CLASS,
-        "function" | "local function" => SymbolKind::FUNCTION,
-        "constructor" => SymbolKind::CONSTRUCTOR,
-        "enum" => SymbolKind::ENUM,
-        "field" => SymbolKind::FIELD,
-        "file" => SymbolKind::FILE,
-        "getter" | "setter" | "method" => SymbolKind::METHOD,
-        "interface" => SymbolKind::INTERFACE,
-        "module" => SymbolKind::MODULE,
-        _ => SymbolKind::VARIABLE,
-    }
 }
 
 #[cfg(test)]

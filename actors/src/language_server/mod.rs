@@ -13,7 +13,8 @@
 //!
 //! Its inbox is `messages::language_server`: requests, diagnostics
 //! waits and checks of edits from the Gateways (through the Router's
-//! handle), the steps of its own checks and pull refusals, changes on disk
+//! handle), the steps of its own checks, pull refusals and outlines
+//! tsserver could not give unopened, changes on disk
 //! from the Watcher, what the server sends from its reader task, CPU
 //! samples from the Monitor, configuration, retirement and folders from
 //! the Supervisor, and its own timers. Tells the Supervisor when its process exits, handing back the requests
@@ -44,6 +45,7 @@ mod rounds;
 mod save_check;
 mod sync;
 mod tsserver_diagnostics;
+mod tsserver_outline;
 mod tsserver_relay;
 mod turns;
 mod waiting;
@@ -234,6 +236,9 @@ pub struct State {
     /// Its `tsserver/request`s relayed and not answered yet: it waits on
     /// another server's work, so its silence says nothing meanwhile.
     relayed: usize,
+    /// The server could not run tsserver's `navtree`: files are opened
+    /// to be outlined (`tsserver_outline`).
+    navtree_refused: bool,
     /// Whether the server has asked for its configuration yet.
     configured: bool,
     /// The check of an edit in progress, with the work it holds.
@@ -322,6 +327,7 @@ impl Actor for LanguageServer {
             waits: HashMap::new(),
             next_wait: 1,
             relayed: 0,
+            navtree_refused: false,
             configured: false,
             check: None,
             next_check_id: 0,
@@ -447,6 +453,11 @@ impl Actor for LanguageServer {
             LanguageServerMsg::Gaps(gaps) => state.coverage.set_gaps(gaps),
             LanguageServerMsg::Folders(change) => state.folders_changed(&myself, change),
             LanguageServerMsg::PullRefused(call) => state.pull_refused(&myself, call),
+            LanguageServerMsg::OutlineByOpening { call, refused } => {
+                if let Some(Work::Request(call)) = state.hold_for_check(Work::Request(call)) {
+                    state.outline_by_opening(&myself, call, refused)
+                }
+            }
             LanguageServerMsg::SendOpenAgain => state.send_open_again(),
             LanguageServerMsg::TsserverAnswered { id, body } => {
                 state.answer_tsserver(id, body);

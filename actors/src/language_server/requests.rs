@@ -46,6 +46,14 @@ impl State {
     }
 
     pub(super) fn request(&mut self, myself: &ActorRef<LanguageServerMsg>, call: Call) {
+        if self.outlines_without_opening(&call.request) {
+            return self.ask_tsserver_outline(myself, call);
+        }
+        self.request_opening(myself, call);
+    }
+
+    /// Sends a request, its document opened or synced first.
+    pub(super) fn request_opening(&mut self, myself: &ActorRef<LanguageServerMsg>, call: Call) {
         let capabilities = match self.admit() {
             Admission::Ready(capabilities) => capabilities,
             other => return self.defer(myself, other, Work::Request(call)),

@@ -18,6 +18,7 @@ use super::State;
 use super::pull::{METHOD_NOT_FOUND, Report};
 use crate::error::{Error, Result};
 use crate::lsp::protocol::TSSERVER_REQUEST;
+use crate::lsp::tsserver::range;
 use crate::lsp::uri::path_to_uri;
 use crate::messages::language_server::{
     Call, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg, Reply, ServerRequest,
@@ -208,19 +209,6 @@ fn as_lsp(diagnostic: &Value) -> Option<Value> {
         lsp["relatedInformation"] = json!(related);
     }
     Some(lsp)
-}
-
-/// A span's range: tsserver counts lines and offsets (UTF-16 units) from 1.
-fn range(span: &Value) -> Option<Value> {
-    let position = |location: &Value| -> Option<Value> {
-        let line = location.get("line")?.as_u64()?.saturating_sub(1);
-        let character = location.get("offset")?.as_u64()?.saturating_sub(1);
-        Some(json!({"line": line, "character": character}))
-    };
-    Some(json!({
-        "start": position(span.get("start")?)?,
-        "end": position(span.get("end")?)?,
-    }))
 }
 
 fn related(information: &Value) -> Option<Value> {

@@ -423,6 +423,13 @@ pub enum LanguageServerMsg {
     /// the question as a method it does not know: the caller waits for a
     /// publication instead, and so does everyone after it.
     PullRefused(DiagnosticsCall),
+    /// tsserver could not outline a file without its being open (it is in
+    /// no project tsserver has loaded; `refused`: the server cannot run
+    /// the command at all): the outline is asked with the document opened.
+    OutlineByOpening {
+        call: Call,
+        refused: bool,
+    },
     /// The body of a TypeScript server's answer to the server's
     /// `tsserver/request` `id`, relayed (`null`: nothing answered it).
     TsserverAnswered {
