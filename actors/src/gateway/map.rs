@@ -148,23 +148,14 @@ async fn symbols_by_file(
                 .is_ok_and(|real| roots.root_of(&real).is_some())
         })
         .collect();
-    let mut found: HashMap<PathBuf, Vec<String>> = indexing::top_level(context, files.clone())
-        .await
-        .into_iter()
-        .map(|(path, symbols)| {
-            let names = symbols
-                .into_iter()
-                .map(|symbol| described(indexed::kind_of(symbol.kind), &symbol.name))
-                .collect();
-            (path, names)
-        })
-        .collect();
+    let mut found = indexed_top_level(context, files.clone()).await;
     let unknown: Vec<PathBuf> = files
         .into_iter()
         .filter(|path| !found.contains_key(path))
         .collect();
     // A new request as each one ends, not a batch at a time: one slow
-    // outline holds up no others.
+    // outline holds up no others. Each file is looked up in the index
+    // again first: another session's map may have outlined it since.
     let mut waiting = unknown.into_iter();
     let mut requests = JoinSet::new();
     loop {
@@ -172,7 +163,11 @@ async fn symbols_by_file(
             let Some(path) = waiting.next() else { break };
             let context = context.clone();
             requests.spawn(async move {
-                let names = file_symbols(&context, &path).await.unwrap_or_default();
+                let indexed = indexed_top_level(&context, vec![path.clone()]).await;
+                let names = match indexed.into_values().next() {
+                    Some(names) => names,
+                    None => file_symbols(&context, &path).await.unwrap_or_default(),
+                };
                 (path, names)
             });
         }
@@ -185,6 +180,25 @@ async fn symbols_by_file(
         }
     }
     found
+}
+
+/// The top-level symbols of those of `files` whose outline of their text
+/// now the index holds, as the map lists them.
+async fn indexed_top_level(
+    context: &Context,
+    files: Vec<PathBuf>,
+) -> HashMap<PathBuf, Vec<String>> {
+    indexing::top_level(context, files)
+        .await
+        .into_iter()
+        .map(|(path, symbols)| {
+            let names = symbols
+                .into_iter()
+                .map(|symbol| described(indexed::kind_of(symbol.kind), &symbol.name))
+                .collect();
+            (path, names)
+        })
+        .collect()
 }
 
 /// A symbol as the map lists it: its kind, then its name.
