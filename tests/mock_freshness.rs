@@ -344,6 +344,46 @@ fn the_map_closes_the_documents_it_opened() {
     assert!(!sent("textDocument/didClose", "main.py"));
 }
 
+/// Two maps of the same files at once, their outlines asked together
+/// (one answer shared, or one after the other) beside the index pass's:
+/// every document opened in passing is closed once all are answered.
+#[test]
+fn maps_at_once_close_the_documents_they_opened() {
+    let dir = project(&[
+        ("main.py", "def main():\n    pass\n"),
+        ("lib/shapes.py", "class Shape:\n    pass\n"),
+        ("lib/tools.py", "def tool():\n    pass\n"),
+    ]);
+    let (session, record) = start(dir.path(), "--response-delay 200");
+    let args = json!({"include_symbols": true});
+    let maps = [
+        session.call_async("codebase_map", args.clone()),
+        session.call_async("codebase_map", args),
+    ];
+    for map in &maps {
+        let map = outcome(wait(map)).text;
+        assert!(map.contains("tools.py: function tool"), "{map}");
+    }
+    let count = |method: &str, file: &str| {
+        recorded(&record)
+            .iter()
+            .filter(|(dir, message)| {
+                dir == "in"
+                    && message["method"] == method
+                    && message["params"]["textDocument"]["uri"]
+                        .as_str()
+                        .is_some_and(|uri| uri.ends_with(&format!("/lib/{file}")))
+            })
+            .count()
+    };
+    wait_until("the documents opened in passing are closed", || {
+        ["shapes.py", "tools.py"].iter().all(|file| {
+            let opened = count("textDocument/didOpen", file);
+            opened > 0 && count("textDocument/didClose", file) == opened
+        })
+    });
+}
+
 /// A TypeScript server that runs tsserver's `navtree` outlines a map's
 /// files without opening them, and a file changed on disk as it is now.
 /// One that cannot run the command has them opened. (`lib/tools.ts` lies
@@ -367,7 +407,9 @@ fn tsserver_outlines_the_maps_files_unopened_as_they_are_now() {
                 };
                 dir == "in"
                     && (message["method"] == method || message["params"]["arguments"][0] == method)
-                    && named.as_str().is_some_and(|file| file.ends_with("/lib/tools.ts"))
+                    && named
+                        .as_str()
+                        .is_some_and(|file| file.ends_with("/lib/tools.ts"))
             })
             .count()
     };
@@ -386,13 +428,20 @@ fn tsserver_outlines_the_maps_files_unopened_as_they_are_now() {
     )
     .unwrap();
     assert_eq!(map(&session), mapped("function tool, function sharpen"));
-    assert_eq!(asked(&record, "textDocument/didOpen"), 0, "outlined unopened");
+    assert_eq!(
+        asked(&record, "textDocument/didOpen"),
+        0,
+        "outlined unopened"
+    );
     assert!(asked(&record, "navtree") >= 2, "both texts from navtree");
 
     let dir = project(&files);
     let (session, record) = start_for(dir.path(), "typescript", "");
     assert_eq!(map(&session), mapped("function tool"));
-    assert!(asked(&record, "textDocument/didOpen") >= 1, "without the command: opened");
+    assert!(
+        asked(&record, "textDocument/didOpen") >= 1,
+        "without the command: opened"
+    );
 }
 
 #[test]

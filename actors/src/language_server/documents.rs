@@ -36,9 +36,32 @@ struct OpenDocument {
     /// A version sent after a change elsewhere that the server has not
     /// yet published diagnostics for.
     awaiting: Option<Awaiting>,
-    /// Opened for background work and used by nothing else since: closed
-    /// once that work has its answer.
-    background: bool,
+    /// Opened for background work, with how many of its requests use it
+    /// still: closed once the last has its answer. `None` for a document
+    /// an agent's question used, or not opened in passing.
+    in_passing: Option<u32>,
+}
+
+/// What a document is synced for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Use {
+    /// An agent's question, or anything else that keeps it open.
+    Question,
+    /// Background work (an outline in passing): a document it opens is
+    /// closed once every such request is answered.
+    InPassing,
+    /// Sent again after a change: nobody's use.
+    Refresh,
+}
+
+impl OpenDocument {
+    fn used(&mut self, used: Use) {
+        match used {
+            Use::Question => self.in_passing = None,
+            Use::InPassing => self.in_passing = self.in_passing.map(|users| users + 1),
+            Use::Refresh => {}
+        }
+    }
 }
 
 /// A version the server must be seen to take in before it is asked about
@@ -57,18 +80,18 @@ pub struct Documents {
 
 impl Documents {
     /// Records `snapshot` as the server's copy and says what to send.
-    pub fn sync(&mut self, snapshot: DocumentSnapshot) -> SyncAction {
+    pub fn sync(&mut self, snapshot: DocumentSnapshot, used: Use) -> SyncAction {
         let now = Instant::now();
         match self.open.get_mut(&snapshot.uri) {
             Some(open) if open.snapshot.hash == snapshot.hash && !open.stale => {
                 open.last_used = now;
-                open.background = false;
+                open.used(used);
                 SyncAction::Unchanged
             }
             Some(open) => {
                 open.version += 1;
                 open.last_used = now;
-                open.background = false;
+                open.used(used);
                 let stale = std::mem::take(&mut open.stale);
                 let previous = std::mem::replace(&mut open.snapshot, snapshot).text;
                 SyncAction::Change {
@@ -88,7 +111,7 @@ impl Documents {
                         last_used: now,
                         stale: false,
                         awaiting: None,
-                        background: false,
+                        in_passing: (used == Use::InPassing).then_some(1),
                     },
                 );
                 SyncAction::Open { version }
@@ -121,21 +144,22 @@ impl Documents {
         idle_uris
     }
 
-    /// Marks a document just opened as opened for background work.
-    pub fn opened_in_background(&mut self, uri: &str) {
-        if let Some(open) = self.open.get_mut(uri) {
-            open.background = true;
-        }
-    }
-
-    /// Forgets a document opened for background work and used by nothing
-    /// else since; returns whether it did, and so must be closed.
+    /// One background request that used a document opened in passing has
+    /// its answer: forgets the document if it was the last and nothing
+    /// else used it; returns whether it did, and so must be closed.
     pub fn close_background(&mut self, uri: &str) -> bool {
-        let background = self.open.get(uri).is_some_and(|open| open.background);
-        if background {
+        let Some(open) = self.open.get_mut(uri) else {
+            return false;
+        };
+        let Some(users) = open.in_passing.as_mut() else {
+            return false;
+        };
+        *users = users.saturating_sub(1);
+        let last = *users == 0;
+        if last {
             self.open.remove(uri);
         }
-        background
+        last
     }
 
     pub fn forget(&mut self, uri: &str) {
@@ -263,12 +287,15 @@ mod tests {
     fn opens_then_changes_only_when_content_differs() {
         let mut documents = Documents::default();
         assert_eq!(
-            documents.sync(snapshot("a")),
+            documents.sync(snapshot("a"), Use::Question),
             SyncAction::Open { version: 1 }
         );
-        assert_eq!(documents.sync(snapshot("a")), SyncAction::Unchanged);
         assert_eq!(
-            documents.sync(snapshot("b")),
+            documents.sync(snapshot("a"), Use::Question),
+            SyncAction::Unchanged
+        );
+        assert_eq!(
+            documents.sync(snapshot("b"), Use::Question),
             SyncAction::Change {
                 version: 2,
                 previous: "a".into(),
@@ -282,17 +309,20 @@ mod tests {
     #[test]
     fn a_stale_document_is_sent_again_once_and_awaited_until_published() {
         let mut documents = Documents::default();
-        documents.sync(snapshot("a"));
+        documents.sync(snapshot("a"), Use::Question);
         documents.mark_stale(&[]);
         assert_eq!(
-            documents.sync(snapshot("a")),
+            documents.sync(snapshot("a"), Use::Question),
             SyncAction::Change {
                 version: 2,
                 previous: "a".into(),
                 stale: true,
             }
         );
-        assert_eq!(documents.sync(snapshot("a")), SyncAction::Unchanged);
+        assert_eq!(
+            documents.sync(snapshot("a"), Use::Question),
+            SyncAction::Unchanged
+        );
         let uri = "file:///w/a.py";
         let now = Instant::now();
         documents.await_version(uri, 2, now);
@@ -302,7 +332,7 @@ mod tests {
         assert_eq!(documents.awaiting(uri), None);
         documents.mark_stale(&[uri]);
         assert_eq!(
-            documents.sync(snapshot("a")),
+            documents.sync(snapshot("a"), Use::Question),
             SyncAction::Unchanged,
             "it changed itself"
         );
@@ -310,22 +340,37 @@ mod tests {
 
     #[test]
     fn a_background_document_is_closed_unless_used_since() {
+        let uri = "file:///w/a.py";
         let mut documents = Documents::default();
-        documents.sync(snapshot("a"));
-        documents.opened_in_background("file:///w/a.py");
-        assert!(documents.close_background("file:///w/a.py"));
-        assert!(!documents.is_open("file:///w/a.py"));
-        documents.sync(snapshot("a"));
-        documents.opened_in_background("file:///w/a.py");
-        documents.sync(snapshot("a"));
-        assert!(!documents.close_background("file:///w/a.py"));
-        assert!(documents.is_open("file:///w/a.py"));
+        documents.sync(snapshot("a"), Use::InPassing);
+        assert!(documents.close_background(uri));
+        assert!(!documents.is_open(uri));
+        documents.sync(snapshot("a"), Use::InPassing);
+        documents.sync(snapshot("a"), Use::Question);
+        assert!(!documents.close_background(uri));
+        assert!(documents.is_open(uri));
+    }
+
+    /// Two outlines in passing of one document (a map's and the index
+    /// pass's) leave it open until both are answered, then close it; a
+    /// change on disk sent meanwhile is no one's use of it.
+    #[test]
+    fn a_document_used_by_two_background_requests_closes_after_both() {
+        let uri = "file:///w/a.py";
+        let mut documents = Documents::default();
+        documents.sync(snapshot("a"), Use::InPassing);
+        documents.sync(snapshot("a"), Use::InPassing);
+        documents.sync(snapshot("b"), Use::Refresh);
+        assert!(!documents.close_background(uri));
+        assert!(documents.is_open(uri));
+        assert!(documents.close_background(uri));
+        assert!(!documents.is_open(uri));
     }
 
     #[test]
     fn closes_idle_documents() {
         let mut documents = Documents::default();
-        documents.sync(snapshot("a"));
+        documents.sync(snapshot("a"), Use::Question);
         assert!(documents.close_idle(Duration::from_secs(60)).is_empty());
         assert_eq!(
             documents.close_idle(Duration::ZERO),

@@ -5,6 +5,7 @@
 //! caller asking the identical question while it is in flight, and within
 //! its session's fair share of the server (`fairness.rs`).
 
+use super::documents::Use;
 use super::fairness::Admitted;
 use super::readiness::Taking;
 use super::turns::ONE_AT_A_TIME;
@@ -74,8 +75,11 @@ impl State {
         // The document is synced at once, so a server that loads a
         // project only for an open file starts loading it now.
         if let Some(document) = &call.request.document {
-            let opened =
-                self.sync_document_for(document.clone(), &capabilities, call.request.background);
+            let used = match call.request.background {
+                true => Use::InPassing,
+                false => Use::Question,
+            };
+            let opened = self.sync_document_for(document.clone(), &capabilities, used);
             // The file may belong to a project the server loads only now
             // (tsserver): a question about the whole project waits until
             // the server has taken it in, or its answer is the new
@@ -107,6 +111,13 @@ impl State {
             self.asked.get(&key).and_then(|id| self.pending.get_mut(id))
         {
             sent.followers.push(call.reply);
+            // Answered with the request it follows, whose answer closes a
+            // document opened in passing once: its own use ends here.
+            if call.request.background
+                && let Some(document) = &call.request.document
+            {
+                self.close_background(&document.uri);
+            }
             return;
         }
         let admitted = if self.quiet_window.is_open(Instant::now()) {

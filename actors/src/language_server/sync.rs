@@ -6,7 +6,7 @@
 
 use super::readiness::Taking;
 use super::{Phase, State};
-use crate::language_server::documents::SyncAction;
+use crate::language_server::documents::{SyncAction, Use};
 use crate::lsp::position::{PositionEncoding, line_at};
 use crate::lsp::protocol::{Capabilities, SyncKind};
 use crate::messages::language_server::{LanguageServerMsg, ServerRequest};
@@ -68,7 +68,7 @@ impl State {
         let capabilities = capabilities.clone();
         self.documents.mark_stale(&[]);
         for document in self.documents.snapshots() {
-            self.sync_document(document, &capabilities);
+            self.sync_document_for(document, &capabilities, Use::Refresh);
         }
     }
 
@@ -84,31 +84,29 @@ impl State {
         document: DocumentSnapshot,
         capabilities: &Capabilities,
     ) -> bool {
-        self.sync_document_for(document, capabilities, false)
+        self.sync_document_for(document, capabilities, Use::Question)
     }
 
-    /// [`Self::sync_document`], for background work when `background`: a
-    /// document it opens is marked to be closed once answered, and its
+    /// [`Self::sync_document`], for what `used` says: a document opened
+    /// for background work is closed once that work is answered, and its
     /// opening is not what makes a server load, so that no agent is told
     /// the server is loading because the index pass opened a file.
     pub(super) fn sync_document_for(
         &mut self,
         document: DocumentSnapshot,
         capabilities: &Capabilities,
-        background: bool,
+        used: Use,
     ) -> bool {
         let uri = document.uri.clone();
         let text = document.text.clone();
         let language = document.language_id.clone();
         let on_disk = document.on_disk;
-        match self.documents.sync(document) {
+        match self.documents.sync(document, used) {
             SyncAction::Unchanged => false,
             SyncAction::Open { version } => {
                 self.diagnostics
                     .note_change(&uri, i64::from(version), false, Instant::now());
-                if background {
-                    self.documents.opened_in_background(&uri);
-                } else {
+                if used != Use::InPassing {
                     self.readiness.reload(Instant::now());
                 }
                 self.did_open(&uri, &language, version, &text);

@@ -15,6 +15,7 @@
 //! version it publishes for a document sent again, or, for servers that do
 //! not echo versions, until it goes quiet.
 
+use super::documents::Use;
 use super::readiness::Taking;
 use super::{Phase, State};
 use crate::language;
@@ -169,7 +170,7 @@ impl State {
             resent.push(change.uri.as_str());
             match DocumentSnapshot::read(&change.path, language::language_id(&change.path)) {
                 Ok(document) if change.kind != ChangeKind::Deleted => {
-                    self.sync_document(document, &capabilities);
+                    self.sync_document_for(document, &capabilities, Use::Refresh);
                 }
                 _ => self.close_document(&change.uri),
             }
