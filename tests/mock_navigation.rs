@@ -395,3 +395,18 @@ fn several_roots_prefix_paths_with_their_names() {
     let listing = session.ok("list_directory", json!({"path": "app-2"}));
     assert_eq!(listing, "util.py  23 B");
 }
+
+/// A file whose server cannot outline it is shown bare under a warning
+/// that says why, never as a file without symbols.
+#[test]
+fn the_map_says_why_files_have_no_symbols() {
+    let (_dir, session) = session("--fail-on textDocument/documentSymbol");
+    let map = session.ok("codebase_map", json!({"include_symbols": true}));
+    assert!(
+        map.starts_with(
+            "warning: no symbols of 2 files: [python] mockls: failing textDocument/documentSymbol"
+        ),
+        "{map}"
+    );
+    assert!(map.ends_with("\n  lib.py\n  main.py"), "{map}");
+}

@@ -74,19 +74,58 @@ pub async fn codebase_map(context: &Context, args: &MapArgs) -> Result<String> {
             let shown = shown_files(&trees, offset, budget);
             symbols_by_file(context, &roots, shown).await
         }
-        false => HashMap::new(),
+        false => Symbols::default(),
     };
     let mut lines = Vec::new();
     for (start, nodes) in &trees {
         lines.push(format!("{}/", roots.display(start)));
-        lines.extend(tree_lines(nodes, &symbols));
+        lines.extend(tree_lines(nodes, &symbols.by_file));
     }
     Ok(page(
+        &symbols.warnings(),
         lines,
         offset,
         budget,
         context.settings.max_output_bytes,
     ))
+}
+
+/// The top-level symbols of the files shown, and why a file that has a
+/// server has none shown.
+#[derive(Default)]
+struct Symbols {
+    by_file: HashMap<PathBuf, Vec<String>>,
+    /// Each error of a file's server, with how many files it left bare.
+    failed: Vec<(String, usize)>,
+}
+
+impl Symbols {
+    /// Notes why a file has no symbols shown; a file of a language no
+    /// server is configured for (plain text) has none to show.
+    fn failed(&mut self, error: &Error) {
+        if matches!(error, Error::NoServer(_)) {
+            return;
+        }
+        let error = error.to_string();
+        match self.failed.iter_mut().find(|(seen, _)| *seen == error) {
+            Some((_, files)) => *files += 1,
+            None => self.failed.push((error, 1)),
+        }
+    }
+
+    /// One line per error: a file shown bare is not a file without symbols.
+    fn warnings(&self) -> Vec<String> {
+        self.failed
+            .iter()
+            .map(|(error, files)| {
+                let files = match files {
+                    1 => "1 file".to_owned(),
+                    many => format!("{many} files"),
+                };
+                format!("warning: no symbols of {files}: {error}")
+            })
+            .collect()
+    }
 }
 
 /// The files whose lines the page from `offset` shows: a tree is a line
@@ -135,11 +174,7 @@ fn walk(start: &Path, max_depth: usize) -> Vec<Node> {
 /// outline in the index). Files whose server is missing or fails are
 /// listed plainly, and so are links that resolve outside the roots: no
 /// server is asked about what lies outside.
-async fn symbols_by_file(
-    context: &Context,
-    roots: &RootSet,
-    shown: Vec<PathBuf>,
-) -> HashMap<PathBuf, Vec<String>> {
+async fn symbols_by_file(context: &Context, roots: &RootSet, shown: Vec<PathBuf>) -> Symbols {
     let files: Vec<PathBuf> = shown
         .into_iter()
         .filter(|path| language::language_id(path).is_some())
@@ -148,10 +183,13 @@ async fn symbols_by_file(
                 .is_ok_and(|real| roots.root_of(&real).is_some())
         })
         .collect();
-    let mut found = indexed_top_level(context, files.clone()).await;
+    let mut found = Symbols {
+        by_file: indexed_top_level(context, files.clone()).await,
+        failed: Vec::new(),
+    };
     let unknown: Vec<PathBuf> = files
         .into_iter()
-        .filter(|path| !found.contains_key(path))
+        .filter(|path| !found.by_file.contains_key(path))
         .collect();
     // A new request as each one ends, not a batch at a time: one slow
     // outline holds up no others. Each file is looked up in the index
@@ -165,16 +203,17 @@ async fn symbols_by_file(
             requests.spawn(async move {
                 let indexed = indexed_top_level(&context, vec![path.clone()]).await;
                 let names = match indexed.into_values().next() {
-                    Some(names) => names,
-                    None => file_symbols(&context, &path).await.unwrap_or_default(),
+                    Some(names) => Ok(names),
+                    None => file_symbols(&context, &path).await,
                 };
                 (path, names)
             });
         }
         match requests.join_next().await {
-            Some(Ok((path, names))) => {
-                found.insert(path, names);
+            Some(Ok((path, Ok(names)))) => {
+                found.by_file.insert(path, names);
             }
+            Some(Ok((_, Err(error)))) => found.failed(&error),
             Some(Err(_)) => {}
             None => break,
         }
@@ -267,7 +306,13 @@ fn tree_lines(nodes: &[Node], symbols: &HashMap<PathBuf, Vec<String>>) -> Vec<St
 }
 
 /// Shows `budget` lines from line `offset` on and says how to get the rest.
-fn page(lines: Vec<String>, offset: usize, budget: usize, max_bytes: usize) -> String {
+fn page(
+    head: &[String],
+    lines: Vec<String>,
+    offset: usize,
+    budget: usize,
+    max_bytes: usize,
+) -> String {
     let end = offset.saturating_add(budget).min(lines.len());
     let left_out = lines.len() - end;
     let mut body = lines;
@@ -277,7 +322,7 @@ fn page(lines: Vec<String>, offset: usize, budget: usize, max_bytes: usize) -> S
             "… {left_out} more lines (call again with offset={end}, or lower max_depth)"
         ));
     }
-    render::paged(&[], &body, offset, max_bytes)
+    render::paged(head, &body, offset, max_bytes)
 }
 
 #[cfg(test)]
@@ -341,11 +386,11 @@ mod tests {
     fn pages_by_the_budget_with_a_marker() {
         let lines: Vec<String> = (0..10).map(|n| n.to_string()).collect();
         assert_eq!(
-            page(lines.clone(), 0, 3, 10_000),
+            page(&[], lines.clone(), 0, 3, 10_000),
             "0\n1\n2\n… 7 more lines (call again with offset=3, or lower max_depth)"
         );
         assert_eq!(
-            page(lines, 8, 3, 10_000),
+            page(&[], lines, 8, 3, 10_000),
             "… 8 lines before (from offset=8)\n8\n9"
         );
     }
