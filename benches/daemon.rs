@@ -549,6 +549,10 @@ fn ask_until(
             tally.lost += 1;
         } else if answer.text != expected[index] {
             tally.mismatched += 1;
+            eprintln!(
+                "mismatched {tool} {arguments}: {:?}, expected {:?}",
+                answer.text, expected[index]
+            );
         }
         if index + 1 == questions.len() {
             broken = !broken;
@@ -566,6 +570,10 @@ fn ask_until(
                 tally.lost += 1;
             } else if !right {
                 tally.mismatched += 1;
+                eprintln!(
+                    "mismatched diagnostics of {file} (broken: {broken}): {:?}",
+                    answer.text
+                );
             }
         }
     }
