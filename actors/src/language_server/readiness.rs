@@ -37,6 +37,9 @@ pub struct Readiness {
     /// The last event that may have set the server loading.
     loading_since: Instant,
     idle_since: Option<Instant>,
+    /// When the last CPU sample was taken: a sample's ticks are those
+    /// since then.
+    sampled_at: Option<Instant>,
     /// Progress tokens that began while the server was loading.
     loading_work: HashSet<String>,
     /// A workspace change the server has not yet been seen to take in.
@@ -80,6 +83,7 @@ impl Readiness {
             loading_started: now,
             loading_since: now,
             idle_since: None,
+            sampled_at: None,
             loading_work: HashSet::new(),
             settling_since: None,
             taking: Taking::DiskChanges,
@@ -171,9 +175,14 @@ impl Readiness {
     /// Folds in one CPU sample taken at `now`.
     pub fn sample(&mut self, sample: &ProcessSample, now: Instant) {
         let idle = sample.delta_ticks == 0 && !sample.running;
+        // No ticks since the sample before: idle since then, not only
+        // now. Sampled once a second while nobody waits, a server idle
+        // between two questions is seen loaded at the next question's
+        // first sample, before another session's questions keep it busy.
+        let interval_began = self.sampled_at.replace(now).unwrap_or(now);
         self.quiet_streak = if idle { self.quiet_streak + 1 } else { 0 };
         self.idle_since = match idle {
-            true => Some(self.idle_since.unwrap_or(now)),
+            true => Some(self.idle_since.unwrap_or(interval_began)),
             false => None,
         };
         let idle_enough = self.idle_since.is_some_and(|since| {
@@ -215,9 +224,24 @@ mod tests {
         assert!(readiness.is_loading());
         readiness.sample(&sample(5), at(start, 100));
         readiness.sample(&sample(0), at(start, 200));
+        readiness.sample(&sample(0), at(start, 450));
+        assert!(
+            readiness.is_loading(),
+            "idle 350 ms, since the sample at 100"
+        );
         readiness.sample(&sample(0), at(start, 500));
-        assert!(readiness.is_loading(), "idle 300 ms");
-        readiness.sample(&sample(0), at(start, 600));
+        assert!(!readiness.is_loading());
+    }
+
+    /// Sampled once a second while nobody waits: one sample that finds no
+    /// ticks since the one before has seen a second of idleness.
+    #[test]
+    fn one_idle_sample_counts_the_whole_interval_before_it() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, true);
+        readiness.sample(&sample(40), at(start, 1_000));
+        assert!(readiness.is_loading());
+        readiness.sample(&sample(0), at(start, 2_000));
         assert!(!readiness.is_loading());
     }
 
