@@ -8,11 +8,15 @@
 //! stamped at every search as before (`sketches.rs`), so a file changed
 //! in place needs nothing from here. A file deleted is left in the
 //! listing: the search that finds it gone skips it. What a listing cannot
-//! know is a file that came: a file created or moved in that it does not
-//! hold, a directory that came, or an ignore file changed (which changes
-//! what the walk takes) forgets the root's listing, and the next search
-//! walks again. So does anything the Watcher could not see: a root it
-//! does not watch whole (inotify's limits), or events the kernel dropped.
+//! know is a file that came: a directory that came, or an ignore file
+//! changed (which changes what the walk takes), forgets the root's
+//! listing, and the next search walks again. So does a file created or
+//! moved in that the listing lacks, if it is still there when the listing
+//! is next read: an editor that saves by writing a temporary file and
+//! renaming it over the old one leaves nothing new behind, and the walk's
+//! own rules, not the Watcher's, decide whether a file that stays is
+//! listed. So does anything the Watcher could not see: a root it does not
+//! watch whole (inotify's limits), or events the kernel dropped.
 //!
 //! Each listed file also says whether it is as a search last checked it:
 //! its stamp was taken and matched its sketch, and no change of it came
@@ -24,6 +28,10 @@
 //! so no listing is used past a change made before the call.
 
 use crate::vocabulary::file_changes::ChangeKind;
+
+/// Files that came and that no listing holds, kept to be looked at when a
+/// listing is next read; past this many, their roots walk again at once.
+const MAX_ARRIVALS: usize = 64;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -87,6 +95,9 @@ struct State {
     /// Moves on whenever a listing could have been left behind: a walk
     /// that began before is not kept.
     generation: u64,
+    /// Files created or moved in that the listings lacked, not yet looked
+    /// at: one still there when its root's listing is read forgets it.
+    arrivals: Vec<PathBuf>,
 }
 
 /// What a walk about to begin needs to have its listing kept.
@@ -99,7 +110,13 @@ impl Listings {
     /// The files of `root` as kept, if a walk since the last file came
     /// listed them.
     pub fn get(&self, root: &Path) -> Option<Arc<[Listed]>> {
-        self.state.lock().ok()?.by_root.get(root).cloned()
+        let mut state = self.state.lock().ok()?;
+        state.by_root.get(root)?;
+        if state.any_arrival_stayed(root) {
+            state.forget(|listed| listed == root);
+            return None;
+        }
+        state.by_root.get(root).cloned()
     }
 
     /// Marks the moment before a search takes a file's stamp.
@@ -126,6 +143,13 @@ impl Listings {
             return;
         }
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        // A file that came and that the walk found is no longer lacking.
+        state.arrivals.retain(|path| {
+            !path.starts_with(root)
+                || files
+                    .binary_search_by(|listed| listed.path.as_path().cmp(path))
+                    .is_err()
+        });
         state.by_root.insert(root.to_path_buf(), files.into());
     }
 
@@ -181,15 +205,31 @@ impl Listings {
         }
         let listed_before = listed_before.unwrap_or(false);
         let came = matches!(kind, ChangeKind::Created | ChangeKind::MovedIn);
-        // A walk under way may have passed the file's directory already,
-        // so a file that came forgets even where nothing is kept.
-        if is_ignore_file(path) || (came && (is_dir || !listed_before)) {
+        if is_ignore_file(path) || (came && is_dir) {
             state.forget(|root| path.starts_with(root));
+        } else if came && !listed_before {
+            // Looked at when a listing is read, so also after a walk under
+            // way that passed the file's directory before it came.
+            state.arrivals.push(path.to_path_buf());
+            if state.arrivals.len() > MAX_ARRIVALS {
+                let arrivals = std::mem::take(&mut state.arrivals);
+                state.forget(|root| arrivals.iter().any(|path| path.starts_with(root)));
+            }
         }
     }
 }
 
 impl State {
+    /// Whether a file that came under `root` is still there; those gone
+    /// (a save's temporary file) are let go.
+    fn any_arrival_stayed(&mut self, root: &Path) -> bool {
+        let (under, elsewhere): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(&mut self.arrivals)
+            .into_iter()
+            .partition(|path| path.starts_with(root));
+        self.arrivals = elsewhere;
+        under.iter().any(|path| path.symlink_metadata().is_ok())
+    }
+
     fn is_watched(&self, root: &Path) -> bool {
         self.watched.iter().any(|watched| root.starts_with(watched))
     }
@@ -279,10 +319,8 @@ mod tests {
     }
 
     #[test]
-    fn a_file_or_directory_that_came_forgets_the_listing() {
+    fn a_directory_or_ignore_file_that_came_forgets_the_listing() {
         for (path, kind, is_dir) in [
-            ("/r/new.py", ChangeKind::Created, false),
-            ("/r/moved.py", ChangeKind::MovedIn, false),
             ("/r/src", ChangeKind::Created, true),
             ("/r/sub/.gitignore", ChangeKind::Changed, false),
             ("/r/.ignore", ChangeKind::Deleted, false),
@@ -293,14 +331,62 @@ mod tests {
         }
     }
 
+    /// A file that came forgets the listing if it is still there when the
+    /// listing is read; a save's temporary file, gone by then, does not.
     #[test]
-    fn a_walk_that_a_new_file_overtook_is_not_kept() {
+    fn a_file_that_came_and_stayed_forgets_the_listing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
         let listings = Listings::default();
-        listings.watching(Path::new("/r"));
+        listings.watching(root);
+        let keep = |files: &[&str]| {
+            let walk = listings.begin();
+            let files = files
+                .iter()
+                .map(|name| listed(&root.join(name).to_string_lossy()));
+            listings.keep(root, walk, files.collect());
+        };
+        keep(&["a.py"]);
+        let temporary = root.join(".a.py.swp");
+        std::fs::write(&temporary, "x").unwrap();
+        listings.changed(&temporary, ChangeKind::Created, false);
+        std::fs::rename(&temporary, root.join("a.py")).unwrap();
+        listings.changed(&root.join("a.py"), ChangeKind::MovedIn, false);
+        assert!(listings.get(root).is_some(), "the temporary file is gone");
+
+        for kind in [ChangeKind::Created, ChangeKind::MovedIn] {
+            keep(&["a.py"]);
+            std::fs::write(root.join("new.py"), "x").unwrap();
+            listings.changed(&root.join("new.py"), kind, false);
+            assert!(listings.get(root).is_none(), "{kind:?}");
+            std::fs::remove_file(root.join("new.py")).unwrap();
+        }
+    }
+
+    /// A walk that began before a file came may have passed its directory
+    /// already: the file is looked at once the walk's listing is kept.
+    #[test]
+    fn a_walk_that_a_new_file_overtook_is_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let listings = Listings::default();
+        listings.watching(root);
         let walk = listings.begin();
-        listings.changed(Path::new("/r/new.py"), ChangeKind::Created, false);
-        listings.keep(Path::new("/r"), walk, vec![listed("/r/a.py")]);
-        assert!(!is_kept(&listings));
+        std::fs::write(root.join("new.py"), "x").unwrap();
+        listings.changed(&root.join("new.py"), ChangeKind::Created, false);
+        listings.keep(
+            root,
+            walk,
+            vec![listed(&root.join("a.py").to_string_lossy())],
+        );
+        assert!(listings.get(root).is_none());
+        let walk = listings.begin();
+        std::fs::write(root.join("newer.py"), "x").unwrap();
+        listings.changed(&root.join("newer.py"), ChangeKind::Created, false);
+        let found =
+            ["a.py", "new.py", "newer.py"].map(|name| listed(&root.join(name).to_string_lossy()));
+        listings.keep(root, walk, found.into());
+        assert!(listings.get(root).is_some(), "the walk found it");
     }
 
     #[test]
