@@ -2,7 +2,8 @@
 //! depth, optionally with each file's top-level symbols, trimmed to a
 //! budget of lines with a marker saying what was left out. Symbols are
 //! asked for only on the page shown, and taken from the symbol index
-//! where it holds the outline of a file's text now.
+//! where it holds the outline of a file's text now; a file shown without
+//! them because its server failed is counted in a warning.
 
 use super::context::Context;
 use super::navigation::offset;
@@ -102,7 +103,7 @@ struct Symbols {
 impl Symbols {
     /// Notes why a file has no symbols shown; a file of a language no
     /// server is configured for (plain text) has none to show.
-    fn failed(&mut self, error: &Error) {
+    fn note_failure(&mut self, error: &Error) {
         if matches!(error, Error::NoServer(_)) {
             return;
         }
@@ -172,7 +173,8 @@ fn walk(start: &Path, max_depth: usize) -> Vec<Node> {
 /// the symbol index where it holds the file's outline of its text now,
 /// else from the file's server, a few requests at a time (which keeps the
 /// outline in the index). Files whose server is missing or fails are
-/// listed plainly, and so are links that resolve outside the roots: no
+/// listed plainly and counted in a warning with the server's error;
+/// links that resolve outside the roots are listed plainly too: no
 /// server is asked about what lies outside.
 async fn symbols_by_file(context: &Context, roots: &RootSet, shown: Vec<PathBuf>) -> Symbols {
     let files: Vec<PathBuf> = shown
@@ -213,7 +215,7 @@ async fn symbols_by_file(context: &Context, roots: &RootSet, shown: Vec<PathBuf>
             Some(Ok((path, Ok(names)))) => {
                 found.by_file.insert(path, names);
             }
-            Some(Ok((_, Err(error)))) => found.failed(&error),
+            Some(Ok((_, Err(error)))) => found.note_failure(&error),
             Some(Err(_)) => {}
             None => break,
         }
