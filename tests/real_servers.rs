@@ -327,7 +327,11 @@ fn pyright_answers_on_gunicorn() {
             && close.contains(" more: `search` with query \"close\" lists every one, by file"),
         "{close}"
     );
-    let references = session.ok("find_references", json!({"symbol": "is_ipv6"}));
+    // On a machine running many servers at once, pyright may not be seen
+    // to take in the files opened for the question within the patience,
+    // and the answer says so first.
+    let references =
+        past_loading_warning(&session.ok("find_references", json!({"symbol": "is_ipv6"})));
     assert!(
         references.starts_with(
             "4 references in 4 files\ngunicorn/instrument/statsd.py (1)\n  \
@@ -355,5 +359,8 @@ fn pyright_answers_on_gunicorn() {
     let broken = session.ok("diagnostics", importer.clone());
     assert!(broken.contains(renamed_away), "{broken}");
     std::fs::write(&util, &original).unwrap();
-    assert_eq!(session.ok("diagnostics", importer), before);
+    assert_eq!(
+        past_loading_warning(&session.ok("diagnostics", importer)),
+        past_loading_warning(&before)
+    );
 }
