@@ -561,6 +561,27 @@ fn a_server_that_says_it_is_loading_is_asked_once_it_says_it_is_done() {
     );
 }
 
+/// Pyright says when it has found its workspace's files and answers
+/// workspace questions in full from then on, however long its process
+/// stays busy (checking open files, answering another session): a
+/// `search` is sent once it has said so, and its answer carries no
+/// warning that the server is still loading.
+#[test]
+fn a_server_busy_after_saying_it_found_its_files_is_asked_at_once() {
+    let dir = project(&[("main.py", "def run():\n    pass\n")]);
+    let mockls = mockls_binary().display().to_string();
+    let config = python_server("mock", &mockls, "--busy-after-discovery 30000", "");
+    let mut args = root_arg(dir.path());
+    args.extend(["--request-timeout".into(), "10".into()]);
+    let session = Session::start_with_user_config(&config, &args);
+    let answer = session.ok("search", json!({"query": "run"}));
+    assert!(
+        answer.starts_with("symbols (1)\n  main.py\n    function run 1:5"),
+        "{answer}"
+    );
+    assert!(!answer.contains("still loading"), "{answer}");
+}
+
 /// Pyright answers a hover or a definition correctly while it loads (it
 /// checks the file and what it imports when asked), and on a million
 /// lines loading takes seconds: a server running its program is asked

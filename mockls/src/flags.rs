@@ -19,6 +19,10 @@ pub struct Flags {
     pub server_status: bool,
     /// Wait this long before every response.
     pub response_delay_ms: u64,
+    /// Log the start and end of its file discovery after `initialized`,
+    /// in pyright's words, then keep a thread busy this long, as pyright
+    /// checking files in the background or answering another client.
+    pub busy_after_discovery_ms: u64,
     /// Wait this long before publishing diagnostics.
     pub diagnostics_delay_ms: u64,
     pub no_diagnostics: bool,
@@ -179,6 +183,7 @@ impl Flags {
                 "--answers-files-while-indexing" => flags.answers_files_while_indexing = true,
                 "--server-status" => flags.server_status = true,
                 "--response-delay" => flags.response_delay_ms = number(&value()?)?,
+                "--busy-after-discovery" => flags.busy_after_discovery_ms = number(&value()?)?,
                 "--diagnostics-delay" => flags.diagnostics_delay_ms = number(&value()?)?,
                 "--no-diagnostics" => flags.no_diagnostics = true,
                 "--pull-diagnostics" => flags.pull_diagnostics = true,

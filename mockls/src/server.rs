@@ -34,8 +34,8 @@ use tower_lsp_server::ls_types::{
     ExecuteCommandOptions, ExecuteCommandParams, FullDocumentDiagnosticReport,
     GotoDefinitionParams, GotoDefinitionResponse, Hover, HoverParams, HoverProviderCapability,
     ImplementationProviderCapability, InitializeParams, InitializeResult, InitializedParams,
-    Location, NumberOrString, OneOf, ProgressParams, ProgressParamsValue, ReferenceParams,
-    Registration, RelatedFullDocumentDiagnosticReport, RenameParams, SaveOptions,
+    Location, MessageType, NumberOrString, OneOf, ProgressParams, ProgressParamsValue,
+    ReferenceParams, Registration, RelatedFullDocumentDiagnosticReport, RenameParams, SaveOptions,
     ServerCapabilities, ServerInfo, SignatureHelp, SignatureHelpOptions, SignatureHelpParams,
     TextDocumentContentChangeEvent, TextDocumentSyncCapability, TextDocumentSyncKind,
     TextDocumentSyncOptions, TextDocumentSyncSaveOptions, TypeDefinitionProviderCapability,
@@ -315,6 +315,24 @@ impl Mock {
         });
     }
 
+    /// Says it discovered the workspace's files, as pyright does, then
+    /// burns CPU on a thread of its own: busy, though it has loaded.
+    async fn discover(&self) {
+        let files = self
+            .state
+            .lock()
+            .map(|state| state.workspace.documents().len())
+            .unwrap_or_default();
+        for said in [
+            "Starting service instance \"mockls\"".to_owned(),
+            format!("Found {files} source files"),
+        ] {
+            self.client.log_message(MessageType::INFO, said).await;
+        }
+        let busy = Duration::from_millis(self.flags.busy_after_discovery_ms);
+        std::thread::spawn(move || burn_cpu(busy));
+    }
+
     fn progress_token(&self) -> String {
         format!(
             "mockls-{}",
@@ -497,6 +515,9 @@ impl LanguageServer for Mock {
         }
         if self.flags.indexing_delay_ms > 0 {
             self.index();
+        }
+        if self.flags.busy_after_discovery_ms > 0 {
+            self.discover().await;
         }
     }
 

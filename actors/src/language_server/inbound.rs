@@ -213,6 +213,11 @@ impl State {
                         let text = &logged.message;
                         tracing::debug!(server = %self.spec.name, level = ?logged.typ, "{text}");
                         self.coverage.note_message(logged.typ, text);
+                        if self.readiness.logged(text) {
+                            tracing::debug!(server = %self.spec.name, "loaded in its own words");
+                            self.release_ready(myself);
+                            self.check_waits(myself);
+                        }
                     }
                     Err(error) => {
                         tracing::debug!(server = %self.spec.name, "{method} that does not follow LSP: {error}")

@@ -10,6 +10,14 @@
 //! taken after the change find it quiet twice in a row and the work-done
 //! progress begun since the change has ended. Work begun before the change
 //! (clangd indexing the project) is not waited for.
+//!
+//! A server that says when it has found its files is loaded when it says
+//! so, however busy its process: pyright and basedpyright log each
+//! workspace's start (`Starting service instance "name"`) and the end of
+//! its file discovery (`Found 120 source files`, `No source files
+//! found.`), after which they answer workspace questions in full. Their
+//! CPU alone cannot tell: another session's questions, or a check of an
+//! open file, keep them busy long after.
 
 use crate::process::ProcessSample;
 use std::collections::HashSet;
@@ -52,6 +60,9 @@ pub struct Readiness {
     /// Whether the server last said it is not quiescent (rust-analyzer's
     /// `experimental/serverStatus`): loading in its own words.
     busy_by_its_word: bool,
+    /// Workspaces the server said it began discovering and has not yet
+    /// said it found the files of.
+    discovering: u32,
 }
 
 /// What changed in a settling server's workspace, as answers say it.
@@ -90,6 +101,7 @@ impl Readiness {
             settling_work: HashSet::new(),
             quiet_streak: 0,
             busy_by_its_word: false,
+            discovering: 0,
         }
     }
 
@@ -104,6 +116,24 @@ impl Readiness {
             self.loading_started = now;
         }
         self.busy_by_its_word = !quiescent;
+    }
+
+    /// Folds in a line the server logged; `true` when it said it has
+    /// found the files of every workspace it began, which ends loading.
+    pub fn logged(&mut self, message: &str) -> bool {
+        if message.starts_with("Starting service instance") {
+            self.discovering += 1;
+            return false;
+        }
+        if self.discovering == 0 || !says_files_found(message) {
+            return false;
+        }
+        self.discovering -= 1;
+        let loaded = self.discovering == 0 && !self.warmed_up;
+        if loaded {
+            self.warmed_up = true;
+        }
+        loaded
     }
 
     pub fn is_settling(&self) -> bool {
@@ -198,6 +228,22 @@ impl Readiness {
             self.settling_since = None;
         }
     }
+}
+
+/// `Found 1 source file`, `Found 120 source files`, `No source files
+/// found.`: the end of a pyright workspace's file discovery.
+fn says_files_found(message: &str) -> bool {
+    let message = message.trim();
+    if message == "No source files found." {
+        return true;
+    }
+    message
+        .strip_prefix("Found ")
+        .and_then(|rest| rest.split_once(' '))
+        .is_some_and(|(count, rest)| {
+            count.bytes().all(|byte| byte.is_ascii_digit())
+                && matches!(rest, "source file" | "source files")
+        })
 }
 
 #[cfg(test)]
@@ -304,6 +350,48 @@ mod tests {
         assert_eq!(readiness.loading_started(), at(start, 700));
         readiness.sample(&sample(0), at(start, 800));
         readiness.sample(&sample(0), at(start, 1_200));
+        assert!(!readiness.is_loading());
+    }
+
+    #[test]
+    fn a_server_busy_after_finding_the_files_of_every_workspace_is_loaded() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, true);
+        assert!(
+            !readiness.logged("Found 3 source files"),
+            "no workspace began"
+        );
+        for began in [
+            "Starting service instance \"a\"",
+            "Starting service instance \"b\"",
+        ] {
+            assert!(!readiness.logged(began));
+        }
+        assert!(!readiness.logged("Found 1 source file"));
+        readiness.sample(&sample(40), at(start, 1_000));
+        assert!(
+            readiness.is_loading(),
+            "one workspace is still being discovered"
+        );
+        assert!(!readiness.logged("Found 1 sources of trouble"));
+        assert!(readiness.logged("No source files found."));
+        readiness.sample(&sample(40), at(start, 2_000));
+        assert!(
+            !readiness.is_loading(),
+            "busy, but it said it has found them"
+        );
+    }
+
+    #[test]
+    fn a_server_given_new_folders_is_loaded_once_it_found_their_files() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, true);
+        readiness.logged("Starting service instance \"a\"");
+        readiness.logged("Found 12 source files");
+        readiness.load_again(at(start, 500));
+        assert!(readiness.is_loading());
+        readiness.logged("Starting service instance \"b\"");
+        assert!(readiness.logged("Found 4 source files"));
         assert!(!readiness.is_loading());
     }
 
