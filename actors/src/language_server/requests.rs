@@ -121,9 +121,9 @@ impl State {
             return;
         }
         let admitted = if self.quiet_window.is_open(Instant::now()) {
-            self.fairness.queue(call.session, call)
+            self.fairness.queue(call.session, call, Instant::now())
         } else {
-            self.fairness.admit(call.session, call)
+            self.fairness.admit(call.session, call, Instant::now())
         };
         match admitted {
             Admitted::Now(call) => self.write(myself, call, params, key),
@@ -146,7 +146,7 @@ impl State {
         if self.quiet_window.is_open(Instant::now()) {
             return;
         }
-        while let Some((_, call)) = self.fairness.next() {
+        while let Some((_, call)) = self.fairness.next(Instant::now()) {
             let Phase::Ready(capabilities) = &self.phase else {
                 return drop(call.reply.send(Err(Error::ShuttingDown)));
             };
