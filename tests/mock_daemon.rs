@@ -402,6 +402,58 @@ fn a_flooding_session_does_not_push_another_behind_its_flood() {
     drop(pending);
 }
 
+/// An agent between two calls (its model thinking) still uses the
+/// server: a flood sent meanwhile has one request at the server at a
+/// time, so that the agent's next call waits behind one at most.
+#[test]
+fn a_flood_between_another_sessions_calls_has_one_request_at_the_server() {
+    let daemon = Daemon::new();
+    let flood: String = (0..12).map(|n| format!("name_{n} = {n}\n")).collect();
+    let project = project(&[("flood.py", &flood), ("other.py", "lonely = 1\n")]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let args = mockls_args(project.path(), "--response-delay 50", &record);
+    let flooder = daemon.session(&args);
+    let other = daemon.session(&args);
+    let answer = other.ok("hover", json!({"file": "other.py", "line": 1, "column": 1}));
+    assert!(answer.contains("lonely"), "{answer}");
+    let pending: Vec<_> = (0..12)
+        .map(|n| {
+            flooder.call_async(
+                "hover",
+                json!({"file": "flood.py", "line": n + 1, "column": 1}),
+            )
+        })
+        .collect();
+    for (n, call) in pending.iter().enumerate() {
+        let answer = outcome(wait(call));
+        assert!(
+            answer.text.contains(&format!("name_{n}")),
+            "{}",
+            answer.text
+        );
+    }
+    let mut at_server = std::collections::HashSet::new();
+    let mut most = 0;
+    for (direction, message) in recorded(&record) {
+        let flood_hover = message["method"] == "textDocument/hover"
+            && message["params"]["textDocument"]["uri"]
+                .as_str()
+                .is_some_and(|uri| uri.ends_with("/flood.py"));
+        match direction.as_str() {
+            "in" if flood_hover => {
+                at_server.insert(message["id"].to_string());
+                most = most.max(at_server.len());
+            }
+            "out" if message["method"].is_null() => {
+                at_server.remove(&message["id"].to_string());
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(most, 1, "the flood's hovers at mockls at once");
+}
+
 #[test]
 fn identical_questions_in_flight_together_are_asked_once() {
     let daemon = Daemon::new();
