@@ -19,7 +19,8 @@
 //! run it also prints how many events the recorder wrote (per second) and
 //! how much the store grew (per hour), and how long `windlass top --once`
 //! took once a second. `DAEMON_BENCH_MANY_ONLY=1`
-//! runs only the sessions and the flood.
+//! runs only the sessions and the flood; `DAEMON_BENCH_MOCKLS_ONLY=1`
+//! leaves pyright out of them.
 
 #![allow(
     clippy::unwrap_used,
@@ -63,6 +64,9 @@ fn main() {
     let mockls = vec!["--lsp".to_owned(), mockls_lsp("python", "")];
     many_sessions("mockls", project.path(), &mockls, seconds, sessions);
     flood_beside_quiet("mockls", project.path(), &mockls, seconds);
+    if std::env::var_os("DAEMON_BENCH_MOCKLS_ONLY").is_some() {
+        return;
+    }
     if have("pyright-langserver") {
         many_sessions("pyright", project.path(), &[], seconds, sessions);
         flood_beside_quiet("pyright", project.path(), &[], seconds);

@@ -155,6 +155,53 @@ fn another_languages_edit_does_not_hold_a_server_told_of_everything() {
     drop(records);
 }
 
+/// Pyright reads a file told changed before its next answer (it marks it
+/// dirty as it reads the notification), so a change of a file's content
+/// on disk holds nothing, however busy the server: only a file created or
+/// deleted, which changes pyright's list of files after a pause, makes
+/// answers wait and say they may be out of date.
+#[test]
+fn a_server_that_reads_changed_files_first_is_not_waited_on_for_them() {
+    let dir = project(&[
+        ("main.py", "def run():\n    pass\n"),
+        ("other.py", "fine\n"),
+    ]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let bin = tempfile::tempdir().unwrap();
+    let pyright = bin.path().join("pyright-langserver");
+    std::os::unix::fs::symlink(mockls_binary(), &pyright).unwrap();
+    let flags = format!(
+        "--watch-files --busy-on-watched 8000 --record {}",
+        record.display()
+    );
+    let config = python_server("python", &pyright.display().to_string(), &flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    let hover = json!({"file": "main.py", "line": 1, "column": 5});
+    assert_eq!(session.ok("hover", hover.clone()), "run");
+    let told = |name: &'static str| {
+        let record = record.clone();
+        move || {
+            watched_changes(&record)
+                .iter()
+                .any(|(file, _)| file == name)
+        }
+    };
+
+    std::fs::write(dir.path().join("other.py"), "still fine\n").unwrap();
+    wait_until("the server is told of other.py", told("other.py"));
+    assert_eq!(session.ok("hover", hover.clone()), "run");
+
+    std::fs::write(dir.path().join("new.py"), "new\n").unwrap();
+    wait_until("the server is told of new.py", told("new.py"));
+    let answer = session.ok("hover", hover);
+    assert!(
+        answer.contains("is still taking in changes on disk"),
+        "{answer}"
+    );
+    drop(records);
+}
+
 /// An editor that saves by renaming a new file over the old one (`sed
 /// -i`, a safe write) moves the file in: the server is told it was
 /// created and changed, which holds whether or not it knew the file. The

@@ -323,14 +323,19 @@ impl BuiltIn {
 }
 
 /// What a server answers while it loads its workspace, and so which
-/// questions are held until it has loaded. Under the first two, every
-/// question also waits while the server takes in a change on disk.
+/// questions are held until it has loaded, and what it takes in before
+/// its next answer. Under `Waits`, every question also waits while the
+/// server takes in a change on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WhileLoading {
     /// Empty or partial answers: every question waits.
     Waits,
     /// A question about one file, correctly (pyright checks the file and
     /// what it imports when asked): [`FILE_QUESTIONS`] are sent at once.
+    /// For the same reason a file changed, on disk or as a document, is
+    /// taken in before the next answer (pyright marks it dirty as it reads
+    /// the notification): only files created or deleted on disk, which
+    /// change its list of files after a pause, make questions wait.
     AnswersFiles,
     /// Any question, once it has taken in everything sent before it,
     /// which it does before answering: one tsserver loads a file's
@@ -345,6 +350,12 @@ impl WhileLoading {
     /// question, so that nothing need wait for the server to go quiet.
     pub fn takes_all_in_first(self) -> bool {
         self == Self::TakesAllInFirst
+    }
+
+    /// Whether a file's new content, on disk or as a document, is taken
+    /// in before the next answer.
+    pub fn takes_changed_files_in_first(self) -> bool {
+        self != Self::Waits
     }
 }
 

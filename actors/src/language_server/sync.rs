@@ -153,6 +153,8 @@ impl State {
         let now = Instant::now();
         match self.strategy() {
             Strategy::Version => self.documents.await_version(uri, version, now),
+            // Read before its next answer: nothing to wait for.
+            _ if self.spec.while_loading.takes_changed_files_in_first() => {}
             Strategy::Progress | Strategy::Process | Strategy::Pull => {
                 self.readiness.workspace_changed(now, Taking::DiskChanges)
             }

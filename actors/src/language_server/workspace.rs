@@ -184,9 +184,16 @@ impl State {
             self.documents.mark_stale(&resent);
             self.start_disk_change(myself, &resent);
             // A server that echoes versions is waited on exactly, document
-            // by document, when each is sent again; others until they go
-            // quiet.
-            if self.strategy() != Strategy::Version {
+            // by document, when each is sent again; one that reads a
+            // changed file before its next answer is not waited on for
+            // files that only changed; others until they go quiet.
+            let only_changed = changes
+                .iter()
+                .filter(|change| self.serves(change) || self.registrations.matches(change))
+                .all(|change| change.kind == ChangeKind::Changed);
+            let taken_in_first =
+                only_changed && self.spec.while_loading.takes_changed_files_in_first();
+            if self.strategy() != Strategy::Version && !taken_in_first {
                 self.readiness
                     .workspace_changed(Instant::now(), Taking::DiskChanges);
             }
