@@ -334,8 +334,10 @@ pub enum WhileLoading {
     /// what it imports when asked): [`FILE_QUESTIONS`] are sent at once.
     /// For the same reason a file changed, on disk or as a document, is
     /// taken in before the next answer (pyright marks it dirty as it reads
-    /// the notification): only files created or deleted on disk, which
-    /// change its list of files after a pause, make questions wait.
+    /// the notification). Files created or deleted on disk change its list
+    /// of files after a pause: questions about the whole project wait for
+    /// that, while those about one file, whose imports it resolves when
+    /// asked, do not.
     AnswersFiles,
     /// Any question, once it has taken in everything sent before it,
     /// which it does before answering: one tsserver loads a file's

@@ -393,7 +393,7 @@ impl State {
     /// request's document as sent again after such a change.
     pub(super) fn blocks(&self, request: &ServerRequest) -> bool {
         (self.loading() && !self.answers_while_loading(request))
-            || self.settling()
+            || (self.settling() && !self.answers_while_settling(request))
             || request
                 .document
                 .as_ref()
@@ -415,6 +415,15 @@ impl State {
             WhileLoading::AnswersFiles => FILE_QUESTIONS.contains(&request.method),
             WhileLoading::TakesAllInFirst => true,
         }
+    }
+
+    /// Whether the server answers `request` correctly while it takes in
+    /// files created or deleted on disk: pyright resolves a file's imports
+    /// when asked about it, and only its list of files, which questions
+    /// about the whole project read, changes after a pause.
+    fn answers_while_settling(&self, request: &ServerRequest) -> bool {
+        self.spec.while_loading == WhileLoading::AnswersFiles
+            && FILE_QUESTIONS.contains(&request.method)
     }
 
     /// Whether the server is taking in a change on disk, within a short
@@ -508,7 +517,7 @@ impl State {
                 "warning: [{label}] is still loading{doing}; this answer may be incomplete"
             ));
         }
-        if self.spec.while_loading.takes_all_in_first() {
+        if self.spec.while_loading.takes_all_in_first() || self.answers_while_settling(request) {
             return None;
         }
         self.readiness.taking().map(|taking| {
