@@ -122,7 +122,7 @@ impl Readiness {
     /// found the files of every workspace it began, which ends loading.
     pub fn logged(&mut self, message: &str) -> bool {
         if message.starts_with("Starting service instance") {
-            self.discovering += 1;
+            self.discovering = self.discovering.saturating_add(1);
             return false;
         }
         if self.discovering == 0 || !says_files_found(message) {

@@ -128,23 +128,17 @@ impl State {
         if relevant.is_empty() {
             return;
         }
-        // A file an editor replaced by renaming a new one over it is, to a
-        // server that has it open, the same file with new content.
         let changes: Vec<FileChange> = changes
             .iter()
-            .map(|change| match change.kind {
-                ChangeKind::Created | ChangeKind::MovedIn
-                    if self.documents.is_open(&change.uri) =>
-                {
-                    FileChange {
-                        kind: ChangeKind::Changed,
-                        ..change.clone()
-                    }
-                }
-                _ => change.clone(),
+            .map(|change| FileChange {
+                kind: self.kind_as_told(change),
+                ..change.clone()
             })
             .collect();
         let changes = changes.as_slice();
+        let only_changed = relevant
+            .iter()
+            .all(|change| self.kind_as_told(change) == ChangeKind::Changed);
         // An agent's edit is one file; more at once is a checkout, a
         // stash or a generator, whose rounds are no edit's.
         let files: std::collections::HashSet<&str> =
@@ -187,10 +181,6 @@ impl State {
             // by document, when each is sent again; one that reads a
             // changed file before its next answer is not waited on for
             // files that only changed; others until they go quiet.
-            let only_changed = changes
-                .iter()
-                .filter(|change| self.serves(change) || self.registrations.matches(change))
-                .all(|change| change.kind == ChangeKind::Changed);
             let taken_in_first =
                 only_changed && self.spec.while_loading.takes_changed_files_in_first();
             if self.strategy() != Strategy::Version && !taken_in_first {
@@ -232,6 +222,17 @@ impl State {
             "textDocument/didClose",
             json!({"textDocument": {"uri": change.uri}}),
         );
+    }
+
+    /// A file an editor replaced by renaming a new one over it is, to a
+    /// server that has it open, the same file with new content.
+    fn kind_as_told(&self, change: &FileChange) -> ChangeKind {
+        match change.kind {
+            ChangeKind::Created | ChangeKind::MovedIn if self.documents.is_open(&change.uri) => {
+                ChangeKind::Changed
+            }
+            kind => kind,
+        }
     }
 
     /// Whether the changed file is in one of the server's languages.
