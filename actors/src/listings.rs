@@ -28,14 +28,14 @@
 //! so no listing is used past a change made before the call.
 
 use crate::vocabulary::file_changes::ChangeKind;
-
-/// Files that came and that no listing holds, kept to be looked at when a
-/// listing is next read; past this many, their roots walk again at once.
-const MAX_ARRIVALS: usize = 64;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// Files that came and that no listing holds, kept to be looked at when a
+/// listing is next read; past this many, their roots walk again at once.
+const MAX_ARRIVALS: usize = 64;
 
 /// One file of a listing.
 #[derive(Debug)]
@@ -110,9 +110,17 @@ impl Listings {
     /// The files of `root` as kept, if a walk since the last file came
     /// listed them.
     pub fn get(&self, root: &Path) -> Option<Arc<[Listed]>> {
+        let arrivals = {
+            let mut state = self.state.lock().ok()?;
+            state.by_root.get(root)?;
+            state.take_arrivals(root)
+        };
+        // Looked at without the lock, so that the Watcher telling of the
+        // next change waits on no `stat`. Those gone (a save's temporary
+        // file) are let go.
+        let stayed = arrivals.iter().any(|path| path.symlink_metadata().is_ok());
         let mut state = self.state.lock().ok()?;
-        state.by_root.get(root)?;
-        if state.any_arrival_stayed(root) {
+        if stayed {
             state.forget(|listed| listed == root);
             return None;
         }
@@ -220,14 +228,13 @@ impl Listings {
 }
 
 impl State {
-    /// Whether a file that came under `root` is still there; those gone
-    /// (a save's temporary file) are let go.
-    fn any_arrival_stayed(&mut self, root: &Path) -> bool {
-        let (under, elsewhere): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(&mut self.arrivals)
+    /// The files that came under `root`, taken out to be looked at.
+    fn take_arrivals(&mut self, root: &Path) -> Vec<PathBuf> {
+        let (under, elsewhere) = std::mem::take(&mut self.arrivals)
             .into_iter()
             .partition(|path| path.starts_with(root));
         self.arrivals = elsewhere;
-        under.iter().any(|path| path.symlink_metadata().is_ok())
+        under
     }
 
     fn is_watched(&self, root: &Path) -> bool {
