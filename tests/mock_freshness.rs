@@ -228,6 +228,38 @@ fn a_file_saved_by_renaming_over_it_is_told_as_created_and_changed() {
     );
 }
 
+/// Once a walk has listed the file (a search's, or the index's pass),
+/// Windlass knows it was there: a file renamed over it is the same file
+/// changed, and servers that wait on new files (pyright's whole-project
+/// answers) are not made to.
+#[test]
+fn a_listed_file_saved_by_renaming_over_it_is_told_as_changed() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let (session, record) = start(dir.path(), "--watch-files");
+    std::fs::write(dir.path().join("probe.py"), "\n").unwrap();
+    wait_until("the Watcher watches the root", || {
+        watched_changes(&record)
+            .iter()
+            .any(|(file, _)| file == "probe.py")
+    });
+    session.ok("search", json!({"query": "fine"}));
+    // A file's times may lag the clock by a tick.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let elsewhere = tempfile::tempdir_in(dir.path().parent().unwrap()).unwrap();
+    let saved = elsewhere.path().join("lib.py");
+    std::fs::write(&saved, "ERROR\n").unwrap();
+    std::fs::rename(&saved, dir.path().join("lib.py")).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        uses_error("lib.py")
+    );
+    let lib: Vec<_> = watched_changes(&record)
+        .into_iter()
+        .filter(|(file, _)| file == "lib.py")
+        .collect();
+    assert_eq!(lib, vec![("lib.py".to_owned(), 2)]);
+}
+
 #[test]
 fn an_open_document_changed_on_disk_is_sent_again_without_being_asked_about() {
     let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);

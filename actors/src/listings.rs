@@ -30,8 +30,9 @@
 use crate::vocabulary::file_changes::ChangeKind;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 /// Files that came and that no listing holds, kept to be looked at when a
 /// listing is next read; past this many, their roots walk again at once.
@@ -48,6 +49,8 @@ pub struct Listed {
     /// One past the count of changes seen before the last search that
     /// found the file as its sketch has it; 0 for never.
     checked_at: AtomicU64,
+    /// The Watcher saw the file deleted since the walk listed it.
+    gone: AtomicBool,
 }
 
 impl Listed {
@@ -57,6 +60,7 @@ impl Listed {
             language,
             changed_at: AtomicU64::new(0),
             checked_at: AtomicU64::new(0),
+            gone: AtomicBool::new(false),
         }
     }
 
@@ -91,13 +95,19 @@ struct State {
     /// Roots under which the Watcher watches every directory.
     watched: Vec<PathBuf>,
     /// Each root's files in path order, as walked while watched.
-    by_root: HashMap<PathBuf, Arc<[Listed]>>,
+    by_root: HashMap<PathBuf, Listing>,
     /// Moves on whenever a listing could have been left behind: a walk
     /// that began before is not kept.
     generation: u64,
     /// Files created or moved in that the listings lacked, not yet looked
     /// at: one still there when its root's listing is read forgets it.
     arrivals: Vec<PathBuf>,
+}
+
+/// A root's files, and when the walk that found them ended.
+struct Listing {
+    files: Arc<[Listed]>,
+    kept_at: SystemTime,
 }
 
 /// What a walk about to begin needs to have its listing kept.
@@ -124,7 +134,7 @@ impl Listings {
             state.forget(|listed| listed == root);
             return None;
         }
-        state.by_root.get(root).cloned()
+        state.by_root.get(root).map(|listing| listing.files.clone())
     }
 
     /// Marks the moment before a search takes a file's stamp.
@@ -158,7 +168,11 @@ impl Listings {
                     .binary_search_by(|listed| listed.path.as_path().cmp(path))
                     .is_err()
         });
-        state.by_root.insert(root.to_path_buf(), files.into());
+        let listing = Listing {
+            files: files.into(),
+            kept_at: SystemTime::now(),
+        };
+        state.by_root.insert(root.to_path_buf(), listing);
     }
 
     /// The Watcher watches every directory under `root`.
@@ -189,30 +203,62 @@ impl Listings {
     }
 
     /// The Watcher saw `path` change: a listing that may now lack a file
-    /// is forgotten.
-    pub fn changed(&self, path: &Path, kind: ChangeKind, is_dir: bool) {
+    /// is forgotten. Returns the change as a server should hear it: a file
+    /// moved in over one every listing held since before the move (`sed
+    /// -i`, an editor's safe write) is the same file with new content.
+    pub fn changed(&self, path: &Path, kind: ChangeKind, is_dir: bool) -> ChangeKind {
+        let Some(held_since) = self.note_change(path, kind, is_dir) else {
+            return kind;
+        };
+        if kind == ChangeKind::MovedIn && !is_dir && came_after(path, held_since) {
+            ChangeKind::Changed
+        } else {
+            kind
+        }
+    }
+
+    /// Marks the change in the listings; returns when the last of the
+    /// listings that held the file there before it were kept.
+    fn note_change(&self, path: &Path, kind: ChangeKind, is_dir: bool) -> Option<SystemTime> {
         let Ok(mut state) = self.state.lock() else {
-            return;
+            return None;
         };
         let changes = self.changes.fetch_add(1, Ordering::AcqRel) + 1;
-        // Whether a listing holds the file, and every one that may does.
+        let came = matches!(kind, ChangeKind::Created | ChangeKind::MovedIn);
+        // Whether every listing that may hold the file does, and since
+        // when it was there in all of them.
         let mut listed_before = None;
+        let mut held_since = Some(SystemTime::UNIX_EPOCH);
         for (_, listing) in state
             .by_root
             .iter()
             .filter(|(root, _)| path.starts_with(root))
         {
-            let listed = listing
+            let files = &listing.files;
+            let listed = files
                 .binary_search_by(|listed| listed.path.as_path().cmp(path))
                 .ok()
-                .and_then(|at| listing.get(at));
-            if let Some(listed) = listed {
-                listed.changed_at.store(changes, Ordering::Release);
+                .and_then(|at| files.get(at));
+            match listed {
+                Some(listed) => {
+                    listed.changed_at.store(changes, Ordering::Release);
+                    let was_gone = listed
+                        .gone
+                        .swap(kind == ChangeKind::Deleted, Ordering::AcqRel);
+                    held_since = held_since
+                        .filter(|_| !was_gone)
+                        .map(|since| since.max(listing.kept_at));
+                }
+                None => held_since = None,
             }
             listed_before = Some(listed_before.unwrap_or(true) && listed.is_some());
         }
         let listed_before = listed_before.unwrap_or(false);
-        let came = matches!(kind, ChangeKind::Created | ChangeKind::MovedIn);
+        if kind == ChangeKind::Deleted {
+            // A walk under way may have listed the file before it went,
+            // and would hold it as there.
+            state.generation += 1;
+        }
         if is_ignore_file(path) || (came && is_dir) {
             state.forget(|root| path.starts_with(root));
         } else if came && !listed_before {
@@ -224,7 +270,27 @@ impl Listings {
                 state.forget(|root| arrivals.iter().any(|path| path.starts_with(root)));
             }
         }
+        held_since.filter(|_| listed_before)
     }
+}
+
+/// Whether the file at `path` took its place after `since`: a file renamed
+/// during the walk that listed the path may be one the walk found, and so
+/// new to the servers. A file's times come from a clock that lags the
+/// real one by a tick at most, so this errs towards "not after".
+fn came_after(path: &Path, since: SystemTime) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(metadata) = path.symlink_metadata() else {
+        return false;
+    };
+    let (Ok(seconds), Ok(nanos)) = (
+        u64::try_from(metadata.ctime()),
+        u32::try_from(metadata.ctime_nsec()),
+    ) else {
+        return false;
+    };
+    let ctime = SystemTime::UNIX_EPOCH + std::time::Duration::new(seconds, nanos);
+    ctime > since
 }
 
 impl State {
@@ -394,6 +460,65 @@ mod tests {
             ["a.py", "new.py", "newer.py"].map(|name| listed(&root.join(name).to_string_lossy()));
         listings.keep(root, walk, found.into());
         assert!(listings.get(root).is_some(), "the walk found it");
+    }
+
+    /// A file renamed over one the listing held (a safe write) is the
+    /// same file changed; one whose old self was deleted, or that took
+    /// its place before the listing was kept (a walk may have found the
+    /// new file), is told as it came.
+    #[test]
+    fn a_file_moved_in_over_a_listed_one_is_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let listings = Listings::default();
+        listings.watching(root);
+        let (a, b) = (root.join("a.py"), root.join("b.py"));
+        let save = |path: &Path| {
+            let temporary = root.join(".saving");
+            std::fs::write(&temporary, "x").unwrap();
+            std::fs::rename(&temporary, path).unwrap();
+            listings.changed(&temporary, ChangeKind::Deleted, false);
+            listings.changed(path, ChangeKind::MovedIn, false)
+        };
+        let before_the_walk = save(&a);
+        assert_eq!(before_the_walk, ChangeKind::MovedIn, "nothing listed");
+        std::fs::write(&b, "x").unwrap();
+        let walk = listings.begin();
+        // The walk finds a file renamed into place while it runs, whose
+        // event is read after the listing is kept.
+        std::fs::write(root.join(".saving"), "x").unwrap();
+        std::fs::rename(root.join(".saving"), root.join("c.py")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let found = ["a.py", "b.py", "c.py"].map(|name| listed(&root.join(name).to_string_lossy()));
+        listings.keep(root, walk, found.into());
+        assert_eq!(
+            listings.changed(&root.join("c.py"), ChangeKind::MovedIn, false),
+            ChangeKind::MovedIn,
+            "it may be the file the walk found"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(save(&a), ChangeKind::Changed);
+        assert_eq!(save(&a), ChangeKind::Changed, "and again");
+        std::fs::remove_file(&b).unwrap();
+        listings.changed(&b, ChangeKind::Deleted, false);
+        assert_eq!(
+            save(&b),
+            ChangeKind::MovedIn,
+            "deleted first: new to a server"
+        );
+        assert_eq!(save(&b), ChangeKind::Changed, "there since");
+    }
+
+    /// A file deleted while a walk that listed it runs would be held as
+    /// there: the walk is not kept.
+    #[test]
+    fn a_walk_that_a_deletion_overtook_is_not_kept() {
+        let listings = Listings::default();
+        listings.watching(Path::new("/r"));
+        let walk = listings.begin();
+        listings.changed(Path::new("/r/a.py"), ChangeKind::Deleted, false);
+        listings.keep(Path::new("/r"), walk, vec![listed("/r/a.py")]);
+        assert!(!is_kept(&listings));
     }
 
     #[test]

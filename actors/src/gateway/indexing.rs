@@ -22,6 +22,7 @@ use super::indexed;
 use super::symbols::Found;
 use crate::error::{Error, Result};
 use crate::language::language_id;
+use crate::listings::Listings;
 use crate::lsp::protocol::Feature;
 use crate::lsp::uri::path_to_uri;
 use crate::messages::ask;
@@ -88,7 +89,11 @@ async fn pass(context: &Context, passed: &mut BTreeSet<String>) -> Result<()> {
     let whole = running != *passed;
     for root in roots.roots() {
         let to_read = if whole {
-            let files = stamped_files(root.path.clone()).await;
+            let files = stamped_files(
+                context.shared.sketches.listings().clone(),
+                root.path.clone(),
+            )
+            .await;
             ask(
                 &context.shared.index,
                 |reply| SymbolIndexMsg::ToRead {
@@ -183,16 +188,24 @@ async fn searchable(servers: Vec<ServerHandle>) -> Vec<ServerHandle> {
     searchable
 }
 
-/// Every file under `root` whose language is known, with its stamp now.
-async fn stamped_files(root: PathBuf) -> Vec<(PathBuf, Stamp)> {
+/// Every file under `root` whose language is known, with its stamp now,
+/// in path order. The walk is kept as the root's listing, as a search's
+/// is: besides sparing the next search its walk, it lets the Watcher tell
+/// a file saved by renaming over it (`sed -i`, a host's atomic write) as
+/// changed rather than new (`listings.rs`).
+async fn stamped_files(listings: Arc<Listings>, root: PathBuf) -> Vec<(PathBuf, Stamp)> {
     tokio::task::spawn_blocking(move || {
-        let mut files = Vec::new();
-        super::source_files::each_under(&root, |path, _| {
-            if let Some(stamp) = Stamp::of(path) {
-                files.push((path.to_path_buf(), stamp));
+        let files = Mutex::new(Vec::new());
+        super::source_files::search_in_parallel(&listings, &root, |_, file| {
+            if file.language.is_some()
+                && let Some(stamp) = Stamp::of(&file.path)
+                && let Ok(mut files) = files.lock()
+            {
+                files.push((file.path.clone(), stamp));
             }
-            true
         });
+        let mut files = files.into_inner().unwrap_or_default();
+        files.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         files
     })
     .await

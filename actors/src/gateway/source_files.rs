@@ -131,7 +131,7 @@ pub fn searcher() -> Searcher {
 }
 
 /// [`each`] under one root.
-pub fn each_under(root: &Path, mut visit: impl FnMut(&Path, &'static str) -> bool) -> bool {
+fn each_under(root: &Path, mut visit: impl FnMut(&Path, &'static str) -> bool) -> bool {
     for entry in walker(root).filter_map(std::result::Result::ok) {
         if !entry.file_type().is_some_and(|kind| kind.is_file()) {
             continue;

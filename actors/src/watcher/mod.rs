@@ -219,7 +219,7 @@ impl State {
         if self.ignores.is_ignored(&path, is_dir) {
             return;
         }
-        self.listings.changed(&path, kind, is_dir);
+        let kind = self.listings.changed(&path, kind, is_dir);
         if path.file_name().is_some_and(|name| name == ".gitignore")
             && let Some(directory) = path.parent()
         {
