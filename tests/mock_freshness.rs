@@ -203,21 +203,21 @@ fn a_server_that_reads_changed_files_first_is_not_waited_on_for_them() {
 /// -i`, a safe write) moves the file in: the server is told it was
 /// created and changed, which holds whether or not it knew the file. The
 /// Svelte server takes a file said only to be created for a new one, and
-/// went on checking against the old text of a module saved so.
+/// went on checking against the old text of a module saved so. (A server
+/// that searches no names, so that no index pass walks the root and
+/// lists the file.)
 #[test]
 fn a_file_saved_by_renaming_over_it_is_told_as_created_and_changed() {
     let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
-    let (session, record) = start(dir.path(), "--watch-files");
+    let (session, record) = start(
+        dir.path(),
+        "--watch-files --without workspaceSymbolProvider",
+    );
     assert_eq!(
         session.ok("diagnostics", json!({"file": "main.py"})),
         "main.py: no problems"
     );
-    // Written beside the roots, on their file system, as a save's
-    // temporary file is: only the rename onto lib.py is seen.
-    let elsewhere = tempfile::tempdir_in(dir.path().parent().unwrap()).unwrap();
-    let saved = elsewhere.path().join("lib.py");
-    std::fs::write(&saved, "ERROR\n").unwrap();
-    std::fs::rename(&saved, dir.path().join("lib.py")).unwrap();
+    save_by_renaming(dir.path(), "lib.py", "ERROR\n");
     assert_eq!(
         session.ok("diagnostics", json!({"file": "main.py"})),
         uses_error("lib.py")
@@ -245,10 +245,7 @@ fn a_listed_file_saved_by_renaming_over_it_is_told_as_changed() {
     session.ok("search", json!({"query": "fine"}));
     // A file's times may lag the clock by a tick.
     std::thread::sleep(std::time::Duration::from_millis(50));
-    let elsewhere = tempfile::tempdir_in(dir.path().parent().unwrap()).unwrap();
-    let saved = elsewhere.path().join("lib.py");
-    std::fs::write(&saved, "ERROR\n").unwrap();
-    std::fs::rename(&saved, dir.path().join("lib.py")).unwrap();
+    save_by_renaming(dir.path(), "lib.py", "ERROR\n");
     assert_eq!(
         session.ok("diagnostics", json!({"file": "main.py"})),
         uses_error("lib.py")
@@ -258,6 +255,15 @@ fn a_listed_file_saved_by_renaming_over_it_is_told_as_changed() {
         .filter(|(file, _)| file == "lib.py")
         .collect();
     assert_eq!(lib, vec![("lib.py".to_owned(), 2)]);
+}
+
+/// Writes `text` beside the root, on its file system, as a save's
+/// temporary file is, and renames it onto `name`: only the rename is seen.
+fn save_by_renaming(root: &Path, name: &str, text: &str) {
+    let elsewhere = tempfile::tempdir_in(root.parent().unwrap()).unwrap();
+    let saved = elsewhere.path().join(name);
+    std::fs::write(&saved, text).unwrap();
+    std::fs::rename(&saved, root.join(name)).unwrap();
 }
 
 #[test]
