@@ -3,18 +3,22 @@
 use std::collections::HashMap;
 
 /// Resident memory in bytes: RSS counts each shared page in every process
-/// that maps it, PSS divides it among them.
+/// that maps it, PSS divides it among them, USS counts only the pages no
+/// other process maps (what the process's exit would free).
 #[derive(Clone, Copy, Default)]
 pub struct Memory {
     pub rss: u64,
     pub pss: u64,
+    pub uss: u64,
 }
 
 impl Memory {
     pub fn of(pid: u32) -> Memory {
+        let rollup = |key: &str| super::common::proc_kib(&format!("/proc/{pid}/smaps_rollup"), key);
         Memory {
             rss: super::common::rss_kib(pid) * 1024,
-            pss: super::common::proc_kib(&format!("/proc/{pid}/smaps_rollup"), "Pss:") * 1024,
+            pss: rollup("Pss:") * 1024,
+            uss: (rollup("Private_Clean:") + rollup("Private_Dirty:")) * 1024,
         }
     }
 
@@ -22,6 +26,7 @@ impl Memory {
         Memory {
             rss: self.rss.saturating_sub(other.rss),
             pss: self.pss.saturating_sub(other.pss),
+            uss: self.uss.saturating_sub(other.uss),
         }
     }
 
@@ -29,6 +34,7 @@ impl Memory {
         Memory {
             rss: self.rss + other.rss,
             pss: self.pss + other.pss,
+            uss: self.uss + other.uss,
         }
     }
 }
