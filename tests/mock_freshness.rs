@@ -192,6 +192,16 @@ fn a_server_that_reads_changed_files_first_is_not_waited_on_for_them() {
     std::fs::write(dir.path().join("other.py"), "still fine\n").unwrap();
     wait_until("the server is told of other.py", told("other.py"));
     assert_eq!(session.ok("hover", hover.clone()), "run");
+    // Nor is the open document sent again: the server checks what
+    // imports a changed file by itself.
+    let main_resent = recorded(&record).iter().any(|(dir, message)| {
+        dir == "in"
+            && message["method"] == "textDocument/didChange"
+            && message["params"]["textDocument"]["uri"]
+                .as_str()
+                .is_some_and(|uri| uri.ends_with("/main.py"))
+    });
+    assert!(!main_resent, "main.py was sent again");
 
     std::fs::write(dir.path().join("new.py"), "new\n").unwrap();
     wait_until("the server is told of new.py", told("new.py"));
