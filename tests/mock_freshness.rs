@@ -194,18 +194,55 @@ fn a_server_that_reads_changed_files_first_is_not_waited_on_for_them() {
     assert_eq!(session.ok("hover", hover.clone()), "run");
     // Nor is the open document sent again: the server checks what
     // imports a changed file by itself.
-    let main_resent = recorded(&record).iter().any(|(dir, message)| {
-        dir == "in"
-            && message["method"] == "textDocument/didChange"
-            && message["params"]["textDocument"]["uri"]
-                .as_str()
-                .is_some_and(|uri| uri.ends_with("/main.py"))
-    });
-    assert!(!main_resent, "main.py was sent again");
+    assert!(!sent_again(&record, "main.py"), "main.py was sent again");
 
     std::fs::write(dir.path().join("new.py"), "new\n").unwrap();
     wait_until("the server is told of new.py", told("new.py"));
     assert_eq!(session.ok("hover", hover), "run");
+    drop(records);
+}
+
+/// Whether `name` was sent to the server as changed since it was opened.
+fn sent_again(record: &Path, name: &str) -> bool {
+    recorded(record).iter().any(|(dir, message)| {
+        dir == "in"
+            && message["method"] == "textDocument/didChange"
+            && message["params"]["textDocument"]["uri"]
+                .as_str()
+                .is_some_and(|uri| uri.ends_with(&format!("/{name}")))
+    })
+}
+
+/// A linter of one file at a time (ruff) has nothing to check again in
+/// an open document when another file's content changes: the document
+/// is not sent again, and its diagnostics are answered as they stand. A
+/// new file still sends it again (ruff sorts imports by which modules
+/// are the project's own).
+#[test]
+fn a_linter_of_one_file_at_a_time_is_not_sent_what_did_not_change() {
+    let dir = project(&[("main.py", "ERROR\n"), ("other.py", "fine\n")]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let flags = format!(
+        "--publish-version --watch-files --record {}",
+        record.display()
+    );
+    let config = python_server("ruff", &mockls_binary().display().to_string(), &flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    let main = json!({"file": "main.py"});
+    let answer = session.ok("diagnostics", main.clone());
+    assert!(answer.starts_with("main.py: 1 error"), "{answer}");
+    std::fs::write(dir.path().join("other.py"), "ERROR\n").unwrap();
+    wait_until("the server is told of other.py", || {
+        watched_changes(&record)
+            .iter()
+            .any(|(file, _)| file == "other.py")
+    });
+    assert_eq!(session.ok("diagnostics", main.clone()), answer);
+    assert!(!sent_again(&record, "main.py"), "main.py was sent again");
+    std::fs::write(dir.path().join("new.py"), "\n").unwrap();
+    assert_eq!(session.ok("diagnostics", main), answer);
+    assert!(sent_again(&record, "main.py"), "a new file sends it again");
     drop(records);
 }
 

@@ -59,6 +59,10 @@ pub struct BuiltIn {
     /// Whether it checks only the document it is told changed, not those
     /// that depend on it.
     pub checks_only_what_changed: bool,
+    /// Whether it lints each file by itself, so that another file's new
+    /// content changes none of its answers (ruff): its open documents are
+    /// neither sent again nor waited on when another file changes.
+    pub lints_each_file_alone: bool,
     /// Whether it announces workspace folder changes but does not load a
     /// folder added later: it is restarted with the new folders instead.
     pub misses_added_folders: bool,
@@ -163,6 +167,7 @@ const fn server(
         tsserver_plugin: None,
         references_from: ReferencesFrom::Project,
         checks_only_what_changed: false,
+        lints_each_file_alone: false,
         misses_added_folders: false,
         forgets_early_documents: false,
         rebuilds_only_when_forced: false,
@@ -246,6 +251,13 @@ impl BuiltIn {
     const fn checks_only_what_changed(self) -> Self {
         Self {
             checks_only_what_changed: true,
+            ..self
+        }
+    }
+
+    const fn lints_each_file_alone(self) -> Self {
+        Self {
+            lints_each_file_alone: true,
             ..self
         }
     }
@@ -484,6 +496,7 @@ const TY: BuiltIn = server("ty", "ty", &["server"], "pip install ty")
 const RUFF: BuiltIn = server("ruff", "ruff", &["server"], "pip install ruff")
     .checked_with(VERSION)
     .linter()
+    .lints_each_file_alone()
     .verified();
 
 // One tsserver, not two: with its syntax server beside it, a hover or a
@@ -1247,6 +1260,8 @@ pub struct ServerSpec {
     /// Whether it checks only the document it is told changed, so that a
     /// dependent is sent again once it has taken the change in.
     pub checks_only_what_changed: bool,
+    /// Whether another file's new content changes none of its answers.
+    pub lints_each_file_alone: bool,
     /// Whether it is restarted with new workspace folders though it
     /// announces that it takes them.
     pub misses_added_folders: bool,
@@ -1505,6 +1520,7 @@ mod tests {
             pull_diagnostics: false,
             references_from: ReferencesFrom::Project,
             checks_only_what_changed: false,
+            lints_each_file_alone: false,
             misses_added_folders: false,
             forgets_early_documents: false,
             rebuilds_only_when_forced: false,

@@ -181,16 +181,18 @@ impl State {
             // import's type changed were right 20 times of 20, and
             // through a second module too): sending them again would only
             // make it parse and check each from scratch before answering.
-            let taken_in_first =
-                only_changed && self.spec.while_loading.takes_changed_files_in_first();
+            // A linter of one file at a time has nothing to check again.
+            let taken_in_first = only_changed
+                && (self.spec.while_loading.takes_changed_files_in_first()
+                    || self.spec.lints_each_file_alone);
             if !taken_in_first {
                 self.documents.mark_stale(&resent);
             }
             self.start_disk_change(myself, &resent);
             // A server that echoes versions is waited on exactly, document
-            // by document, when each is sent again; one that reads a
-            // changed file before its next answer is not waited on for
-            // files that only changed; others until they go quiet.
+            // by document, when each is sent again; one of the two above
+            // is not waited on for files that only changed; others until
+            // they go quiet.
             if self.strategy() != Strategy::Version && !taken_in_first {
                 self.readiness
                     .workspace_changed(Instant::now(), Taking::DiskChanges);
