@@ -197,9 +197,9 @@ impl Rounds {
             return;
         };
         self.finished_a_check = true;
-        let Some(check) = Some(check).filter(Open::teaches) else {
+        if !check.teaches() {
             return;
-        };
+        }
         if self.recent.len() == REMEMBERED {
             self.recent.pop_front();
         }
