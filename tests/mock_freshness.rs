@@ -283,8 +283,13 @@ fn a_file_saved_by_renaming_over_it_is_told_as_created_and_changed() {
 fn a_listed_file_saved_by_renaming_over_it_is_told_as_changed() {
     let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
     let (session, record) = start(dir.path(), "--watch-files");
-    std::fs::write(dir.path().join("probe.py"), "\n").unwrap();
+    // Written until the server hears of it: a write before the Watcher's
+    // watches are in place is seen by nobody.
+    let probe = dir.path().join("probe.py");
+    let mut writes = 0;
     wait_until("the Watcher watches the root", || {
+        writes += 1;
+        std::fs::write(&probe, "\n".repeat(writes)).unwrap();
         watched_changes(&record)
             .iter()
             .any(|(file, _)| file == "probe.py")
