@@ -182,10 +182,10 @@ impl State {
             // through a second module too): sending them again would only
             // make it parse and check each from scratch before answering.
             // A linter of one file at a time has nothing to check again.
-            let taken_in_first = only_changed
+            let needs_nothing_more = only_changed
                 && (self.spec.while_loading.takes_changed_files_in_first()
                     || self.spec.lints_each_file_alone);
-            if !taken_in_first {
+            if !needs_nothing_more {
                 self.documents.mark_stale(&resent);
             }
             self.start_disk_change(myself, &resent);
@@ -193,7 +193,7 @@ impl State {
             // by document, when each is sent again; one of the two above
             // is not waited on for files that only changed; others until
             // they go quiet.
-            if self.strategy() != Strategy::Version && !taken_in_first {
+            if self.strategy() != Strategy::Version && !needs_nothing_more {
                 self.readiness
                     .workspace_changed(Instant::now(), Taking::DiskChanges);
             }
