@@ -759,15 +759,28 @@ impl<M: Matcher> Sink for Counter<'_, M> {
 /// The Bloom filter of every trigram of `text`, letters folded. The
 /// trigram rolls along the text a byte at a time: this runs over every
 /// byte of every file the first search reads.
+///
+/// The two letters outside ASCII whose case folds into it, the Kelvin
+/// sign and the long s, are taken as the `k` and `s` a search without
+/// case matches them as; their own bytes are in no needle's trigrams.
 fn filter_of(text: &[u8]) -> Box<[u64]> {
     let bits = (text.len() as u64 / BITS_PER_BYTE_DIVISOR)
         .next_power_of_two()
         .clamp(MIN_BITS, MAX_BITS);
     let mut filter = vec![0u64; usize::try_from(bits / 64).unwrap_or(1)].into_boxed_slice();
     let mut trigram = 0u32;
-    for (index, byte) in text.iter().enumerate() {
+    let mut taken = 0usize;
+    let mut index = 0;
+    while let Some(&byte) = text.get(index) {
+        let (byte, width) = match byte {
+            0xE2 if text.get(index + 1..index + 3) == Some(&[0x84, 0xAA][..]) => (b'k', 3),
+            0xC5 if text.get(index + 1) == Some(&0xBF) => (b's', 2),
+            _ => (byte, 1),
+        };
+        index += width;
+        taken += 1;
         trigram = (trigram << 8 | u32::from(byte.to_ascii_lowercase())) & 0xFF_FFFF;
-        if index >= 2 {
+        if taken >= 3 {
             let (first, second) = places(trigram, bits);
             if let Some(word) = filter.get_mut(first / 64) {
                 *word |= 1 << (first % 64);
@@ -962,6 +975,42 @@ mod tests {
             // A file is passed over only when it cannot hold the text.
             let held = Words::of(text.as_bytes()).hold(&Needle::new(&literal));
             proptest::prop_assert_eq!(held, insensitive.matches > 0);
+        }
+    }
+
+    /// `literal` with each letter in one of the cases a search without
+    /// case matches it in, chosen by `choices`.
+    fn other_case(literal: &str, choices: &[u8]) -> String {
+        literal
+            .chars()
+            .zip(choices.iter().cycle())
+            .map(|(letter, choice)| {
+                let cases: &[char] = match letter.to_ascii_lowercase() {
+                    'k' => &['k', 'K', '\u{212A}'],
+                    's' => &['s', 'S', 'ſ'],
+                    _ => &[letter.to_ascii_lowercase(), letter.to_ascii_uppercase()],
+                };
+                cases[usize::from(*choice) % cases.len()]
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_filter_holds_what_a_search_without_case_finds(
+            literal in "[a-ckKsS_]{3,8}",
+            choices in proptest::collection::vec(0u8..3, 1..8),
+            before in "[a-z \n]{0,10}",
+        ) {
+            let text = format!("{before}{}\n", other_case(&literal, &choices));
+            let [(insensitive, _), _] = tallies(&text, &literal);
+            proptest::prop_assert!(insensitive.matches > 0);
+            let filter = filter_of(text.as_bytes());
+            let held = Needle::new(&literal)
+                .trigrams
+                .iter()
+                .all(|&trigram| holds(&filter, trigram));
+            proptest::prop_assert!(held, "{text:?} hides {literal:?}");
         }
     }
 

@@ -12,8 +12,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// This build's layout; another is dropped and made again.
-const LAYOUT: i64 = 1;
+/// This build's layout; another is dropped and made again. 2: filters
+/// take the Kelvin sign and the long s as `k` and `s`.
+const LAYOUT: i64 = 2;
 
 const TABLES: &str = "
 CREATE TABLE sketches (
