@@ -31,11 +31,13 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod lsp_client;
 mod memory;
 mod percentiles;
 
 use common::projects::{SHAPES_MAIN_PY, SHAPES_PY, big_python_project, shapes_questions};
 use common::*;
+use lsp_client::LspServer;
 use memory::{Memory, mb, tree_memory};
 use percentiles::{Percentiles, report};
 use serde_json::{Value, json};
@@ -63,12 +65,16 @@ fn main() {
     let project = project(&[("shapes.py", SHAPES_PY), ("main.py", SHAPES_MAIN_PY)]);
     let mockls = vec!["--lsp".to_owned(), mockls_lsp("python", "")];
     many_sessions("mockls", project.path(), &mockls, seconds, sessions);
+    let mockls_alone = mockls_binary().display().to_string();
+    server_alone(&[&mockls_alone], false, project.path(), seconds, sessions);
     flood_beside_quiet("mockls", project.path(), &mockls, seconds);
     if std::env::var_os("DAEMON_BENCH_MOCKLS_ONLY").is_some() {
         return;
     }
     if have("pyright-langserver") {
         many_sessions("pyright", project.path(), &[], seconds, sessions);
+        let pyright = ["pyright-langserver", "--stdio"];
+        server_alone(&pyright, true, project.path(), seconds, sessions);
         flood_beside_quiet("pyright", project.path(), &[], seconds);
     }
 }
@@ -213,6 +219,130 @@ fn second_session_first_hover() {
     report("  the same, from the bridge's start", &from_spawn);
 }
 
+/// The load of [`many_sessions`] put straight to the server by a bare
+/// LSP client, one thread per session sharing its one connection as the
+/// sessions share the daemon's: the same questions in turn, and after
+/// each round the thread's own file written, told as Windlass tells it
+/// (a watched-file change and the open document sent again), and its
+/// diagnostics awaited. What the server itself takes under that load,
+/// beside what the sessions saw through Windlass. A server without
+/// `pull` publishes: an unchanged file's diagnostics are then its last
+/// publication, which costs nothing to read, and are not asked. Lost
+/// answers are empty ones; mismatched, edits whose diagnostics did not
+/// come right within 30 s.
+fn server_alone(command: &[&str], pull: bool, root: &Path, seconds: u64, count: usize) {
+    for session in 0..count {
+        std::fs::write(root.join(edited_file(session)), EDITED_CLEAN).unwrap();
+    }
+    let server = LspServer::start(command, root, pull);
+    for file in ["main.py", "shapes.py"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        server.open(file, "python", &text);
+    }
+    for session in 0..count {
+        server.open(&edited_file(session), "python", EDITED_CLEAN);
+    }
+    let requests: Vec<(&str, Value)> = shapes_requests(&server)
+        .into_iter()
+        .filter(|(method, _)| pull || *method != "textDocument/diagnostic")
+        .collect();
+    for (method, params) in &requests {
+        server.request(method, params.clone());
+    }
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let tallies: Vec<Tally> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..count)
+            .map(|n| {
+                let (server, requests) = (&server, &requests);
+                scope.spawn(move || ask_server_until(server, root, n, requests, deadline))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().unwrap())
+            .collect()
+    });
+    let name = command[0].rsplit('/').next().unwrap_or(command[0]);
+    println!(
+        "{name} by itself, the same load from a bare LSP client ({count} threads, {seconds} s)"
+    );
+    let methods: Vec<&str> = requests.iter().map(|(method, _)| *method).collect();
+    print_tallies("thread", &tallies, &methods);
+}
+
+/// The questions of [`shapes_questions`] as LSP requests, in its order.
+fn shapes_requests(server: &LspServer) -> Vec<(&'static str, Value)> {
+    let document = |file: &str| json!({"uri": server.uri(file)});
+    let at = |file: &str, line: u32, character: u32| json!({"textDocument": document(file), "position": {"line": line, "character": character}});
+    let mut references = at("shapes.py", 5, 4);
+    references["context"] = json!({"includeDeclaration": true});
+    vec![
+        ("textDocument/hover", at("main.py", 2, 7)),
+        ("textDocument/definition", at("main.py", 2, 14)),
+        ("textDocument/references", references),
+        (
+            "textDocument/documentSymbol",
+            json!({"textDocument": document("shapes.py")}),
+        ),
+        (
+            "textDocument/diagnostic",
+            json!({"textDocument": document("main.py")}),
+        ),
+        ("textDocument/hover", at("shapes.py", 1, 8)),
+    ]
+}
+
+/// One thread of [`server_alone`]: `requests` in turn from `offset`
+/// until `deadline`, and its own file edited after each round.
+fn ask_server_until(
+    server: &LspServer,
+    root: &Path,
+    offset: usize,
+    requests: &[(&str, Value)],
+    deadline: Instant,
+) -> Tally {
+    let mut tally = Tally {
+        by_question: vec![Vec::new(); requests.len() + 1],
+        ..Tally::default()
+    };
+    let file = edited_file(offset);
+    let uri = server.uri(&file);
+    let mut turn = offset;
+    let mut version = 1;
+    while Instant::now() < deadline {
+        let index = turn % requests.len();
+        turn += 1;
+        let (method, params) = &requests[index];
+        let started = Instant::now();
+        let answer = server.request(method, params.clone());
+        let elapsed = started.elapsed();
+        tally.samples.push(elapsed);
+        tally.by_question[index].push(elapsed);
+        if answer.is_null() {
+            tally.lost += 1;
+        }
+        if index + 1 < requests.len() {
+            continue;
+        }
+        version += 1;
+        let broken = version % 2 == 0;
+        let text = if broken { EDITED_BROKEN } else { EDITED_CLEAN };
+        let published = server.publications(&file);
+        let started = Instant::now();
+        std::fs::write(root.join(&file), text).unwrap();
+        server.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": uri, "type": 2}]}),
+        );
+        server.change(&file, version, text);
+        if !server.wait_errors(&file, published, broken, Duration::from_secs(30)) {
+            tally.mismatched += 1;
+        }
+        tally.by_question[requests.len()].push(started.elapsed());
+    }
+    tally
+}
+
 /// What one session saw in the timed run.
 #[derive(Default)]
 struct Tally {
@@ -270,31 +400,8 @@ fn many_sessions(label: &str, root: &Path, extra: &[String], seconds: u64, count
     let recorded = Recorded::of(&store).since(recorded_before);
 
     println!("{label}: {count} sessions × mixed questions for {seconds} s");
-    for (n, tally) in tallies.iter().enumerate() {
-        print_tally(&format!("session {n}:"), tally);
-    }
-    let kinds = questions
-        .iter()
-        .map(|(tool, _)| *tool)
-        .chain(["edit, then diagnostics"]);
-    for (index, tool) in kinds.enumerate() {
-        let samples: Vec<Duration> = tallies
-            .iter()
-            .filter_map(|tally| tally.by_question.get(index))
-            .flatten()
-            .copied()
-            .collect();
-        let p = Percentiles::new(&samples);
-        println!(
-            "  question {index} ({tool}): {:>7} answers  p50 {:>8.3} ms  p99 {:>8.3} ms",
-            p.count(),
-            p.ms(0.5),
-            p.ms(0.99)
-        );
-    }
-    let lost: usize = tallies.iter().map(|tally| tally.lost).sum();
-    let mismatched: usize = tallies.iter().map(|tally| tally.mismatched).sum();
-    println!("  lost {lost}, mismatched {mismatched}");
+    let tools: Vec<&str> = questions.iter().map(|(tool, _)| *tool).collect();
+    print_tallies("session", &tallies, &tools);
     let hours = elapsed.as_secs_f64() / 3_600.0;
     println!(
         "  recorder: {} events ({:.0} per second), the store grew {:.1} MB ({:.0} MB per hour)",
@@ -409,6 +516,33 @@ fn flood_beside_quiet(label: &str, root: &Path, extra: &[String], seconds: u64) 
             flood.failed
         );
     }
+}
+
+/// Each asker's tally (`who`: a session or a thread), then each
+/// question's, the edits last, then the lost and mismatched answers.
+fn print_tallies(who: &str, tallies: &[Tally], questions: &[&str]) {
+    for (n, tally) in tallies.iter().enumerate() {
+        print_tally(&format!("{who} {n}:"), tally);
+    }
+    let kinds = questions.iter().copied().chain(["edit, then diagnostics"]);
+    for (index, kind) in kinds.enumerate() {
+        let samples: Vec<Duration> = tallies
+            .iter()
+            .filter_map(|tally| tally.by_question.get(index))
+            .flatten()
+            .copied()
+            .collect();
+        let p = Percentiles::new(&samples);
+        println!(
+            "  question {index} ({kind}): {:>7} answers  p50 {:>8.3} ms  p99 {:>8.3} ms",
+            p.count(),
+            p.ms(0.5),
+            p.ms(0.99)
+        );
+    }
+    let lost: usize = tallies.iter().map(|tally| tally.lost).sum();
+    let mismatched: usize = tallies.iter().map(|tally| tally.mismatched).sum();
+    println!("  lost {lost}, mismatched {mismatched}");
 }
 
 /// One line of a tally: its warm answers' count and percentiles, and

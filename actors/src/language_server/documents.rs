@@ -260,15 +260,27 @@ impl Documents {
         self.open.is_empty()
     }
 
-    /// Every open document, for re-opening them on a restarted server.
     /// The open document `uri` as the server holds it.
     pub fn snapshot(&self, uri: &str) -> Option<DocumentSnapshot> {
         self.open.get(uri).map(|open| open.snapshot.clone())
     }
 
+    /// Every open document.
     pub fn snapshots(&self) -> Vec<DocumentSnapshot> {
         self.open
             .values()
+            .map(|open| open.snapshot.clone())
+            .collect()
+    }
+
+    /// The documents a restarted server is to open: those an agent used.
+    /// One open only for background work is not: the request it was open
+    /// for is asked of the next process again, with its document, or not
+    /// at all.
+    pub fn to_reopen(&self) -> Vec<DocumentSnapshot> {
+        self.open
+            .values()
+            .filter(|open| open.in_passing.is_none())
             .map(|open| open.snapshot.clone())
             .collect()
     }
@@ -365,6 +377,15 @@ mod tests {
         assert!(documents.is_open(uri));
         assert!(documents.close_background(uri));
         assert!(!documents.is_open(uri));
+    }
+
+    #[test]
+    fn a_document_open_only_in_passing_is_not_reopened() {
+        let mut documents = Documents::default();
+        documents.sync(snapshot("a"), Use::InPassing);
+        assert!(documents.to_reopen().is_empty());
+        documents.sync(snapshot("a"), Use::Question);
+        assert_eq!(documents.to_reopen().len(), 1);
     }
 
     #[test]

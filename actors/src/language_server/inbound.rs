@@ -373,7 +373,7 @@ impl State {
         self.exiting = true;
         // A document under check goes on as it is on disk, and its check
         // is run again by the next process.
-        let mut documents = self.documents.snapshots();
+        let mut documents = self.documents.to_reopen();
         if let Some(check) = &self.check {
             documents.retain(|document| !check.covers(&document.uri));
             documents.extend(check.documents().cloned());
