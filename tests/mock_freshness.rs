@@ -246,6 +246,42 @@ fn a_linter_of_one_file_at_a_time_is_not_sent_what_did_not_change() {
     drop(records);
 }
 
+/// A check of an edit asks a linter of one file at a time (ruff) only
+/// of the edited document: it has no dependents, so the other open
+/// documents are not asked, once with the disk's texts and again with the
+/// edit's, as they are of a server that may check importers again.
+#[test]
+fn a_check_asks_a_linter_of_one_file_at_a_time_only_of_the_edited_file() {
+    let dir = project(&[("main.py", "fine\n"), ("other.py", "fine\n")]);
+    let records = tempfile::tempdir().unwrap();
+    let record = records.path().join("record.jsonl");
+    let flags = format!("--pull-diagnostics --record {}", record.display());
+    let config = python_server("ruff", &mockls_binary().display().to_string(), &flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    let other = session.ok("diagnostics", json!({"file": "other.py"}));
+    assert_eq!(other, "other.py: no problems");
+    let checked = session.ok(
+        "check_edit",
+        json!({"file": "main.py", "replacements": [{"old": "fine", "new": "ERROR"}]}),
+    );
+    assert!(checked.contains("1 error"), "{checked}");
+    let asked = |name: &str| {
+        recorded(&record)
+            .iter()
+            .filter(|(direction, message)| {
+                direction == "in"
+                    && message["method"] == "textDocument/diagnostic"
+                    && message["params"]["textDocument"]["uri"]
+                        .as_str()
+                        .is_some_and(|uri| uri.ends_with(&format!("/{name}")))
+            })
+            .count()
+    };
+    assert_eq!(asked("other.py"), 1, "asked only for its own question");
+    assert!(asked("main.py") >= 2, "the disk's text and the edit's");
+    drop(records);
+}
+
 /// An editor that saves by renaming a new file over the old one (`sed
 /// -i`, a safe write) moves the file in: the server is told it was
 /// created and changed, which holds whether or not it knew the file. The

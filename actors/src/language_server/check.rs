@@ -13,7 +13,8 @@
 //! server's fresh diagnostics of them, and gives any dependent not
 //! published again since its diagnostics from before. A server that is
 //! asked for diagnostics publishes none, so each step asks it for every
-//! bystander's too, and nothing is cached.
+//! bystander's too, and nothing is cached. A linter of one file at a time
+//! (ruff) has no dependents: its bystanders are not looked at.
 //!
 //! While a check runs, every other caller's work about one of its
 //! documents (requests, diagnostics waits, other checks), and every
@@ -50,7 +51,9 @@ impl State {
             .iter()
             .map(|edit| edit.document.clone())
             .collect();
-        let asked: Vec<DocumentSnapshot> = match self.pulls() {
+        // A linter of one file at a time has no dependents to find.
+        let asks_bystanders = self.pulls() && !self.spec.lints_each_file_alone;
+        let asked: Vec<DocumentSnapshot> = match asks_bystanders {
             true => self
                 .documents
                 .snapshots()
@@ -164,6 +167,9 @@ impl State {
         let Some(check) = self.check.as_ref().filter(|check| check.id == id) else {
             return Vec::new();
         };
+        if self.spec.lints_each_file_alone {
+            return Vec::new();
+        }
         if !check.asked.is_empty() {
             return check
                 .asked
