@@ -717,3 +717,57 @@ fn typescript_diagnostics_are_asked_of_tsserver_not_read_from_publications() {
     let waited = answers("--stale-publications");
     assert!(waited.iter().any(|(right, _)| !right), "{waited:?}");
 }
+
+/// `check_edit` of a definition checks the files that use its name
+/// though none is open, asked (pull) or waited for (by version) alike:
+/// the first 25 by how often they name it, each breaking; the five past
+/// the bound are named as not checked. Those opened for the check are
+/// closed after it, so their diagnostics asked later are of the disk.
+#[test]
+fn check_edit_checks_the_files_that_use_what_it_changes_and_names_those_past_the_bound() {
+    let mockls = mockls_binary().display().to_string();
+    for (flags, extra) in [
+        ("--register-pull --watch-files", "pull_diagnostics = true"),
+        ("--publish-version --watch-files", ""),
+    ] {
+        let mut files = vec![("lib.py".to_owned(), "def helper\n".to_owned())];
+        for index in 0..30 {
+            // The first files name the helper twice, so they come first.
+            let twice = if index < 25 { "# helper\n" } else { "" };
+            files.push((
+                format!("user{index:02}.py"),
+                format!("uses lib.py\n# helper\n{twice}"),
+            ));
+        }
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(path, text)| (path.as_str(), text.as_str()))
+            .collect();
+        let dir = project(&files);
+        let config = python_server("python", &mockls, flags, extra);
+        let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+        let check = session.ok(
+            "check_edit",
+            json!({"file": "lib.py", "replacements": [{"old": "def helper", "new": "def helper ERROR"}]}),
+        );
+        let mut expected = vec![
+            "lib.py, if edited (nothing written): 1 new problem, 0 fixed".to_owned(),
+            "  new 1:12 error [mockls E1] mockls: ERROR on line 1".to_owned(),
+        ];
+        for index in 0..25 {
+            expected.push(format!(
+                "user{index:02}.py, not edited, after the edit: 1 new problem, 0 fixed"
+            ));
+            expected.push("  new 1:1 error [mockls E2] mockls: lib.py has an ERROR".to_owned());
+        }
+        expected.push("also checked: 25 other files that use `helper` (those not named above have no new problems)".to_owned());
+        expected.push("warning: 5 other files that use `helper` not checked (at most 25 are): user25.py user26.py user27.py user28.py user29.py; write the edit and ask `diagnostics` of them".to_owned());
+        assert_eq!(check, expected.join("\n"), "{flags}");
+        assert_eq!(
+            session.ok("diagnostics", json!({"file": "user00.py"})),
+            "user00.py: no problems",
+            "{flags}"
+        );
+        session.keep(dir);
+    }
+}

@@ -44,7 +44,8 @@ fn check_edit_reports_an_edits_problems_and_no_other_session_sees_it() {
         "src/requests/api.py, if edited (nothing written): 3 new problems, 0 fixed\n\
          \x20 new 71:51 error [Pyright reportUndefinedVariable] \"undefined_url\" is not defined\n\
          \x20 new 71:51 error [Pyright reportUnknownArgumentType] Argument type is unknown Argument corresponds to parameter \"url\" in function \"request\"\n\
-         \x20 new 71:51 error [Ruff F821] Undefined name `undefined_url`"
+         \x20 new 71:51 error [Ruff F821] Undefined name `undefined_url`\n\
+         also checked: 14 other files that use `request` (those not named above have no new problems)"
     );
     assert_eq!(outcome(wait(&meanwhile)).text, clean);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
@@ -65,7 +66,8 @@ fn check_edit_reports_an_edits_problems_and_no_other_session_sees_it() {
         "src/requests/api.py, if edited (nothing written): 0 new problems, 3 fixed\n\
          \x20 fixed 71:51 error [Pyright reportUndefinedVariable] \"undefined_url\" is not defined\n\
          \x20 fixed 71:51 error [Pyright reportUnknownArgumentType] Argument type is unknown Argument corresponds to parameter \"url\" in function \"request\"\n\
-         \x20 fixed 71:51 error [Ruff F821] Undefined name `undefined_url`"
+         \x20 fixed 71:51 error [Ruff F821] Undefined name `undefined_url`\n\
+         also checked: 14 other files that use `request` (those not named above have no new problems)"
     );
     assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
     let still = other.ok("diagnostics", json!({"file": api}));
@@ -127,11 +129,26 @@ fn check_edit_of_a_rename_checks_every_file_together() {
     }
     let new: Vec<&str> = kept
         .lines()
+        .take_while(|line| !line.contains(", not edited, "))
         .filter(|line| line.starts_with("  new "))
         .collect();
     assert!(
         new.iter().all(|line| line.contains("[Ruff I001]")),
         "checked one at a time, the callers would not find the new name: {kept}"
+    );
+    // Pyright's rename leaves the tests' import of the old name, which
+    // the check finds among the files that use it.
+    let tests: Vec<&str> = kept
+        .lines()
+        .skip_while(|line| {
+            !line.starts_with("tests/test_utils.py, not edited, after the edit: 2 new problems")
+        })
+        .collect();
+    assert!(
+        tests.get(1).is_some_and(|line| line.contains(
+            "error [Pyright reportAttributeAccessIssue] \"get_auth_from_url\" is unknown import symbol"
+        )),
+        "{kept}"
     );
 
     let clash = rename("urlparse");
@@ -200,13 +217,7 @@ fn importers_broken_by_an_edit(daemon: Daemon, strategy: &str) {
     let clean = "src/requests/adapters.py: no problems\nsrc/requests/sessions.py: no problems";
     assert_eq!(other.ok("diagnostics", importers.clone()), clean);
 
-    let triple = json!({"file": "src/requests/utils.py", "replacements": [
-        {"old": "def get_auth_from_url(url: str) -> tuple[str, str]:",
-         "new": "def get_auth_from_url(url: str) -> tuple[str, str, str]:"},
-        {"old": "        auth = (\"\", \"\")\n", "new": "        auth = (\"\", \"\", \"\")\n"},
-        {"old": "unquote(parsed.password))", "new": "unquote(parsed.password), \"\")"},
-    ]});
-    let check = editor.call_async("check_edit", triple);
+    let check = editor.call_async("check_edit", triple_return());
     let meanwhile = other.call_async("diagnostics", importers.clone());
     let answer = outcome(wait(&check));
     let mismatch = "error [Pyright reportAssignmentType] Expression with type \"tuple[str, str, str]\" cannot be assigned to target tuple";
@@ -232,12 +243,17 @@ fn importers_broken_by_an_edit(daemon: Daemon, strategy: &str) {
         answer.text
     );
     assert_eq!(
-        lines[4], "src/requests/sessions.py, not edited, after the edit: 1 new problem, 0 fixed",
+        lines[4], "src/requests/models.py, not edited, after the edit: 1 new problem, 0 fixed",
+        "{}",
+        answer.text
+    );
+    assert_eq!(
+        lines[6], "src/requests/sessions.py, not edited, after the edit: 1 new problem, 0 fixed",
         "{}",
         answer.text
     );
     assert!(
-        lines[5].starts_with(&format!("  new 359:13 {mismatch}")),
+        lines[7].starts_with(&format!("  new 359:13 {mismatch}")),
         "{}",
         answer.text
     );
@@ -248,4 +264,61 @@ fn importers_broken_by_an_edit(daemon: Daemon, strategy: &str) {
         status.contains(&format!("diagnostics by {strategy}")),
         "{status}"
     );
+}
+
+/// The same edit with neither importer open: the files that use the
+/// function are found by its name, checked beside the edit and closed
+/// again, so the answer names what it breaks in them, says how many it
+/// checked, and another session's diagnostics of them stay those of the
+/// files on disk.
+#[test]
+fn check_edit_reports_what_an_edit_breaks_in_files_no_one_opened() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        return skip("target/real-projects/requests-2.34.2 is missing (.ci/run unpacks it)");
+    };
+    let daemon = Daemon::new();
+    let args = root_arg(dir.path());
+    let (editor, other) = (daemon.session(&args), daemon.session(&args));
+    let answer = editor.ok("check_edit", triple_return());
+    eprintln!("{answer}");
+    let lines: Vec<&str> = answer.lines().collect();
+    assert!(
+        lines[0].starts_with("src/requests/utils.py, if edited (nothing written): no new problems"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains(
+            "src/requests/adapters.py, not edited, after the edit: 2 new problems, 0 fixed"
+        ),
+        "{answer}"
+    );
+    assert!(
+        answer.contains(
+            "src/requests/sessions.py, not edited, after the edit: 1 new problem, 0 fixed"
+        ),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("also checked: 4 other files that use `get_auth_from_url`"),
+        "{answer}"
+    );
+    let importers = json!({"files": ["src/requests/adapters.py", "src/requests/sessions.py"]});
+    assert_eq!(
+        other.ok("diagnostics", importers),
+        "src/requests/adapters.py: no problems\nsrc/requests/sessions.py: no problems"
+    );
+}
+
+/// `get_auth_from_url` made to return three strings: its two importers
+/// unpack two.
+fn triple_return() -> serde_json::Value {
+    json!({"file": "src/requests/utils.py", "replacements": [
+        {"old": "def get_auth_from_url(url: str) -> tuple[str, str]:",
+         "new": "def get_auth_from_url(url: str) -> tuple[str, str, str]:"},
+        {"old": "        auth = (\"\", \"\")\n", "new": "        auth = (\"\", \"\", \"\")\n"},
+        {"old": "unquote(parsed.password))", "new": "unquote(parsed.password), \"\")"},
+    ]})
 }

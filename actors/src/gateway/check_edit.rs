@@ -5,13 +5,17 @@
 //! contributes diagnostics checks each file as on disk and as the edit
 //! would make it (an unsaved version, given back the disk text after);
 //! the two are compared by what each problem says, wherever it stands.
-//! Nothing is written.
+//! The files that use a name the edit changes (`edit_reach`) are checked
+//! beside it, open or not, and those past the bound are named as not
+//! checked. Nothing is written.
 
 use super::address::Position;
 use super::context::Context;
 use super::diagnostics::{from_each, problems, settled};
+use super::edit_reach::{self, MAX_USERS_CHECKED, Users};
 use super::proposals::{RenameProposal, proposed_rename};
 use super::render::{self, Sources};
+use super::symbols;
 use super::workspace_edit::{applied, parts};
 use crate::error::{Error, Result};
 use crate::lsp::uri::uri_to_path;
@@ -23,8 +27,9 @@ use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -89,10 +94,12 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
     };
     let servers = context.diagnosing(&path).await?;
     let several = servers.len() > 1;
+    let users = users(context, &roots, &path, &planned.edits).await;
     let reports = from_each(servers, |server| {
         let (context, roots) = (context.clone(), roots.clone());
         let edits = planned.edits.clone();
-        async move { check(&context, &roots, &server, &edits, several).await }
+        let users = served(&server, &users.checked);
+        async move { check(&context, &roots, &server, &edits, users, several).await }
     })
     .await;
     let settled = settled(reports, &args.file)?;
@@ -143,6 +150,7 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
     for (before, after, said) in &files {
         lines.extend(compared(before, after, said, masking));
     }
+    lines.extend(users.notes(&roots));
     lines.extend(sources.outside_note());
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
@@ -164,9 +172,10 @@ async fn check(
     roots: &RootSet,
     server: &ServerHandle,
     edits: &[EditedDocument],
+    users: Vec<DocumentSnapshot>,
     several: bool,
 ) -> Result<ServerCheck> {
-    let answer = context.check_edit(server, edits).await?;
+    let answer = context.check_edit(server, edits, users).await?;
     let sources = &server.spec.save_check_sources;
     let compared = |document: &DocumentSnapshot, reply: &DiagnosticsReply| {
         without(sources, problems(roots, server, document, reply, several))
@@ -204,6 +213,141 @@ async fn check(
         })
         .collect();
     Ok(ServerCheck { edited, dependents })
+}
+
+/// The files that use what an edit changes: those checked beside it, and
+/// what the answer says of the search.
+struct CheckedUsers {
+    found: Users,
+    checked: Vec<DocumentSnapshot>,
+}
+
+/// The users of the names the edits change, by the outline of each
+/// edited file as it is now; the first [`MAX_USERS_CHECKED`] read to be
+/// checked. A server without outlines gives no names, and none are
+/// looked for.
+async fn users(
+    context: &Context,
+    roots: &Arc<RootSet>,
+    path: &std::path::Path,
+    edits: &[EditedDocument],
+) -> CheckedUsers {
+    let mut names = Vec::new();
+    let server = context.route(path).await;
+    if let Ok(server) = &server {
+        for edit in edits {
+            let document = edit.document.clone();
+            let Ok(mut reply) = context.document_symbols(server, document).await else {
+                continue;
+            };
+            let Ok(outline) = symbols::document_symbols(&mut reply, &edit.document.text) else {
+                continue;
+            };
+            names.extend(edit_reach::changed_names(
+                &edit.document.text,
+                &edit.text,
+                &outline,
+            ));
+        }
+    }
+    let mut seen = HashSet::new();
+    names.retain(|name| seen.insert(name.clone()));
+    let languages = server.map(|server| server.spec.languages.clone());
+    let found = match (names.is_empty(), languages) {
+        (false, Ok(languages)) => {
+            let edited: HashSet<String> = edits
+                .iter()
+                .map(|edit| roots.display(&edit.document.path))
+                .collect();
+            let (sketches, roots) = (context.shared.sketches.clone(), roots.clone());
+            let search = tokio::task::spawn_blocking(move || {
+                edit_reach::users(&sketches, &roots, names, &languages, &edited)
+            });
+            search.await.unwrap_or_default()
+        }
+        _ => Users::none(),
+    };
+    let checked = found
+        .files
+        .iter()
+        .take(MAX_USERS_CHECKED)
+        .filter_map(|path| context.snapshot(path, &roots.display(path)).ok())
+        .collect();
+    CheckedUsers { found, checked }
+}
+
+/// The users `server` reads: those of its languages.
+fn served(server: &ServerHandle, users: &[DocumentSnapshot]) -> Vec<DocumentSnapshot> {
+    users
+        .iter()
+        .filter(|user| server.spec.languages.contains(&user.language_id))
+        .cloned()
+        .collect()
+}
+
+impl CheckedUsers {
+    /// What the answer says of the users: how many were checked, and
+    /// which were not.
+    fn notes(&self, roots: &RootSet) -> Vec<String> {
+        let Users {
+            names,
+            unsearched,
+            files,
+            complete,
+        } = &self.found;
+        let mut notes = Vec::new();
+        let named = names_list(names);
+        if !self.checked.is_empty() {
+            notes.push(format!(
+                "also checked: {} that use {named} (those not named above have no new problems)",
+                counted(self.checked.len(), "other file"),
+            ));
+        }
+        let left: Vec<String> = files
+            .iter()
+            .skip(self.checked.len())
+            .map(|path| roots.display(path))
+            .collect();
+        if !left.is_empty() {
+            let shown = left.iter().take(FILES_SHOWN).cloned().collect::<Vec<_>>();
+            let more = match left.len() - shown.len() {
+                0 => String::new(),
+                more => format!(" and {more} more"),
+            };
+            notes.push(format!(
+                "warning: {} that use {named} not checked (at most {MAX_USERS_CHECKED} are): {}{more}; write the edit and ask `diagnostics` of them",
+                counted(left.len(), "other file"),
+                shown.join(" ")
+            ));
+        }
+        if !unsearched.is_empty() {
+            notes.push(format!(
+                "warning: the files that use {} were not looked for, nor checked",
+                names_list(unsearched)
+            ));
+        }
+        if !complete {
+            notes.push(format!(
+                "warning: the search for files that use {named} stopped before the end of the tree; files past it were not checked"
+            ));
+        }
+        notes
+    }
+}
+
+/// Files named in a note on users, at most.
+const FILES_SHOWN: usize = 10;
+
+fn names_list(names: &[String]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(5)
+        .map(|name| format!("`{name}`"))
+        .collect();
+    match names.len().saturating_sub(shown.len()) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more names", shown.join(", ")),
+    }
 }
 
 /// The problems without those from the sources of a check that runs only

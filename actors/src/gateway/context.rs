@@ -519,13 +519,14 @@ impl Context {
     }
 
     /// Asks for the diagnostics of documents as on disk and as their
-    /// edits would make them, and of the open documents the edits touch,
-    /// without writing anything; bounded as `diagnostics` is, for each of
-    /// the check's waits.
+    /// edits would make them, and of the documents the edits touch (open
+    /// ones, and `users`), without writing anything; bounded as
+    /// `diagnostics` is, for each of the check's waits.
     pub async fn check_edit(
         &self,
         server: &ServerHandle,
         edits: &[EditedDocument],
+        users: Vec<DocumentSnapshot>,
     ) -> Result<CheckAnswer> {
         let limit =
             crate::messages::language_server::DIAGNOSTICS_HARD_LIMIT * 3 + Duration::from_secs(10);
@@ -534,6 +535,7 @@ impl Context {
             LanguageServerMsg::CheckEdit(CheckCall {
                 session,
                 edits: edits.to_vec(),
+                users: users.clone(),
                 reply,
             })
         })

@@ -22,6 +22,7 @@ mod context;
 mod definitions;
 mod diagnostics;
 mod directory;
+mod edit_reach;
 mod goto;
 mod hierarchy;
 mod hover;

@@ -34,8 +34,9 @@ use crate::messages::language_server::{
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::SessionId;
 use ractor::ActorRef;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::sync::Arc;
+use std::time::Instant;
 use tokio::sync::oneshot;
 
 impl State {
@@ -51,29 +52,62 @@ impl State {
             .iter()
             .map(|edit| edit.document.clone())
             .collect();
+        let edited = |uri: &str| disk.iter().any(|document| document.uri == uri);
         // A linter of one file at a time has no dependents to find.
-        let asks_bystanders = self.pulls() && !self.spec.lints_each_file_alone;
-        let asked: Vec<DocumentSnapshot> = match asks_bystanders {
-            true => self
-                .documents
-                .snapshots()
-                .into_iter()
-                .filter(|open| disk.iter().all(|document| document.uri != open.uri))
-                .collect(),
-            false => Vec::new(),
+        let alone = self.spec.lints_each_file_alone;
+        let users: Vec<DocumentSnapshot> = call
+            .users
+            .iter()
+            .filter(|user| !alone && !edited(&user.uri))
+            .cloned()
+            .collect();
+        let opened = users
+            .iter()
+            .filter(|user| !self.documents.is_open(&user.uri))
+            .map(|user| user.uri.clone())
+            .collect();
+        let (asked, sent_again) = match self.pulls() && !alone {
+            true => {
+                let mut asked: Vec<DocumentSnapshot> = self
+                    .documents
+                    .snapshots()
+                    .into_iter()
+                    .filter(|open| !edited(&open.uri))
+                    .collect();
+                for user in &users {
+                    if asked.iter().all(|document| document.uri != user.uri) {
+                        asked.push(user.clone());
+                    }
+                }
+                (asked, Vec::new())
+            }
+            false => (Vec::new(), users.clone()),
         };
         let session = call.session;
-        self.check = Some(Check {
+        let check = Check {
             id,
             session,
-            step: vec![None; call.edits.len() + asked.len()],
+            step: Vec::new(),
             edits: call.edits,
-            asked: asked.clone(),
+            asked,
+            users: call.users,
+            sent_again,
+            opened,
+            users_last_used: None,
             reply: Some(call.reply),
             stage: Stage::Disk,
             held: Vec::new(),
+        };
+        let documents = disk
+            .into_iter()
+            .chain(check.asked.iter().cloned())
+            .chain(check.sent_again.iter().cloned())
+            .collect();
+        self.check = Some(Check {
+            step: vec![None; check.step_len()],
+            ..check
         });
-        self.check_diagnostics(myself, id, session, disk.into_iter().chain(asked).collect());
+        self.check_diagnostics(myself, id, session, documents, &[]);
     }
 
     /// Takes work the running check must hold into its hold; gives it
@@ -115,7 +149,10 @@ impl State {
         }
         let mut replies: Vec<DiagnosticsReply> =
             check.step.iter_mut().filter_map(Option::take).collect();
-        let asked = replies.split_off(check.edits.len());
+        // The documents sent again are read from the cache, as any
+        // publication is.
+        let mut asked = replies.split_off(check.edits.len());
+        asked.truncate(check.asked.len());
         match std::mem::replace(&mut check.stage, Stage::Disk) {
             Stage::Disk => self.send_edits(myself, id, replies, asked),
             Stage::Edited { before, bystanders } => {
@@ -144,21 +181,33 @@ impl State {
         };
         // A document closed meanwhile is no longer asked; one changed
         // meanwhile is asked as it is, and its own change is no dependent.
-        check.asked = check
-            .asked
-            .iter()
-            .filter_map(|document| self.documents.snapshot(&document.uri))
-            .collect();
-        check.step = vec![None; check.edits.len() + check.asked.len()];
+        let open_now = |documents: &[DocumentSnapshot]| -> Vec<DocumentSnapshot> {
+            documents
+                .iter()
+                .filter_map(|document| self.documents.snapshot(&document.uri))
+                .collect()
+        };
+        check.asked = open_now(&check.asked);
+        check.sent_again = open_now(&check.sent_again);
+        check.step = vec![None; check.step_len()];
         check.stage = Stage::Edited { before, bystanders };
         let session = check.session;
+        let again: Vec<String> = check
+            .sent_again
+            .iter()
+            .map(|document| document.uri.clone())
+            .collect();
         let documents = check
             .edits
             .iter()
             .map(|edit| edit.document.unsaved(edit.text.clone()))
             .chain(check.asked.iter().cloned())
+            .chain(check.sent_again.iter().cloned())
             .collect();
-        self.check_diagnostics(myself, id, session, documents);
+        self.check_diagnostics(myself, id, session, documents, &again);
+        if let Some(check) = self.check.as_mut().filter(|check| check.id == id) {
+            check.users_last_used = Some(Instant::now());
+        }
     }
 
     /// The open documents outside check `id`, with their diagnostics now:
@@ -259,10 +308,11 @@ impl State {
         }
         check.stage = Stage::Restored { touched };
         check.asked.clear();
+        check.sent_again.clear();
         check.step = vec![None; check.edits.len()];
         let session = check.session;
         let disk: Vec<DocumentSnapshot> = check.documents().cloned().collect();
-        self.check_diagnostics(myself, id, session, disk);
+        self.check_diagnostics(myself, id, session, disk, &[]);
     }
 
     /// A bystander's diagnostics with the edit in, if they may have
@@ -328,6 +378,7 @@ impl State {
                 self.sync_document(document.clone(), &capabilities);
             }
         }
+        self.close_users(&check.opened, check.users_last_used);
         if let (Some(reply), Some(answer)) = (check.reply, answer) {
             let _gone = reply.send(answer);
         }
@@ -336,19 +387,46 @@ impl State {
         }
     }
 
+    /// Closes the users opened for a check, unless something else used
+    /// them after the check last did: a server that checks every open
+    /// document after each change (tsserver) is not left with them all.
+    fn close_users(&mut self, opened: &[String], last_used: Option<Instant>) {
+        let Some(last_used) = last_used else {
+            return;
+        };
+        for uri in opened {
+            if self
+                .documents
+                .last_used(uri)
+                .is_some_and(|used| used <= last_used)
+            {
+                self.documents.forget(uri);
+                self.notify(
+                    "textDocument/didClose",
+                    json!({"textDocument": {"uri": uri}}),
+                );
+            }
+        }
+    }
+
     /// Asks for the fresh diagnostics of each of `documents` as one step
-    /// of check `id`, on the path every diagnostics call takes. Every
-    /// document is sent before any answer is read: the actor handles the
-    /// publications only after this returns.
+    /// of check `id`, on the path every diagnostics call takes; those in
+    /// `again` are sent again first, after the documents before them.
+    /// Every document is sent before any answer is read: the actor
+    /// handles the publications only after this returns.
     fn check_diagnostics(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         id: u64,
         session: SessionId,
         documents: Vec<DocumentSnapshot>,
+        again: &[String],
     ) {
         for document in documents {
             let uri = document.uri.clone();
+            if again.contains(&uri) {
+                self.send_again(&uri);
+            }
             let (sender, receiver) = oneshot::channel::<Result<DiagnosticsReply>>();
             let inbox = myself.clone();
             tokio::spawn(async move {
@@ -380,6 +458,7 @@ impl State {
                 work.push(Work::Check(CheckCall {
                     session: check.session,
                     edits: check.edits,
+                    users: check.users,
                     reply,
                 }));
             }

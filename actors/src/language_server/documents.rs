@@ -119,6 +119,19 @@ impl Documents {
         }
     }
 
+    /// A new version of an open document with the text it has, to be sent
+    /// again: the version, and the document.
+    pub fn send_again(&mut self, uri: &str) -> Option<(i32, DocumentSnapshot)> {
+        let open = self.open.get_mut(uri)?;
+        open.version += 1;
+        Some((open.version, open.snapshot.clone()))
+    }
+
+    /// When a document was last used, if open.
+    pub fn last_used(&self, uri: &str) -> Option<Instant> {
+        self.open.get(uri).map(|open| open.last_used)
+    }
+
     /// The version of the server's copy of a document, if open.
     pub fn version(&self, uri: &str) -> Option<i32> {
         self.open.get(uri).map(|open| open.version)

@@ -9,6 +9,7 @@ use crate::vocabulary::ids::SessionId;
 use ractor::RpcReplyPort;
 use serde_json::Value;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The check in progress; one runs at a time.
 pub(super) struct Check {
@@ -23,8 +24,21 @@ pub(super) struct Check {
     /// rather than waited for: it publishes nothing, so its dependents
     /// are found by asking. Empty for a server that publishes.
     pub(super) asked: Vec<DocumentSnapshot>,
+    /// The call's users (files that use a name the edit changes), kept
+    /// for a check handed to the next process.
+    pub(super) users: Vec<DocumentSnapshot>,
+    /// The users a server that publishes is sent again right after the
+    /// edit, each waited for at every step beside the edited documents:
+    /// a document not sent again may not be checked again, and its last
+    /// publication would pass for the edit's. Empty for a server that is
+    /// asked (its users are among `asked`).
+    pub(super) sent_again: Vec<DocumentSnapshot>,
+    /// The users that were not open before the check, and when the check
+    /// last used them: closed once it ends, unless used since.
+    pub(super) opened: Vec<String>,
+    pub(super) users_last_used: Option<Instant>,
     /// The current step's diagnostics: the edited documents', then the
-    /// asked ones'.
+    /// asked ones', then those sent again.
     pub(super) step: Vec<Option<DiagnosticsReply>>,
     /// Other callers' work, in arrival order.
     pub(super) held: Vec<Work>,
@@ -70,11 +84,17 @@ impl Check {
     }
 
     /// Where the step's diagnostics of `uri` go: the edited documents
-    /// first, then the asked ones.
+    /// first, then the asked ones, then those sent again.
     pub(super) fn step_index(&self, uri: &str) -> Option<usize> {
         self.documents()
             .chain(&self.asked)
+            .chain(&self.sent_again)
             .position(|document| document.uri == uri)
+    }
+
+    /// How many documents each step waits for.
+    pub(super) fn step_len(&self) -> usize {
+        self.edits.len() + self.asked.len() + self.sent_again.len()
     }
 
     pub(super) fn covers(&self, uri: &str) -> bool {

@@ -149,6 +149,30 @@ impl State {
         }
     }
 
+    /// Sends an open document again with the text it has, as a change of
+    /// its version alone, so that the server checks it again against the
+    /// other documents as they are now (a check's users, once the edit is
+    /// in): its next publication answers this version.
+    pub(super) fn send_again(&mut self, uri: &str) {
+        let Phase::Ready(capabilities) = &self.phase else {
+            return;
+        };
+        let capabilities = capabilities.clone();
+        let Some((version, document)) = self.documents.send_again(uri) else {
+            return;
+        };
+        self.diagnostics
+            .note_change(uri, i64::from(version), false, Instant::now());
+        let change = Change {
+            uri,
+            language: &document.language_id,
+            version,
+            previous: &document.text,
+            text: &document.text,
+        };
+        self.did_change(&change, self.spec.rebuilds_only_when_forced, &capabilities);
+    }
+
     fn await_taken_in(&mut self, uri: &str, version: i32) {
         let now = Instant::now();
         match self.strategy() {

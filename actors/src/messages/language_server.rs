@@ -302,19 +302,23 @@ pub struct CheckCall {
     pub session: SessionId,
     /// At least one; each document once.
     pub edits: Vec<EditedDocument>,
+    /// Files on disk that use a name the edit changes, which it may break
+    /// without editing them: checked beside the edited documents, opened
+    /// for the check if they are not open.
+    pub users: Vec<DocumentSnapshot>,
     pub reply: RpcReplyPort<Result<CheckAnswer>>,
 }
 
 /// What a check found: a reply per edited document, in the order of the
-/// call's edits, and the open documents the edit touched without editing
-/// them (their importers, for servers that check those again).
+/// call's edits, and the documents the edit touched without editing them
+/// (open ones, for servers that check those again, and the call's users).
 #[derive(Debug, Clone)]
 pub struct CheckAnswer {
     pub edited: Vec<CheckReply>,
     pub dependents: Vec<DependentReply>,
 }
 
-/// An open document the edit did not change whose diagnostics it did.
+/// A document the edit did not change whose diagnostics it did.
 #[derive(Debug, Clone)]
 pub struct DependentReply {
     pub document: DocumentSnapshot,
