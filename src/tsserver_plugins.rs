@@ -157,6 +157,7 @@ mod tests {
             misses_added_folders: false,
             forgets_early_documents: false,
             rebuilds_only_when_forced: false,
+            reads_includes_from_disk: false,
             reads_disk_only_at_start: false,
             references_one_at_a_time: false,
             while_loading: WhileLoading::Waits,

@@ -322,3 +322,26 @@ fn triple_return() -> serde_json::Value {
         {"old": "unquote(parsed.password))", "new": "unquote(parsed.password), \"\")"},
     ]})
 }
+
+/// `check_edit` of a C header with clangd, which checks each file against
+/// the headers it includes as saved: the files that use the prototype it
+/// changes are named as not checked, never called unchanged.
+#[test]
+fn check_edit_of_a_header_names_the_files_it_could_not_check() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let dir = common::projects::c_project_with_database(2);
+    let session = Session::start(&root_arg(dir.path()));
+    let answer = session.ok(
+        "check_edit",
+        json!({"file": "include/shapes.h", "replacements": [{"old": "int area(int w, int h);", "new": "int area(int w);"}]}),
+    );
+    assert_eq!(
+        answer,
+        "include/shapes.h, if edited (nothing written): no new problems, none fixed (0 problems as now)\n\
+         warning: 4 other files that use `area` not checked ([c,cpp] checks each file against the files it includes as saved, not as edited): \
+         src/caller_0.c src/caller_1.c src/main.c src/shapes.c; write the edit and ask `diagnostics` of them"
+    );
+    session.keep(dir);
+}

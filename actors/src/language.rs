@@ -75,6 +75,12 @@ pub struct BuiltIn {
     /// from its last build, and one sent again after another file changed
     /// (or a header changed and changed back) was never answered.
     pub rebuilds_only_when_forced: bool,
+    /// Whether it checks a file against the files it includes as saved,
+    /// not as the client holds them (clangd 14, and later ones without
+    /// `--use-dirty-headers`): an unsaved edit of a header shows nothing
+    /// of what it does to its includers, so `check_edit` says those were
+    /// not checked rather than call them unchanged.
+    pub reads_includes_from_disk: bool,
     /// Whether it reads the project's files only at its start, and later
     /// only the documents it is sent (bash-language-server registers for
     /// no changes on disk): a file of its languages changed on disk and
@@ -171,6 +177,7 @@ const fn server(
         misses_added_folders: false,
         forgets_early_documents: false,
         rebuilds_only_when_forced: false,
+        reads_includes_from_disk: false,
         reads_disk_only_at_start: false,
         references_one_at_a_time: false,
         while_loading: WhileLoading::Waits,
@@ -279,6 +286,13 @@ impl BuiltIn {
     const fn rebuilds_only_when_forced(self) -> Self {
         Self {
             rebuilds_only_when_forced: true,
+            ..self
+        }
+    }
+
+    const fn reads_includes_from_disk(self) -> Self {
+        Self {
+            reads_includes_from_disk: true,
             ..self
         }
     }
@@ -594,6 +608,7 @@ const GOPLS: BuiltIn = server(
 const CLANGD: BuiltIn = server("c,cpp", "clangd", &[], "apt install clangd")
     .checked_with(VERSION)
     .rebuilds_only_when_forced()
+    .reads_includes_from_disk()
     .verified();
 // It lints a document when it opens, but before it has read its
 // configuration it keeps only the last one opened, and lints that alone
@@ -1275,6 +1290,9 @@ pub struct ServerSpec {
     /// Whether a document sent again unchanged after a change elsewhere
     /// must ask for a rebuild to be checked again.
     pub rebuilds_only_when_forced: bool,
+    /// Whether an unsaved edit of a file it includes goes unseen by the
+    /// files that include it ([`BuiltIn::reads_includes_from_disk`]).
+    pub reads_includes_from_disk: bool,
     /// Whether a file changed on disk that is not open is opened and
     /// closed again, for a server that reads the disk only at its start.
     pub reads_disk_only_at_start: bool,
@@ -1528,6 +1546,7 @@ mod tests {
             misses_added_folders: false,
             forgets_early_documents: false,
             rebuilds_only_when_forced: false,
+            reads_includes_from_disk: false,
             reads_disk_only_at_start: false,
             references_one_at_a_time: false,
             while_loading: WhileLoading::Waits,

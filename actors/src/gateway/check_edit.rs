@@ -94,7 +94,8 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
     };
     let servers = context.diagnosing(&path).await?;
     let several = servers.len() > 1;
-    let users = users(context, &roots, &path, &planned.edits).await;
+    let mut users = users(context, &roots, &path, &planned.edits).await;
+    users.blind_if_all(&servers);
     let reports = from_each(servers, |server| {
         let (context, roots) = (context.clone(), roots.clone());
         let edits = planned.edits.clone();
@@ -220,6 +221,9 @@ async fn check(
 struct CheckedUsers {
     found: Users,
     checked: Vec<DocumentSnapshot>,
+    /// The servers that cannot check the users against an unsaved edit,
+    /// when no server of the file can.
+    blind: Vec<String>,
 }
 
 /// The users of the names the edits change, by the outline of each
@@ -273,11 +277,19 @@ async fn users(
         .take(MAX_USERS_CHECKED)
         .filter_map(|path| context.snapshot(path, &roots.display(path)).ok())
         .collect();
-    CheckedUsers { found, checked }
+    CheckedUsers {
+        found,
+        checked,
+        blind: Vec::new(),
+    }
 }
 
-/// The users `server` reads: those of its languages.
+/// The users `server` reads: those of its languages, if it can check
+/// them against an unsaved edit.
 fn served(server: &ServerHandle, users: &[DocumentSnapshot]) -> Vec<DocumentSnapshot> {
+    if server.spec.reads_includes_from_disk {
+        return Vec::new();
+    }
     users
         .iter()
         .filter(|user| server.spec.languages.contains(&user.language_id))
@@ -286,6 +298,25 @@ fn served(server: &ServerHandle, users: &[DocumentSnapshot]) -> Vec<DocumentSnap
 }
 
 impl CheckedUsers {
+    /// None of the users is checked when every one of `servers` reads
+    /// what files include as saved.
+    fn blind_if_all(&mut self, servers: &[(String, Result<ServerHandle>)]) {
+        let blind: Vec<String> = servers
+            .iter()
+            .filter_map(|(label, server)| {
+                let server = server.as_ref().ok()?;
+                server
+                    .spec
+                    .reads_includes_from_disk
+                    .then(|| format!("[{label}]"))
+            })
+            .collect();
+        if !blind.is_empty() && blind.len() == servers.len() {
+            self.checked.clear();
+            self.blind = blind;
+        }
+    }
+
     /// What the answer says of the users: how many were checked, and
     /// which were not.
     fn notes(&self, roots: &RootSet) -> Vec<String> {
@@ -314,8 +345,15 @@ impl CheckedUsers {
                 0 => String::new(),
                 more => format!(" and {more} more"),
             };
+            let why = match self.blind.is_empty() {
+                true => format!("(at most {MAX_USERS_CHECKED} are)"),
+                false => format!(
+                    "({} checks each file against the files it includes as saved, not as edited)",
+                    self.blind.join(", ")
+                ),
+            };
             notes.push(format!(
-                "warning: {} that use {named} not checked (at most {MAX_USERS_CHECKED} are): {}{more}; write the edit and ask `diagnostics` of them",
+                "warning: {} that use {named} not checked {why}: {}{more}; write the edit and ask `diagnostics` of them",
                 counted(left.len(), "other file"),
                 shown.join(" ")
             ));
