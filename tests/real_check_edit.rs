@@ -3,7 +3,10 @@
 //! one it would fix, each reported by both servers; the file's bytes and
 //! modification time unchanged; and the other session's diagnostics of
 //! the same file, asked while the check runs, those of the file on disk.
-//! And a rename's check, of every file the rename edits at once.
+//! A rename's check, of every file the rename edits at once. And what an
+//! edit breaks in files it does not touch, open or not, with pyright,
+//! typescript-language-server and gopls; with clangd, which cannot check
+//! an unsaved header's includers, those files named as not checked.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -342,6 +345,93 @@ fn check_edit_of_a_header_names_the_files_it_could_not_check() {
         "include/shapes.h, if edited (nothing written): no new problems, none fixed (0 problems as now)\n\
          warning: 4 other files that use `area` not checked ([c,cpp] checks each file against the files it includes as saved, not as edited): \
          src/caller_0.c src/caller_1.c src/main.c src/shapes.c; write the edit and ask `diagnostics` of them"
+    );
+    session.keep(dir);
+}
+
+/// `check_edit` of a method renamed by hand in TypeScript: the two files
+/// that call it, neither open, break.
+#[test]
+fn check_edit_of_a_typescript_method_reaches_its_callers() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let dir = project(&[
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"module\": \"commonjs\"}, \"include\": [\"src\"]}\n",
+        ),
+        (
+            "src/shape.ts",
+            "export class Shape {\n  area(): number {\n    return 0;\n  }\n}\n",
+        ),
+        (
+            "src/a.ts",
+            "import { Shape } from \"./shape\";\nexport const a = new Shape().area();\n",
+        ),
+        (
+            "src/b.ts",
+            "import { Shape } from \"./shape\";\nexport function b(s: Shape): number {\n  return s.area() * 2;\n}\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let answer = session.ok(
+        "check_edit",
+        json!({"file": "src/shape.ts", "replacements": [{"old": "  area(): number {", "new": "  size(): number {"}]}),
+    );
+    assert_eq!(
+        answer,
+        "src/shape.ts, if edited (nothing written): no new problems, none fixed (0 problems as now)\n\
+         src/a.ts, not edited, after the edit: 1 new problem, 0 fixed\n\
+         \x20 new 2:30 error [typescript 2339] Property 'area' does not exist on type 'Shape'.\n\
+         src/b.ts, not edited, after the edit: 1 new problem, 0 fixed\n\
+         \x20 new 3:12 error [typescript 2339] Property 'area' does not exist on type 'Shape'.\n\
+         also checked: 2 other files that use `area` (those not named above have no new problems)"
+    );
+    session.keep(dir);
+}
+
+/// `check_edit` of a Go function losing a parameter: its callers in two
+/// other packages, neither open, break.
+#[test]
+fn check_edit_of_a_go_function_reaches_its_callers_in_other_packages() {
+    if !have("gopls") {
+        return skip("gopls is not on PATH");
+    }
+    let dir = project(&[
+        ("go.mod", "module example.com/shapes\n\ngo 1.19\n"),
+        (
+            "geometry/area.go",
+            "package geometry\n\n// Area is w times h.\nfunc Area(w, h int) int {\n\treturn w * h\n}\n",
+        ),
+        (
+            "main.go",
+            "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/shapes/geometry\"\n)\n\nfunc main() {\n\tfmt.Println(geometry.Area(2, 3))\n}\n",
+        ),
+        (
+            "report/report.go",
+            "package report\n\nimport \"example.com/shapes/geometry\"\n\n// Double is twice an area.\nfunc Double() int {\n\treturn 2 * geometry.Area(1, 1)\n}\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let answer = session.ok(
+        "check_edit",
+        json!({"file": "geometry/area.go", "replacements": [
+            {"old": "func Area(w, h int) int {", "new": "func Area(w int) int {"},
+            {"old": "return w * h", "new": "return w * w"},
+        ]}),
+    );
+    let wrong_count = "error [compiler WrongArgCount] too many arguments in call to geometry.Area have (number, number) want (int)";
+    assert_eq!(
+        answer,
+        format!(
+            "geometry/area.go, if edited (nothing written): no new problems, none fixed (0 problems as now)\n\
+             main.go, not edited, after the edit: 1 new problem, 0 fixed\n\
+             \x20 new 10:31 {wrong_count}\n\
+             report/report.go, not edited, after the edit: 1 new problem, 0 fixed\n\
+             \x20 new 7:30 {wrong_count}\n\
+             also checked: 2 other files that use `Area` (those not named above have no new problems)"
+        )
     );
     session.keep(dir);
 }
