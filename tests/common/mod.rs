@@ -11,6 +11,7 @@ pub mod host;
 pub mod http;
 pub mod install;
 pub mod model;
+pub mod oracle;
 pub mod projects;
 pub mod registry;
 pub mod responses;
