@@ -12,7 +12,8 @@
 //! its spans are in. Check before writing: `check_edit` of an edit to
 //! requests' `api.py` (pyright and ruff) against writing the edit and
 //! asking `diagnostics`, 10 cycles each; then of a change to `utils.py`
-//! that breaks two open files importing it. Search: the `search` tool over a
+//! that breaks two open files importing it, and the same change with no
+//! importer open against pyright's command line over the tree. Search: the `search` tool over a
 //! generated tree of 10,000 files, where only the text heatmap has work.
 
 #![allow(
@@ -40,6 +41,7 @@ fn main() {
     }
     source_economy();
     check_before_writing();
+    check_with_closed_importers();
     search_speed();
 }
 
@@ -313,6 +315,82 @@ fn check_with_importers(session: &Session, root: &std::path::Path) {
         &checked,
     );
     report("written, then diagnostics of all three", &written);
+}
+
+/// The same change of `get_auth_from_url` with no file open but
+/// `utils.py`: the check finds the three files that use the function and
+/// break (`adapters.py`, `models.py`, `sessions.py`) by its name, opens
+/// them for the check and closes them after. Against pyright's command
+/// line over the whole tree with the change written, the checker's own
+/// time for the same answer.
+fn check_with_closed_importers() {
+    if !have("pyright-langserver") || !have("pyright") {
+        println!("check with closed importers skipped: pyright is not on PATH");
+        return;
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        println!("check with closed importers skipped: requests-2.34.2 is missing");
+        return;
+    };
+    let mut args = root_arg(dir.path());
+    args.extend(["--log-level".into(), "warn".into()]);
+    let session = Session::start(&args);
+    let utils = "src/requests/utils.py";
+    let path = dir.path().join(utils);
+    let original = std::fs::read_to_string(&path).unwrap();
+    session.ok("diagnostics", json!({"file": utils}));
+    let (mut checked, mut checker) = (Vec::new(), Vec::new());
+    for cycle in 0..10 {
+        let size = 3 + cycle % 2;
+        let replacements = [
+            (
+                "def get_auth_from_url(url: str) -> tuple[str, str]:".to_owned(),
+                format!(
+                    "def get_auth_from_url(url: str) -> tuple[{}]:",
+                    vec!["str"; size].join(", ")
+                ),
+            ),
+            (
+                "        auth = (\"\", \"\")\n".to_owned(),
+                format!("        auth = ({})\n", vec!["\"\""; size].join(", ")),
+            ),
+            (
+                "unquote(parsed.password))".to_owned(),
+                format!("unquote(parsed.password){})", ", \"\"".repeat(size - 2)),
+            ),
+        ];
+        let edit = json!({"file": utils, "replacements": replacements
+            .iter()
+            .map(|(old, new)| json!({"old": old, "new": new}))
+            .collect::<Vec<_>>()});
+        let started = Instant::now();
+        let answer = session.ok("check_edit", edit);
+        checked.push(started.elapsed());
+        assert!(
+            answer.contains("src/requests/models.py, not edited")
+                && answer.contains(&format!("received {size}")),
+            "{answer}"
+        );
+        let mut changed = original.clone();
+        for (old, new) in &replacements {
+            changed = changed.replacen(old.as_str(), new, 1);
+        }
+        std::fs::write(&path, changed).unwrap();
+        let started = Instant::now();
+        let output = std::process::Command::new("pyright")
+            .args(["--outputjson", "."])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        checker.push(started.elapsed());
+        assert!(!output.stdout.is_empty());
+        std::fs::write(&path, &original).unwrap();
+    }
+    report(
+        "check_edit, utils.py, its 3 broken users closed (pyright + ruff)",
+        &checked,
+    );
+    report("pyright's command line over the tree, written", &checker);
 }
 
 fn search_speed() {

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::oracle::{JUDGES, run, without_last_parameter};
+use common::oracle::{JUDGES, Verdict, run, without_last_parameter};
 use common::*;
 
 /// The seed CI runs with; a run by hand may give another.
@@ -20,6 +20,10 @@ const SEED: u64 = 57;
 const EDITS: usize = 3;
 
 fn sample(server: &str) {
+    sample_of(server, EDITS);
+}
+
+fn sample_of(server: &str, edits: usize) {
     let Some(judge) = JUDGES.iter().find(|judge| judge.server == server) else {
         panic!("no judge for {server}");
     };
@@ -34,12 +38,15 @@ fn sample(server: &str) {
         .ok()
         .and_then(|index| index.parse().ok());
     let project = std::env::var("ORACLE_PROJECT").ok();
-    let tally = match run(judge, seed, EDITS, only, project.as_deref()) {
+    let tally = match run(judge, seed, edits, only, project.as_deref()) {
         Ok(tally) => tally,
         Err(reason) => return skip(&reason),
     };
     for judged in &tally.judged {
         eprintln!("{:?}: {}", judged.verdict, judged.question);
+        if judged.verdict != Verdict::Right {
+            eprintln!("  {}", judged.why.replace('\n', "\n  "));
+        }
     }
     eprintln!("{tally}");
     let unwarned: Vec<String> = tally
@@ -77,6 +84,28 @@ fn oracle_gopls() {
 #[test]
 fn oracle_clangd() {
     sample("clangd");
+}
+
+#[test]
+fn oracle_basedpyright() {
+    sample("basedpyright");
+}
+
+#[test]
+fn oracle_ty() {
+    sample("ty");
+}
+
+#[test]
+fn oracle_tsgo() {
+    sample("tsgo");
+}
+
+/// One edit a crate: each is two `cargo check` runs of the checker's
+/// and rust-analyzer's own check on save, half a minute or more.
+#[test]
+fn oracle_rust_analyzer() {
+    sample_of("rust-analyzer", 1);
 }
 
 #[test]

@@ -32,6 +32,9 @@ pub struct Judge {
     pub server: &'static str,
     /// Commands it needs on PATH: the server and the checker.
     pub needs: &'static [&'static str],
+    /// The user's configuration that picks it, where it is not the
+    /// language's first server.
+    pub config: &'static str,
     /// Folders of `target/real-projects`, each one root.
     pub projects: &'static [&'static str],
     /// The files whose definitions are edited, by extension.
@@ -47,38 +50,76 @@ pub struct Judge {
 /// The command whose errors are the truth.
 #[derive(Clone, Copy)]
 pub enum Checker {
-    /// pyright's command line, with the project's own configuration.
-    Pyright,
-    /// `tsc --noEmit` with a `tsconfig.json` over `src`.
-    Tsc,
+    /// pyright's command line (or basedpyright's), with the project's own
+    /// configuration.
+    Pyright(&'static str),
+    /// `tsc --noEmit` (or tsgo's) with a `tsconfig.json` over `src`.
+    Tsc(&'static str),
     /// `go vet ./...`, which type-checks every package and its tests.
     GoVet,
     /// `gcc -fsyntax-only` for every entry of the compilation database.
     Gcc,
+    /// `cargo check` of the crate and its tests, offline.
+    Cargo,
+    /// `ty check`, with the project's own configuration.
+    Ty,
 }
 
 pub const JUDGES: &[Judge] = &[
     Judge {
         server: "pyright",
         needs: &["pyright-langserver", "pyright"],
+        config: "",
         projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
         extensions: &["py"],
-        definition: r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^()]*)\)",
+        definition: PYTHON_DEFINITION,
         receiver: Some("self"),
-        checker: Checker::Pyright,
+        checker: Checker::Pyright("pyright"),
+    },
+    Judge {
+        server: "basedpyright",
+        needs: &["basedpyright-langserver", "basedpyright"],
+        config: "[server.basedpyright]\n",
+        projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
+        extensions: &["py"],
+        definition: PYTHON_DEFINITION,
+        receiver: Some("self"),
+        checker: Checker::Pyright("basedpyright"),
+    },
+    Judge {
+        server: "ty",
+        needs: &["ty"],
+        config: "[server.ty]\n",
+        projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
+        extensions: &["py"],
+        definition: PYTHON_DEFINITION,
+        receiver: Some("self"),
+        checker: Checker::Ty,
     },
     Judge {
         server: "typescript",
         needs: &["typescript-language-server", "tsc"],
+        config: "",
         projects: &["immer-11.2.10", "zod-4.6.7"],
         extensions: &["ts"],
-        definition: r"^\s*(?:export\s+)?(?:async\s+)?function\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\((?P<params>[^()]*)\)",
+        definition: TYPESCRIPT_DEFINITION,
         receiver: None,
-        checker: Checker::Tsc,
+        checker: Checker::Tsc("tsc"),
+    },
+    Judge {
+        server: "tsgo",
+        needs: &["tsgo"],
+        config: "[server.tsgo]\n",
+        projects: &["immer-11.2.10", "zod-4.6.7"],
+        extensions: &["ts"],
+        definition: TYPESCRIPT_DEFINITION,
+        receiver: None,
+        checker: Checker::Tsc("tsgo"),
     },
     Judge {
         server: "gopls",
         needs: &["gopls", "go"],
+        config: "",
         projects: &["pkg-errors-0.9.1", "pflag-1.0.6"],
         extensions: &["go"],
         definition: r"^func\s+(?:\([^()]*\)\s*)?(?P<name>[A-Za-z_]\w*)\((?P<params>[^()]*)\)",
@@ -88,13 +129,39 @@ pub const JUDGES: &[Judge] = &[
     Judge {
         server: "clangd",
         needs: &["clangd", "gcc"],
+        config: "",
         projects: &["lz4-4.4.4"],
         extensions: &["h"],
         definition: r"^(?:LZ4\w*API\s+|LZ4LIB_STATIC_API\s+|XXH_PUBLIC_API\s+)?[A-Za-z_][\w\s\*]*[\s\*](?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^()]*)\)\s*;",
         receiver: None,
         checker: Checker::Gcc,
     },
+    Judge {
+        server: "rust-analyzer",
+        needs: &["rust-analyzer", "cargo"],
+        config: "",
+        projects: &["regex-syntax-0.8.11", "num-traits-0.2.19"],
+        extensions: &["rs"],
+        definition: r"^\s*(?:pub(?:\([^()]*\))?\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\((?P<params>[^()]*)\)",
+        receiver: Some("&self"),
+        checker: Checker::Cargo,
+    },
 ];
+
+const PYTHON_DEFINITION: &str =
+    r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^()]*)\)";
+
+const TYPESCRIPT_DEFINITION: &str = r"^\s*(?:export\s+)?(?:async\s+)?function\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\((?P<params>[^()]*)\)";
+
+/// The heading of the page's last section, the oracle's table: the page
+/// is written from the language table above it and from the oracle's
+/// bench below it.
+pub const TABLE_HEADING: &str = "\n## Answers judged by the checkers\n";
+
+/// The oracle's section of the languages page as it stands.
+pub fn oracle_section(page: &str) -> &str {
+    page.find(TABLE_HEADING).map_or("", |at| &page[at..])
+}
 
 /// What one answer was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -311,26 +378,36 @@ fn files(root: &Path, extensions: &[&str]) -> Vec<PathBuf> {
 /// message.
 pub type Errors = BTreeMap<String, Vec<String>>;
 
+impl Checker {
+    /// Whether it checks the files that depend on a package it found
+    /// broken. The Go and Rust compilers stop at the broken package (and
+    /// at ten errors, for Go's): the files beyond are not judged, and an
+    /// answer's errors there are not held against it.
+    fn checks_past_broken_packages(self) -> bool {
+        !matches!(self, Self::GoVet | Self::Cargo)
+    }
+}
+
 /// Makes the copy at `root` ready for its checker and server.
 pub fn prepare(checker: Checker, root: &Path) {
     match checker {
-        Checker::Tsc => std::fs::write(
+        Checker::Tsc(_) => std::fs::write(
             root.join("tsconfig.json"),
             r#"{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "skipLibCheck": true, "lib": ["es2022", "dom"]}, "include": ["src"]}"#,
         )
         .unwrap(),
         Checker::Gcc => assert!(compile_lz4(root), "writing the compilation database"),
-        Checker::Pyright | Checker::GoVet => {}
+        Checker::Pyright(_) | Checker::GoVet | Checker::Cargo | Checker::Ty => {}
     }
 }
 
 /// Runs the checker over the project at `root`.
 pub fn check(checker: Checker, root: &Path) -> Errors {
     match checker {
-        Checker::Pyright => pyright(root),
-        Checker::Tsc => by_line(
+        Checker::Pyright(command) => pyright(command, root),
+        Checker::Tsc(command) => by_line(
             root,
-            Command::new("tsc").args(["--noEmit", "-p", "."]),
+            Command::new(command).args(["--noEmit", "-p", "."]),
             r"^(?P<file>[^(\s][^(]*)\(\d+,\d+\): error (?P<message>.*)$",
         ),
         Checker::GoVet => by_line(
@@ -342,17 +419,38 @@ pub fn check(checker: Checker, root: &Path) -> Errors {
             r"^(?:vet: )?(?:\./)?(?P<file>[^:\s]+\.go):\d+:\d+: (?P<message>.*)$",
         ),
         Checker::Gcc => gcc(root),
+        Checker::Cargo => by_line(
+            root,
+            Command::new("cargo")
+                .args([
+                    "check",
+                    "--offline",
+                    "--all-targets",
+                    "--message-format",
+                    "short",
+                ])
+                .env("CARGO_TARGET_DIR", root.join("target")),
+            r"^(?P<file>[^:\s]+\.rs):\d+:\d+: error(?:\[\w+\])?: (?P<message>.*)$",
+        ),
+        Checker::Ty => by_line(
+            root,
+            Command::new("ty").args(["check", "--output-format", "concise"]),
+            r"^(?P<file>[^:\s]+\.py):\d+:\d+: error\[[\w-]+\] (?P<message>.*)$",
+        ),
     }
 }
 
-fn pyright(root: &Path) -> Errors {
-    let output = Command::new("pyright")
-        .arg("--outputjson")
+fn pyright(command: &str, root: &Path) -> Errors {
+    // Every file, whatever the project's `include` names: the server
+    // checks any file it has open (requests' configuration includes only
+    // `src/requests`, and its tests call what an edit there breaks).
+    let output = Command::new(command)
+        .args(["--outputjson", "."])
         .current_dir(root)
         .output()
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|error| panic!("pyright's report is not JSON: {error}"));
+        .unwrap_or_else(|error| panic!("{command}'s report is not JSON: {error}"));
     let mut errors = Errors::new();
     for diagnostic in report["generalDiagnostics"]
         .as_array()
@@ -496,6 +594,11 @@ impl CheckAnswer {
                 {
                     answer.unnamed = true;
                 }
+            } else if line.starts_with("note:") && line.contains("are left out") {
+                // A check that runs only on save (rust-analyzer's cargo
+                // check) is not run: what only it finds is said missing.
+                answer.warned = true;
+                answer.unnamed = true;
             }
         }
         answer
@@ -504,9 +607,18 @@ impl CheckAnswer {
 
 /// Judges a `check_edit` answer against the files the checker found the
 /// edit breaking.
-pub fn judge_check(answer: &CheckAnswer, truth: &BTreeSet<String>) -> (Verdict, String) {
+pub fn judge_check(
+    answer: &CheckAnswer,
+    truth: &BTreeSet<String>,
+    checker: Checker,
+) -> (Verdict, String) {
     let missed: Vec<&String> = truth.difference(&answer.broken).collect();
-    let invented: Vec<&String> = answer.broken.difference(truth).collect();
+    // With nothing broken the checker saw every file.
+    let judged_beyond = truth.is_empty() || checker.checks_past_broken_packages();
+    let invented: Vec<&String> = match judged_beyond {
+        true => answer.broken.difference(truth).collect(),
+        false => Vec::new(),
+    };
     if missed.is_empty() && invented.is_empty() {
         return (Verdict::Right, String::new());
     }
@@ -522,12 +634,31 @@ pub fn judge_check(answer: &CheckAnswer, truth: &BTreeSet<String>) -> (Verdict, 
     }
 }
 
-/// The number of errors a `diagnostics` answer lists for one file.
-fn errors_in(answer: &str) -> usize {
-    answer
+/// The errors a `diagnostics` answer lists for one file, each by what it
+/// says (`error [source code] message`), without its position.
+fn errors_in(answer: &str) -> Vec<&str> {
+    let mut errors: Vec<&str> = answer
         .lines()
-        .filter(|line| line.starts_with("  ") && line.contains(" error "))
-        .count()
+        .filter_map(|line| line.strip_prefix("  "))
+        .filter_map(|line| line.split_once(' ').map(|(_, what)| what))
+        .filter(|what| what.starts_with("error "))
+        .collect();
+    errors.sort_unstable();
+    errors
+}
+
+/// Whether `after` lists an error `before` does not.
+fn adds_errors(before: &str, after: &str) -> bool {
+    let mut left = errors_in(before);
+    errors_in(after)
+        .into_iter()
+        .any(|error| match left.binary_search(&error) {
+            Ok(at) => {
+                left.remove(at);
+                false
+            }
+            Err(_) => true,
+        })
 }
 
 /// Runs `count` of `judge`'s edits (picked by `seed`, or only the one
@@ -566,10 +697,17 @@ pub fn run(
         let mut seeded = Seeded::new(seed ^ fnv(project));
         let picked: Vec<usize> = match only {
             Some(index) => vec![index],
-            None => (0..count).map(|_| seeded.below(all.len())).collect(),
+            None => pick(
+                &all,
+                &used_elsewhere(judge, &root, &all),
+                count,
+                &mut seeded,
+            ),
         };
         let baseline = check(judge.checker, &root);
-        let session = Session::start(&root_arg(&root));
+        // Whole answers: a file's errors are compared by what each says.
+        let config = format!("max_output_bytes = 16000000\n{}", judge.config);
+        let session = Session::start_with_user_config(&config, &root_arg(&root));
         for index in picked {
             let Some(edit) = all.get(index) else {
                 continue;
@@ -586,6 +724,9 @@ pub fn run(
     }
     Ok(tally)
 }
+
+/// How long an answer is waited for before it counts as none.
+const ANSWER_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Diagnostics asked per edit, of the files the checker finds it
 /// breaking, at most.
@@ -605,7 +746,9 @@ fn try_edit(
     let path = root.join(&edit.file);
     let original = std::fs::read_to_string(&path).unwrap();
     let edited = original.replacen(&edit.old, &edit.new, 1);
-    let answer = session.call(
+    eprintln!("oracle: check_edit: {}", edit.describe());
+    let answer = ask(
+        session,
         "check_edit",
         json!({"file": edit.file, "replacements": [{"old": edit.old, "new": edit.new}]}),
     );
@@ -619,8 +762,11 @@ fn try_edit(
         replay: replay.to_owned(),
     };
     let (verdict, why) = match answer.is_error {
+        true if answer.text.starts_with("no answer") => {
+            (Verdict::WrongWithoutWarning, "hung".to_owned())
+        }
         true => (Verdict::WrongAndSaid, "failed".to_owned()),
-        false => judge_check(&CheckAnswer::read(&answer.text), &truth),
+        false => judge_check(&CheckAnswer::read(&answer.text), &truth, judge.checker),
     };
     let mut all = vec![judged(
         verdict,
@@ -628,7 +774,7 @@ fn try_edit(
         format!("{why}\n{}", answer.text),
     )];
     let asked: Vec<&String> = truth.iter().take(FILES_ASKED).collect();
-    let diagnostics = |file: &String| session.call("diagnostics", json!({"file": file}));
+    let diagnostics = |file: &String| ask(session, "diagnostics", json!({"file": file}));
     let before: Vec<ToolOutcome> = asked.iter().map(|file| diagnostics(file)).collect();
     std::fs::write(&path, &edited).unwrap();
     let written: Vec<ToolOutcome> = asked.iter().map(|file| diagnostics(file)).collect();
@@ -636,15 +782,20 @@ fn try_edit(
     let undone: Vec<ToolOutcome> = asked.iter().map(|file| diagnostics(file)).collect();
     for (((file, before), written), undone) in asked.iter().zip(&before).zip(&written).zip(&undone)
     {
-        let errors = |answer: &ToolOutcome| errors_in(&answer.text);
-        let warned = |answer: &ToolOutcome| answer.is_error || answer.text.contains("warning");
-        let grew = errors(written) > errors(before);
+        let warned = |answer: &ToolOutcome| {
+            (answer.is_error && !answer.text.starts_with("no answer"))
+                || answer
+                    .text
+                    .lines()
+                    .any(|line| line.starts_with("warning:") || line.contains("may be incomplete"))
+        };
+        let grew = adds_errors(&before.text, &written.text);
         all.push(judged(
             class(grew, warned(written)),
             format!("diagnostics of {file} with {} written", edit.describe()),
             format!("before:\n{}\nwritten:\n{}", before.text, written.text),
         ));
-        let back = undone.text == before.text;
+        let back = errors_in(&undone.text) == errors_in(&before.text);
         all.push(judged(
             class(back, warned(undone)),
             format!("diagnostics of {file} with {} undone", edit.describe()),
@@ -654,12 +805,63 @@ fn try_edit(
     all
 }
 
+/// A tool's answer, waited for up to [`ANSWER_LIMIT`]: slower than a
+/// test's watchdog is still an answer to judge; none at all is a hang.
+fn ask(session: &Session, tool: &str, arguments: serde_json::Value) -> ToolOutcome {
+    session
+        .call_async(tool, arguments)
+        .recv_timeout(ANSWER_LIMIT)
+        .map_or_else(
+            |_| ToolOutcome {
+                text: format!("no answer in {} s", ANSWER_LIMIT.as_secs()),
+                is_error: true,
+            },
+            outcome,
+        )
+}
+
 fn class(right: bool, warned: bool) -> Verdict {
     match (right, warned) {
         (true, _) => Verdict::Right,
         (false, true) => Verdict::WrongAndSaid,
         (false, false) => Verdict::WrongWithoutWarning,
     }
+}
+
+/// `count` edits of `all`: every other one among those whose name other
+/// files use (an edit that breaks nothing elsewhere is the easy case).
+fn pick(all: &[Edit], used: &[usize], count: usize, seeded: &mut Seeded) -> Vec<usize> {
+    (0..count)
+        .map(|draw| match (draw % 2, used.is_empty()) {
+            (0, false) => used[seeded.below(used.len())],
+            _ => seeded.below(all.len()),
+        })
+        .collect()
+}
+
+/// The edits whose name another file of the judge's languages names as a
+/// whole word.
+fn used_elsewhere(judge: &Judge, root: &Path, all: &[Edit]) -> Vec<usize> {
+    let texts: Vec<(String, String)> = files(root, judge.extensions)
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            let file = path.strip_prefix(root).ok()?.to_string_lossy().into_owned();
+            Some((file, text))
+        })
+        .collect();
+    all.iter()
+        .enumerate()
+        .filter(|(_, edit)| {
+            let Ok(word) = Regex::new(&format!(r"\b{}\b", regex::escape(&edit.name))) else {
+                return false;
+            };
+            texts
+                .iter()
+                .any(|(file, text)| *file != edit.file && word.is_match(text))
+        })
+        .map(|(index, _)| index)
+        .collect()
 }
 
 /// A stable hash of a name, so each project draws its own edits from one
