@@ -771,3 +771,44 @@ fn check_edit_checks_the_files_that_use_what_it_changes_and_names_those_past_the
         session.keep(dir);
     }
 }
+
+/// A check gives the edited file its disk text back without telling the
+/// server it was saved, since nothing was written: a server that checks
+/// on save (rust-analyzer's `cargo check`) would otherwise run that check
+/// after every `check_edit`, and the next answers would wait for it.
+#[test]
+fn a_check_tells_no_save_when_it_gives_the_disk_text_back() {
+    let dir = project(&[("main.py", &text(None))]);
+    let record = record_path(dir.path());
+    let mut args = root_arg(dir.path());
+    let flags = format!(
+        "--publish-version --check-on-save 300 --record {}",
+        record.display()
+    );
+    args.extend(["--lsp".into(), mockls_lsp("python", &flags)]);
+    let session = Session::start(&args);
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        expected(None)
+    );
+    let saves = || {
+        recorded(&record)
+            .iter()
+            .filter(|(direction, message)| {
+                direction == "in" && message["method"] == "textDocument/didSave"
+            })
+            .count()
+    };
+    let before = saves();
+    let answer = session.ok(
+        "check_edit",
+        json!({"file": "main.py", "replacements": [{"old": "v4 = 4", "new": "v4 = 4  # ERROR"}]}),
+    );
+    assert!(answer.contains("1 new problem"), "{answer}");
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        expected(None)
+    );
+    assert_eq!(saves(), before, "a check saved nothing");
+    session.keep(dir);
+}

@@ -429,7 +429,16 @@ pub fn check(checker: Checker, root: &Path) -> Errors {
                     "--message-format",
                     "short",
                 ])
-                .env("CARGO_TARGET_DIR", root.join("target")),
+                // Apart from the server's own build directory, whose
+                // lock its check on save would wait for, and out of
+                // the watched tree.
+                .env(
+                    "CARGO_TARGET_DIR",
+                    std::env::temp_dir().join(format!(
+                        "windlass-oracle-{:x}",
+                        fnv(&root.display().to_string())
+                    )),
+                ),
             r"^(?P<file>[^:\s]+\.rs):\d+:\d+: error(?:\[\w+\])?: (?P<message>.*)$",
         ),
         Checker::Ty => by_line(
@@ -746,7 +755,7 @@ fn try_edit(
     let path = root.join(&edit.file);
     let original = std::fs::read_to_string(&path).unwrap();
     let edited = original.replacen(&edit.old, &edit.new, 1);
-    eprintln!("oracle: check_edit: {}", edit.describe());
+    eprintln!("oracle: {}", edit.describe());
     let answer = ask(
         session,
         "check_edit",
@@ -808,16 +817,21 @@ fn try_edit(
 /// A tool's answer, waited for up to [`ANSWER_LIMIT`]: slower than a
 /// test's watchdog is still an answer to judge; none at all is a hang.
 fn ask(session: &Session, tool: &str, arguments: serde_json::Value) -> ToolOutcome {
-    session
-        .call_async(tool, arguments)
-        .recv_timeout(ANSWER_LIMIT)
-        .map_or_else(
-            |_| ToolOutcome {
-                text: format!("no answer in {} s", ANSWER_LIMIT.as_secs()),
-                is_error: true,
-            },
-            outcome,
-        )
+    let started = std::time::Instant::now();
+    let asked = session.call_async(tool, arguments.clone());
+    let answer = asked.recv_timeout(ANSWER_LIMIT).map_or_else(
+        |_| ToolOutcome {
+            text: format!("no answer in {} s", ANSWER_LIMIT.as_secs()),
+            is_error: true,
+        },
+        outcome,
+    );
+    eprintln!(
+        "oracle: {tool} {} answered in {:.1} s",
+        arguments["file"],
+        started.elapsed().as_secs_f64()
+    );
+    answer
 }
 
 fn class(right: bool, warned: bool) -> Verdict {

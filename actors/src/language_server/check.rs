@@ -311,7 +311,7 @@ impl State {
         check.sent_again.clear();
         check.step = vec![None; check.edits.len()];
         let session = check.session;
-        let disk: Vec<DocumentSnapshot> = check.documents().cloned().collect();
+        let disk: Vec<DocumentSnapshot> = check.documents().map(restored).collect();
         self.check_diagnostics(myself, id, session, disk, &[]);
     }
 
@@ -375,7 +375,7 @@ impl State {
         if let super::Phase::Ready(capabilities) = &self.phase {
             let capabilities = capabilities.clone();
             for document in check.documents() {
-                self.sync_document(document.clone(), &capabilities);
+                self.sync_document(restored(document), &capabilities);
             }
         }
         self.close_users(&check.opened, check.users_last_used);
@@ -477,5 +477,15 @@ impl State {
                 work.fail(error.clone());
             }
         }
+    }
+}
+
+/// A document's disk text as a check gives it back: no save, since
+/// nothing was written (told of one, rust-analyzer runs `cargo check`
+/// after every check, and its answers wait for it).
+fn restored(document: &DocumentSnapshot) -> DocumentSnapshot {
+    DocumentSnapshot {
+        on_disk: false,
+        ..document.clone()
     }
 }
