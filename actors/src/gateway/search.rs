@@ -149,9 +149,16 @@ struct Found {
 
 /// `workspace/symbol` on every server the workspace needs; a server that is
 /// down or fails adds a warning instead of vanishing, and the symbol
-/// index stands in for it when it can (`workspace_names.rs`).
+/// index stands in for it when it can (`workspace_names.rs`). A query
+/// written `Type.member` asks for the member and keeps those the server
+/// places in that type: pyright and tsserver match names alone, and
+/// found nothing for `Session.request`.
 async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Found> {
-    let mut answers = workspace_names::ask(context, roots, query).await?;
+    let member = symbols::qualifier(query).map_or(query, |(_, member)| member);
+    let wanted = |name: &str, container: Option<&str>| {
+        member == query || symbols::names_in(name, container, query)
+    };
+    let mut answers = workspace_names::ask(context, roots, member).await?;
     let mut warnings: Vec<String> = answers
         .unavailable
         .iter()
@@ -187,6 +194,9 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
                 .map(|problem| (label.clone(), problem)),
         );
         for symbol in symbols {
+            if !wanted(&symbol.name, symbol.container.as_deref()) {
+                continue;
+            }
             let location = symbol.location;
             let own = words::own_name(&symbol.name);
             let Some(spot) =
@@ -206,7 +216,10 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
     }
     if let Some(note) = answers.index_note() {
         warnings.push(note);
-        found.extend(answers.indexed().map(|indexed| FoundSymbol {
+        let indexed = answers
+            .indexed()
+            .filter(|indexed| wanted(&indexed.symbol.name, indexed.symbol.container.as_deref()));
+        found.extend(indexed.map(|indexed| FoundSymbol {
             name: indexed.symbol.name.clone(),
             kind: indexed::kind_of(indexed.symbol.kind),
             path: roots.display(&indexed.path),
@@ -217,7 +230,7 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
     }
     warnings.dedup();
     Ok(Found {
-        symbols: rank(found, query),
+        symbols: rank(found, member),
         warnings,
         problems,
         outside: sources.outside_note(),
