@@ -435,3 +435,27 @@ fn check_edit_of_a_go_function_reaches_its_callers_in_other_packages() {
     );
     session.keep(dir);
 }
+
+/// clangd's note naming the declaration of a function called wrongly
+/// gives the header by its absolute path; the answer shows it as the
+/// roots show files.
+#[test]
+fn clangd_notes_name_files_as_the_roots_show_them() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let dir = common::projects::c_project_with_database(1);
+    std::fs::write(
+        dir.path().join("src/main.c"),
+        "#include \"shapes.h\"\nint main(void) { return area(2); }\n",
+    )
+    .unwrap();
+    let session = Session::start(&root_arg(dir.path()));
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "src/main.c"})),
+        "src/main.c: 1 error\n\
+         \x20 2:31 error [clang typecheck_call_too_few_args] Too few arguments to function call, \
+         expected 2, have 1 include/shapes.h:1:5: note: 'area' declared here"
+    );
+    session.keep(dir);
+}

@@ -202,6 +202,9 @@ pub fn problems(
             ));
         }
         found.retain(|diagnostic| duties.shows(diagnostic.severity));
+        for diagnostic in &mut found {
+            diagnostic.message = roots.paths_shown_in(&diagnostic.message);
+        }
         if several {
             for diagnostic in &mut found {
                 diagnostic.source.get_or_insert_with(|| server.label());

@@ -170,6 +170,21 @@ impl RootSet {
     /// How a path is shown to agents: relative to its root, prefixed with
     /// the root's name when there are several roots; a path outside every
     /// root is shown whole.
+    /// `text` with each path under a root written as [`Self::display`]
+    /// writes it: servers name other files by absolute path in their
+    /// messages (clangd's notes: `/home/…/include/shapes.h:1:5: note:`).
+    pub fn paths_shown_in(&self, text: &str) -> String {
+        let several = self.roots.len() > 1;
+        self.roots.iter().fold(text.to_owned(), |text, root| {
+            let prefix = format!("{}/", root.path.display());
+            match (text.contains(&prefix), several) {
+                (false, _) => text,
+                (true, false) => text.replace(&prefix, ""),
+                (true, true) => text.replace(&prefix, &format!("{}/", root.name)),
+            }
+        })
+    }
+
     pub fn display(&self, path: &Path) -> String {
         let Some(root) = self.root_of(path) else {
             return path.display().to_string();
@@ -204,6 +219,18 @@ pub fn outermost(mut paths: Vec<PathBuf>) -> Vec<PathBuf> {
 mod tests {
     use super::*;
     use std::fs;
+
+    #[test]
+    fn paths_in_a_message_are_shown_as_the_roots_show_them() {
+        let (_dir, roots) = workspace();
+        let root = roots.roots()[0].path.display().to_string();
+        let message = format!("too few arguments {root}/src/a.h:1:5: note: declared here");
+        assert_eq!(
+            roots.paths_shown_in(&message),
+            "too few arguments src/a.h:1:5: note: declared here"
+        );
+        assert_eq!(roots.paths_shown_in("/elsewhere/a.h:1"), "/elsewhere/a.h:1");
+    }
 
     fn workspace() -> (tempfile::TempDir, RootSet) {
         let dir = tempfile::tempdir().unwrap();
