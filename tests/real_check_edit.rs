@@ -459,3 +459,34 @@ fn clangd_notes_name_files_as_the_roots_show_them() {
     );
     session.keep(dir);
 }
+
+/// A C function asked for by name, alone or with the file that defines
+/// it named, is its body, though clangd gives the prototype in the header
+/// (from a definition it goes to the declaration, and from a declaration
+/// to itself until its index has the body's file).
+#[test]
+fn a_c_function_asked_by_name_is_its_body() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let dir = common::projects::c_project_with_database(1);
+    let session = Session::start(&root_arg(dir.path()));
+    let note = "note: [c,cpp] gave only the declaration; the definition below was found by text";
+    for args in [
+        json!({"symbol": "area"}),
+        json!({"symbol": "area", "file": "src/shapes.c"}),
+    ] {
+        assert_eq!(
+            session.ok("definition", args.clone()),
+            format!("{note}\nsrc/shapes.c:2:5  int area(int w, int h) {{ return w * h; }}"),
+            "{args}"
+        );
+        let source = session.ok("source", args.clone());
+        assert!(
+            source.starts_with(&format!("{note}\nsrc/shapes.c:")),
+            "{args}: {source}"
+        );
+        assert!(source.contains("return w * h;"), "{args}: {source}");
+    }
+    session.keep(dir);
+}

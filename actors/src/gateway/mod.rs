@@ -16,6 +16,7 @@
 mod address;
 mod assist;
 mod attaching;
+mod bodies;
 mod candidates;
 mod check_edit;
 mod context;

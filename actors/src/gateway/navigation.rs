@@ -4,11 +4,11 @@
 
 use super::address::{self, Position};
 use super::context::Context;
-use super::goto::Goto;
+use super::goto::{DEFINITION, Goto};
 use super::render::{self, Sources, Spot};
 use super::symbols::{self, Symbol};
 use super::target::{Resolved, Target};
-use super::{definitions, text_uses};
+use super::{bodies, definitions, text_uses};
 use crate::error::Result;
 use crate::language::{self, ReferencesFrom};
 use crate::lsp::position::last_line;
@@ -63,8 +63,27 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
     let mut reply = context
         .request(&target.server, goto.request(&target)?)
         .await?;
-    let (spots, outside) = spots(&target, &mut reply, goto.feature)?;
+    let (mut spots, outside) = spots(&target, &mut reply, goto.feature)?;
     let mut lines = render::notes(&target.roots, &reply);
+    if goto.feature == DEFINITION.feature {
+        let answered: Vec<&str> = spots
+            .iter()
+            .filter_map(|spot| spot.source.as_deref())
+            .collect();
+        let found = bodies::instead_of(context, &target, &answered).await;
+        if !found.is_empty() {
+            lines.push(bodies::note(&target));
+            spots = found
+                .into_iter()
+                .map(|definition| Spot {
+                    path: target.roots.display(&definition.path),
+                    line: definition.line,
+                    column: definition.column,
+                    source: Some(definition.text),
+                })
+                .collect();
+        }
+    }
     if spots.is_empty() {
         let what = target
             .word()

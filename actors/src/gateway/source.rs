@@ -6,6 +6,7 @@
 //! members that many levels down by their first line only.
 
 use super::address::Position;
+use super::bodies;
 use super::context::Context;
 use super::goto::{DECLARATION, DEFINITION};
 use super::navigation::{self, target_or_candidates};
@@ -154,6 +155,21 @@ pub async fn source(context: &Context, args: &SourceArgs) -> Result<String> {
         let encoding = reply.encoding;
         let found = render::locations(&mut reply, goto.feature)?;
         places.extend(found.into_iter().map(|location| (location, encoding)));
+    }
+    let locations: Vec<Location> = places
+        .iter()
+        .map(|(location, _)| location.clone())
+        .collect();
+    let answered = bodies::lines_at(&locations);
+    let answered: Vec<&str> = answered.iter().map(String::as_str).collect();
+    let found = bodies::instead_of(context, &target, &answered).await;
+    if !found.is_empty() {
+        head.push(bodies::note(&target));
+        places = found
+            .iter()
+            .filter_map(bodies::location)
+            .map(|location| (location, PositionEncoding::Utf32))
+            .collect();
     }
     if places.is_empty() && declaration_named(context, &target).await.is_some() {
         // Some servers answer nothing for a declaration's own name (the
