@@ -358,6 +358,14 @@ impl CheckedUsers {
                 shown.join(" ")
             ));
         }
+        let operators = edit_reach::used_through_operators(names);
+        if !operators.is_empty() {
+            let operators: Vec<String> = operators.into_iter().cloned().collect();
+            notes.push(format!(
+                "warning: {} is used through operators, so files that apply it to values whose type they do not name were not looked for, nor checked",
+                names_list(&operators)
+            ));
+        }
         if !unsearched.is_empty() {
             notes.push(format!(
                 "warning: the files that use {} were not looked for, nor checked",

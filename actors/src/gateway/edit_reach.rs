@@ -57,7 +57,7 @@ impl Users {
 pub fn changed_names(old: &str, new: &str, outline: &[Symbol]) -> Vec<String> {
     let lines = touched_lines(old, new);
     let mut names = Vec::new();
-    reached(outline, &lines, &mut names);
+    reached(outline, None, &lines, &mut names);
     let mut seen = HashSet::new();
     names.retain(|name| seen.insert(name.clone()));
     names
@@ -164,9 +164,14 @@ fn differing(old: &[&str], new: &[&str]) -> BTreeSet<usize> {
     touched
 }
 
-/// Adds the names of `symbols` (and their children) that the changed
-/// `lines` reach.
-fn reached(symbols: &[Symbol], lines: &BTreeSet<usize>, names: &mut Vec<String>) {
+/// Adds the names of `symbols` (held by `holder`, and their children)
+/// that the changed `lines` reach.
+fn reached(
+    symbols: &[Symbol],
+    holder: Option<&str>,
+    lines: &BTreeSet<usize>,
+    names: &mut Vec<String>,
+) {
     for symbol in symbols {
         let (start, end) = (
             symbol.range.start.line as usize,
@@ -181,8 +186,13 @@ fn reached(symbols: &[Symbol], lines: &BTreeSet<usize>, names: &mut Vec<String>)
         let own = own_name(&symbol.name).to_owned();
         match symbol.kind {
             // What a body does can change what calling it gives; its
-            // locals are nobody else's.
-            SymbolKind::FUNCTION | SymbolKind::METHOD | SymbolKind::CONSTRUCTOR => names.push(own),
+            // locals are nobody else's. A constructor or an operator
+            // (`__getitem__`) is used through its type's name.
+            SymbolKind::FUNCTION | SymbolKind::METHOD | SymbolKind::CONSTRUCTOR => {
+                let through_type = symbol.kind == SymbolKind::CONSTRUCTOR || is_special(&own);
+                names.push(own);
+                names.extend(holder.filter(|_| through_type).map(str::to_owned));
+            }
             SymbolKind::CLASS
             | SymbolKind::INTERFACE
             | SymbolKind::STRUCT
@@ -192,16 +202,29 @@ fn reached(symbols: &[Symbol], lines: &BTreeSet<usize>, names: &mut Vec<String>)
             | SymbolKind::PACKAGE
             | SymbolKind::OBJECT => {
                 if whole || lines.contains(&declaration) {
-                    names.push(own);
+                    names.push(own.clone());
                 }
-                reached(&symbol.children, lines, names);
+                reached(&symbol.children, Some(&own), lines, names);
             }
             _ => {
-                names.push(own);
-                reached(&symbol.children, lines, names);
+                names.push(own.clone());
+                reached(&symbol.children, Some(&own), lines, names);
             }
         }
     }
+}
+
+/// The names among `names` that code uses through an operator or a
+/// built-in rather than by name: a file that applies one to a value
+/// whose type it never names is not found by any name.
+pub fn used_through_operators(names: &[String]) -> Vec<&String> {
+    names.iter().filter(|name| is_special(name)).collect()
+}
+
+/// A method the language calls for an operator or a built-in: Python's
+/// `__getitem__`, `__init__`, `__eq__`.
+fn is_special(name: &str) -> bool {
+    name.len() > 4 && name.starts_with("__") && name.ends_with("__")
 }
 
 #[cfg(test)]
@@ -270,6 +293,26 @@ mod tests {
     fn nothing_changed_reaches_nothing() {
         assert!(names_for(&[]).is_empty());
         assert!(names_for(&[13]).is_empty());
+    }
+
+    #[test]
+    fn an_operator_method_reaches_its_type() {
+        let outline = vec![symbol(
+            "CaseInsensitiveDict",
+            SymbolKind::CLASS,
+            (0, 4),
+            vec![symbol(
+                "__getitem__",
+                SymbolKind::METHOD,
+                (2, 4),
+                Vec::new(),
+            )],
+        )];
+        let (old, new) = text(&[3]);
+        assert_eq!(
+            changed_names(&old, &new, &outline),
+            ["__getitem__", "CaseInsensitiveDict"]
+        );
     }
 
     #[test]
