@@ -620,7 +620,10 @@ fn rust_analyzer_answers_on_regex_syntax() {
         "note: [rust] the findings of its check on save (rustc, clippy) are left out: \
          nothing is saved, so that check does not run\n\
          src/parser.rs, if edited (nothing written): 0 new problems, 1 fixed\n\
-         \x20 fixed 257:5 error [rust-analyzer E0308] expected u32, found &'static str"
+         \x20 fixed 257:5 error [rust-analyzer E0308] expected u32, found &'static str\n\
+         warning: 1 other file that uses `broken` not checked ([rust] finds what breaks in other \
+         files in its check on save, which an unsaved edit does not run): src/hir/interval.rs; \
+         write the edit and ask `diagnostics` of them"
     );
     std::fs::write(dir.path().join(parser), &original).unwrap();
     assert_eq!(

@@ -221,7 +221,7 @@ async fn check(
 struct CheckedUsers {
     found: Users,
     checked: Vec<DocumentSnapshot>,
-    /// The servers that cannot check the users against an unsaved edit,
+    /// Why the servers cannot check the users against an unsaved edit,
     /// when no server of the file can.
     blind: Vec<String>,
 }
@@ -287,7 +287,7 @@ async fn users(
 /// The users `server` reads: those of its languages, if it can check
 /// them against an unsaved edit.
 fn served(server: &ServerHandle, users: &[DocumentSnapshot]) -> Vec<DocumentSnapshot> {
-    if server.spec.reads_includes_from_disk {
+    if cannot_check_users(server).is_some() {
         return Vec::new();
     }
     users
@@ -297,19 +297,30 @@ fn served(server: &ServerHandle, users: &[DocumentSnapshot]) -> Vec<DocumentSnap
         .collect()
 }
 
+/// Why `server` cannot tell what an unsaved edit does to other files, if
+/// it cannot: clangd reads what a file includes as saved; rust-analyzer
+/// finds most of what breaks elsewhere in its `cargo check` on save,
+/// which an unsaved edit does not run, and checking the users through
+/// its own analysis alone took minutes.
+fn cannot_check_users(server: &ServerHandle) -> Option<String> {
+    let label = server.label();
+    if server.spec.reads_includes_from_disk {
+        return Some(format!(
+            "[{label}] checks each file against the files it includes as saved, not as edited"
+        ));
+    }
+    server.spec.checks_on_save().then(|| {
+        format!("[{label}] finds what breaks in other files in its check on save, which an unsaved edit does not run")
+    })
+}
+
 impl CheckedUsers {
-    /// None of the users is checked when every one of `servers` reads
-    /// what files include as saved.
+    /// None of the users is checked when no server of the file can check
+    /// them against an unsaved edit.
     fn blind_if_all(&mut self, servers: &[(String, Result<ServerHandle>)]) {
         let blind: Vec<String> = servers
             .iter()
-            .filter_map(|(label, server)| {
-                let server = server.as_ref().ok()?;
-                server
-                    .spec
-                    .reads_includes_from_disk
-                    .then(|| format!("[{label}]"))
-            })
+            .filter_map(|(_, server)| cannot_check_users(server.as_ref().ok()?))
             .collect();
         if !blind.is_empty() && blind.len() == servers.len() {
             self.checked.clear();
@@ -330,8 +341,8 @@ impl CheckedUsers {
         let named = names_list(names);
         if !self.checked.is_empty() {
             notes.push(format!(
-                "also checked: {} that use {named} (those not named above have no new problems)",
-                counted(self.checked.len(), "other file"),
+                "also checked: {} {named} (those not named above have no new problems)",
+                files_that_use(self.checked.len()),
             ));
         }
         let left: Vec<String> = files
@@ -347,14 +358,11 @@ impl CheckedUsers {
             };
             let why = match self.blind.is_empty() {
                 true => format!("(at most {MAX_USERS_CHECKED} are)"),
-                false => format!(
-                    "({} checks each file against the files it includes as saved, not as edited)",
-                    self.blind.join(", ")
-                ),
+                false => format!("({})", self.blind.join("; ")),
             };
             notes.push(format!(
-                "warning: {} that use {named} not checked {why}: {}{more}; write the edit and ask `diagnostics` of them",
-                counted(left.len(), "other file"),
+                "warning: {} {named} not checked {why}: {}{more}; write the edit and ask `diagnostics` of them",
+                files_that_use(left.len()),
                 shown.join(" ")
             ));
         }
@@ -379,6 +387,15 @@ impl CheckedUsers {
         }
         notes
     }
+}
+
+/// "1 other file that uses", "4 other files that use".
+fn files_that_use(count: usize) -> String {
+    let verb = match count {
+        1 => "uses",
+        _ => "use",
+    };
+    format!("{} that {verb}", counted(count, "other file"))
 }
 
 /// Files named in a note on users, at most.
