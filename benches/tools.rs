@@ -15,6 +15,7 @@
 //! that breaks two open files importing it, and the same change with no
 //! importer open against pyright's command line over the tree. Search: the `search` tool over a
 //! generated tree of 10,000 files, where only the text heatmap has work.
+//! `TOOLS_BENCH_ONLY=NAME` runs one of those parts (named in `main`).
 
 #![allow(
     clippy::unwrap_used,
@@ -34,15 +35,28 @@ use serde_json::{Value, json};
 use std::time::Instant;
 
 fn main() {
-    if have("pyright-langserver") {
-        token_economy();
-    } else {
-        println!("token economy skipped: pyright-langserver is not on PATH");
+    // `TOOLS_BENCH_ONLY=NAME` runs one part: token_economy,
+    // source_economy, check_before_writing, check_with_closed_importers
+    // or search_speed.
+    let only = std::env::var("TOOLS_BENCH_ONLY").ok();
+    let runs = |name: &str| only.as_deref().is_none_or(|only| only == name);
+    if runs("token_economy") {
+        match have("pyright-langserver") {
+            true => token_economy(),
+            false => println!("token economy skipped: pyright-langserver is not on PATH"),
+        }
     }
-    source_economy();
-    check_before_writing();
-    check_with_closed_importers();
-    search_speed();
+    let parts: [(&str, fn()); 4] = [
+        ("source_economy", source_economy),
+        ("check_before_writing", check_before_writing),
+        ("check_with_closed_importers", check_with_closed_importers),
+        ("search_speed", search_speed),
+    ];
+    for (name, part) in parts {
+        if runs(name) {
+            part();
+        }
+    }
 }
 
 /// A module of the kind agents read: classes with docstrings and methods
