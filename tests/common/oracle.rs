@@ -386,6 +386,16 @@ impl Checker {
     fn checks_past_broken_packages(self) -> bool {
         !matches!(self, Self::GoVet | Self::Cargo)
     }
+
+    /// The severities of a server's problems the checker's errors stand
+    /// for: `go vet` fails on its analyzers' findings, which gopls gives
+    /// as warnings (`ExampleCause refers to unknown identifier`).
+    fn severities(self) -> &'static [&'static str] {
+        match self {
+            Self::GoVet => &["error", "warning"],
+            _ => &["error"],
+        }
+    }
 }
 
 /// Makes the copy at `root` ready for its checker and server.
@@ -573,7 +583,7 @@ pub struct CheckAnswer {
 }
 
 impl CheckAnswer {
-    pub fn read(text: &str) -> Self {
+    pub fn read(text: &str, severities: &[&str]) -> Self {
         let mut answer = Self::default();
         let mut current: Option<String> = None;
         for line in text.lines() {
@@ -582,7 +592,11 @@ impl CheckAnswer {
                 .or_else(|| line.split_once(", not edited, after the edit: "))
             {
                 current = Some(file.to_owned());
-            } else if line.starts_with("  new ") && line.contains(" error ") {
+            } else if line.starts_with("  new ")
+                && severities
+                    .iter()
+                    .any(|severity| line.contains(&format!(" {severity} ")))
+            {
                 answer.broken.extend(current.clone());
             } else if line.starts_with("warning:") || line.contains("may be incomplete") {
                 answer.warned = true;
@@ -643,23 +657,28 @@ pub fn judge_check(
     }
 }
 
-/// The errors a `diagnostics` answer lists for one file, each by what it
-/// says (`error [source code] message`), without its position.
-fn errors_in(answer: &str) -> Vec<&str> {
+/// The problems of `severities` a `diagnostics` answer lists for one
+/// file, each by what it says (`error [source code] message`), without
+/// its position.
+fn errors_in<'a>(answer: &'a str, severities: &[&str]) -> Vec<&'a str> {
     let mut errors: Vec<&str> = answer
         .lines()
         .filter_map(|line| line.strip_prefix("  "))
         .filter_map(|line| line.split_once(' ').map(|(_, what)| what))
-        .filter(|what| what.starts_with("error "))
+        .filter(|what| {
+            severities
+                .iter()
+                .any(|severity| what.starts_with(&format!("{severity} ")))
+        })
         .collect();
     errors.sort_unstable();
     errors
 }
 
 /// Whether `after` lists an error `before` does not.
-fn adds_errors(before: &str, after: &str) -> bool {
-    let mut left = errors_in(before);
-    errors_in(after)
+fn adds_errors(before: &str, after: &str, severities: &[&str]) -> bool {
+    let mut left = errors_in(before, severities);
+    errors_in(after, severities)
         .into_iter()
         .any(|error| match left.binary_search(&error) {
             Ok(at) => {
@@ -775,7 +794,11 @@ fn try_edit(
             (Verdict::WrongWithoutWarning, "hung".to_owned())
         }
         true => (Verdict::WrongAndSaid, "failed".to_owned()),
-        false => judge_check(&CheckAnswer::read(&answer.text), &truth, judge.checker),
+        false => judge_check(
+            &CheckAnswer::read(&answer.text, judge.checker.severities()),
+            &truth,
+            judge.checker,
+        ),
     };
     let mut all = vec![judged(
         verdict,
@@ -798,13 +821,14 @@ fn try_edit(
                     .lines()
                     .any(|line| line.starts_with("warning:") || line.contains("may be incomplete"))
         };
-        let grew = adds_errors(&before.text, &written.text);
+        let grew = adds_errors(&before.text, &written.text, judge.checker.severities());
         all.push(judged(
             class(grew, warned(written)),
             format!("diagnostics of {file} with {} written", edit.describe()),
             format!("before:\n{}\nwritten:\n{}", before.text, written.text),
         ));
-        let back = errors_in(&undone.text) == errors_in(&before.text);
+        let severities = judge.checker.severities();
+        let back = errors_in(&undone.text, severities) == errors_in(&before.text, severities);
         all.push(judged(
             class(back, warned(undone)),
             format!("diagnostics of {file} with {} undone", edit.describe()),

@@ -562,8 +562,8 @@ fn compared(
             before.file, before.server
         )];
     };
-    let added = missing_from(new, old);
-    let (fixed, unreported): (Vec<&Diagnostic>, Vec<&Diagnostic>) = missing_from(old, new)
+    let (added, gone, reworded) = reworded_apart(missing_from(new, old), missing_from(old, new));
+    let (fixed, unreported): (Vec<&Diagnostic>, Vec<&Diagnostic>) = gone
         .into_iter()
         .partition(|diagnostic| !masking || diagnostic.severity == Severity::Error);
     let summary = match (added.len(), fixed.len(), unreported.len()) {
@@ -590,7 +590,49 @@ fn compared(
     lines.extend(added.iter().map(shown("new")));
     lines.extend(fixed.iter().map(shown("fixed")));
     lines.extend(unreported.iter().map(shown("unreported")));
+    lines.extend(reworded.iter().map(shown("reworded")));
     lines
+}
+
+/// The problems added and gone, without those that are one problem
+/// reworded: the same place, severity, source and code, another message
+/// (tsserver wrote `'1 | 2 | URL'` for `'2 | 1 | URL'` in a file the edit
+/// did not break), which are given apart, as they now read.
+fn reworded_apart<'a>(
+    added: Vec<&'a Diagnostic>,
+    mut gone: Vec<&'a Diagnostic>,
+) -> (
+    Vec<&'a Diagnostic>,
+    Vec<&'a Diagnostic>,
+    Vec<&'a Diagnostic>,
+) {
+    let mut reworded = Vec::new();
+    let mut still_added = Vec::new();
+    for diagnostic in added {
+        let same = |other: &&Diagnostic| {
+            (
+                other.line,
+                other.column,
+                other.severity,
+                &other.source,
+                &other.code,
+            ) == (
+                diagnostic.line,
+                diagnostic.column,
+                diagnostic.severity,
+                &diagnostic.source,
+                &diagnostic.code,
+            )
+        };
+        match gone.iter().position(same) {
+            Some(at) => {
+                gone.remove(at);
+                reworded.push(diagnostic);
+            }
+            None => still_added.push(diagnostic),
+        }
+    }
+    (still_added, gone, reworded)
 }
 
 /// The problems of `these` that `those` has not, counted by what each
@@ -679,6 +721,19 @@ mod tests {
             same,
             vec![
                 "a.ts, if edited (nothing written): no new problems, none fixed (2 problems as now)"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_problem_reworded_in_place_is_neither_new_nor_fixed() {
+        let before = report(vec![problem(72, "not on type '2 | 1 | URL'")]);
+        let after = report(vec![problem(72, "not on type '1 | 2 | URL'")]);
+        assert_eq!(
+            compared(&before, &after, DEPENDENT, false),
+            vec![
+                "a.ts, not edited, after the edit: no new problems, none fixed (1 problem as now)",
+                "  reworded 72:1 error [ts] not on type '1 | 2 | URL'",
             ]
         );
     }
