@@ -19,6 +19,7 @@ mod attaching;
 mod bodies;
 mod candidates;
 mod check_edit;
+mod checked_users;
 mod context;
 mod definitions;
 mod diagnostics;
