@@ -284,22 +284,7 @@ fn check_with_importers(session: &Session, root: &std::path::Path) {
     for cycle in 0..10 {
         // Each cycle's answer differs from the one before it.
         let size = 3 + cycle % 2;
-        let returned = format!("tuple[{}]", vec!["str"; size].join(", "));
-        let value = format!("({})", vec!["\"\""; size].join(", "));
-        let replacements = [
-            (
-                "def get_auth_from_url(url: str) -> tuple[str, str]:".to_owned(),
-                format!("def get_auth_from_url(url: str) -> {returned}:"),
-            ),
-            (
-                "        auth = (\"\", \"\")\n".to_owned(),
-                format!("        auth = {value}\n"),
-            ),
-            (
-                "unquote(parsed.password))".to_owned(),
-                format!("unquote(parsed.password){})", ", \"\"".repeat(size - 2)),
-            ),
-        ];
+        let replacements = returning_strings(size);
         let edit = json!({"file": utils, "replacements": replacements
             .iter()
             .map(|(old, new)| json!({"old": old, "new": new}))
@@ -331,6 +316,28 @@ fn check_with_importers(session: &Session, root: &std::path::Path) {
     report("written, then diagnostics of all three", &written);
 }
 
+/// The replacements that make requests' `get_auth_from_url` return
+/// `size` strings (its callers unpack two).
+fn returning_strings(size: usize) -> [(String, String); 3] {
+    [
+        (
+            "def get_auth_from_url(url: str) -> tuple[str, str]:".to_owned(),
+            format!(
+                "def get_auth_from_url(url: str) -> tuple[{}]:",
+                vec!["str"; size].join(", ")
+            ),
+        ),
+        (
+            "        auth = (\"\", \"\")\n".to_owned(),
+            format!("        auth = ({})\n", vec!["\"\""; size].join(", ")),
+        ),
+        (
+            "unquote(parsed.password))".to_owned(),
+            format!("unquote(parsed.password){})", ", \"\"".repeat(size - 2)),
+        ),
+    ]
+}
+
 /// The same change of `get_auth_from_url` with no file open but
 /// `utils.py`: the check finds the three files that use the function and
 /// break (`adapters.py`, `models.py`, `sessions.py`) by its name, opens
@@ -356,23 +363,7 @@ fn check_with_closed_importers() {
     let (mut checked, mut checker) = (Vec::new(), Vec::new());
     for cycle in 0..10 {
         let size = 3 + cycle % 2;
-        let replacements = [
-            (
-                "def get_auth_from_url(url: str) -> tuple[str, str]:".to_owned(),
-                format!(
-                    "def get_auth_from_url(url: str) -> tuple[{}]:",
-                    vec!["str"; size].join(", ")
-                ),
-            ),
-            (
-                "        auth = (\"\", \"\")\n".to_owned(),
-                format!("        auth = ({})\n", vec!["\"\""; size].join(", ")),
-            ),
-            (
-                "unquote(parsed.password))".to_owned(),
-                format!("unquote(parsed.password){})", ", \"\"".repeat(size - 2)),
-            ),
-        ];
+        let replacements = returning_strings(size);
         let edit = json!({"file": utils, "replacements": replacements
             .iter()
             .map(|(old, new)| json!({"old": old, "new": new}))
