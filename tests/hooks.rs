@@ -705,6 +705,149 @@ fn pyright_type_errors_reach_the_agent_through_the_daemon_and_so_does_their_fix(
     );
 }
 
+/// A rename in `edited` that breaks `importer` (never opened), written
+/// between the hooks as a host writes it: the importer's new error is
+/// told with the edit, its fix with the edit that renames back, and a
+/// body changed without changing what it gives is told nothing.
+fn an_edit_breaks_and_fixes_a_closed_importer(
+    files: &[(&str, &str)],
+    edited: &str,
+    importer: &str,
+    rename: (&str, &str),
+    body: (&str, &str),
+) {
+    let dir = project(files);
+    let daemon = Daemon::new();
+    let host = "effect-host-session";
+    let session = daemon.session_as(
+        &root_arg(dir.path()),
+        Client {
+            env: &[("CLAUDE_CODE_SESSION_ID", host)],
+            ..Client::default()
+        },
+    );
+    let clean = session.ok("diagnostics", json!({"file": edited}));
+    assert!(clean.contains("no problems"), "{clean}");
+    let file = dir.path().join(edited);
+    let edit = |from: &str, to: &str| {
+        let before = daemon.hook(
+            &["acquire", "--format", "claude"],
+            &pre_tool_use(host, None, "Edit", &file),
+        );
+        assert_eq!(hook_answer(&before), None, "nothing to say before");
+        let text = std::fs::read_to_string(&file).unwrap();
+        std::fs::write(&file, text.replace(from, to)).unwrap();
+        let input = json!({
+            "session_id": host,
+            "cwd": dir.path(),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": file, "old_string": from, "new_string": to},
+        });
+        hook_answer(&daemon.hook(&["release", "--format", "claude"], &input.to_string()))
+    };
+    let logs = || walk_files(daemon.dir.path(), ".log");
+
+    let told = edit(rename.0, rename.1)
+        .unwrap_or_else(|| panic!("the broken importer is not told; logs: {}", logs()));
+    let text = context(&told);
+    let importer = dir.path().join(importer).display().to_string();
+    assert!(
+        text.contains(&format!(
+            "{importer} (not edited) after the edit of {}: 1 new error",
+            file.display()
+        )),
+        "{text}"
+    );
+    let old_name = rename.0.split_whitespace().last().unwrap();
+    assert!(text.contains(old_name), "the error names it: {text}");
+    assert!(!text.contains("notes."), "{text}");
+
+    let fixed =
+        edit(rename.1, rename.0).unwrap_or_else(|| panic!("the fix is not told; logs: {}", logs()));
+    assert_eq!(
+        context(&fixed),
+        format!(
+            "fixed: no errors left in {importer} (not edited) after the edit of {}",
+            file.display()
+        )
+    );
+    assert_eq!(edit(body.0, body.1), None);
+}
+
+#[test]
+fn pyright_an_edit_that_breaks_a_closed_importer_is_told_with_the_edit_and_so_is_its_fix() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    an_edit_breaks_and_fixes_a_closed_importer(
+        &[
+            (
+                "shapes.py",
+                "class Shape:\n    def area(self) -> float:\n        return 1.0\n",
+            ),
+            (
+                "main.py",
+                "from shapes import Shape\n\ntotal: float = Shape().area()\n",
+            ),
+            ("notes.py", "# nothing here uses shapes\nx = 1\n"),
+        ],
+        "shapes.py",
+        "main.py",
+        ("def area", "def surface"),
+        ("return 1.0", "return 2.0"),
+    );
+}
+
+#[test]
+fn typescript_an_edit_that_breaks_a_closed_importer_is_told_with_the_edit_and_so_is_its_fix() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    an_edit_breaks_and_fixes_a_closed_importer(
+        &[
+            (
+                "tsconfig.json",
+                r#"{"compilerOptions": {"strict": true, "noEmit": true}}"#,
+            ),
+            (
+                "shapes.ts",
+                "export function area(side: number): number {\n  return side * side;\n}\n",
+            ),
+            (
+                "main.ts",
+                "import { area } from \"./shapes\";\n\nexport const total: number = area(2);\n",
+            ),
+            (
+                "notes.ts",
+                "// nothing here uses shapes\nexport const x = 1;\n",
+            ),
+        ],
+        "shapes.ts",
+        "main.ts",
+        ("function area", "function surface"),
+        ("side * side", "side * side + 0"),
+    );
+}
+
+/// Every file under `dir` whose name ends with `ending`, each with its text.
+fn walk_files(dir: &Path, ending: &str) -> String {
+    let mut shown = String::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.to_string_lossy().ends_with(ending) {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                shown.push_str(&format!("\n== {}\n{text}", path.display()));
+            }
+        }
+    }
+    shown
+}
+
 #[test]
 fn a_hook_whose_daemon_was_killed_exits_0_silently() {
     let dir = project(&[("main.py", "ERROR\n")]);

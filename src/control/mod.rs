@@ -28,6 +28,7 @@ use windlass_actors::gateway::server_reports;
 use windlass_actors::messages::recorder::{Filter, RecorderMsg};
 use windlass_actors::messages::session::{Addressee, SessionQuestion};
 use windlass_actors::messages::supervisor::{Connection, SupervisorMsg};
+use windlass_actors::vocabulary::ids::SessionId;
 
 /// How long a connection may take to send its request.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -156,6 +157,15 @@ async fn answer(stream: UnixStream, control: Control, stop: mpsc::Sender<()>) ->
     protocol::send(&mut writer, &answer).await
 }
 
+/// The session named, or else the most recently attached one whose roots
+/// hold `file`.
+fn addressee(session: Option<SessionId>, file: &Path) -> Addressee {
+    match session {
+        Some(session) => Addressee::Named(session),
+        None => Addressee::Holding(file.to_path_buf()),
+    }
+}
+
 fn not_a_daemon(why: &str) -> String {
     format!("this is a standalone session's socket, not a daemon's: it {why}")
 }
@@ -172,12 +182,8 @@ async fn ask_about(question: Request, supervisor: &ActorRef<SupervisorMsg>) -> A
             ask(supervisor, message, ACTOR_TIMEOUT, Answer::Status).await
         }
         Request::Diagnostics { file, session } => {
-            let to = match session {
-                Some(session) => Addressee::Named(session),
-                None => Addressee::Holding(file.clone()),
-            };
             let message = |reply| SupervisorMsg::AskSession {
-                to,
+                to: addressee(session, &file),
                 question: SessionQuestion::Diagnostics { file, reply },
             };
             ask(
@@ -187,6 +193,20 @@ async fn ask_about(question: Request, supervisor: &ActorRef<SupervisorMsg>) -> A
                 Answer::Diagnostics,
             )
             .await
+        }
+        Request::PrepareEdit { file, session } => {
+            let message = |reply| SupervisorMsg::AskSession {
+                to: addressee(session, &file),
+                question: SessionQuestion::PrepareEdit { file, reply },
+            };
+            ask(supervisor, message, ACTOR_TIMEOUT, |()| Answer::Prepared).await
+        }
+        Request::EditEffect { file, session } => {
+            let message = |reply| SupervisorMsg::AskSession {
+                to: addressee(session, &file),
+                question: SessionQuestion::EditEffect { file, reply },
+            };
+            ask(supervisor, message, DIAGNOSTICS_TIMEOUT, Answer::EditEffect).await
         }
         Request::Roots { session, change } => {
             let message = |reply| SupervisorMsg::AskSession {

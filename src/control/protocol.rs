@@ -15,6 +15,7 @@ use windlass_actors::messages::roots::Change;
 use windlass_actors::messages::supervisor::AttachedSession;
 use windlass_actors::settings::Identity;
 use windlass_actors::vocabulary::diagnostics::FileDiagnostics;
+use windlass_actors::vocabulary::edit_effect::EditEffect;
 use windlass_actors::vocabulary::events::EventKind;
 use windlass_actors::vocabulary::ids::SessionId;
 use windlass_actors::vocabulary::status::{ServerReport, SessionStatus};
@@ -50,6 +51,18 @@ pub enum Request {
     /// session named or else the most recently attached one whose roots
     /// hold the file.
     Diagnostics {
+        file: PathBuf,
+        session: Option<SessionId>,
+    },
+    /// A file a host's tool is about to edit, kept as it is for the
+    /// edit's effect; addressed as `diagnostics` is.
+    PrepareEdit {
+        file: PathBuf,
+        session: Option<SessionId>,
+    },
+    /// What the edit of a prepared file did to the files that use what it
+    /// changed.
+    EditEffect {
         file: PathBuf,
         session: Option<SessionId>,
     },
@@ -113,6 +126,10 @@ pub enum Answer {
     /// A file's diagnostics, as data: the `diagnostics` tool renders the
     /// same.
     Diagnostics(FileDiagnostics),
+    /// The file is kept for its edit's effect.
+    Prepared,
+    /// What an edit did to the files it did not edit, as data.
+    EditEffect(EditEffect),
     /// A session's roots after a change, and the roots refused, with why.
     Roots {
         roots: Vec<PathBuf>,

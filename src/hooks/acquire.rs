@@ -12,6 +12,8 @@
 
 use super::{Format, Run, Touched, mtime_ns};
 use crate::clock::shown_time;
+use crate::control::client;
+use crate::control::protocol::{Answer, Request};
 use anyhow::Result;
 use clap::Args;
 use serde_json::{Value, json};
@@ -22,6 +24,9 @@ use windlass_actors::vocabulary::events::EventKind;
 
 /// How often a waiting hook asks again.
 const POLL: Duration = Duration::from_millis(50);
+/// How long the session may take to keep a file as it is before an edit:
+/// it waits a little for the server's outline of it.
+const PREPARE_LIMIT: Duration = Duration::from_secs(4);
 /// Leases renewed this recently are of the tool batch in progress (a host
 /// runs the hooks of parallel tool calls at once), not files moved on from.
 const BATCH: Duration = Duration::from_secs(2);
@@ -66,6 +71,7 @@ fn acquire(run: &mut Run, args: &AcquireArgs) -> Result<Option<Value>> {
         if let Some(denied) = lease(run, args, format, &shown)? {
             return Ok(Some(denied));
         }
+        keep_as_before(run, file);
         let known = hooks::file_state(&run.store, &run.input.owner(), &shown)?;
         if known
             .is_some_and(|known| known.mtime_ns.is_some() && known.mtime_ns != mtime_ns(&file.path))
@@ -108,6 +114,29 @@ fn read(
             ),
         )
     }))
+}
+
+/// Has the session keep `file` as it is before the edit, so that
+/// `release` can tell what the edit did to the files that use it. A file
+/// the session cannot keep (outside its roots, not there yet) is only
+/// logged: its edit is told of as any other, without its effect.
+fn keep_as_before(run: &Run, file: &Touched) {
+    let Some(session) = &run.session else {
+        return;
+    };
+    if file.removed || !file.path.is_file() {
+        return;
+    }
+    let request = Request::PrepareEdit {
+        file: file.path.clone(),
+        session: Some(session.id),
+    };
+    let kept = client::expect(&session.socket, &request, PREPARE_LIMIT, |answer| {
+        matches!(answer, Answer::Prepared).then_some(())
+    });
+    if let Err(error) = kept {
+        super::log_failure("acquire", &format!("{}: {error:#}", file.path.display()));
+    }
 }
 
 /// Takes the edit lease, waiting while another owner edits; the host's

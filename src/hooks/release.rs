@@ -17,14 +17,19 @@ use anyhow::Result;
 use clap::Args;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use windlass_actors::store::{self, hooks, locks};
+use windlass_actors::vocabulary::counted::counted;
 use windlass_actors::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
 use windlass_actors::vocabulary::events::EventKind;
 
 /// How long the session may take to give fresh diagnostics: below the
 /// hook's own timeout in the plugins' hooks files (60 s).
 const DIAGNOSTICS_TIMEOUT: Duration = Duration::from_secs(45);
+/// When the last edit's effect on other files must be in, from the
+/// hook's start: the edited files' own diagnostics come first, and the
+/// whole answer within the hook's timeout.
+const EFFECT_DEADLINE: Duration = Duration::from_secs(50);
 /// Problems listed per file; the rest are counted.
 const MAX_ITEMS: usize = 12;
 /// The longest answer, well below Claude Code's 10,000 characters.
@@ -50,6 +55,7 @@ fn release(run: &mut Run, args: &ReleaseArgs) -> Result<Option<Value>> {
     // Without a format only leases are let go: any host names its files so.
     let host = format.unwrap_or(Format::Claude).host();
     let files = run.input.touched(host);
+    let started = Instant::now();
     let mut reports = Vec::new();
     for file in files.iter().filter(|file| !file.read) {
         let shown = file.path.display().to_string();
@@ -60,6 +66,13 @@ fn release(run: &mut Run, args: &ReleaseArgs) -> Result<Option<Value>> {
             match report(run, &file.path) {
                 Ok(report) => reports.extend(report),
                 Err(error) => run.failed(json!({"file": shown}), format!("{error:#}")),
+            }
+            let left = EFFECT_DEADLINE.saturating_sub(started.elapsed());
+            match effect(run, &file.path, left) {
+                Ok(effect) => reports.extend(effect),
+                Err(error) => {
+                    run.failed(json!({"file": shown, "effect": true}), format!("{error:#}"))
+                }
             }
         }
         let now = store::now_ms();
@@ -116,15 +129,39 @@ fn report(run: &Run, file: &Path) -> Result<Option<String>> {
         _ => Vec::new(),
     };
     let report = found.report(&shown, before.as_deref(), told_errors, &edited);
-    hooks::set_told(
-        &run.store,
-        &owner,
-        &shown,
-        &found.keys(),
-        found.errors > 0,
-        store::now_ms(),
-    )?;
+    found.told(run, &owner, &shown)?;
     Ok(report)
+}
+
+/// What the edit of `file` did to the files that use what it changed
+/// (the `acquire` hook had the session keep the file as it was): the
+/// problems it gave each, or took away, and which it could not check.
+fn effect(run: &Run, file: &Path, left: Duration) -> Result<Vec<String>> {
+    let Some(session) = &run.session else {
+        return Ok(Vec::new());
+    };
+    let request = Request::EditEffect {
+        file: file.to_path_buf(),
+        session: Some(session.id),
+    };
+    let effect = client::expect(&session.socket, &request, left, |answer| match answer {
+        Answer::EditEffect(effect) => Some(effect),
+        _ => None,
+    })?;
+    let owner = run.input.owner();
+    let edited = file.display().to_string();
+    let mut lines = Vec::new();
+    for other in effect.elsewhere {
+        let shown = other.path.display().to_string();
+        let told_errors =
+            hooks::file_state(&run.store, &owner, &shown)?.is_some_and(|known| known.told_errors);
+        let before = Found::of(other.before).keys();
+        let found = Found::of(other.now);
+        lines.extend(found.report_elsewhere(&shown, &edited, &before, told_errors));
+        found.told(run, &owner, &shown)?;
+    }
+    lines.extend(effect.warnings);
+    Ok(lines)
 }
 
 /// The problems in a file's diagnostics that an agent hears of: errors,
@@ -158,6 +195,19 @@ impl Found {
         }
     }
 
+    /// Records that `owner` has now been told of these problems of `file`.
+    fn told(&self, run: &Run, owner: &str, file: &str) -> Result<()> {
+        hooks::set_told(
+            &run.store,
+            owner,
+            file,
+            &self.keys(),
+            self.errors > 0,
+            store::now_ms(),
+        )?;
+        Ok(())
+    }
+
     /// Each problem without its position: an edit above it moves it, and
     /// it is still the problem the owner was told of.
     fn keys(&self) -> Vec<String> {
@@ -186,29 +236,11 @@ impl Found {
                 .iter()
                 .any(|(first, last)| (*first..=*last).contains(&problem.line))
         };
-        let mut unseen: Vec<&str> = before
-            .unwrap_or_default()
-            .iter()
-            .map(String::as_str)
-            .collect();
-        let mut new: Vec<&Diagnostic> = self
-            .problems
-            .iter()
-            .filter(|problem| {
-                let what = problem.what();
-                match unseen.iter().position(|known| *known == what) {
-                    Some(at) => {
-                        unseen.remove(at);
-                        false
-                    }
-                    None => true,
-                }
-            })
-            .collect();
+        let (mut new, gone) = self.new_since(before.unwrap_or_default());
         // Stable: errors before warnings within each group.
         new.sort_by_key(|problem| !in_edit(problem));
         let carried = self.problems.len() - new.len();
-        let mut lines = match (new.is_empty(), carried, unseen.len()) {
+        let mut lines = match (new.is_empty(), carried, gone) {
             (true, _, 0) => return None,
             (true, _, gone) => vec![format!(
                 "{file} after the edit: {gone} of the problems reported before gone, still {}",
@@ -239,20 +271,87 @@ impl Found {
                 )]
             }
         };
-        lines.extend(
-            new.iter()
-                .take(MAX_ITEMS)
-                .map(|problem| format!("  {}", problem.shown())),
-        );
-        if new.len() > MAX_ITEMS {
-            lines.push(format!(
-                "  … {} more (the diagnostics tool lists them all)",
-                new.len() - MAX_ITEMS
-            ));
-        }
+        lines.extend(listed(&new));
         lines.extend(self.notes.iter().cloned());
         Some(lines.join("\n"))
     }
+
+    /// What to say of a file the edit of `edited` did not touch, given
+    /// its problems `before` the edit: the problems the edit gave it, or
+    /// those it took away, or that the errors the owner was told of there
+    /// are gone.
+    fn report_elsewhere(
+        &self,
+        file: &str,
+        edited: &str,
+        before: &[String],
+        told_errors: bool,
+    ) -> Option<String> {
+        let (new, gone) = self.new_since(before);
+        if self.errors == 0 && told_errors && (gone > 0 || new.is_empty()) {
+            return Some(format!(
+                "fixed: no errors left in {file} (not edited) after the edit of {edited}"
+            ));
+        }
+        let head = match (new.is_empty(), gone) {
+            (true, 0) => return None,
+            (true, gone) => format!(
+                "{file} (not edited): {} gone with the edit of {edited}, still {}",
+                counted(gone, "problem"),
+                counts(self.errors, self.warnings, "")
+            ),
+            (false, _) => {
+                let new_errors = new
+                    .iter()
+                    .filter(|problem| problem.severity == Severity::Error)
+                    .count();
+                format!(
+                    "{file} (not edited) after the edit of {edited}: {}",
+                    counts(new_errors, new.len() - new_errors, "new ")
+                )
+            }
+        };
+        let mut lines = vec![head];
+        lines.extend(listed(&new));
+        Some(lines.join("\n"))
+    }
+
+    /// The problems not among `before` (each known by what it says,
+    /// wherever it stands), and how many of `before` are gone.
+    fn new_since(&self, before: &[String]) -> (Vec<&Diagnostic>, usize) {
+        let mut unseen: Vec<&str> = before.iter().map(String::as_str).collect();
+        let new = self
+            .problems
+            .iter()
+            .filter(|problem| {
+                let what = problem.what();
+                match unseen.iter().position(|known| *known == what) {
+                    Some(at) => {
+                        unseen.remove(at);
+                        false
+                    }
+                    None => true,
+                }
+            })
+            .collect();
+        (new, unseen.len())
+    }
+}
+
+/// The problems as listed under a file's line, capped at [`MAX_ITEMS`].
+fn listed(problems: &[&Diagnostic]) -> Vec<String> {
+    let mut lines: Vec<String> = problems
+        .iter()
+        .take(MAX_ITEMS)
+        .map(|problem| format!("  {}", problem.shown()))
+        .collect();
+    if problems.len() > MAX_ITEMS {
+        lines.push(format!(
+            "  … {} more (the diagnostics tool lists them all)",
+            problems.len() - MAX_ITEMS
+        ));
+    }
+    lines
 }
 
 fn count(problems: &[Diagnostic], severity: Severity) -> usize {
@@ -433,6 +532,37 @@ mod tests {
             "f after the edit: 3 errors, 1 of them in the edited lines (listed first)\n  4:1 error [x] new\n  1:1 error [x] old\n  5:1 error [x] later"
         );
         assert!(edited_lines(text, &serde_json::json!({"content": text})).is_empty());
+    }
+
+    #[test]
+    fn another_file_hears_what_the_edit_gave_it_and_that_its_errors_are_gone() {
+        let before = found(vec![problem(2, Severity::Warning, "unused")]).keys();
+        let broken = found(vec![
+            problem(2, Severity::Warning, "unused"),
+            problem(3, Severity::Error, "no attribute \"area\""),
+        ]);
+        assert_eq!(
+            broken
+                .report_elsewhere("main.py", "shapes.py", &before, false)
+                .unwrap(),
+            "main.py (not edited) after the edit of shapes.py: 1 new error\n  3:1 error [x] no attribute \"area\""
+        );
+        let calm = found(vec![problem(2, Severity::Warning, "unused")]);
+        assert_eq!(
+            calm.report_elsewhere("main.py", "shapes.py", &broken.keys(), true)
+                .unwrap(),
+            "fixed: no errors left in main.py (not edited) after the edit of shapes.py"
+        );
+        assert_eq!(
+            calm.report_elsewhere("main.py", "shapes.py", &calm.keys(), false),
+            None,
+            "unchanged"
+        );
+        assert_eq!(
+            calm.report_elsewhere("main.py", "shapes.py", &broken.keys(), false)
+                .unwrap(),
+            "main.py (not edited): 1 problem gone with the edit of shapes.py, still 1 warning"
+        );
     }
 
     #[test]

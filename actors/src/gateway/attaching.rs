@@ -103,6 +103,8 @@ impl From<SessionParts> for Attached {
             settings: parts.settings,
             in_flight: parts.in_flight,
             client: parts.client,
+            // Hooks reach a session through its gateway's own context.
+            prepared: Default::default(),
         };
         Self {
             tools: Tools::new(context),

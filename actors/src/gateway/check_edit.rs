@@ -161,12 +161,12 @@ const DEPENDENT: &str = "not edited, after the edit";
 
 /// One server's problems of each edited document, and of each open
 /// document whose problems the edit changed, as on disk and as edited.
-struct ServerCheck {
+pub(super) struct ServerCheck {
     edited: Vec<(FileDiagnostics, FileDiagnostics)>,
-    dependents: Vec<(PathBuf, FileDiagnostics, FileDiagnostics)>,
+    pub(super) dependents: Vec<(PathBuf, FileDiagnostics, FileDiagnostics)>,
 }
 
-async fn check(
+pub(super) async fn check(
     context: &Context,
     roots: &RootSet,
     server: &ServerHandle,

@@ -6,7 +6,7 @@
 
 use super::context::Context;
 use super::edit_reach::{self, MAX_USERS_CHECKED, Users};
-use super::symbols;
+use super::symbols::{self, Symbol};
 use crate::messages::language_server::EditedDocument;
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::counted::counted;
@@ -37,39 +37,65 @@ pub async fn users(
     edits: &[EditedDocument],
 ) -> CheckedUsers {
     let mut names = Vec::new();
-    let server = context.route(path).await;
-    if let Ok(server) = &server {
+    if let Ok(server) = context.route(path).await {
         for edit in edits {
-            let document = edit.document.clone();
-            let Ok(mut reply) = context.document_symbols(server, document).await else {
-                continue;
-            };
-            let Ok(outline) = symbols::document_symbols(&mut reply, &edit.document.text) else {
-                continue;
-            };
-            names.extend(edit_reach::changed_names(
-                &edit.document.text,
-                &edit.text,
-                &outline,
-            ));
+            if let Some(outline) = outline(context, &server, edit.document.clone()).await {
+                names.extend(edit_reach::changed_names(
+                    &edit.document.text,
+                    &edit.text,
+                    &outline,
+                ));
+            }
         }
     }
+    let edited: Vec<&Path> = edits
+        .iter()
+        .map(|edit| edit.document.path.as_path())
+        .collect();
+    users_of(context, roots, path, names, &edited).await
+}
+
+/// The outline of `document` as `server` gives it, if it gives one.
+pub async fn outline(
+    context: &Context,
+    server: &ServerHandle,
+    document: DocumentSnapshot,
+) -> Option<Vec<Symbol>> {
+    let text = document.text.clone();
+    let mut reply = context.document_symbols(server, document).await.ok()?;
+    symbols::document_symbols(&mut reply, &text).ok()
+}
+
+/// The files of the languages of `path`'s server, other than `edited`,
+/// that use one of `names`; the first [`MAX_USERS_CHECKED`] read to be
+/// checked.
+pub async fn users_of(
+    context: &Context,
+    roots: &Arc<RootSet>,
+    path: &Path,
+    mut names: Vec<String>,
+    edited: &[&Path],
+) -> CheckedUsers {
     let mut seen = HashSet::new();
     names.retain(|name| seen.insert(name.clone()));
-    let languages = server.map(|server| server.spec.languages.clone());
-    let found = match (names.is_empty(), languages) {
-        (false, Ok(languages)) => {
-            let edited: HashSet<String> = edits
-                .iter()
-                .map(|edit| roots.display(&edit.document.path))
-                .collect();
+    let languages = match names.is_empty() {
+        true => None,
+        false => context
+            .route(path)
+            .await
+            .ok()
+            .map(|server| server.spec.languages.clone()),
+    };
+    let found = match languages {
+        Some(languages) => {
+            let edited: HashSet<String> = edited.iter().map(|path| roots.display(path)).collect();
             let (sketches, roots) = (context.shared.sketches.clone(), roots.clone());
             let search = tokio::task::spawn_blocking(move || {
                 edit_reach::users(&sketches, &roots, names, &languages, &edited)
             });
             search.await.unwrap_or_default()
         }
-        _ => Users::none(),
+        None => Users::none(),
     };
     let checked = found
         .files
@@ -131,6 +157,21 @@ impl CheckedUsers {
     /// What the answer says of the users: how many were checked, and
     /// which were not.
     pub fn notes(&self, roots: &RootSet) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.checked.is_empty() {
+            notes.push(format!(
+                "also checked: {} {} (those not named above have no new problems)",
+                files_that_use(self.checked.len()),
+                names_list(&self.found.names)
+            ));
+        }
+        notes.extend(self.warnings(roots, "write the edit and ask `diagnostics` of them"));
+        notes
+    }
+
+    /// The users that were not checked, or not looked for, and why;
+    /// those not checked with what to do about them (`advice`).
+    pub fn warnings(&self, roots: &RootSet, advice: &str) -> Vec<String> {
         let Users {
             names,
             unsearched,
@@ -139,12 +180,6 @@ impl CheckedUsers {
         } = &self.found;
         let mut notes = Vec::new();
         let named = names_list(names);
-        if !self.checked.is_empty() {
-            notes.push(format!(
-                "also checked: {} {named} (those not named above have no new problems)",
-                files_that_use(self.checked.len()),
-            ));
-        }
         let left: Vec<String> = files
             .iter()
             .skip(self.checked.len())
@@ -161,7 +196,7 @@ impl CheckedUsers {
                 false => format!("({})", self.blind.join("; ")),
             };
             notes.push(format!(
-                "warning: {} {named} not checked {why}: {}{more}; write the edit and ask `diagnostics` of them",
+                "warning: {} {named} not checked {why}: {}{more}; {advice}",
                 files_that_use(left.len()),
                 shown.join(" ")
             ));

@@ -1,6 +1,7 @@
 //! What every tool needs: the actors to ask, the settings, and the few
 //! calls that turn a tool's arguments into actor messages.
 
+use super::edit_effect::PreparedEdits;
 use super::indexed;
 use crate::error::{Error, Result};
 use crate::language::{ServerSpec, language_id};
@@ -51,6 +52,8 @@ pub struct Context {
     /// Who the client said it is, for the session's `status`: the store
     /// has it too, but a batch later.
     pub client: ClientName,
+    /// Files a host's hook said are about to be edited, as they were.
+    pub prepared: PreparedEdits,
 }
 
 impl Context {

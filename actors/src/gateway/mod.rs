@@ -24,6 +24,7 @@ mod context;
 mod definitions;
 mod diagnostics;
 mod directory;
+mod edit_effect;
 mod edit_reach;
 mod goto;
 mod hierarchy;
@@ -65,6 +66,7 @@ use crate::vocabulary::client::ClientName;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::running::InFlight;
 use context::Context;
+use edit_effect::PreparedEdits;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use rmcp::ServiceExt;
 use tokio::task::JoinHandle;
@@ -117,6 +119,7 @@ impl Actor for Gateway {
             settings: args.settings,
             in_flight: InFlight::default(),
             client: ClientName::default(),
+            prepared: PreparedEdits::default(),
         };
         let service = match args.connection {
             Connection::Handed(handover) => {
@@ -203,6 +206,14 @@ async fn answer(context: Context, question: SessionQuestion) {
         }
         SessionQuestion::ChangeRoots { change, reply } => {
             let _gone = reply.send(context.change_roots(change).await);
+        }
+        SessionQuestion::PrepareEdit { file, reply } => {
+            let prepared = edit_effect::prepare_edit(&context, &file).await;
+            let _gone = reply.send(prepared.map_err(|error| error.to_string()));
+        }
+        SessionQuestion::EditEffect { file, reply } => {
+            let effect = edit_effect::edit_effect(&context, &file).await;
+            let _gone = reply.send(effect.map_err(|error| error.to_string()));
         }
     }
 }

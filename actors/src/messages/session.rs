@@ -4,6 +4,7 @@
 use crate::messages::roots::{Change, ChangeAnswer, RootsChanged};
 use crate::settings::Settings;
 use crate::vocabulary::diagnostics::FileDiagnostics;
+use crate::vocabulary::edit_effect::EditEffect;
 use crate::vocabulary::ids::SessionId;
 use crate::vocabulary::status::SessionStatus;
 use ractor::RpcReplyPort;
@@ -32,6 +33,18 @@ pub enum SessionQuestion {
         file: PathBuf,
         reply: RpcReplyPort<Result<FileDiagnostics, String>>,
     },
+    /// A file a host's tool is about to edit (the `acquire` hook), kept
+    /// as it is for the edit's effect.
+    PrepareEdit {
+        file: PathBuf,
+        reply: RpcReplyPort<Result<(), String>>,
+    },
+    /// What the edit of a prepared file did to the files that use the
+    /// names it changed (the `release` hook).
+    EditEffect {
+        file: PathBuf,
+        reply: RpcReplyPort<Result<EditEffect, String>>,
+    },
     /// Roots added, removed or set (a host's hook); answered with the
     /// roots in effect and those refused.
     ChangeRoots {
@@ -53,7 +66,13 @@ impl SessionQuestion {
     /// Answers that no session is `to`, in the question's own terms.
     pub fn unanswered(self, to: &Addressee) {
         let why = match (&self, to) {
-            (Self::Diagnostics { file, .. }, _) | (_, Addressee::Holding(file)) => format!(
+            (
+                Self::Diagnostics { file, .. }
+                | Self::PrepareEdit { file, .. }
+                | Self::EditEffect { file, .. },
+                _,
+            )
+            | (_, Addressee::Holding(file)) => format!(
                 "no session attached to this daemon has {} in its roots",
                 file.display()
             ),
@@ -65,6 +84,8 @@ impl SessionQuestion {
             Self::Status(reply) => drop(reply.send(Err(why))),
             Self::Diagnostics { reply, .. } => drop(reply.send(Err(why))),
             Self::ChangeRoots { reply, .. } => drop(reply.send(Err(why))),
+            Self::PrepareEdit { reply, .. } => drop(reply.send(Err(why))),
+            Self::EditEffect { reply, .. } => drop(reply.send(Err(why))),
         }
     }
 }

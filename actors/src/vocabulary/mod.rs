@@ -8,6 +8,7 @@ pub mod client;
 pub mod counted;
 pub mod diagnostics;
 pub mod documents;
+pub mod edit_effect;
 pub mod events;
 pub mod file_changes;
 pub mod ids;
