@@ -13,7 +13,10 @@
 //! requests' `api.py` (pyright and ruff) against writing the edit and
 //! asking `diagnostics`, 10 cycles each; then of a change to `utils.py`
 //! that breaks two open files importing it, and the same change with no
-//! importer open against pyright's command line over the tree. Search: the `search` tool over a
+//! importer open against pyright's command line over the tree. Hook
+//! effect: the same change written between the `acquire` and `release`
+//! hooks as a host writes it, and undone the same way, each hook's time
+//! against `release` alone (the edited file's own answer). Search: the `search` tool over a
 //! generated tree of 10,000 files, where only the text heatmap has work.
 //! `TOOLS_BENCH_ONLY=NAME` runs one of those parts (named in `main`).
 
@@ -36,8 +39,8 @@ use std::time::Instant;
 
 fn main() {
     // `TOOLS_BENCH_ONLY=NAME` runs one part: token_economy,
-    // source_economy, check_before_writing, check_with_closed_importers
-    // or search_speed.
+    // source_economy, check_before_writing, check_with_closed_importers,
+    // hook_effect or search_speed.
     let only = std::env::var("TOOLS_BENCH_ONLY").ok();
     let runs = |name: &str| only.as_deref().is_none_or(|only| only == name);
     if runs("token_economy") {
@@ -46,10 +49,11 @@ fn main() {
             false => println!("token economy skipped: pyright-langserver is not on PATH"),
         }
     }
-    let parts: [(&str, fn()); 4] = [
+    let parts: [(&str, fn()); 5] = [
         ("source_economy", source_economy),
         ("check_before_writing", check_before_writing),
         ("check_with_closed_importers", check_with_closed_importers),
+        ("hook_effect", hook_effect),
         ("search_speed", search_speed),
     ];
     for (name, part) in parts {
@@ -396,6 +400,85 @@ fn check_with_closed_importers() {
         &checked,
     );
     report("pyright's command line over the tree, written", &checker);
+}
+
+/// The hooks around a host's edit of requests' `utils.py` that breaks
+/// three closed files: `acquire` (which keeps the file and its outline),
+/// then `release` (the file's diagnostics and the edit's effect on its
+/// users), for the breaking edit and for its undoing; against `release`
+/// of the same edits without `acquire`, which tells the edited file
+/// alone.
+fn hook_effect() {
+    if !have("pyright-langserver") {
+        println!("hook effect skipped: pyright is not on PATH");
+        return;
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        println!("hook effect skipped: requests-2.34.2 is missing");
+        return;
+    };
+    let daemon = Daemon::new();
+    let host = "bench-host-session";
+    let session = daemon.session_as(
+        &root_arg(dir.path()),
+        Client {
+            env: &[("CLAUDE_CODE_SESSION_ID", host)],
+            ..Client::default()
+        },
+    );
+    let utils = dir.path().join("src/requests/utils.py");
+    let original = std::fs::read_to_string(&utils).unwrap();
+    session.ok("diagnostics", json!({"file": "src/requests/utils.py"}));
+    let hook_input = |event: &str| {
+        json!({
+            "session_id": host,
+            "cwd": dir.path(),
+            "hook_event_name": event,
+            "tool_name": "Write",
+            "tool_input": {"file_path": utils},
+        })
+        .to_string()
+    };
+    let timed = |args: &[&str], event: &str| {
+        let started = Instant::now();
+        let output = daemon.hook(args, &hook_input(event));
+        (
+            started.elapsed(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    let (mut acquired, mut released, mut alone) = (Vec::new(), Vec::new(), Vec::new());
+    for cycle in 0..10 {
+        let mut changed = original.clone();
+        for (old, new) in returning_strings(3 + cycle % 2) {
+            changed = changed.replacen(old.as_str(), &new, 1);
+        }
+        let prepared = cycle % 2 == 0;
+        for text in [&changed, &original] {
+            if prepared {
+                let (took, _) = timed(&["acquire", "--format", "claude"], "PreToolUse");
+                acquired.push(took);
+            }
+            std::fs::write(&utils, text).unwrap();
+            let (took, told) = timed(&["release", "--format", "claude"], "PostToolUse");
+            match prepared {
+                true => {
+                    assert!(told.contains("models.py (not edited)"), "{told}");
+                    released.push(took);
+                }
+                false => alone.push(took),
+            }
+        }
+    }
+    report(
+        "acquire before the edit (keeps utils.py and its outline)",
+        &acquired,
+    );
+    report(
+        "release after it: utils.py and its 3 broken users closed (pyright + ruff)",
+        &released,
+    );
+    report("release of the edited file alone (no acquire)", &alone);
 }
 
 fn search_speed() {
