@@ -614,6 +614,28 @@ fn a_server_that_answers_files_while_loading_is_asked_at_once() {
     );
 }
 
+/// Loading work whose end never comes (pyright was seen "loading ()" for
+/// 200 s, idle, after serving roots in turn) ends once the server has
+/// answered since it began and has sat idle for a while: its answers stop
+/// warning that they may be incomplete.
+#[test]
+fn loading_work_that_never_ends_ends_once_the_server_has_answered_and_is_idle() {
+    let dir = project(&[("main.py", "def run():\n    pass\n")]);
+    let bin = tempfile::tempdir().unwrap();
+    let pyright = bin.path().join("pyright-langserver");
+    std::os::unix::fs::symlink(mockls_binary(), &pyright).unwrap();
+    let flags = "--indexing-delay 600000 --answers-files-while-indexing";
+    let config = python_server("python", &pyright.display().to_string(), flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    session.wait_for_status(|status| status.contains("loading (indexing"));
+    assert_eq!(
+        session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
+        "run"
+    );
+    let status = session.wait_for_status(|status| !status.contains("loading"));
+    assert!(status.contains("ready"), "{status}");
+}
+
 #[test]
 fn several_files_are_checked_at_once_each_by_its_server() {
     let dir = project(&[

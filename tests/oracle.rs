@@ -11,8 +11,11 @@
 
 mod common;
 
-use common::oracle::{JUDGES, Verdict, run, without_last_parameter};
+use common::oracle::edits::without_last_parameter;
+use common::oracle::questions::{next_offset, referenced, symbols_named};
+use common::oracle::{JUDGES, Verdict, run};
 use common::*;
+use std::collections::BTreeSet;
 
 /// The seed CI runs with; a run by hand may give another.
 const SEED: u64 = 57;
@@ -120,4 +123,31 @@ fn the_last_parameter_callers_give_is_dropped() {
         without_last_parameter("w int, h int", None).as_deref(),
         Some("w int")
     );
+}
+
+#[test]
+fn references_are_read_with_their_lines_and_as_bare_positions() {
+    let text = "4 references in 2 files\na.py (2)\n  1:7  class Shape:\n  6:14  class Square(Shape):\nb.py (2)\n  1:7 5:15\n";
+    let expected: BTreeSet<(String, usize)> = [("a.py", 1), ("a.py", 6), ("b.py", 1), ("b.py", 5)]
+        .into_iter()
+        .map(|(file, line)| (file.to_owned(), line))
+        .collect();
+    assert_eq!(referenced(text), expected);
+}
+
+#[test]
+fn search_symbols_are_read_by_file_and_pages_followed() {
+    let text = "symbols (2)\n  pkg/shapes.py\n    method area 2:9\n    method Shape.area 10:9 (index)\ntext (3 matches in 1 file)\n  pkg/shapes.py  3 × lines 2-15\n";
+    assert_eq!(
+        symbols_named(text, "area"),
+        vec![
+            ("pkg/shapes.py".to_owned(), 2),
+            ("pkg/shapes.py".to_owned(), 10)
+        ]
+    );
+    assert_eq!(
+        next_offset("… 74 more symbols (call again with offset=20)"),
+        Some(20)
+    );
+    assert_eq!(next_offset(text), None);
 }

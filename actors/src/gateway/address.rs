@@ -202,8 +202,11 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     // is explained as the missed ones are. One its file's outline holds
     // where the text found it was not missed: the server knows it.
     let disagree = missed.iter().any(|(_, kind)| kind.is_none());
-    let by_text: Vec<Candidate> = missed.into_iter().chain(unasked).map(by_text).collect();
-    let only_text: Vec<&Candidate> = by_text
+    found.extend(missed.into_iter().chain(unasked).map(by_text));
+    let found = candidates::merge(context, symbol, found).await;
+    // Counted once merged: a body found by text that a server's
+    // declaration leads to is no longer found only by text.
+    let only_text: Vec<&Candidate> = found
         .iter()
         .filter(|candidate| candidate.kind.is_none())
         .collect();
@@ -216,8 +219,6 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
     );
     notes.extend(symbols.warnings);
     notes.dedup();
-    found.extend(by_text);
-    let found = candidates::merge(context, symbol, found).await;
     // A definition found only by text that a server's candidate leads to
     // is merged with it, and no longer stands against picking it.
     let disagree = disagree && found.iter().any(|candidate| candidate.kind.is_none());
@@ -360,14 +361,7 @@ fn missed_notes(
     if missed.is_empty() {
         return Vec::new();
     }
-    let mut notes = vec![format!(
-        "note: {} found only by text search; the servers did not report {}",
-        match missed.len() {
-            1 => "1 definition was".to_owned(),
-            count => format!("{count} definitions were"),
-        },
-        if missed.len() == 1 { "it" } else { "them" }
-    )];
+    let mut notes = vec![definitions::only_by_text(missed.len())];
     for (label, problem) in problems {
         let shown = uri_to_path(&problem.uri).map(|path| roots.display(&path));
         if missed

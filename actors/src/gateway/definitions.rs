@@ -39,6 +39,18 @@ pub struct TextDefinition {
     pub language: &'static str,
 }
 
+/// The note on `count` definitions found by text that no server named.
+pub fn only_by_text(count: usize) -> String {
+    format!(
+        "note: {} found only by text search; the servers did not report {}",
+        match count {
+            1 => "1 definition was".to_owned(),
+            count => format!("{count} definitions were"),
+        },
+        if count == 1 { "it" } else { "them" }
+    )
+}
+
 /// Every definition-looking line of `name` in the source files under the
 /// roots, gitignore-aware, in path order: the first [`MAX_DEFINITIONS`].
 /// Each root's files are searched by a thread per core, and what they

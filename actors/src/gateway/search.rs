@@ -2,7 +2,9 @@
 //! and ranked, plus a text heatmap of the roots (which files match, how
 //! often, between which lines) from ripgrep's own libraries.
 
+use super::candidates;
 use super::context::Context;
+use super::definitions;
 use super::indexed;
 use super::navigation::offset;
 use super::render::{self, Sources, failed_warning, unavailable_warning};
@@ -47,12 +49,23 @@ pub struct SearchArgs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct FoundSymbol {
     name: String,
-    kind: SymbolKind,
+    /// `None` for a definition found only by text.
+    kind: Option<SymbolKind>,
     path: String,
     line: usize,
     column: usize,
-    /// Read from the symbol index rather than asked of a live server.
-    from_index: bool,
+    origin: Origin,
+}
+
+/// Where a symbol of the answer comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// A live server's workspace symbols.
+    Server,
+    /// The symbol index, standing in for a server.
+    Index,
+    /// A line that reads like its definition, which no server named.
+    Text,
 }
 
 /// One file's matches.
@@ -206,11 +219,11 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
             };
             found.push(FoundSymbol {
                 name: symbol.name,
-                kind: symbol.kind,
+                kind: Some(symbol.kind),
                 path: spot.path,
                 line: spot.line,
                 column: spot.column,
-                from_index: false,
+                origin: Origin::Server,
             });
         }
     }
@@ -221,12 +234,23 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
             .filter(|indexed| wanted(&indexed.symbol.name, indexed.symbol.container.as_deref()));
         found.extend(indexed.map(|indexed| FoundSymbol {
             name: indexed.symbol.name.clone(),
-            kind: indexed::kind_of(indexed.symbol.kind),
+            kind: Some(indexed::kind_of(indexed.symbol.kind)),
             path: roots.display(&indexed.path),
             line: indexed.symbol.line as usize + 1,
             column: indexed.symbol.column as usize + 1,
-            from_index: true,
+            origin: Origin::Index,
         }));
+    }
+    if member == query
+        && !found
+            .iter()
+            .any(|symbol| words::own_name(&symbol.name) == query)
+    {
+        let by_text = by_text(context, roots, query, &found).await;
+        if !by_text.is_empty() {
+            warnings.push(definitions::only_by_text(by_text.len()));
+        }
+        found.extend(by_text);
     }
     warnings.dedup();
     Ok(Found {
@@ -237,8 +261,45 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
     })
 }
 
+/// The definitions of `name` found by text where no server named one
+/// (code a server reads as unreachable, as pyright does a branch for
+/// another platform; a file it could not parse), other than the places
+/// `found` holds.
+async fn by_text(
+    context: &Context,
+    roots: &RootSet,
+    name: &str,
+    found: &[FoundSymbol],
+) -> Vec<FoundSymbol> {
+    let (sketches, all, query) = (
+        context.shared.sketches.clone(),
+        roots.clone(),
+        name.to_owned(),
+    );
+    let search = tokio::task::spawn_blocking(move || definitions::find(&sketches, &all, &query));
+    let Ok(definitions) = search.await else {
+        return Vec::new();
+    };
+    definitions
+        .into_iter()
+        .map(|definition| FoundSymbol {
+            name: name.to_owned(),
+            kind: None,
+            path: roots.display(&definition.path),
+            line: definition.line,
+            column: definition.column,
+            origin: Origin::Text,
+        })
+        .filter(|text| {
+            !found
+                .iter()
+                .any(|symbol| symbol.path == text.path && symbol.line == text.line)
+        })
+        .collect()
+}
+
 /// Exact names first, then names that start with the query, then the
-/// rest; duplicates dropped: one name at one place is one symbol, however
+/// rest, definitions before bindings within each; duplicates dropped: one name at one place is one symbol, however
 /// each server spells it (svelteserver gives `createToastState()` where
 /// TypeScript's gives `createToastState`). A macro's call is the place of
 /// every method it generates, so names still tell those apart.
@@ -258,7 +319,18 @@ fn rank(mut found: Vec<FoundSymbol>, query: &str) -> Vec<FoundSymbol> {
         } else {
             3
         };
-        (tier, own.len(), symbol.path.clone(), symbol.line)
+        // Of one name, what is defined (functions, types, methods) before
+        // what is only bound (locals of tests named like it).
+        let bound_only = symbol
+            .kind
+            .is_some_and(|kind| !candidates::is_definition_kind(kind));
+        (
+            tier,
+            bound_only,
+            own.len(),
+            symbol.path.clone(),
+            symbol.line,
+        )
     });
     let mut places = std::collections::HashSet::new();
     found.retain(|symbol| {
@@ -292,13 +364,14 @@ fn symbol_lines(query: &str, symbols: Vec<FoundSymbol>, skip: usize) -> Vec<Stri
     for path in paths {
         lines.push(format!("  {path}"));
         for symbol in shown.iter().filter(|symbol| symbol.path == path) {
-            let source = if symbol.from_index { " (index)" } else { "" };
+            let (kind, source) = match (symbol.kind, symbol.origin) {
+                (Some(kind), Origin::Index) => (render::symbol_kind(kind), " (index)"),
+                (Some(kind), _) => (render::symbol_kind(kind), ""),
+                (None, _) => ("definition", " (text)"),
+            };
             lines.push(format!(
-                "    {} {} {}:{}{source}",
-                render::symbol_kind(symbol.kind),
-                symbol.name,
-                symbol.line,
-                symbol.column
+                "    {kind} {} {}:{}{source}",
+                symbol.name, symbol.line, symbol.column
             ));
         }
     }
@@ -400,11 +473,11 @@ mod tests {
     fn symbol(name: &str, path: &str, line: usize) -> FoundSymbol {
         FoundSymbol {
             name: name.into(),
-            kind: SymbolKind::FUNCTION,
+            kind: Some(SymbolKind::FUNCTION),
             path: path.into(),
             line,
             column: 1,
-            from_index: false,
+            origin: Origin::Server,
         }
     }
 

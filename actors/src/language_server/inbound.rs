@@ -50,6 +50,9 @@ impl State {
         match self.take_pending(id) {
             Some(Pending::Initialize) => self.initialized(myself, result),
             Some(Pending::Caller(mut sent)) => {
+                if result.is_ok() {
+                    self.readiness.answered(Instant::now());
+                }
                 let took = sent.written.elapsed();
                 self.note_symbols_pace(sent.method, SymbolsPace::Answered(took));
                 let encoding = self.encoding();
@@ -172,7 +175,7 @@ impl State {
                     Change::Began(token) => {
                         self.save_check.progress_began();
                         self.diagnostics.progress_began(Instant::now());
-                        self.readiness.progress_began(&token);
+                        self.readiness.progress_began(&token, Instant::now());
                     }
                     Change::Ended(token) => self.readiness.progress_ended(&token),
                     Change::Reported | Change::Ignored => {}

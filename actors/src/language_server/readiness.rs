@@ -11,6 +11,12 @@
 //! progress begun since the change has ended. Work begun before the change
 //! (clangd indexing the project) is not waited for.
 //!
+//! Loading work whose end never comes does not hold a server loading for
+//! ever: once the process has been idle for [`STALLED_WORK_IDLE`] and the
+//! server has answered a request since the work began, the work counts as
+//! ended (pyright, after serving roots in turn, was seen "loading" for
+//! 200 s with its CPU idle, every answer warned of).
+//!
 //! A server that says when it has found its files is loaded when it says
 //! so, however busy its process: pyright and basedpyright log each
 //! workspace's start (`Starting service instance "name"`) and the end of
@@ -20,7 +26,7 @@
 //! open file, keep them busy long after.
 
 use crate::process::ProcessSample;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// How long a new server must sit idle before it counts as done loading.
@@ -32,6 +38,10 @@ pub const WARM_UP_IDLE: Duration = Duration::from_millis(400);
 /// quiet: one 20 ms sample can fall between the ticks of a process that is
 /// busy less than half the time.
 pub const QUIET_SAMPLES: u32 = 2;
+
+/// How long a server that has answered since its loading work began must
+/// sit idle before that work counts as ended without its end.
+pub const STALLED_WORK_IDLE: Duration = Duration::from_secs(5);
 
 #[derive(Debug)]
 pub struct Readiness {
@@ -48,8 +58,11 @@ pub struct Readiness {
     /// When the last CPU sample was taken: a sample's ticks are those
     /// since then.
     sampled_at: Option<Instant>,
-    /// Progress tokens that began while the server was loading.
-    loading_work: HashSet<String>,
+    /// Progress tokens that began while the server was loading, with
+    /// when each began.
+    loading_work: HashMap<String, Instant>,
+    /// When the server last answered a request.
+    answered_at: Option<Instant>,
     /// A workspace change the server has not yet been seen to take in.
     settling_since: Option<Instant>,
     /// What that change was.
@@ -95,7 +108,8 @@ impl Readiness {
             loading_since: now,
             idle_since: None,
             sampled_at: None,
-            loading_work: HashSet::new(),
+            loading_work: HashMap::new(),
+            answered_at: None,
             settling_since: None,
             taking: Taking::DiskChanges,
             settling_work: HashSet::new(),
@@ -183,9 +197,9 @@ impl Readiness {
 
     /// Work-done progress began: while loading, it counts as loading;
     /// while settling, as taking the change in.
-    pub fn progress_began(&mut self, token: &str) {
+    pub fn progress_began(&mut self, token: &str, now: Instant) {
         if self.is_loading() {
-            self.loading_work.insert(token.to_owned());
+            self.loading_work.insert(token.to_owned(), now);
         }
         if self.is_settling() {
             self.settling_work.insert(token.to_owned());
@@ -199,7 +213,12 @@ impl Readiness {
 
     /// The tokens of the loading work still running.
     pub fn loading_tokens(&self) -> impl Iterator<Item = &str> {
-        self.loading_work.iter().map(String::as_str)
+        self.loading_work.keys().map(String::as_str)
+    }
+
+    /// The server answered a request.
+    pub fn answered(&mut self, now: Instant) {
+        self.answered_at = Some(now);
     }
 
     /// Folds in one CPU sample taken at `now`.
@@ -221,12 +240,28 @@ impl Readiness {
         if idle_enough {
             self.warmed_up = true;
         }
+        self.end_stalled_work(now);
         if self.quiet_streak >= QUIET_SAMPLES
             && self.settling_work.is_empty()
             && self.settling_since.is_some_and(|since| now > since)
         {
             self.settling_since = None;
         }
+    }
+}
+
+impl Readiness {
+    /// Ends the loading work the server has answered past and has sat
+    /// idle beside for [`STALLED_WORK_IDLE`].
+    fn end_stalled_work(&mut self, now: Instant) {
+        let (Some(idle_since), Some(answered_at)) = (self.idle_since, self.answered_at) else {
+            return;
+        };
+        if now.saturating_duration_since(idle_since) < STALLED_WORK_IDLE {
+            return;
+        }
+        self.loading_work
+            .retain(|_, began| *began >= answered_at || *began >= idle_since);
     }
 }
 
@@ -325,13 +360,13 @@ mod tests {
     fn progress_begun_while_loading_holds_whatever_its_title() {
         let start = Instant::now();
         let mut readiness = Readiness::new(start, true);
-        readiness.progress_began("init");
+        readiness.progress_began("init", start);
         readiness.sample(&sample(0), at(start, 100));
         readiness.sample(&sample(0), at(start, 900));
         assert!(readiness.is_loading(), "the loading work still runs");
         readiness.progress_ended("init");
         assert!(!readiness.is_loading());
-        readiness.progress_began("check");
+        readiness.progress_began("check", at(start, 950));
         assert!(
             !readiness.is_loading(),
             "work begun once ready is not loading"
@@ -402,16 +437,43 @@ mod tests {
     }
 
     #[test]
+    fn loading_work_whose_end_never_comes_ends_once_answered_past_and_idle() {
+        let start = Instant::now();
+        let mut readiness = Readiness::new(start, true);
+        readiness.progress_began("analysis", at(start, 50));
+        readiness.sample(&sample(9), at(start, 1_000));
+        readiness.sample(&sample(0), at(start, 2_000));
+        readiness.sample(&sample(0), at(start, 30_000));
+        assert!(
+            readiness.is_loading(),
+            "idle, but nothing answered since the work began"
+        );
+        readiness.answered(at(start, 30_500));
+        readiness.sample(&sample(0), at(start, 31_000));
+        assert!(!readiness.is_loading(), "answered past and idle 29 s");
+
+        let mut busy = Readiness::new(start, true);
+        busy.progress_began("analysis", at(start, 50));
+        busy.answered(at(start, 500));
+        busy.sample(&sample(9), at(start, 1_000));
+        busy.sample(&sample(0), at(start, 2_000));
+        busy.sample(&sample(0), at(start, 3_000));
+        assert!(busy.is_loading(), "idle only 2 s");
+        busy.sample(&sample(0), at(start, 7_000));
+        assert!(!busy.is_loading());
+    }
+
+    #[test]
     fn a_workspace_change_settles_on_quiet_samples_taken_after_it() {
         let start = Instant::now();
         let mut readiness = Readiness::new(start, false);
-        readiness.progress_began("indexing the project");
+        readiness.progress_began("indexing the project", start);
         readiness.workspace_changed(at(start, 100), Taking::DiskChanges);
         assert!(readiness.is_settling());
         readiness.sample(&sample(30), at(start, 120));
         readiness.sample(&sample(0), at(start, 140));
         assert!(readiness.is_settling(), "one quiet sample");
-        readiness.progress_began("checking the change");
+        readiness.progress_began("checking the change", at(start, 150));
         readiness.sample(&sample(0), at(start, 160));
         assert!(readiness.is_settling(), "the change's work still runs");
         readiness.progress_ended("checking the change");

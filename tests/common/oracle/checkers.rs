@@ -1,0 +1,250 @@
+//! The checkers whose errors are the truth: each language's own command
+//! line, run over a copy of a project, its errors read by file.
+
+use super::super::projects::compile_lz4;
+use super::fnv;
+use regex::Regex;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The command whose errors are the truth.
+#[derive(Clone, Copy)]
+pub enum Checker {
+    /// pyright's command line (or basedpyright's), with the project's own
+    /// configuration.
+    Pyright(&'static str),
+    /// `tsc --noEmit` (or tsgo's) with a `tsconfig.json` over `src`.
+    Tsc(&'static str),
+    /// `go vet ./...`, which type-checks every package and its tests.
+    GoVet,
+    /// `gcc -fsyntax-only` for every entry of the compilation database.
+    Gcc,
+    /// `cargo check` of the crate and its tests, offline.
+    Cargo,
+    /// `ty check`, with the project's own configuration.
+    Ty,
+}
+
+/// The checker's errors, by file as the roots display it, each by its
+/// message.
+pub type Errors = BTreeMap<String, Vec<CheckerError>>;
+
+/// One error of a checker: its line (1-based) and what it says. Errors
+/// are compared by what they say: an edit moves the lines below it.
+#[derive(Debug, Clone)]
+pub struct CheckerError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl Checker {
+    /// Whether it checks the files that depend on a package it found
+    /// broken. The Go and Rust compilers stop at the broken package (and
+    /// at ten errors, for Go's): the files beyond are not judged, and an
+    /// answer's errors there are not held against it.
+    pub fn checks_past_broken_packages(self) -> bool {
+        !matches!(self, Self::GoVet | Self::Cargo)
+    }
+
+    /// The severities of a server's problems the checker's errors stand
+    /// for: `go vet` fails on its analyzers' findings, which gopls gives
+    /// as warnings (`ExampleCause refers to unknown identifier`).
+    pub fn severities(self) -> &'static [&'static str] {
+        match self {
+            Self::GoVet => &["error", "warning"],
+            _ => &["error"],
+        }
+    }
+}
+
+/// Makes the copy at `root` ready for its checker and server.
+pub fn prepare(checker: Checker, root: &Path) {
+    match checker {
+        Checker::Tsc(_) => std::fs::write(
+            root.join("tsconfig.json"),
+            r#"{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "skipLibCheck": true, "lib": ["es2022", "dom"]}, "include": ["src"]}"#,
+        )
+        .unwrap(),
+        Checker::Gcc => assert!(compile_lz4(root), "writing the compilation database"),
+        Checker::Pyright(_) | Checker::GoVet | Checker::Cargo | Checker::Ty => {}
+    }
+}
+
+/// Runs the checker over the project at `root`.
+pub fn check(checker: Checker, root: &Path) -> Errors {
+    match checker {
+        Checker::Pyright(command) => pyright(command, root),
+        Checker::Tsc(command) => by_line(
+            root,
+            Command::new(command).args(["--noEmit", "-p", "."]),
+            r"^(?P<file>[^(\s][^(]*)\((?P<line>\d+),\d+\): error (?P<message>.*)$",
+        ),
+        Checker::GoVet => by_line(
+            root,
+            Command::new("go")
+                .args(["vet", "./..."])
+                .env("GOFLAGS", "-mod=mod")
+                .env("GOPROXY", "off"),
+            r"^(?:vet: )?(?:\./)?(?P<file>[^:\s]+\.go):(?P<line>\d+):\d+: (?P<message>.*)$",
+        ),
+        Checker::Gcc => gcc(root),
+        Checker::Cargo => by_line(
+            root,
+            Command::new("cargo")
+                .args([
+                    "check",
+                    "--offline",
+                    "--all-targets",
+                    "--message-format",
+                    "short",
+                ])
+                // Apart from the server's own build directory, whose
+                // lock its check on save would wait for, and out of
+                // the watched tree.
+                .env(
+                    "CARGO_TARGET_DIR",
+                    std::env::temp_dir().join(format!(
+                        "windlass-oracle-{:x}",
+                        fnv(&root.display().to_string())
+                    )),
+                ),
+            r"^(?P<file>[^:\s]+\.rs):(?P<line>\d+):\d+: error(?:\[\w+\])?: (?P<message>.*)$",
+        ),
+        Checker::Ty => by_line(
+            root,
+            Command::new("ty").args(["check", "--output-format", "concise"]),
+            r"^(?P<file>[^:\s]+\.py):(?P<line>\d+):\d+: error\[[\w-]+\] (?P<message>.*)$",
+        ),
+    }
+}
+
+fn pyright(command: &str, root: &Path) -> Errors {
+    // Every file, whatever the project's `include` names: the server
+    // checks any file it has open (requests' configuration includes only
+    // `src/requests`, and its tests call what an edit there breaks).
+    let output = Command::new(command)
+        .args(["--outputjson", "."])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{command}'s report is not JSON: {error}"));
+    let mut errors = Errors::new();
+    for diagnostic in report["generalDiagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        if diagnostic["severity"] != "error" {
+            continue;
+        }
+        let file = Path::new(diagnostic["file"].as_str().unwrap_or_default());
+        let Ok(relative) = file.strip_prefix(root) else {
+            continue;
+        };
+        errors
+            .entry(relative.to_string_lossy().into_owned())
+            .or_default()
+            .push(CheckerError {
+                line: diagnostic["range"]["start"]["line"]
+                    .as_u64()
+                    .map_or(0, |line| line as usize + 1),
+                message: diagnostic["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            });
+    }
+    errors
+}
+
+/// Errors read from a checker's output, one a line.
+fn by_line(root: &Path, command: &mut Command, pattern: &str) -> Errors {
+    let output = command.current_dir(root).output().unwrap();
+    let pattern = Regex::new(pattern).unwrap();
+    let mut errors = Errors::new();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    for line in text.lines() {
+        if let Some(found) = pattern.captures(line.trim()) {
+            // Some checkers name a file by its absolute path.
+            let file = Path::new(&found["file"]);
+            let file = file.strip_prefix(root).unwrap_or(file);
+            errors
+                .entry(file.to_string_lossy().into_owned())
+                .or_default()
+                .push(CheckerError {
+                    line: found["line"].parse().unwrap_or(0),
+                    message: found["message"].to_owned(),
+                });
+        }
+    }
+    errors
+}
+
+/// `gcc -fsyntax-only` over every entry of the compilation database; an
+/// error in a header counts for the header.
+fn gcc(root: &Path) -> Errors {
+    let database: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(root.join("compile_commands.json")).unwrap())
+            .unwrap();
+    let pattern =
+        Regex::new(r"^(?P<file>[^:\s]+):(?P<line>\d+):\d+: error: (?P<message>.*)$").unwrap();
+    let mut errors = Errors::new();
+    for entry in database {
+        let directory = PathBuf::from(entry["directory"].as_str().unwrap());
+        let file = entry["file"].as_str().unwrap();
+        let output = Command::new("gcc")
+            .args(["-fsyntax-only", "-I.", file])
+            .current_dir(&directory)
+            .output()
+            .unwrap();
+        for line in String::from_utf8_lossy(&output.stderr).lines() {
+            let Some(found) = pattern.captures(line) else {
+                continue;
+            };
+            let path = directory.join(&found["file"]);
+            let path = path.canonicalize().unwrap_or(path);
+            let Ok(relative) = path.strip_prefix(root) else {
+                continue;
+            };
+            errors
+                .entry(relative.to_string_lossy().into_owned())
+                .or_default()
+                .push(CheckerError {
+                    line: found["line"].parse().unwrap_or(0),
+                    message: found["message"].to_owned(),
+                });
+        }
+    }
+    errors
+}
+
+/// The files whose errors `after` has more of than `before`.
+pub fn grown(before: &Errors, after: &Errors) -> BTreeSet<String> {
+    added(before, after).into_keys().collect()
+}
+
+/// The errors `after` has beyond those of `before`, by file: each known
+/// by what it says, wherever it stands.
+pub fn added(before: &Errors, after: &Errors) -> Errors {
+    let mut added = Errors::new();
+    for (file, errors) in after {
+        let mut left: Vec<&str> = before
+            .get(file)
+            .into_iter()
+            .flatten()
+            .map(|error| error.message.as_str())
+            .collect();
+        for error in errors {
+            match left.iter().position(|known| *known == error.message) {
+                Some(at) => {
+                    left.remove(at);
+                }
+                None => added.entry(file.clone()).or_default().push(error.clone()),
+            }
+        }
+    }
+    added
+}

@@ -1,0 +1,465 @@
+//! The oracle: Windlass's answers judged by each language's own
+//! command-line checker on published projects. One description per
+//! server ([`JUDGES`]): the projects it is tried on, how a definition is
+//! found on a line, and the checker whose errors are the truth.
+//!
+//! For each of a seeded sample of definitions it makes an edit in a copy
+//! of the project (the name renamed, a parameter dropped) and:
+//! - asks about the definition first (`questions.rs`): its references
+//!   must list every use the checker finds a rename breaking, a broken
+//!   use's `definition` must lead back to it, and `definition` and
+//!   `source` by name, `hover` and `search` must find it;
+//! - asks `check_edit`, then writes the edit and runs the checker: every
+//!   file whose errors the edit grows must be in the answer with new
+//!   errors, or named as not checked; no file may get new errors the
+//!   checker does not find;
+//! - asks `diagnostics` of the first files the checker flags, as on
+//!   disk, with the edit written (their errors must grow), and with it
+//!   undone (the answer must be the first one again).
+//!
+//! Each answer is right, partial and said, wrong and said, or wrong
+//! without a warning, the last being a bug whatever the server. Every
+//! wrong one is printed with the command that replays it.
+
+mod check_answers;
+mod checkers;
+pub mod edits;
+pub mod questions;
+
+pub use checkers::Checker;
+
+use super::projects::real_project;
+use super::*;
+use check_answers::{CheckAnswer, adds_errors, errors_in, judge_check};
+use checkers::{Errors, added, check, prepare};
+use edits::{Edit, edits, used_elsewhere};
+use questions::{Definition, ask_before, broken_uses};
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::Path;
+
+/// One server as the oracle tries it.
+pub struct Judge {
+    /// Its name in the table and on the command line (`ORACLE_SERVER`).
+    pub server: &'static str,
+    /// Commands it needs on PATH: the server and the checker.
+    pub needs: &'static [&'static str],
+    /// The user's configuration that picks it, where it is not the
+    /// language's first server.
+    pub config: &'static str,
+    /// Folders of `target/real-projects`, each one root.
+    pub projects: &'static [&'static str],
+    /// The files whose definitions are edited, by extension.
+    pub extensions: &'static [&'static str],
+    /// A definition on one line: `name` is its name, `params` its whole
+    /// parameter list when the line holds it.
+    pub definition: &'static str,
+    /// A definition with its body where the language declares it apart
+    /// (a C function's), by `name`: a use may lead to either.
+    pub body: Option<&'static str>,
+    /// The first parameter a method has that its callers never give.
+    pub receiver: Option<&'static str>,
+    pub checker: Checker,
+}
+
+pub const JUDGES: &[Judge] = &[
+    Judge {
+        server: "pyright",
+        needs: &["pyright-langserver", "pyright"],
+        config: "",
+        projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
+        extensions: &["py"],
+        definition: PYTHON_DEFINITION,
+        body: None,
+        receiver: Some("self"),
+        checker: Checker::Pyright("pyright"),
+    },
+    Judge {
+        server: "basedpyright",
+        needs: &["basedpyright-langserver", "basedpyright"],
+        config: "[server.basedpyright]\n",
+        projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
+        extensions: &["py"],
+        definition: PYTHON_DEFINITION,
+        body: None,
+        receiver: Some("self"),
+        checker: Checker::Pyright("basedpyright"),
+    },
+    Judge {
+        server: "ty",
+        needs: &["ty"],
+        config: "[server.ty]\n",
+        projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
+        extensions: &["py"],
+        definition: PYTHON_DEFINITION,
+        body: None,
+        receiver: Some("self"),
+        checker: Checker::Ty,
+    },
+    Judge {
+        server: "typescript",
+        needs: &["typescript-language-server", "tsc"],
+        config: "",
+        projects: &["immer-11.2.10", "zod-4.6.7"],
+        extensions: &["ts"],
+        definition: TYPESCRIPT_DEFINITION,
+        body: None,
+        receiver: None,
+        checker: Checker::Tsc("tsc"),
+    },
+    Judge {
+        server: "tsgo",
+        needs: &["tsgo"],
+        config: "[server.tsgo]\n",
+        projects: &["immer-11.2.10", "zod-4.6.7"],
+        extensions: &["ts"],
+        definition: TYPESCRIPT_DEFINITION,
+        body: None,
+        receiver: None,
+        checker: Checker::Tsc("tsgo"),
+    },
+    Judge {
+        server: "gopls",
+        needs: &["gopls", "go"],
+        config: "",
+        projects: &["pkg-errors-0.9.1", "pflag-1.0.6"],
+        extensions: &["go"],
+        definition: r"^func\s+(?:\([^()]*\)\s*)?(?P<name>[A-Za-z_]\w*)\((?P<params>[^()]*)\)",
+        body: None,
+        receiver: None,
+        checker: Checker::GoVet,
+    },
+    Judge {
+        server: "clangd",
+        needs: &["clangd", "gcc"],
+        config: "",
+        projects: &["lz4-4.4.4"],
+        extensions: &["h"],
+        definition: r"^(?:LZ4\w*API\s+|LZ4LIB_STATIC_API\s+|XXH_PUBLIC_API\s+)?[A-Za-z_][\w\s\*]*[\s\*](?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^()]*)\)\s*;",
+        body: Some(
+            r"^(?:static\s+|inline\s+|FORCE_INLINE\s+|LZ4\w*API\s+|XXH_PUBLIC_API\s+)*[A-Za-z_][\w\s\*]*[\s\*](?P<name>[A-Za-z_]\w*)\s*\([^;{]*(?:\)\s*\{.*)?$",
+        ),
+        receiver: None,
+        checker: Checker::Gcc,
+    },
+    Judge {
+        server: "rust-analyzer",
+        needs: &["rust-analyzer", "cargo"],
+        config: "",
+        projects: &["regex-syntax-0.8.11", "num-traits-0.2.19"],
+        extensions: &["rs"],
+        definition: r"^\s*(?:pub(?:\([^()]*\))?\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\((?P<params>[^()]*)\)",
+        body: None,
+        receiver: Some("&self"),
+        checker: Checker::Cargo,
+    },
+];
+
+const PYTHON_DEFINITION: &str =
+    r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^()]*)\)";
+
+const TYPESCRIPT_DEFINITION: &str = r"^\s*(?:export\s+)?(?:async\s+)?function\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\((?P<params>[^()]*)\)";
+
+/// The heading of the page's last section, the oracle's table: the page
+/// is written from the language table above it and from the oracle's
+/// bench below it.
+pub const TABLE_HEADING: &str = "\n## Answers judged by the checkers\n";
+
+/// The oracle's section of the languages page as it stands.
+pub fn oracle_section(page: &str) -> &str {
+    page.find(TABLE_HEADING).map_or("", |at| &page[at..])
+}
+
+/// What one answer was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verdict {
+    Right,
+    PartialAndSaid,
+    WrongAndSaid,
+    WrongWithoutWarning,
+}
+
+/// One answer judged: what was asked, and why it is what it is.
+#[derive(Debug)]
+pub struct Judged {
+    pub verdict: Verdict,
+    pub question: String,
+    pub why: String,
+    /// The command that asks this again.
+    pub replay: String,
+}
+
+/// A server's answers judged, for the table.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub server: String,
+    pub projects: Vec<String>,
+    pub seed: u64,
+    pub judged: Vec<Judged>,
+}
+
+impl Tally {
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.judged
+            .iter()
+            .filter(|judged| judged.verdict == verdict)
+            .count()
+    }
+
+    pub fn unwarned(&self) -> impl Iterator<Item = &Judged> {
+        self.judged
+            .iter()
+            .filter(|judged| judged.verdict == Verdict::WrongWithoutWarning)
+    }
+}
+
+impl fmt::Display for Tally {
+    /// The table's row: server, projects, answers checked, each class,
+    /// seed.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            self.server,
+            self.projects.join(", "),
+            self.judged.len(),
+            self.count(Verdict::WrongWithoutWarning),
+            self.count(Verdict::PartialAndSaid),
+            self.count(Verdict::WrongAndSaid),
+            self.seed
+        )
+    }
+}
+
+/// A deterministic stream of numbers from a seed (splitmix64): the same
+/// seed picks the same definitions and edits on the same projects.
+pub struct Seeded(u64);
+
+impl Seeded {
+    pub fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut mixed = self.0;
+        mixed = (mixed ^ (mixed >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        mixed = (mixed ^ (mixed >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        mixed ^ (mixed >> 31)
+    }
+
+    pub fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound.max(1) as u64) as usize
+    }
+}
+
+/// Runs `count` of `judge`'s edits (picked by `seed`, or only the one
+/// numbered `only`) on each of its projects (or the one named
+/// `project`); the reason instead when a project or a command is
+/// missing.
+pub fn run(
+    judge: &Judge,
+    seed: u64,
+    count: usize,
+    only: Option<usize>,
+    project: Option<&str>,
+) -> Result<Tally, String> {
+    if let Some(missing) = judge.needs.iter().find(|command| !have(command)) {
+        return Err(format!("{missing} is not on PATH"));
+    }
+    let mut tally = Tally {
+        server: judge.server.to_owned(),
+        seed,
+        ..Tally::default()
+    };
+    for project in judge
+        .projects
+        .iter()
+        .filter(|name| project.is_none_or(|only| only == **name))
+    {
+        let Some(dir) = real_project(project) else {
+            return Err(format!(
+                "target/real-projects/{project} is missing (.ci/run unpacks it)"
+            ));
+        };
+        let root = dir.path().canonicalize().unwrap();
+        prepare(judge.checker, &root);
+        tally.projects.push((*project).to_owned());
+        let all = edits(judge, &root);
+        let mut seeded = Seeded::new(seed ^ fnv(project));
+        let picked: Vec<usize> = match only {
+            Some(index) => vec![index],
+            None => pick(
+                &all,
+                &used_elsewhere(judge, &root, &all),
+                count,
+                &mut seeded,
+            ),
+        };
+        let baseline = check(judge.checker, &root);
+        // Whole answers: a file's errors are compared by what each says.
+        let config = format!("max_output_bytes = 16000000\n{}", judge.config);
+        let session = Session::start_with_user_config(&config, &root_arg(&root));
+        for index in picked {
+            let Some(edit) = all.get(index) else {
+                continue;
+            };
+            let replay = format!(
+                "ORACLE_SERVER={} ORACLE_PROJECT={project} ORACLE_SEED={seed} ORACLE_ONLY={index} cargo test --test oracle -- --nocapture",
+                judge.server
+            );
+            tally
+                .judged
+                .extend(try_edit(judge, &session, &root, &baseline, edit, &replay));
+        }
+        session.keep(dir);
+    }
+    Ok(tally)
+}
+
+/// How long an answer is waited for before it counts as none.
+const ANSWER_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Diagnostics asked per edit, of the files the checker finds it
+/// breaking, at most.
+const FILES_ASKED: usize = 4;
+
+/// One edit's answers: its check; then, of the first few files the
+/// checker finds it breaking, the diagnostics as on disk, once the edit
+/// is written, and once it is undone.
+fn try_edit(
+    judge: &Judge,
+    session: &Session,
+    root: &Path,
+    baseline: &Errors,
+    edit: &Edit,
+    replay: &str,
+) -> Vec<Judged> {
+    let path = root.join(&edit.file);
+    let original = std::fs::read_to_string(&path).unwrap();
+    let edited = original.replacen(&edit.old, &edit.new, 1);
+    eprintln!("oracle: {}", edit.describe());
+    let definition = Definition::of(edit, &original);
+    let questions = definition
+        .as_ref()
+        .map(|definition| ask_before(session, definition));
+    let answer = ask(
+        session,
+        "check_edit",
+        json!({"file": edit.file, "replacements": [{"old": edit.old, "new": edit.new}]}),
+    );
+    std::fs::write(&path, &edited).unwrap();
+    let added = added(baseline, &check(judge.checker, root));
+    let truth: BTreeSet<String> = added.keys().cloned().collect();
+    std::fs::write(&path, &original).unwrap();
+    let judged = |verdict: Verdict, question: String, why: String| Judged {
+        verdict,
+        question,
+        why,
+        replay: replay.to_owned(),
+    };
+    let (verdict, why) = match answer.is_error {
+        true if answer.text.starts_with("no answer") => {
+            (Verdict::WrongWithoutWarning, "hung".to_owned())
+        }
+        true => (Verdict::WrongAndSaid, "failed".to_owned()),
+        false => judge_check(
+            &CheckAnswer::read(&answer.text, judge.checker.severities()),
+            &truth,
+            judge.checker,
+        ),
+    };
+    let mut all = vec![judged(
+        verdict,
+        format!("check_edit: {}", edit.describe()),
+        format!("{why}\n{}", answer.text),
+    )];
+    if let (Some(definition), Some(questions)) = (&definition, &questions) {
+        // A rename breaks only the uses of the name; a parameter dropped
+        // also breaks the function's own body.
+        let uses = (edit.kind == "rename").then(|| broken_uses(judge, &added, root, definition));
+        let answers = questions::judge(judge, session, root, definition, questions, uses.as_ref());
+        for (verdict, question, why) in answers {
+            all.push(judged(verdict, question, why));
+        }
+    }
+    let asked: Vec<&String> = truth.iter().take(FILES_ASKED).collect();
+    let diagnostics = |file: &String| ask(session, "diagnostics", json!({"file": file}));
+    let before: Vec<ToolOutcome> = asked.iter().map(|file| diagnostics(file)).collect();
+    std::fs::write(&path, &edited).unwrap();
+    let written: Vec<ToolOutcome> = asked.iter().map(|file| diagnostics(file)).collect();
+    std::fs::write(&path, &original).unwrap();
+    let undone: Vec<ToolOutcome> = asked.iter().map(|file| diagnostics(file)).collect();
+    for (((file, before), written), undone) in asked.iter().zip(&before).zip(&written).zip(&undone)
+    {
+        let warned = |answer: &ToolOutcome| {
+            (answer.is_error && !answer.text.starts_with("no answer"))
+                || answer
+                    .text
+                    .lines()
+                    .any(|line| line.starts_with("warning:") || line.contains("may be incomplete"))
+        };
+        let grew = adds_errors(&before.text, &written.text, judge.checker.severities());
+        all.push(judged(
+            class(grew, warned(written)),
+            format!("diagnostics of {file} with {} written", edit.describe()),
+            format!("before:\n{}\nwritten:\n{}", before.text, written.text),
+        ));
+        let severities = judge.checker.severities();
+        let back = errors_in(&undone.text, severities) == errors_in(&before.text, severities);
+        all.push(judged(
+            class(back, warned(undone)),
+            format!("diagnostics of {file} with {} undone", edit.describe()),
+            format!("before:\n{}\nundone:\n{}", before.text, undone.text),
+        ));
+    }
+    all
+}
+
+/// A tool's answer, waited for up to [`ANSWER_LIMIT`]: slower than a
+/// test's watchdog is still an answer to judge; none at all is a hang.
+fn ask(session: &Session, tool: &str, arguments: serde_json::Value) -> ToolOutcome {
+    let started = std::time::Instant::now();
+    let asked = session.call_async(tool, arguments.clone());
+    let answer = asked.recv_timeout(ANSWER_LIMIT).map_or_else(
+        |_| ToolOutcome {
+            text: format!("no answer in {} s", ANSWER_LIMIT.as_secs()),
+            is_error: true,
+        },
+        outcome,
+    );
+    eprintln!(
+        "oracle: {tool} {} answered in {:.1} s",
+        arguments["file"],
+        started.elapsed().as_secs_f64()
+    );
+    answer
+}
+
+fn class(right: bool, warned: bool) -> Verdict {
+    match (right, warned) {
+        (true, _) => Verdict::Right,
+        (false, true) => Verdict::WrongAndSaid,
+        (false, false) => Verdict::WrongWithoutWarning,
+    }
+}
+
+/// `count` edits of `all`: every other one among those whose name other
+/// files use (an edit that breaks nothing elsewhere is the easy case).
+fn pick(all: &[Edit], used: &[usize], count: usize, seeded: &mut Seeded) -> Vec<usize> {
+    (0..count)
+        .map(|draw| match (draw % 2, used.is_empty()) {
+            (0, false) => used[seeded.below(used.len())],
+            _ => seeded.below(all.len()),
+        })
+        .collect()
+}
+
+/// A stable hash of a name, so each project draws its own edits from one
+/// seed.
+pub fn fnv(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

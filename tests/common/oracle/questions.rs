@@ -1,0 +1,424 @@
+//! The questions an agent asks about a definition before it edits it,
+//! judged by the checker: the uses a rename breaks are references the
+//! answer must list (and each listed reference must name the definition
+//! on its line), a broken use must lead back to the definition, and the
+//! definition must be found by its name, shown whole and hovered.
+
+use super::super::{Session, ToolOutcome};
+use super::checkers::{CheckerError, Errors};
+use super::edits::Edit;
+use super::{Judge, Verdict, ask};
+use regex::Regex;
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Search pages followed at most for one name.
+const SEARCH_PAGES: usize = 30;
+
+/// A definition the oracle asks about: where it stands, as published.
+pub struct Definition<'a> {
+    pub file: &'a str,
+    /// 1-based.
+    pub line: usize,
+    pub name: &'a str,
+    /// Its line's text.
+    pub text: &'a str,
+}
+
+impl<'a> Definition<'a> {
+    /// The definition an edit changes, in the text of its file.
+    pub fn of(edit: &'a Edit, text: &str) -> Option<Self> {
+        let line = text.lines().position(|line| line == edit.old)? + 1;
+        Some(Self {
+            file: &edit.file,
+            line,
+            name: &edit.name,
+            text: &edit.old,
+        })
+    }
+
+    fn describe(&self) -> String {
+        format!("`{}` ({}:{})", self.name, self.file, self.line)
+    }
+}
+
+/// The answers to the questions asked before the edit.
+pub struct Asked {
+    references: ToolOutcome,
+    by_name: ToolOutcome,
+    source: ToolOutcome,
+    hover: ToolOutcome,
+    search: Vec<ToolOutcome>,
+}
+
+/// Asks about `definition` with the project as published.
+pub fn ask_before(session: &Session, definition: &Definition) -> Asked {
+    let at = json!({"file": definition.file, "line": definition.line, "symbol": definition.name});
+    let named = json!({"symbol": definition.name});
+    let mut search = vec![ask(session, "search", json!({"query": definition.name}))];
+    while search.len() < SEARCH_PAGES {
+        let Some(offset) = search.last().and_then(|page| next_offset(&page.text)) else {
+            break;
+        };
+        search.push(ask(
+            session,
+            "search",
+            json!({"query": definition.name, "offset": offset}),
+        ));
+    }
+    Asked {
+        references: ask(session, "find_references", at.clone()),
+        by_name: ask(session, "definition", named.clone()),
+        source: ask(session, "source", named),
+        hover: ask(session, "hover", at),
+        search,
+    }
+}
+
+/// One answer judged: its verdict, the question, and why.
+pub type Verdicts = Vec<(Verdict, String, String)>;
+
+/// Judges the answers asked before a rename (`uses`: the places its
+/// checker found broken), and asks `definition` from one broken use,
+/// with the project as published again.
+pub fn judge(
+    judge: &Judge,
+    session: &Session,
+    root: &Path,
+    definition: &Definition,
+    asked: &Asked,
+    uses: Option<&BTreeSet<(String, usize)>>,
+) -> Verdicts {
+    let place = definition.describe();
+    let places = Places {
+        judge,
+        root,
+        definition,
+    };
+    let mut verdicts = Vec::new();
+    if let Some(uses) = uses {
+        verdicts.push(references(&places, &asked.references, uses));
+        if let Some(from) = uses
+            .iter()
+            .find(|(file, _)| file != definition.file)
+            .or_else(|| uses.iter().next())
+        {
+            let answer = ask(
+                session,
+                "definition",
+                json!({"file": from.0, "line": from.1, "symbol": definition.name}),
+            );
+            verdicts.push(found_in(
+                &places,
+                &answer,
+                format!(
+                    "definition of {place} from its use at {}:{}",
+                    from.0, from.1
+                ),
+            ));
+        }
+    }
+    verdicts.push(found_in(
+        &places,
+        &asked.by_name,
+        format!("definition of {place} by name"),
+    ));
+    verdicts.push(source(&places, &asked.source, &place));
+    // A decorated definition's hover is the type of what its decorator
+    // made of it, which need not name it (ty: `Unknown`, or a context
+    // manager's type).
+    let decorated = definition.line > 1
+        && places
+            .line(definition.file, definition.line - 1)
+            .is_some_and(|above| above.trim_start().starts_with('@'));
+    let hovered = asked.hover.text.contains(definition.name)
+        || (decorated && !asked.hover.is_error && !asked.hover.text.trim().is_empty());
+    verdicts.push((
+        answered(hovered, &asked.hover),
+        format!("hover of {place}"),
+        asked.hover.text.clone(),
+    ));
+    verdicts.push(search(&places, &asked.search, &place));
+    verdicts
+}
+
+/// The places a rename broke, by the checker's errors it added: each
+/// error on a line naming the definition, other than its declarations.
+pub fn broken_uses(
+    judge: &Judge,
+    added: &Errors,
+    root: &Path,
+    definition: &Definition,
+) -> BTreeSet<(String, usize)> {
+    let places = Places {
+        judge,
+        root,
+        definition,
+    };
+    let word = whole_word(definition.name);
+    let mut uses = BTreeSet::new();
+    for (file, errors) in added {
+        let Ok(text) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        for CheckerError { line, .. } in errors {
+            let names_it = lines
+                .get(line.wrapping_sub(1))
+                .is_some_and(|text| word.is_match(text));
+            if names_it && !places.is_definition(file, *line) {
+                uses.insert((file.clone(), *line));
+            }
+        }
+    }
+    uses
+}
+
+/// Where the oracle reads the project, and what it looks for there.
+struct Places<'a> {
+    judge: &'a Judge,
+    root: &'a Path,
+    definition: &'a Definition<'a>,
+}
+
+impl Places<'_> {
+    /// The text of a line of a file as published.
+    fn line(&self, file: &str, line: usize) -> Option<String> {
+        let text = std::fs::read_to_string(self.root.join(file)).ok()?;
+        text.lines().nth(line.checked_sub(1)?).map(str::to_owned)
+    }
+
+    /// Whether `file:line` is the definition: its own line, another
+    /// declaration of the name in its file (a TypeScript overload, a C
+    /// prototype beside its body), or (where the language puts a
+    /// declaration apart from its body, as C does) the body of the name
+    /// anywhere.
+    fn is_definition(&self, file: &str, line: usize) -> bool {
+        if file == self.definition.file && line == self.definition.line {
+            return true;
+        }
+        let Some(text) = self.line(file, line) else {
+            return false;
+        };
+        let names_it = |pattern: &str| {
+            Regex::new(pattern)
+                .unwrap()
+                .captures(&text)
+                .is_some_and(|found| &found["name"] == self.definition.name)
+        };
+        (file == self.definition.file && names_it(self.judge.definition))
+            || self.judge.body.is_some_and(names_it)
+    }
+}
+
+/// The references answer: every broken use listed, and every listed
+/// place naming the definition on its line.
+fn references(
+    places: &Places,
+    answer: &ToolOutcome,
+    uses: &BTreeSet<(String, usize)>,
+) -> (Verdict, String, String) {
+    let question = format!("find_references of {}", places.definition.describe());
+    if answer.is_error {
+        return failed(answer, question);
+    }
+    let listed = referenced(&answer.text);
+    let word = whole_word(places.definition.name);
+    let missed: Vec<&(String, usize)> = uses.difference(&listed).collect();
+    let invented: Vec<&(String, usize)> = listed
+        .iter()
+        .filter(|(file, line)| {
+            places
+                .line(file, *line)
+                .is_none_or(|text| !word.is_match(&text))
+        })
+        .collect();
+    let why = format!(
+        "missed {missed:?}, listed where the name is not {invented:?}\n{}",
+        answer.text
+    );
+    let verdict = match (missed.is_empty(), invented.is_empty(), warned(answer)) {
+        (true, true, _) => Verdict::Right,
+        (false, true, true) => Verdict::PartialAndSaid,
+        (_, _, true) => Verdict::WrongAndSaid,
+        (_, _, false) => Verdict::WrongWithoutWarning,
+    };
+    (verdict, question, why)
+}
+
+/// A definition answer, resolved or a list of candidates: right when it
+/// names the definition.
+fn found_in(places: &Places, answer: &ToolOutcome, question: String) -> (Verdict, String, String) {
+    if answer.is_error {
+        return failed(answer, question);
+    }
+    let right = located(&answer.text)
+        .iter()
+        .any(|(file, line)| places.is_definition(file, *line));
+    (answered(right, answer), question, answer.text.clone())
+}
+
+/// A `source` answer by name: the definition's own line among the lines
+/// it shows, or the definition among its candidates.
+fn source(places: &Places, answer: &ToolOutcome, place: &str) -> (Verdict, String, String) {
+    let question = format!("source of {place} by name");
+    if answer.is_error {
+        return failed(answer, question);
+    }
+    let definition = places.definition;
+    let shown = format!("{}  {}", definition.line, definition.text);
+    let right = answer.text.lines().any(|line| line == shown)
+        || located(&answer.text)
+            .iter()
+            .any(|(file, line)| places.is_definition(file, *line));
+    (answered(right, answer), question, answer.text.clone())
+}
+
+/// The pages of a `search` answer: the definition among its symbols.
+fn search(places: &Places, pages: &[ToolOutcome], place: &str) -> (Verdict, String, String) {
+    let question = format!("search of {place}");
+    let Some(first) = pages.first() else {
+        return (Verdict::WrongWithoutWarning, question, "not asked".into());
+    };
+    if let Some(failed_page) = pages.iter().find(|page| page.is_error) {
+        return failed(failed_page, question);
+    }
+    let name = places.definition.name;
+    let right = pages.iter().any(|page| {
+        symbols_named(&page.text, name)
+            .iter()
+            .any(|(file, line)| places.is_definition(file, *line))
+    });
+    let text: Vec<&str> = pages.iter().map(|page| page.text.as_str()).collect();
+    // Every page is read: only a last page cut by the pages followed
+    // says more are left out.
+    let last = pages.last().unwrap_or(first);
+    (answered(right, last), question, text.join("\n---\n"))
+}
+
+/// The places a references answer lists, by file and line.
+pub fn referenced(text: &str) -> BTreeSet<(String, usize)> {
+    let header = Regex::new(r"^(\S.*) \((\d+)\)$").unwrap();
+    let mut file: Option<String> = None;
+    let mut listed = BTreeSet::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("  ") {
+            let Some(file) = &file else {
+                continue;
+            };
+            let tokens: Vec<&str> = rest.split_whitespace().collect();
+            // Bare positions list many on a line; with source lines, the
+            // first token is the only position.
+            let bare = tokens
+                .iter()
+                .all(|token| is_position(token) || *token == "…");
+            let positions = match bare {
+                true => &tokens[..],
+                false => &tokens[..tokens.len().min(1)],
+            };
+            for position in positions {
+                if let Some(line) = position
+                    .split_once(':')
+                    .and_then(|(line, _)| line.parse().ok())
+                {
+                    listed.insert((file.clone(), line));
+                }
+            }
+        } else if let Some(found) = header.captures(line) {
+            file = Some(found[1].to_owned());
+        }
+    }
+    listed
+}
+
+fn is_position(token: &str) -> bool {
+    token.split_once(':').is_some_and(|(line, column)| {
+        line.parse::<usize>().is_ok() && column.parse::<usize>().is_ok()
+    })
+}
+
+/// The places an answer names as `file:line:column` at the start of a
+/// line (definitions, candidates) or as `file:first-last` (source spans).
+fn located(text: &str) -> Vec<(String, usize)> {
+    let place = Regex::new(r"^(?P<file>[^\s:]+):(?P<line>\d+)[:-]").unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let found = place.captures(line)?;
+            Some((found["file"].to_owned(), found["line"].parse().ok()?))
+        })
+        .collect()
+}
+
+/// The places of the symbols named `name` in a search answer's symbols
+/// section: `  file` then `    kind name line:column`.
+pub fn symbols_named(text: &str, name: &str) -> Vec<(String, usize)> {
+    let mut file: Option<&str> = None;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("text (") {
+            break;
+        }
+        if let Some(symbol) = line.strip_prefix("    ") {
+            let tokens: Vec<&str> = symbol.split_whitespace().collect();
+            let named = tokens
+                .iter()
+                .any(|token| *token == name || token.rsplit(['.', ':', '#']).next() == Some(name));
+            let position = tokens.iter().find(|token| is_position(token));
+            if let (true, Some(file), Some(position)) = (named, file, position)
+                && let Some(line) = position
+                    .split_once(':')
+                    .and_then(|(line, _)| line.parse().ok())
+            {
+                found.push((file.to_owned(), line));
+            }
+        } else if let Some(shown) = line.strip_prefix("  ") {
+            file = Some(shown.trim());
+        }
+    }
+    found
+}
+
+/// The offset a paged answer says shows the rest of its symbols.
+pub fn next_offset(text: &str) -> Option<usize> {
+    text.lines()
+        .find(|line| line.contains("more symbols (call again with offset="))
+        .and_then(|line| line.rsplit("offset=").next())
+        .and_then(|rest| rest.trim_end_matches(')').parse().ok())
+}
+
+fn whole_word(name: &str) -> Regex {
+    Regex::new(&format!(r"(?:^|[^\w$]){}(?:$|[^\w$])", regex::escape(name))).unwrap()
+}
+
+/// Whether the answer warns that it may be partial or wrong.
+fn warned(answer: &ToolOutcome) -> bool {
+    answer
+        .text
+        .lines()
+        .any(|line| line.starts_with("warning:") || line.contains("may be incomplete"))
+}
+
+/// Right; or partial, saying more are left out (candidates past those
+/// listed); or wrong and said or not.
+fn answered(right: bool, answer: &ToolOutcome) -> Verdict {
+    let more_left = answer
+        .text
+        .lines()
+        .any(|line| line.starts_with("… ") && line.contains(" more"));
+    match (right, more_left, warned(answer)) {
+        (true, _, _) => Verdict::Right,
+        (false, true, _) => Verdict::PartialAndSaid,
+        (false, false, true) => Verdict::WrongAndSaid,
+        (false, false, false) => Verdict::WrongWithoutWarning,
+    }
+}
+
+/// A tool error: said, unless it is no answer at all.
+fn failed(answer: &ToolOutcome, question: String) -> (Verdict, String, String) {
+    let verdict = match answer.text.starts_with("no answer") {
+        true => Verdict::WrongWithoutWarning,
+        false => Verdict::WrongAndSaid,
+    };
+    (verdict, question, answer.text.clone())
+}
