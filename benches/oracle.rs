@@ -4,10 +4,10 @@
 //! cargo build --workspace && cargo bench --bench oracle
 //! ```
 //!
-//! Every server of `tests/common/oracle.rs` on each of its projects,
+//! Every server of `tests/common/oracle/` on each of its projects,
 //! `ORACLE_EDITS` seeded edits a project (default 12) from `ORACLE_SEED`
-//! (default 57), each edit's `check_edit` and diagnostics judged by the
-//! language's own checker. Prints the table of docs/languages.md and
+//! (default 57), the questions about each edited definition, the edit's
+//! `check_edit` and diagnostics judged by the language's own checker. Prints the table of docs/languages.md and
 //! every answer wrong without a warning, with the command that asks it
 //! again; `ORACLE_WRITE=1` writes the table into docs/languages.md.
 //! `ORACLE_SERVER` runs one server.
@@ -72,13 +72,18 @@ fn section(tallies: &[Tally], edits: usize, seed: u64) -> String {
          published projects (`cargo bench --bench oracle`, {edits} edits a\n\
          project, seed {seed}; `tests/oracle.rs` runs a bounded sample on\n\
          every push). An edit renames a definition or drops its last\n\
-         parameter in a copy of the project; `check_edit` is asked first,\n\
-         then the edit is written and the checker run, and every file whose\n\
-         errors grew must be in the answer with new errors or named as not\n\
-         checked. Of up to four of those files `diagnostics` is asked as on\n\
-         disk, with the edit written (its errors must grow) and with it\n\
-         undone (the first answer again). An answer is right, partial and\n\
-         said, wrong and said, or wrong without a warning.\n\n\
+         parameter in a copy of the project. The definition is asked about\n\
+         first: `find_references` must list every use the checker finds a\n\
+         rename breaking (and name the definition on every line it lists),\n\
+         `definition` from one of those uses must lead back to it, and\n\
+         `definition` and `source` by name, `hover` and `search` must find\n\
+         it. Then `check_edit` is asked, the edit is written and the checker\n\
+         run, and every file whose errors grew must be in the answer with\n\
+         new errors or named as not checked. Of up to four of those files\n\
+         `diagnostics` is asked as on disk, with the edit written (its\n\
+         errors must grow) and with it undone (the first answer again). An\n\
+         answer is right, partial and said, wrong and said, or wrong\n\
+         without a warning.\n\n\
          | server | projects | answers checked | wrong without a warning | partial and said | wrong and said | seed |\n\
          |---|---|---|---|---|---|---|\n"
     );

@@ -287,6 +287,38 @@ pub fn compile_lz4(root: &Path) -> bool {
         .is_ok_and(|text| std::fs::write(root.join("compile_commands.json"), text).is_ok())
 }
 
+/// Writes the compile database a build of Brotli's C library would write
+/// (its common, decoder and encoder sources, against its public headers)
+/// into a copy of the Brotli package; `false` when it cannot.
+pub fn compile_brotli(root: &Path) -> bool {
+    let Ok(root) = root.canonicalize() else {
+        return false;
+    };
+    let include = format!("-I{}", root.join("c/include").display());
+    let mut commands: Vec<Value> = Vec::new();
+    for part in ["common", "dec", "enc"] {
+        let folder = root.join("c").join(part);
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            return false;
+        };
+        let mut sources: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|extension| extension == "c"))
+            .collect();
+        sources.sort();
+        commands.extend(sources.iter().map(|source| {
+            json!({
+                "directory": folder.display().to_string(),
+                "file": source.display().to_string(),
+                "arguments": ["cc", "-c", &include, source.display().to_string()],
+            })
+        }));
+    }
+    serde_json::to_string_pretty(&commands)
+        .is_ok_and(|text| std::fs::write(root.join("compile_commands.json"), text).is_ok())
+}
+
 /// A copy of the LZ4 package with its compile database, and its
 /// canonical root; `None` when .ci/run has not unpacked it.
 pub fn lz4_project() -> Option<(tempfile::TempDir, PathBuf)> {

@@ -391,7 +391,17 @@ fn compared(
     lines.extend(added.iter().map(shown("new")));
     lines.extend(fixed.iter().map(shown("fixed")));
     lines.extend(unreported.iter().map(shown("unreported")));
-    lines.extend(reworded.iter().map(shown("reworded")));
+    // A hint reworded (tsserver spells a deprecated signature's whole
+    // type in it) is shown by count: dozens of them said nothing new.
+    let (shown_reworded, hints): (Vec<&Diagnostic>, Vec<&Diagnostic>) = reworded
+        .into_iter()
+        .partition(|diagnostic| matches!(diagnostic.severity, Severity::Error | Severity::Warning));
+    lines.extend(shown_reworded.iter().map(shown("reworded")));
+    match hints.len() {
+        0 => {}
+        1 => lines.push("  (1 hint or note reworded)".to_owned()),
+        count => lines.push(format!("  ({count} hints or notes reworded)")),
+    }
     lines
 }
 
@@ -535,6 +545,23 @@ mod tests {
             vec![
                 "a.ts, not edited, after the edit: no new problems, none fixed (1 problem as now)",
                 "  reworded 72:1 error [ts] not on type '1 | 2 | URL'",
+            ]
+        );
+    }
+
+    #[test]
+    fn hints_reworded_are_counted_not_listed() {
+        let hint = |message: &str| Diagnostic {
+            severity: Severity::Hint,
+            ..warning(9, message)
+        };
+        let before = report(vec![hint("'(a: 1 | 2) => X' is deprecated")]);
+        let after = report(vec![hint("'(a: 2 | 1) => X' is deprecated")]);
+        assert_eq!(
+            compared(&before, &after, DEPENDENT, false),
+            vec![
+                "a.ts, not edited, after the edit: no new problems, none fixed (1 problem as now)",
+                "  (1 hint or note reworded)",
             ]
         );
     }

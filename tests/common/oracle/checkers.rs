@@ -1,7 +1,7 @@
 //! The checkers whose errors are the truth: each language's own command
 //! line, run over a copy of a project, its errors read by file.
 
-use super::super::projects::compile_lz4;
+use super::super::projects::{compile_brotli, compile_lz4};
 use super::fnv;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,7 +66,13 @@ pub fn prepare(checker: Checker, root: &Path) {
             r#"{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "skipLibCheck": true, "lib": ["es2022", "dom"]}, "include": ["src"]}"#,
         )
         .unwrap(),
-        Checker::Gcc => assert!(compile_lz4(root), "writing the compilation database"),
+        Checker::Gcc => {
+            let write = match root.join("lz4libs").is_dir() {
+                true => compile_lz4,
+                false => compile_brotli,
+            };
+            assert!(write(root), "writing the compilation database");
+        }
         Checker::Pyright(_) | Checker::GoVet | Checker::Cargo | Checker::Ty => {}
     }
 }
@@ -183,8 +189,8 @@ fn by_line(root: &Path, command: &mut Command, pattern: &str) -> Errors {
     errors
 }
 
-/// `gcc -fsyntax-only` over every entry of the compilation database; an
-/// error in a header counts for the header.
+/// `gcc -fsyntax-only` over every entry of the compilation database, with
+/// the entry's own arguments; an error in a header counts for the header.
 fn gcc(root: &Path) -> Errors {
     let database: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(root.join("compile_commands.json")).unwrap())
@@ -194,9 +200,17 @@ fn gcc(root: &Path) -> Errors {
     let mut errors = Errors::new();
     for entry in database {
         let directory = PathBuf::from(entry["directory"].as_str().unwrap());
-        let file = entry["file"].as_str().unwrap();
+        let arguments: Vec<&str> = entry["arguments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .skip(1)
+            .filter_map(serde_json::Value::as_str)
+            .filter(|argument| *argument != "-c")
+            .collect();
         let output = Command::new("gcc")
-            .args(["-fsyntax-only", "-I.", file])
+            .arg("-fsyntax-only")
+            .args(arguments)
             .current_dir(&directory)
             .output()
             .unwrap();
