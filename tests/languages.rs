@@ -171,6 +171,7 @@ fn render() -> String {
                 ReferencesFrom::OpenFiles => "open files",
                 ReferencesFrom::NamedFiles => "named files",
                 ReferencesFrom::PageScripts => "page scripts",
+                ReferencesFrom::PyrightIncluded(_) => "included paths",
             },
             if server.checks_only_what_changed {
                 "once the change is taken in"

@@ -582,6 +582,20 @@ fn a_server_busy_after_saying_it_found_its_files_is_asked_at_once() {
     assert!(!answer.contains("still loading"), "{answer}");
 }
 
+/// mockls under pyright's name (which answers files while it loads),
+/// reporting indexing for `indexing_ms` and seen doing so; its folder
+/// lives as long as the second half.
+fn pyright_indexing_for(dir: &std::path::Path, indexing_ms: u64) -> (Session, tempfile::TempDir) {
+    let bin = tempfile::tempdir().unwrap();
+    let pyright = bin.path().join("pyright-langserver");
+    std::os::unix::fs::symlink(mockls_binary(), &pyright).unwrap();
+    let flags = format!("--indexing-delay {indexing_ms} --answers-files-while-indexing");
+    let config = python_server("python", &pyright.display().to_string(), &flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir));
+    session.wait_for_status(|status| status.contains("loading (indexing"));
+    (session, bin)
+}
+
 /// Pyright answers a hover or a definition correctly while it loads (it
 /// checks the file and what it imports when asked), and on a million
 /// lines loading takes seconds: a server running its program is asked
@@ -589,13 +603,7 @@ fn a_server_busy_after_saying_it_found_its_files_is_asked_at_once() {
 #[test]
 fn a_server_that_answers_files_while_loading_is_asked_at_once() {
     let dir = project(&[("main.py", "def run():\n    pass\n")]);
-    let bin = tempfile::tempdir().unwrap();
-    let pyright = bin.path().join("pyright-langserver");
-    std::os::unix::fs::symlink(mockls_binary(), &pyright).unwrap();
-    let flags = "--indexing-delay 60000 --answers-files-while-indexing";
-    let config = python_server("python", &pyright.display().to_string(), flags, "");
-    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
-    session.wait_for_status(|status| status.contains("loading (indexing"));
+    let (session, _bin) = pyright_indexing_for(dir.path(), 60_000);
     assert_eq!(
         session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
         "run"
@@ -621,13 +629,7 @@ fn a_server_that_answers_files_while_loading_is_asked_at_once() {
 #[test]
 fn loading_work_that_never_ends_ends_once_the_server_has_answered_and_is_idle() {
     let dir = project(&[("main.py", "def run():\n    pass\n")]);
-    let bin = tempfile::tempdir().unwrap();
-    let pyright = bin.path().join("pyright-langserver");
-    std::os::unix::fs::symlink(mockls_binary(), &pyright).unwrap();
-    let flags = "--indexing-delay 600000 --answers-files-while-indexing";
-    let config = python_server("python", &pyright.display().to_string(), flags, "");
-    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
-    session.wait_for_status(|status| status.contains("loading (indexing"));
+    let (session, _bin) = pyright_indexing_for(dir.path(), 600_000);
     assert_eq!(
         session.ok("hover", json!({"file": "main.py", "line": 1, "column": 5})),
         "run"

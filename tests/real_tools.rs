@@ -134,6 +134,44 @@ fn pyright_search_map_hierarchy_rename_completion_signature_and_actions() {
     );
 }
 
+/// A project whose pyright configuration includes only its package:
+/// pyright's references leave out the tests that use it unless it has
+/// them open, and the answer then names them, found by text, with why.
+#[test]
+fn pyright_references_name_the_files_its_include_leaves_out() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let dir = project(&[
+        (
+            "pyproject.toml",
+            "[project]\nname = \"pkg\"\n\n[tool.pyright]\ninclude = [\"src\"]\n",
+        ),
+        ("src/pkg/__init__.py", ""),
+        ("src/pkg/tools.py", "def helper() -> int:\n    return 1\n"),
+        (
+            "src/pkg/main.py",
+            "from pkg.tools import helper\n\nvalue = helper()\n",
+        ),
+        (
+            "tests/test_tools.py",
+            "from pkg.tools import helper\n\n\ndef test_helper() -> None:\n    assert helper() == 1\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let answer = session.ok(
+        "find_references",
+        json!({"file": "src/pkg/tools.py", "line": 1, "symbol": "helper"}),
+    );
+    assert!(answer.contains("src/pkg/main.py"), "{answer}");
+    // pyright reads a left-out file while it is open (the index pass
+    // opens each in turn): then its references are there.
+    let listed = answer.contains("tests/test_tools.py (2)");
+    let named = answer.contains("it reads only the paths its configuration's `include` names")
+        && answer.contains("tests/test_tools.py:1,5");
+    assert!(listed != named, "listed or named, once: {answer}");
+}
+
 #[test]
 fn pyright_output_stays_compact_on_a_large_file() {
     if !have("pyright-langserver") {

@@ -137,6 +137,10 @@ pub enum ReferencesFrom {
     /// Only the scripts of the page asked about (the HTML server): an
     /// element or an `id` has none, and no other page is looked in.
     PageScripts,
+    /// The paths the project's pyright configuration includes, and the
+    /// open ones: the `[tool.…]` tables of `pyproject.toml` it reads, in
+    /// its order (`pyrightconfig.json` comes first).
+    PyrightIncluded(&'static [&'static str]),
 }
 
 /// What a built-in server is for.
@@ -472,6 +476,7 @@ const PYRIGHT: BuiltIn = server(
 )
 .pulls_diagnostics()
 .references_one_at_a_time()
+.references_from(ReferencesFrom::PyrightIncluded(&["pyright"]))
 .while_loading(WhileLoading::AnswersFiles)
 .verified();
 const BASEDPYRIGHT: BuiltIn = server(
@@ -482,6 +487,10 @@ const BASEDPYRIGHT: BuiltIn = server(
 )
 .pulls_diagnostics()
 .references_one_at_a_time()
+.references_from(ReferencesFrom::PyrightIncluded(&[
+    "basedpyright",
+    "pyright",
+]))
 .while_loading(WhileLoading::AnswersFiles)
 .verified();
 // Without its extras it has no linter and reports no problems at all.

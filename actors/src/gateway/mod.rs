@@ -20,6 +20,7 @@ mod bodies;
 mod candidates;
 mod check_edit;
 mod checked_users;
+mod configured_files;
 mod context;
 mod definitions;
 mod diagnostics;

@@ -3,6 +3,7 @@
 //! renders the answer.
 
 use super::address::{self, Position};
+use super::configured_files::{self, Included};
 use super::context::Context;
 use super::goto::{DEFINITION, Goto};
 use super::render::{self, Sources, Spot};
@@ -117,17 +118,32 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     let mut reply = context.request(&target.server, request).await?;
     let (spots, outside) = spots(&target, &mut reply, Feature::References)?;
     let mut head = render::notes(&target.roots, &reply);
+    // The files a configuration includes are read, and need no looking
+    // at again: only those it leaves out.
+    let mut included = None;
     let reason = match target.server.spec.references_from {
         ReferencesFrom::OpenFiles => Some(text_uses::Reason::OpenFilesOnly),
         ReferencesFrom::NamedFiles => Some(text_uses::Reason::NamedFilesOnly),
         ReferencesFrom::PageScripts => Some(text_uses::Reason::PageScriptsOnly),
+        ReferencesFrom::PyrightIncluded(tools) => {
+            included = target
+                .roots
+                .root_of(&target.document.path)
+                .and_then(|root| configured_files::pyright_included(&root.path, tools));
+            included
+                .is_some()
+                .then_some(text_uses::Reason::ConfiguredFilesOnly)
+        }
         ReferencesFrom::Project => reply
             .background_index
             .then_some(text_uses::Reason::BackgroundIndex),
     };
     let own_languages = target.server.spec.languages.clone();
     let mut unlisted = match reason {
-        Some(reason) => unlisted_by_text(context, &target, &spots, own_languages, reason).await,
+        Some(reason) => {
+            let read = included.as_ref();
+            unlisted_by_text(context, &target, &spots, own_languages, reason, read).await
+        }
         None => None,
     }
     .into_iter()
@@ -135,7 +151,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     for language in unread_importers(context, &target).await {
         let reason = text_uses::Reason::Unread(language);
         let languages = vec![language.to_owned()];
-        unlisted.extend(unlisted_by_text(context, &target, &spots, languages, reason).await);
+        unlisted.extend(unlisted_by_text(context, &target, &spots, languages, reason, None).await);
     }
     if spots.is_empty() {
         head.push(format!("no references found for {}", target.describe()));
@@ -201,13 +217,15 @@ async fn unread_importers(context: &Context, target: &Target) -> Vec<&'static st
 /// but hold none of the references listed, if any do: asked only where
 /// the server's references can lack a file, for `reason` (a server that
 /// reads the files it is asked about, such as pyright, would only be told
-/// of other things of the same name).
+/// of other things of the same name). Files the server is known to read
+/// (`read`) are left out of what is said.
 async fn unlisted_by_text(
     context: &Context,
     target: &Target,
     spots: &[Spot],
     languages: Vec<String>,
     reason: text_uses::Reason,
+    read: Option<&Included>,
 ) -> Option<String> {
     let word = target.word()?;
     let mut listed: HashSet<String> = spots.iter().map(|spot| spot.path.clone()).collect();
@@ -236,7 +254,11 @@ async fn unlisted_by_text(
             )
         })
     };
-    search.await.ok()?.note(&target.roots, &word, reason)
+    let mut found = search.await.ok()?;
+    if let Some(read) = read {
+        found.files.retain(|(path, _)| !read.holds(path));
+    }
+    found.note(&target.roots, &word, reason)
 }
 
 /// The spots of a location answer, and the note on those left out as

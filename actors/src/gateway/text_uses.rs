@@ -40,6 +40,9 @@ pub enum Reason {
     /// It does not read the files of this language, which import its
     /// modules (typescript-language-server and Svelte components).
     Unread(&'static str),
+    /// It reads only the paths its project configuration includes, and
+    /// the files open (pyright's `include`).
+    ConfiguredFilesOnly,
 }
 
 impl Reason {
@@ -52,6 +55,10 @@ impl Reason {
             }
             Self::PageScriptsOnly => "it looks only in the scripts of the page asked about".into(),
             Self::Unread(language) => format!("it does not read {language} files"),
+            Self::ConfiguredFilesOnly => {
+                "it reads only the paths its configuration's `include` names, and the files open"
+                    .into()
+            }
         }
     }
 }

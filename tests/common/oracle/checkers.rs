@@ -176,17 +176,22 @@ fn by_line(root: &Path, command: &mut Command, pattern: &str) -> Errors {
         if let Some(found) = pattern.captures(line.trim()) {
             // Some checkers name a file by its absolute path.
             let file = Path::new(&found["file"]);
-            let file = file.strip_prefix(root).unwrap_or(file);
-            errors
-                .entry(file.to_string_lossy().into_owned())
-                .or_default()
-                .push(CheckerError {
-                    line: found["line"].parse().unwrap_or(0),
-                    message: found["message"].to_owned(),
-                });
+            record(&mut errors, file.strip_prefix(root).unwrap_or(file), &found);
         }
     }
     errors
+}
+
+/// Adds the error a checker's line gave (its `line` and `message`) to
+/// those of `file`, relative to the root.
+fn record(errors: &mut Errors, file: &Path, found: &regex::Captures) {
+    errors
+        .entry(file.to_string_lossy().into_owned())
+        .or_default()
+        .push(CheckerError {
+            line: found["line"].parse().unwrap_or(0),
+            message: found["message"].to_owned(),
+        });
 }
 
 /// `gcc -fsyntax-only` over every entry of the compilation database, with
@@ -223,13 +228,7 @@ fn gcc(root: &Path) -> Errors {
             let Ok(relative) = path.strip_prefix(root) else {
                 continue;
             };
-            errors
-                .entry(relative.to_string_lossy().into_owned())
-                .or_default()
-                .push(CheckerError {
-                    line: found["line"].parse().unwrap_or(0),
-                    message: found["message"].to_owned(),
-                });
+            record(&mut errors, relative, &found);
         }
     }
     errors

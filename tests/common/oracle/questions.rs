@@ -13,6 +13,10 @@ use serde_json::json;
 use std::collections::BTreeSet;
 use std::path::Path;
 
+/// The deepest a definition asked for by name is indented: a module's,
+/// a class's and a nested class's members.
+const MAX_NAMED_INDENT: usize = 8;
+
 /// Search pages followed at most for one name.
 const SEARCH_PAGES: usize = 30;
 
@@ -119,12 +123,18 @@ pub fn judge(
             ));
         }
     }
-    verdicts.push(found_in(
-        &places,
-        &asked.by_name,
-        format!("definition of {place} by name"),
-    ));
-    verdicts.push(source(&places, &asked.source, &place));
+    // A definition nested in a function's body (a method of a class a
+    // test defines) is nobody's to ask for by name: the servers' names
+    // leave it out, as the text search does past two levels.
+    let by_name = indentation(definition.text) <= MAX_NAMED_INDENT;
+    if by_name {
+        verdicts.push(found_in(
+            &places,
+            &asked.by_name,
+            format!("definition of {place} by name"),
+        ));
+        verdicts.push(source(&places, &asked.source, &place));
+    }
     // A decorated definition's hover is the type of what its decorator
     // made of it, which need not name it (ty: `Unknown`, or a context
     // manager's type).
@@ -139,8 +149,18 @@ pub fn judge(
         format!("hover of {place}"),
         asked.hover.text.clone(),
     ));
-    verdicts.push(search(&places, &asked.search, &place));
+    if by_name {
+        verdicts.push(search(&places, &asked.search, &place));
+    }
     verdicts
+}
+
+/// The columns of white space a line starts with, a tab as four.
+fn indentation(line: &str) -> usize {
+    line.chars()
+        .take_while(|character| character.is_whitespace())
+        .map(|character| if character == '\t' { 4 } else { 1 })
+        .sum()
 }
 
 /// The places a rename broke, by the checker's errors it added: each
@@ -238,7 +258,12 @@ fn references(
         "missed {missed:?}, listed where the name is not {invented:?}\n{}",
         answer.text
     );
-    let verdict = match (missed.is_empty(), invented.is_empty(), warned(answer)) {
+    // A cross-check by text names files the server listed nothing in.
+    let named = named_by_text(&answer.text);
+    let said = warned(answer)
+        || named.contains("*")
+        || (!named.is_empty() && missed.iter().all(|(file, _)| named.contains(file.as_str())));
+    let verdict = match (missed.is_empty(), invented.is_empty(), said) {
         (true, true, _) => Verdict::Right,
         (false, true, true) => Verdict::PartialAndSaid,
         (_, _, true) => Verdict::WrongAndSaid,
@@ -295,6 +320,28 @@ fn search(places: &Places, pages: &[ToolOutcome], place: &str) -> (Verdict, Stri
     // says more are left out.
     let last = pages.last().unwrap_or(first);
     (answered(right, last), question, text.join("\n---\n"))
+}
+
+/// The files a references answer's cross-check by text names as holding
+/// the word where the server listed nothing: `note: by text, `w` also
+/// appears in 2 files …: a.py:3,9 b.py:4`; every file when it says there
+/// are more than it names.
+fn named_by_text(text: &str) -> BTreeSet<&str> {
+    let Some(note) = text
+        .lines()
+        .find(|line| line.starts_with("note: by text, ") && line.contains(" also appears in "))
+    else {
+        return BTreeSet::new();
+    };
+    let listed = note.rsplit(": ").next().unwrap_or_default();
+    let (listed, more) = listed.split_once(" and ").unwrap_or((listed, ""));
+    if !more.is_empty() {
+        return ["*"].into_iter().collect();
+    }
+    listed
+        .split_whitespace()
+        .filter_map(|place| place.split_once(':').map(|(file, _)| file))
+        .collect()
 }
 
 /// The places a references answer lists, by file and line.
