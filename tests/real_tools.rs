@@ -85,6 +85,12 @@ fn pyright_search_map_hierarchy_rename_completion_signature_and_actions() {
         callers.starts_with("callers of total (1)\nmain.py\n  function report 4:5 — calls at 5:12"),
         "{callers}"
     );
+    // pyright calls a method a function; the outline knows better.
+    let callees = session.ok(
+        "call_hierarchy",
+        json!({"file": "shapes.py", "line": 6, "symbol": "total", "direction": "outgoing"}),
+    );
+    assert!(callees.contains("  method area 2:9"), "{callees}");
 
     let rename = session.ok(
         "rename",

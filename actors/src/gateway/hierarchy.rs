@@ -5,6 +5,7 @@ use super::address::Position;
 use super::context::Context;
 use super::navigation::target_or_candidates;
 use super::render::{self, Sources, Spot};
+use super::symbols::{self, Symbol};
 use super::target::Target;
 use crate::error::{Error, Result};
 use crate::lsp::message::METHOD_NOT_FOUND;
@@ -19,11 +20,12 @@ use lsp_types::request::{
 use lsp_types::{
     CallHierarchyIncomingCall, CallHierarchyIncomingCallsParams, CallHierarchyItem,
     CallHierarchyOutgoingCall, CallHierarchyOutgoingCallsParams, Location, PartialResultParams,
-    TextDocumentPositionParams, WorkDoneProgressParams,
+    SymbolKind, TextDocumentPositionParams, WorkDoneProgressParams,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -271,12 +273,57 @@ async fn hierarchy(context: &Context, position: &Position, protocol: &Protocol) 
     };
     let query = protocol.query.request(&item, protocol.feature)?;
     let mut reply = context.request(&target.server, query).await?;
-    let found = protocol.query.read(&mut reply, &item)?;
+    let mut found = protocol.query.read(&mut reply, &item)?;
+    methods_by_outline(context, &target, &mut found).await;
     reply.warnings.splice(0..0, prepared.warnings);
     reply.file_problem = prepared.file_problem;
     Ok(render_results(
         context, &target, protocol, &item, found, &reply,
     ))
+}
+
+/// Calls its functions what their files' outlines call them: pyright's
+/// call hierarchy names every method a function, where its outline
+/// knows a method (`Session.get`) from a function.
+async fn methods_by_outline(context: &Context, target: &Target, found: &mut [Found]) {
+    let mut outlines: HashMap<String, Option<Vec<Symbol>>> = HashMap::new();
+    for found in found.iter_mut() {
+        let item = &mut found.item;
+        if item.kind != SymbolKind::FUNCTION {
+            continue;
+        }
+        let uri = item.uri.as_str().to_owned();
+        if !outlines.contains_key(&uri) {
+            let outline = outline_of(context, target, &uri).await;
+            outlines.insert(uri.clone(), outline);
+        }
+        let Some(Some(outline)) = outlines.get(&uri) else {
+            continue;
+        };
+        if let Some(kind) = kind_at(outline, item.selection_range.start) {
+            item.kind = kind;
+        }
+    }
+}
+
+/// The outline of the file at `uri`, as the target's server gives it.
+async fn outline_of(context: &Context, target: &Target, uri: &str) -> Option<Vec<Symbol>> {
+    let path = uri_to_path(uri)?;
+    let document = context.snapshot(&path, &target.roots.display(&path)).ok()?;
+    let text = document.text.clone();
+    let mut reply = context
+        .document_symbols(&target.server, document)
+        .await
+        .ok()?;
+    symbols::document_symbols(&mut reply, &text).ok()
+}
+
+/// The kind of the innermost symbol whose name starts at `at`.
+fn kind_at(outline: &[Symbol], at: lsp_types::Position) -> Option<SymbolKind> {
+    outline.iter().find_map(|symbol| {
+        kind_at(&symbol.children, at)
+            .or_else(|| (symbol.selection_range.start == at).then_some(symbol.kind))
+    })
 }
 
 async fn legacy_type_hierarchy(
