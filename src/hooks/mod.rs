@@ -341,8 +341,14 @@ fn prepare(name: &'static str) -> Result<Run> {
         Some(session) => Some(session),
         None => attached_session(host, &ancestors, &cwd),
     };
+    // A session found by its directory alone may be another host's (its
+    // own session's roots not yet known): it takes this host's session
+    // id only when this host started it, or nothing says who did.
     if let (Some(session), Some(host)) = (&session, host)
         && session.host_session.is_none()
+        && session
+            .client_pid
+            .is_none_or(|client| ancestors.contains(&client))
     {
         sessions::adopt_host_session(&store, session.id, host)?;
     }
