@@ -144,8 +144,17 @@ pub fn judge(
             .is_some_and(|above| above.trim_start().starts_with('@'));
     let hovered = asked.hover.text.contains(definition.name)
         || (decorated && !asked.hover.is_error && !asked.hover.text.trim().is_empty());
+    // "No hover information" is said, not implied: clangd has none for
+    // code the preprocessor leaves out.
+    let verdict = match (
+        hovered,
+        asked.hover.text.starts_with("no hover information"),
+    ) {
+        (false, true) => Verdict::WrongAndSaid,
+        _ => answered(hovered, &asked.hover),
+    };
     verdicts.push((
-        answered(hovered, &asked.hover),
+        verdict,
         format!("hover of {place}"),
         asked.hover.text.clone(),
     ));
@@ -292,8 +301,9 @@ fn source(places: &Places, answer: &ToolOutcome, place: &str) -> (Verdict, Strin
         return failed(answer, question);
     }
     let definition = places.definition;
+    // Line numbers are right-aligned to the widest shown.
     let shown = format!("{}  {}", definition.line, definition.text);
-    let right = answer.text.lines().any(|line| line == shown)
+    let right = answer.text.lines().any(|line| line.trim_start() == shown)
         || located(&answer.text)
             .iter()
             .any(|(file, line)| places.is_definition(file, *line));
