@@ -1,8 +1,8 @@
 //! What every tool needs: the actors to ask, the settings, and the few
 //! calls that turn a tool's arguments into actor messages.
 
-use super::edit_effect::PreparedEdits;
 use super::indexed;
+use super::prepared_edits::PreparedEdits;
 use crate::error::{Error, Result};
 use crate::language::{ServerSpec, language_id};
 use crate::lsp::protocol::Feature;

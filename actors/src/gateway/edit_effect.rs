@@ -13,6 +13,7 @@ use super::checked_users::{outline, served, users_of};
 use super::context::Context;
 use super::diagnostics::{from_each, settled};
 use super::edit_reach;
+use super::prepared_edits::{Outline, Prepared};
 use super::render::Sources;
 use super::symbols::Symbol;
 use crate::error::Result;
@@ -21,15 +22,10 @@ use crate::vocabulary::diagnostics::FileDiagnostics;
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::edit_effect::{EditEffect, Elsewhere};
 use crate::vocabulary::root_set::RootSet;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
-
-/// Files kept at most: a tool batch's, and some of edits a host refused
-/// after the hook ran, which never come back for their effect.
-const MAX_PREPARED: usize = 64;
 
 /// How long `prepare_edit` waits for the outline before answering: the
 /// edit is written once the hook answers, and the outline must be asked
@@ -39,43 +35,6 @@ const PREPARE_WAIT: Duration = Duration::from_secs(2);
 
 /// How long an edit's effect waits for an outline still being asked.
 const OUTLINE_WAIT: Duration = Duration::from_secs(10);
-
-/// The files about to be edited, each as it was before, most recent
-/// last. Shared by the clones of a session's context.
-#[derive(Clone, Default)]
-pub struct PreparedEdits(Arc<Mutex<VecDeque<Prepared>>>);
-
-struct Prepared {
-    document: DocumentSnapshot,
-    outline: watch::Receiver<Outline>,
-}
-
-#[derive(Clone)]
-enum Outline {
-    Asking,
-    Given(Vec<Symbol>),
-    /// The server gave none, or the file changed before it was asked.
-    Missing,
-}
-
-impl PreparedEdits {
-    fn keep(&self, prepared: Prepared) {
-        let Ok(mut kept) = self.0.lock() else {
-            return;
-        };
-        kept.retain(|known| known.document.path != prepared.document.path);
-        if kept.len() == MAX_PREPARED {
-            kept.pop_front();
-        }
-        kept.push_back(prepared);
-    }
-
-    fn take(&self, path: &Path) -> Option<Prepared> {
-        let mut kept = self.0.lock().ok()?;
-        let at = kept.iter().position(|known| known.document.path == path)?;
-        kept.remove(at)
-    }
-}
 
 /// Keeps `file` as it is now, with its outline, for the effect of the
 /// edit about to be written; answers once the outline is in, or after
