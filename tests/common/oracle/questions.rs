@@ -173,7 +173,9 @@ fn indentation(line: &str) -> usize {
 }
 
 /// The places a rename broke, by the checker's errors it added: each
-/// error on a line naming the definition, other than its declarations.
+/// error on a line naming the definition, other than its declarations
+/// (a name followed by `::` there is a module's or a type's, as `fmt` in
+/// `impl fmt::Display`, not the function's).
 pub fn broken_uses(
     judge: &Judge,
     added: &Errors,
@@ -185,7 +187,11 @@ pub fn broken_uses(
         root,
         definition,
     };
-    let word = whole_word(definition.name);
+    let word = Regex::new(&format!(
+        r"(?:^|[^\w$]){}(?:$|[^\w$:]|:[^:])",
+        regex::escape(definition.name)
+    ))
+    .unwrap();
     let mut uses = BTreeSet::new();
     for (file, errors) in added {
         let Ok(text) = std::fs::read_to_string(root.join(file)) else {
