@@ -1368,7 +1368,7 @@ fn vue_server_answers_on_vue_theme() {
     let search = session.ok("search", json!({"query": "toggle"}));
     assert!(
         search.starts_with(
-            "symbols (7)\n  src/core/components/VTSwitchAppearance.vue\n    constant toggle 11:17\n"
+            "symbols (7)\n  src/vitepress/components/VPLocalNavOutlineDropdown.vue\n    function toggle 20:10\n"
         ) && search
             .contains("\n  src/vitepress/composables/nav.ts\n    function toggleScreen 16:12\n"),
         "{search}"
