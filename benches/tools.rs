@@ -15,7 +15,8 @@
 //! that breaks two open files importing it, and the same change with no
 //! importer open against pyright's command line over the tree. Hook
 //! effect: the same change written between the `acquire` and `release`
-//! hooks as a host writes it, and undone the same way, each hook's time
+//! hooks as a host writes it, and undone the same way, while another
+//! session asks its own questions of the same server, each hook's time
 //! against `release` alone (the edited file's own answer). Search: the `search` tool over a
 //! generated tree of 10,000 files, where only the text heatmap has work.
 //! `TOOLS_BENCH_ONLY=NAME` runs one of those parts (named in `main`).
@@ -429,6 +430,30 @@ fn hook_effect() {
     let utils = dir.path().join("src/requests/utils.py");
     let original = std::fs::read_to_string(&utils).unwrap();
     session.ok("diagnostics", json!({"file": "src/requests/utils.py"}));
+    // Another agent's session works on the same project meanwhile, with
+    // other files open: the hooks share the server with it.
+    let other = daemon.session_as(&root_arg(dir.path()), Client::default());
+    let working = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let worker = {
+        let working = working.clone();
+        std::thread::spawn(move || {
+            let questions = [
+                ("diagnostics", json!({"file": "src/requests/api.py"})),
+                (
+                    "hover",
+                    json!({"file": "src/requests/api.py", "line": 59, "symbol": "request"}),
+                ),
+                ("find_references", json!({"symbol": "Session.send"})),
+            ];
+            let mut asked = 0;
+            while working.load(std::sync::atomic::Ordering::Relaxed) {
+                let (tool, arguments) = &questions[asked % questions.len()];
+                let _answer = other.call(tool, arguments.clone());
+                asked += 1;
+            }
+            asked
+        })
+    };
     let hook_input = |event: &str| {
         json!({
             "session_id": host,
@@ -470,6 +495,9 @@ fn hook_effect() {
             }
         }
     }
+    working.store(false, std::sync::atomic::Ordering::Relaxed);
+    let asked = worker.join().unwrap();
+    println!("the other session asked {asked} questions meanwhile");
     report(
         "acquire before the edit (keeps utils.py and its outline)",
         &acquired,

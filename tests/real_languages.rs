@@ -3209,6 +3209,19 @@ fn typescript_server_answers_on_immer() {
         session.ok("diagnostics", json!({"file": common})),
         "src/utils/common.ts: no problems"
     );
+    // Its overload signature, found by text, is one candidate with its
+    // body: only the built copies in dist/ are the servers' misses, as a
+    // new session that has opened none of them counts them.
+    drop(session);
+    let fresh = Session::start(&root_arg(dir.path()));
+    let freeze = fresh.ok("definition", json!({"symbol": "freeze"}));
+    assert!(
+        freeze.contains("src/utils/common.ts:267:17  function freeze\n")
+            && freeze.contains(
+                "\nnote: 4 definitions were found only by text search; the servers did not report them"
+            ),
+        "{freeze}"
+    );
 }
 
 /// A GitHub workflow of repo2docker with yaml-language-server: its jobs
