@@ -460,6 +460,7 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
             pull_diagnostics: built_in.pulls_diagnostics,
             references_from: built_in.references_from,
             checks_only_what_changed: built_in.checks_only_what_changed,
+            rests_after_input: built_in.rests_after_input,
             lints_each_file_alone: built_in.lints_each_file_alone,
             misses_added_folders: built_in.misses_added_folders,
             forgets_early_documents: built_in.forgets_early_documents,
@@ -588,6 +589,10 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
             .find(|from| *from != ReferencesFrom::Project)
             .unwrap_or_default(),
         checks_only_what_changed: known.iter().any(|known| known.checks_only_what_changed),
+        rests_after_input: known
+            .iter()
+            .filter_map(|known| known.rests_after_input)
+            .max(),
         lints_each_file_alone: !known.is_empty()
             && known.iter().all(|known| known.lints_each_file_alone),
         misses_added_folders: known.iter().any(|known| known.misses_added_folders),

@@ -153,6 +153,7 @@ mod tests {
             pull_diagnostics: false,
             references_from: windlass_actors::language::ReferencesFrom::Project,
             checks_only_what_changed: false,
+            rests_after_input: None,
             lints_each_file_alone: false,
             misses_added_folders: false,
             forgets_early_documents: false,

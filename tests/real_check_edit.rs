@@ -315,6 +315,50 @@ fn check_edit_reports_what_an_edit_breaks_in_files_no_one_opened() {
     );
 }
 
+/// The same edit checked while another session asks a question every
+/// 60 ms, with pyright waited for: pyright goes on checking only 250 ms
+/// after the last change or question it was sent, and publishes between
+/// slices of its work what it has so far (a file it has read only as
+/// another's import, without its type errors). Each answer is whole,
+/// and comes.
+#[test]
+fn check_edit_is_whole_while_another_session_keeps_asking() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let Some(dir) = real_project("requests-2.34.2") else {
+        return skip("target/real-projects/requests-2.34.2 is missing (.ci/run unpacks it)");
+    };
+    let daemon = Daemon::with_user_config("[server.python]\npull_diagnostics = false\n");
+    let args = root_arg(dir.path());
+    let (editor, asker) = (daemon.session(&args), daemon.session(&args));
+    let asking = std::sync::atomic::AtomicBool::new(true);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let question = json!({"file": "src/requests/models.py", "symbol": "Response"});
+            while asking.load(std::sync::atomic::Ordering::Relaxed) {
+                assert!(
+                    asker
+                        .ok("hover", question.clone())
+                        .starts_with("class Response")
+                );
+                std::thread::sleep(std::time::Duration::from_millis(60));
+            }
+        });
+        for _ in 0..2 {
+            let answer = editor.ok("check_edit", triple_return());
+            for broken in [
+                "src/requests/adapters.py, not edited, after the edit: 2 new problems, 0 fixed",
+                "src/requests/models.py, not edited, after the edit: 1 new problem, 0 fixed",
+                "src/requests/sessions.py, not edited, after the edit: 1 new problem, 0 fixed",
+            ] {
+                assert!(answer.contains(broken), "{answer}");
+            }
+        }
+        asking.store(false, std::sync::atomic::Ordering::Relaxed);
+    });
+}
+
 /// `get_auth_from_url` made to return three strings: its two importers
 /// unpack two.
 fn triple_return() -> serde_json::Value {

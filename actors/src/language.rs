@@ -14,6 +14,7 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
+use std::time::Duration;
 
 /// A server Windlass knows how to run without configuration.
 #[derive(Debug, PartialEq, Eq)]
@@ -59,6 +60,13 @@ pub struct BuiltIn {
     /// Whether it checks only the document it is told changed, not those
     /// that depend on it.
     pub checks_only_what_changed: bool,
+    /// How long it may rest after the last message it was sent before it
+    /// goes on with work it has not finished: quiet for less is not done.
+    /// Pyright analyses open files in 50 ms slices, publishing between them
+    /// what it has so far (a file it has only read as another's import, so
+    /// without its type errors), and within 250 ms of a change or a request
+    /// waits until those 250 ms have passed before the next slice.
+    pub rests_after_input: Option<Duration>,
     /// Whether it lints each file by itself, so that another file's new
     /// content changes none of its answers (ruff): its open documents are
     /// neither sent again nor waited on when another file changes.
@@ -177,6 +185,7 @@ const fn server(
         tsserver_plugin: None,
         references_from: ReferencesFrom::Project,
         checks_only_what_changed: false,
+        rests_after_input: None,
         lints_each_file_alone: false,
         misses_added_folders: false,
         forgets_early_documents: false,
@@ -255,6 +264,13 @@ impl BuiltIn {
     const fn checks_on_save(self, sources: &'static [&'static str]) -> Self {
         Self {
             save_check_sources: sources,
+            ..self
+        }
+    }
+
+    const fn rests_after_input(self, rest: Duration) -> Self {
+        Self {
+            rests_after_input: Some(rest),
             ..self
         }
     }
@@ -468,6 +484,9 @@ const RUST_ANALYZER: BuiltIn = server(
 .checks_on_save(&["rustc", "clippy"])
 .verified();
 
+/// Pyright's rest between slices of analysis after input (250 ms), with
+/// room for its event loop to be late.
+const PYRIGHT_REST: Duration = Duration::from_millis(300);
 const PYRIGHT: BuiltIn = server(
     "python",
     "pyright-langserver",
@@ -477,6 +496,7 @@ const PYRIGHT: BuiltIn = server(
 .pulls_diagnostics()
 .references_one_at_a_time()
 .references_from(ReferencesFrom::PyrightIncluded(&["pyright"]))
+.rests_after_input(PYRIGHT_REST)
 .while_loading(WhileLoading::AnswersFiles)
 .verified();
 const BASEDPYRIGHT: BuiltIn = server(
@@ -491,6 +511,7 @@ const BASEDPYRIGHT: BuiltIn = server(
     "basedpyright",
     "pyright",
 ]))
+.rests_after_input(PYRIGHT_REST)
 .while_loading(WhileLoading::AnswersFiles)
 .verified();
 // Without its extras it has no linter and reports no problems at all.
@@ -1288,6 +1309,9 @@ pub struct ServerSpec {
     /// Whether it checks only the document it is told changed, so that a
     /// dependent is sent again once it has taken the change in.
     pub checks_only_what_changed: bool,
+    /// How long it may rest after input before going on with unfinished
+    /// work.
+    pub rests_after_input: Option<Duration>,
     /// Whether another file's new content changes none of its answers.
     pub lints_each_file_alone: bool,
     /// Whether it is restarted with new workspace folders though it
@@ -1551,6 +1575,7 @@ mod tests {
             pull_diagnostics: false,
             references_from: ReferencesFrom::Project,
             checks_only_what_changed: false,
+            rests_after_input: None,
             lints_each_file_alone: false,
             misses_added_folders: false,
             forgets_early_documents: false,

@@ -234,7 +234,7 @@ impl State {
             }
             None => {
                 let ensure = SupervisorMsg::Ensure {
-                    spec: (*entry.spec).clone(),
+                    spec: Box::new((*entry.spec).clone()),
                     session,
                     reply,
                 };

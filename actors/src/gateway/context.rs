@@ -217,7 +217,7 @@ impl Context {
             .supervisor
             .call(
                 |reply| SupervisorMsg::Ensure {
-                    spec,
+                    spec: Box::new(spec),
                     session,
                     reply,
                 },

@@ -226,6 +226,34 @@ pub struct Rules {
     /// How long a server that has published before may sit idle without
     /// publishing for the change before the wait gives up.
     pub idle_limit: Duration,
+    /// The rest a server takes after input, if it takes one.
+    pub rest: Option<Rest>,
+}
+
+/// A server's rest after the last message it was sent: until it ends, the
+/// server may still go on with work it has not finished, so quiet is not
+/// done, and input from anyone starts the rest again.
+#[derive(Debug, Clone, Copy)]
+pub struct Rest {
+    pub last_input: Instant,
+    pub length: Duration,
+}
+
+/// How much later than a wait's start input must come to be someone
+/// else's, not the change the wait is for (a check sends several changes,
+/// each waited for, one after another).
+const OWN_INPUT_SLACK: Duration = Duration::from_millis(50);
+
+impl Rest {
+    pub fn until(&self) -> Instant {
+        self.last_input + self.length
+    }
+
+    /// Whether input sent after `started` keeps the server resting past
+    /// the rest the change itself began.
+    fn prolonged_since(&self, started: Instant, now: Instant) -> bool {
+        now < self.until() && self.last_input > started + OWN_INPUT_SLACK
+    }
 }
 
 /// What a waiting caller should get now.
@@ -246,6 +274,11 @@ pub enum Verdict {
     /// The server has published for the change; only a sample finding it
     /// quiet is missing.
     Quieting,
+    /// The server's work for the change is not over (nothing published
+    /// for it yet, or its progress still running), and input sent since
+    /// keeps it resting: it goes on only when no one asks it anything for
+    /// a while.
+    Resting,
     /// Published and quiet: done at this instant if it stays quiet.
     Settling(Instant),
 }
@@ -332,7 +365,8 @@ impl Wait {
         }
         if let Some(entry) = fresh
             && let Some(published_at) = entry.published_at
-            && let Some(settled) = self.settled_at(entry, published_at, observations, progress_idle)
+            && let Some(settled) =
+                self.settled_at(entry, published_at, observations, progress_idle, rules)
         {
             let mut settle = rules
                 .fixed_settle
@@ -357,6 +391,12 @@ impl Wait {
             && self.lacks_only_quiet(entry, observations, progress_idle)
         {
             return Verdict::Quieting;
+        }
+        if rules
+            .rest
+            .is_some_and(|rest| rest.prolonged_since(self.started, now))
+        {
+            return Verdict::Resting;
         }
         if fresh.is_some() || !progress_idle {
             return Verdict::Wait;
@@ -385,7 +425,8 @@ impl Wait {
     /// When the server's work on the change counts as over by what it
     /// has shown, if it does yet: a publication of the change's version
     /// with no check still running under progress, and a sample after it
-    /// finding the process quiet; progress ended; or the process quiet for
+    /// (and after any rest the server takes after input) finding the
+    /// process quiet; progress ended; or the process quiet for
     /// [`QUIET_HOLD`] after publishing. A version alone is not believed:
     /// pyright labels a publication with the document's version when it
     /// sends it, not with the one it checked, so a check of the old text
@@ -399,6 +440,7 @@ impl Wait {
         published_at: Instant,
         observations: &Observations,
         progress_idle: bool,
+        rules: &Rules,
     ) -> Option<Instant> {
         match (entry.version, self.strategy) {
             (None, Strategy::Progress) => progress_idle.then_some(published_at),
@@ -407,7 +449,10 @@ impl Wait {
                     Some(_) => Duration::ZERO,
                     None => QUIET_HOLD,
                 };
-                self.quiet_after(published_at, observations.sampled, hold)
+                let from = rules
+                    .rest
+                    .map_or(published_at, |rest| rest.until().max(published_at));
+                self.quiet_after(from, observations.sampled, hold)
             }
             _ => None,
         }
@@ -454,6 +499,7 @@ mod tests {
     const RULES: Rules = Rules {
         fixed_settle: None,
         idle_limit: Duration::from_secs(30),
+        rest: None,
     };
 
     fn sample(delta_ticks: u64) -> ProcessSample {
@@ -528,6 +574,78 @@ mod tests {
         wait.observe(&sample(0), true, at(now, 100));
         assert_eq!(
             ask(&wait, &cache, true, at(now, 100)),
+            Verdict::Done(vec![json!("error")].into())
+        );
+    }
+
+    #[test]
+    fn a_server_kept_resting_by_others_input_is_resting_not_silent() {
+        let now = Instant::now();
+        let mut cache = Cache::default();
+        cache.observations.published_ever = true;
+        cache.note_change(URI, 1, true, now);
+        let wait = Wait::new(URI.into(), Strategy::Version, now);
+        let rest = |last_input| Rules {
+            rest: Some(Rest {
+                last_input,
+                length: Duration::from_millis(300),
+            }),
+            ..RULES
+        };
+        let verdict = |rules: &Rules, when| {
+            wait.verdict(cache.entry(URI), &cache.observations, true, rules, when)
+        };
+        assert_eq!(
+            verdict(&rest(now), at(now, 100)),
+            Verdict::WaitUntil(at(now, 30_000)),
+            "the change's own rest"
+        );
+        assert_eq!(
+            verdict(&rest(at(now, 250)), at(now, 400)),
+            Verdict::Resting,
+            "another session's question at 250 ms"
+        );
+        assert_eq!(
+            verdict(&rest(at(now, 250)), at(now, 600)),
+            Verdict::WaitUntil(at(now, 30_000)),
+            "rested"
+        );
+    }
+
+    #[test]
+    fn quiet_while_a_server_rests_after_input_is_not_done() {
+        let now = Instant::now();
+        let mut cache = Cache::default();
+        cache.observations.sampled = true;
+        cache.note_change("file:///w/b.py", 2, true, now);
+        cache.publish("file:///w/b.py", Some(2), vec![], now);
+        cache.note_change(URI, 1, false, now);
+        let mut wait = Wait::new(URI.into(), Strategy::Version, now);
+        // Read as another file's import only: its type errors are to come.
+        cache.publish(URI, Some(1), vec![], at(now, 400));
+        let resting = Rules {
+            rest: Some(Rest {
+                last_input: at(now, 200),
+                length: Duration::from_millis(300),
+            }),
+            ..RULES
+        };
+        let ask_resting = |wait: &Wait, cache: &Cache, when| {
+            wait.verdict(cache.entry(URI), &cache.observations, true, &resting, when)
+        };
+        wait.observe(&sample(0), true, at(now, 420));
+        wait.observe(&sample(0), true, at(now, 440));
+        assert_eq!(
+            ask_resting(&wait, &cache, at(now, 440)),
+            Verdict::Quieting,
+            "a request at 200 ms lets it rest until 500 ms"
+        );
+        wait.observe(&sample(5), true, at(now, 520));
+        cache.publish(URI, Some(1), vec![json!("error")], at(now, 530));
+        wait.observe(&sample(0), true, at(now, 540));
+        wait.observe(&sample(0), true, at(now, 560));
+        assert_eq!(
+            ask_resting(&wait, &cache, at(now, 560)),
             Verdict::Done(vec![json!("error")].into())
         );
     }

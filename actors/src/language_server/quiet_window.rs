@@ -10,7 +10,11 @@
 //! sent once the waits settle or the window ends. A server that goes quiet
 //! by itself never sees a window, and windows are spaced, so a server busy
 //! for reasons of its own delays requests by at most one window in every
-//! few.
+//! few. A server that rests after input before going on with unfinished
+//! work (pyright: 250 ms after any change or request) is starved by a
+//! stream of questions less than that apart; a wait on it that has nothing
+//! yet while others' input keeps it resting wants a window too, long
+//! enough for the rest to end and the work to go on.
 
 use std::time::{Duration, Instant};
 
@@ -18,6 +22,9 @@ use std::time::{Duration, Instant};
 /// in flight to end, two quiet samples 20 ms apart, and the 100 ms a
 /// server known only by its CPU must then stay quiet.
 const WINDOW: Duration = Duration::from_millis(250);
+/// How long past its rest a server that rests after input has, within a
+/// window, to go on with its work and then be seen quiet.
+const AFTER_REST: Duration = Duration::from_millis(150);
 /// How long a wait lacks only quiet before a window opens for it.
 const PATIENCE: Duration = Duration::from_millis(200);
 /// How long after a window ends before another may open.
@@ -32,10 +39,11 @@ pub struct QuietWindow {
 }
 
 impl QuietWindow {
-    /// A wait lacks only a quiet sample: opens a window once that has
-    /// lasted [`PATIENCE`], unless one is open or one ended lately; returns
-    /// when a newly opened one ends.
-    pub fn wanted(&mut self, now: Instant) -> Option<Instant> {
+    /// A wait lacks only a quiet sample, or a server's rest after input
+    /// without new input (`rest`, if it takes one): opens a window once
+    /// that has lasted [`PATIENCE`], unless one is open or one ended
+    /// lately; returns when a newly opened one ends.
+    pub fn wanted(&mut self, now: Instant, rest: Option<Duration>) -> Option<Instant> {
         let since = *self.wanted_since.get_or_insert(now);
         if now < since + PATIENCE
             || self.is_open(now)
@@ -43,7 +51,7 @@ impl QuietWindow {
         {
             return None;
         }
-        let until = now + WINDOW;
+        let until = now + rest.map_or(WINDOW, |rest| WINDOW.max(rest + AFTER_REST));
         self.open_until = Some(until);
         Some(until)
     }
@@ -74,25 +82,45 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_server_that_rests_gets_a_window_past_its_rest() {
+        let start = Instant::now();
+        let mut window = QuietWindow::default();
+        let rest = Duration::from_millis(300);
+        assert_eq!(window.wanted(start, Some(rest)), None);
+        let now = start + PATIENCE;
+        assert_eq!(
+            window.wanted(now, Some(rest)),
+            Some(now + rest + AFTER_REST)
+        );
+    }
+
+    #[test]
     fn a_window_opens_ends_and_is_spaced_from_the_next() {
         let start = Instant::now();
         let mut window = QuietWindow::default();
-        assert_eq!(window.wanted(start), None, "it may go quiet by itself");
+        assert_eq!(
+            window.wanted(start, None),
+            None,
+            "it may go quiet by itself"
+        );
         let now = start + PATIENCE;
         assert!(!window.is_open(now));
-        assert_eq!(window.wanted(now), Some(now + WINDOW));
+        assert_eq!(window.wanted(now, None), Some(now + WINDOW));
         assert!(window.is_open(now));
-        assert_eq!(window.wanted(now), None, "already open");
+        assert_eq!(window.wanted(now, None), None, "already open");
         let settled = now + Duration::from_millis(30);
         assert!(window.close(settled));
         assert!(!window.is_open(settled));
         assert!(!window.close(settled), "closed once");
-        assert_eq!(window.wanted(settled + Duration::from_millis(10)), None);
+        assert_eq!(
+            window.wanted(settled + Duration::from_millis(10), None),
+            None
+        );
         let later = settled + SPACING;
-        assert_eq!(window.wanted(later), Some(later + WINDOW));
+        assert_eq!(window.wanted(later, None), Some(later + WINDOW));
         assert!(!window.is_open(later + WINDOW), "it ends by itself");
         assert!(window.not_wanted(later + WINDOW));
         let again = later + WINDOW + SPACING;
-        assert_eq!(window.wanted(again), None, "patience starts over");
+        assert_eq!(window.wanted(again, None), None, "patience starts over");
     }
 }

@@ -126,7 +126,7 @@ async fn ask_tsserver(
     let handle = ask(
         supervisor,
         |reply| SupervisorMsg::Ensure {
-            spec,
+            spec: Box::new(spec),
             session,
             reply,
         },

@@ -10,7 +10,7 @@
 //! whatever the server is doing. While anyone waits, the Monitor samples
 //! this server fast.
 
-use super::diagnostics::{Rules, Verdict, Wait};
+use super::diagnostics::{Rest, Rules, Verdict, Wait};
 use super::disk_change::{DiskChange, OWN_CHECK_GRACE, OWN_CHECK_PATIENCE};
 use super::{Admission, Held, HeldDiagnostics, Parked, Phase, State};
 use crate::error::{Error, Result};
@@ -217,6 +217,11 @@ impl State {
         let rules = Rules {
             fixed_settle: self.timeouts.fixed_settle,
             idle_limit: self.timeouts.request,
+            rest: self
+                .spec
+                .rests_after_input
+                .zip(self.transport.last_sent())
+                .map(|(length, last_input)| Rest { last_input, length }),
         };
         // While the server loads, waits on another's answer, or is about
         // to begin a save's check, its silence says nothing yet.
@@ -245,7 +250,7 @@ impl State {
                 now,
             ) {
                 Verdict::Wait => {}
-                Verdict::Quieting => quieting = true,
+                Verdict::Quieting | Verdict::Resting => quieting = true,
                 Verdict::Settling(due) => {
                     quieting = true;
                     earliest = Some(earliest.map_or(due, |e| e.min(due)));
@@ -304,7 +309,7 @@ impl State {
             }
             return;
         }
-        if let Some(until) = self.quiet_window.wanted(now) {
+        if let Some(until) = self.quiet_window.wanted(now, self.spec.rests_after_input) {
             myself.send_after(until.saturating_duration_since(now), || {
                 LanguageServerMsg::QuietWindowEnded
             });
@@ -358,9 +363,11 @@ impl State {
                     self.timeouts.request.as_secs()
                 ),
             }),
-            Verdict::Wait | Verdict::WaitUntil(_) | Verdict::Quieting | Verdict::Settling(_) => {
-                Err(Error::ShuttingDown)
-            }
+            Verdict::Wait
+            | Verdict::WaitUntil(_)
+            | Verdict::Quieting
+            | Verdict::Resting
+            | Verdict::Settling(_) => Err(Error::ShuttingDown),
         }
     }
 

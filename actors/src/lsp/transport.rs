@@ -9,11 +9,12 @@
 
 use super::framing::{self, FrameDecoder};
 use super::message::{self, Incoming};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
@@ -34,6 +35,9 @@ pub struct Transport {
     child: Child,
     pid: Option<u32>,
     outgoing: mpsc::UnboundedSender<Vec<u8>>,
+    /// When a message was last queued: a server that rests after input
+    /// may still go on with unfinished work until some time after it.
+    last_sent: Cell<Option<Instant>>,
     stderr: StderrLog,
 }
 
@@ -71,6 +75,7 @@ impl Transport {
             pid: child.id(),
             child,
             outgoing,
+            last_sent: Cell::new(None),
             stderr,
         })
     }
@@ -81,7 +86,13 @@ impl Transport {
 
     /// Queues one message body; a closed pipe is noticed by the reader.
     pub fn send(&self, body: Vec<u8>) {
+        self.last_sent.set(Some(Instant::now()));
         let _closed = self.outgoing.send(body);
+    }
+
+    /// When a message was last queued for the server, if ever.
+    pub fn last_sent(&self) -> Option<Instant> {
+        self.last_sent.get()
     }
 
     /// What the server wrote to stderr: its first lines, then its last.

@@ -86,7 +86,7 @@ pub enum SupervisorMsg {
         reply: RpcReplyPort<Option<(SessionId, ServerSpec)>>,
     },
     Ensure {
-        spec: ServerSpec,
+        spec: Box<ServerSpec>,
         session: SessionId,
         reply: RpcReplyPort<Result<ServerHandle, Error>>,
     },

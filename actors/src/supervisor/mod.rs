@@ -218,7 +218,7 @@ impl Actor for Supervisor {
                 spec,
                 session,
                 reply,
-            } => state.ensure(&myself, spec, session, reply).await,
+            } => state.ensure(&myself, *spec, session, reply).await,
             SupervisorMsg::TsserverOf { server, reply } => {
                 let _gone = reply.send(state.tsserver_of(server));
             }
