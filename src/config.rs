@@ -589,8 +589,11 @@ fn configured_spec(name: &str, entry: &ServerEntry) -> Result<Option<ServerSpec>
             .find(|from| *from != ReferencesFrom::Project)
             .unwrap_or_default(),
         checks_only_what_changed: known.iter().any(|known| known.checks_only_what_changed),
+        // How a program paces its own work: another program configured
+        // for the language does not rest as pyright does.
         rests_after_input: known
             .iter()
+            .filter(|known| runs_same_program(&command, known.command))
             .filter_map(|known| known.rests_after_input)
             .max(),
         lints_each_file_alone: !known.is_empty()

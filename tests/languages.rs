@@ -199,7 +199,7 @@ fn render() -> String {
 const TRIED_ON: &[(&str, &[&str])] = &[
     (
         "rust-analyzer",
-        &["regex-syntax-0.8.11", "num-traits-0.2.19"],
+        &["regex-syntax-0.8.11", "num-traits-0.2.19", "heck-0.5.0"],
     ),
     ("pyright-langserver", PYTHON_PROJECTS),
     ("basedpyright-langserver", PYTHON_PROJECTS),

@@ -632,6 +632,32 @@ fn rust_analyzer_answers_on_regex_syntax() {
     );
 }
 
+/// rust-analyzer on heck, whose tests call its methods through a
+/// `macro_rules!` macro: the body is tokens until the macro is called, so
+/// the server lists no reference there, and the answer names the line by
+/// text.
+#[test]
+fn rust_analyzer_references_name_uses_inside_macro_bodies() {
+    if !rust_analyzer_runs() {
+        return skip("rust-analyzer is not on PATH (or is only rustup's proxy)");
+    }
+    let Some(dir) = real_project("heck-0.5.0") else {
+        return skip("target/real-projects/heck-0.5.0 is missing (.ci/run copies it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let references = past_loading_warning(&session.ok(
+        "find_references",
+        json!({"file": "src/title.rs", "symbol": "to_title_case", "line": 25}),
+    ));
+    assert!(
+        references.starts_with(
+            "2 references in 1 file\n\
+             note: by text, `to_title_case` also appears inside `macro_rules!` bodies, which the server does not resolve (uses once a macro is called): src/title.rs:60\n"
+        ),
+        "{references}"
+    );
+}
+
 /// rust-analyzer on num-traits, a second crate of the registry, whose
 /// traits' methods share their names with free functions and are
 /// implemented for every number type by macros. A method is found by
@@ -3126,9 +3152,10 @@ fn json_server_answers_on_reveal_js_manifest() {
 }
 
 /// rust-analyzer says through `experimental/serverStatus` when it could
-/// not load the crate; `status` shows its words.
+/// not load the crate; `status` shows its words, and every answer while it
+/// has not loaded it warns (its references are then none at all).
 #[test]
-fn rust_analyzer_failing_to_load_a_crate_is_shown_in_status() {
+fn rust_analyzer_failing_to_load_a_crate_is_said() {
     if !rust_analyzer_runs() {
         return skip("rust-analyzer is not on PATH (or is only rustup's proxy)");
     }
@@ -3141,6 +3168,14 @@ fn rust_analyzer_failing_to_load_a_crate_is_shown_in_status() {
     assert!(
         status.contains("last error: [rust] Failed to load workspaces"),
         "{status}"
+    );
+    let references = session.ok(
+        "find_references",
+        json!({"file": "src/lib.rs", "symbol": "escape", "line": 203}),
+    );
+    assert!(
+        references.starts_with("warning: [rust] Failed to load workspaces"),
+        "{references}"
     );
 }
 

@@ -8,7 +8,7 @@
 
 use super::candidates::{self, Candidate, ambiguous, is_definition_kind};
 use super::context::Context;
-use super::definitions;
+use super::definitions::{self, Counted};
 use super::indexing;
 use super::render::{self, Sources, Spot, failed_warning, unavailable_warning};
 use super::symbols::{self, Found};
@@ -116,7 +116,9 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         let roots = roots.clone();
         let query = query.to_owned();
         let sketches = context.shared.sketches.clone();
-        tokio::task::spawn_blocking(move || definitions::find(&sketches, &roots, &query))
+        tokio::task::spawn_blocking(move || {
+            definitions::find(&sketches, &roots, &query, Counted::Definitions)
+        })
     };
     let symbols = workspace_symbols(context, query).await?;
     let found_by_text = found_by_text.await.map_err(|_| Error::ShuttingDown)?;

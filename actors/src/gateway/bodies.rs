@@ -10,7 +10,7 @@
 //! says so.
 
 use super::context::Context;
-use super::definitions::{self, TextDefinition};
+use super::definitions::{self, Counted, TextDefinition, is_declaration};
 use super::target::Target;
 use crate::lsp::position::line_at;
 use crate::lsp::uri::{path_to_uri, uri_to_path};
@@ -35,7 +35,9 @@ pub async fn instead_of(
     };
     let language = target.document.language_id.clone();
     let (sketches, roots) = (context.shared.sketches.clone(), target.roots.clone());
-    let found = tokio::task::spawn_blocking(move || definitions::find(&sketches, &roots, &word));
+    let found = tokio::task::spawn_blocking(move || {
+        definitions::find(&sketches, &roots, &word, Counted::Definitions)
+    });
     let Ok(found) = found.await else {
         return Vec::new();
     };
@@ -79,11 +81,6 @@ pub fn note(target: &Target) -> String {
     )
 }
 
-/// A line that declares without defining: a prototype, ending in `;`.
-fn is_declaration(line: &str) -> bool {
-    line.trim_end().ends_with(';')
-}
-
 /// Whether a file in `found` can hold the body of what a file in `asked`
 /// declares: a C header's function is defined in C or C++.
 fn same_family(found: &str, asked: &str) -> bool {
@@ -100,16 +97,6 @@ fn family(language: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_prototype_is_a_declaration_and_a_body_is_not() {
-        assert!(is_declaration("int area(int w, int h);"));
-        assert!(is_declaration(
-            "LZ4LIB_API int LZ4_compressBound(int inputSize);  "
-        ));
-        assert!(!is_declaration("int area(int w, int h) { return w * h; }"));
-        assert!(!is_declaration("int area(int w, int h)"));
-    }
 
     #[test]
     fn a_header_and_its_sources_are_one_family() {

@@ -4,7 +4,8 @@
 //! files still finds. Lines that read like a definition of the name count:
 //! in any language a keyword before it (`def`, `function`, `class`,
 //! `struct`, …); in shell scripts also `name() {`; in C and C++ also a
-//! function whose parameter list is followed by its body rather than `;`.
+//! function whose parameter list is followed by its body rather than `;`
+//! (and, when declarations are asked for too, a prototype ending in `;`).
 //! (In Python or JavaScript `name()` alone is a call.) In a Dockerfile, a
 //! build argument (`ARG name`), an environment variable (`ENV name`) and
 //! a build stage (`FROM image AS name`).
@@ -24,6 +25,17 @@ const MAX_DEFINITIONS: usize = 50;
 
 /// Languages whose files hold prose or data rather than definitions.
 const NOT_CODE: &[&str] = &["markdown", "plaintext", "json", "toml", "yaml"];
+
+/// Which lines count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    Definitions,
+    /// A C or C++ prototype too (`int area(int w);`): what a name that
+    /// nothing defines in the roots has (declared for others to define,
+    /// or defined only in code the preprocessor leaves out, which clangd
+    /// does not index).
+    AlsoDeclarations,
+}
 
 /// A line that reads like a definition of the name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,12 +63,22 @@ pub fn only_by_text(count: usize) -> String {
     )
 }
 
+/// A line that declares without defining: a prototype, ending in `;`.
+pub fn is_declaration(line: &str) -> bool {
+    line.trim_end().ends_with(';')
+}
+
 /// Every definition-looking line of `name` in the source files under the
 /// roots, gitignore-aware, in path order: the first [`MAX_DEFINITIONS`].
 /// Each root's files are searched by a thread per core, and what they
 /// find is put in order after.
-pub fn find(sketches: &Sketches, roots: &RootSet, name: &str) -> Vec<TextDefinition> {
-    let Some(matchers) = Matchers::new(name) else {
+pub fn find(
+    sketches: &Sketches,
+    roots: &RootSet,
+    name: &str,
+    counted: Counted,
+) -> Vec<TextDefinition> {
+    let Some(matchers) = Matchers::new(name, counted) else {
         return Vec::new();
     };
     // Every pattern holds the name, less the sigil it may be asked with
@@ -118,7 +140,7 @@ pub(super) struct Matchers {
 }
 
 impl Matchers {
-    pub(super) fn new(name: &str) -> Option<Self> {
+    pub(super) fn new(name: &str, counted: Counted) -> Option<Self> {
         let styles = styles(name)?;
         // An element's `id`, asked with or without the `#` that selects it.
         let html = format!(
@@ -138,9 +160,12 @@ impl Matchers {
         // At the top level, a parameter list left open at the line's end
         // (`static int name(` with one parameter a line) is a definition's
         // or a declaration's too: calls are indented inside a body.
-        let c_function = format!(
-            r"^[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{name}\s*\((?:[^)]*\)\s*(?:\{{.*)?|(?:[^)]*,)?)$"
-        );
+        let ending = match counted {
+            Counted::Definitions => r"\s*(?:\{.*)?",
+            Counted::AlsoDeclarations => r"\s*(?:\{.*|;)?",
+        };
+        let c_function =
+            format!(r"^[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{name}\s*\((?:[^)]*\){ending}|(?:[^)]*,)?)$");
         // Instructions are case-insensitive; the names they define are not.
         let dockerfile = [
             format!(r"^\s*(?i:ARG|ENV)\s+{name}(?:[=\s]|$)"),
@@ -226,6 +251,10 @@ mod tests {
     use super::*;
 
     fn lines(files: &[(&str, &str)], name: &str) -> Vec<(String, usize)> {
+        counted_lines(files, name, Counted::Definitions)
+    }
+
+    fn counted_lines(files: &[(&str, &str)], name: &str, counted: Counted) -> Vec<(String, usize)> {
         let dir = tempfile::tempdir().unwrap();
         for (path, text) in files {
             let path = dir.path().join(path);
@@ -233,7 +262,7 @@ mod tests {
             std::fs::write(path, text).unwrap();
         }
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
-        find(&Sketches::default(), &roots, name)
+        find(&Sketches::default(), &roots, name, counted)
             .into_iter()
             .map(|found| {
                 let file = found
@@ -288,6 +317,32 @@ mod tests {
     }
 
     #[test]
+    fn a_prototype_is_a_declaration_and_a_body_is_not() {
+        assert!(is_declaration("int area(int w, int h);"));
+        assert!(is_declaration(
+            "LZ4LIB_API int LZ4_compressBound(int inputSize);  "
+        ));
+        assert!(!is_declaration("int area(int w, int h) { return w * h; }"));
+        assert!(!is_declaration("int area(int w, int h)"));
+    }
+
+    #[test]
+    fn prototypes_count_when_declarations_are_asked_for() {
+        let files = [(
+            "init.h",
+            "#if LAZY\nINTERNAL void lazy_init(void);\n#endif\nvoid run(void) { lazy_init(); }\n  lazy_init();\n",
+        )];
+        assert_eq!(
+            counted_lines(&files, "lazy_init", Counted::Definitions),
+            vec![]
+        );
+        assert_eq!(
+            counted_lines(&files, "lazy_init", Counted::AlsoDeclarations),
+            vec![("init.h".to_owned(), 2)]
+        );
+    }
+
+    #[test]
     fn hidden_folders_are_looked_in_but_not_version_controls() {
         let found = lines(
             &[
@@ -316,7 +371,7 @@ mod tests {
         )
         .unwrap();
         let roots = RootSet::new(&[dir.path().to_path_buf()]).unwrap();
-        let found = find(&Sketches::default(), &roots, "close");
+        let found = find(&Sketches::default(), &roots, "close", Counted::Definitions);
         assert_eq!(found.len(), 1);
         assert_eq!((found[0].line, found[0].column), (2, 9));
         assert_eq!(found[0].text, "def close(self):");

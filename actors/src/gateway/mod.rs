@@ -33,6 +33,7 @@ mod hover;
 mod impact;
 mod indexed;
 mod indexing;
+mod macro_bodies;
 mod map;
 mod navigation;
 mod prepared_edits;

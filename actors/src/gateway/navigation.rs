@@ -9,7 +9,7 @@ use super::goto::{DEFINITION, Goto};
 use super::render::{self, Sources, Spot};
 use super::symbols::{self, Symbol};
 use super::target::{Resolved, Target};
-use super::{bodies, definitions, text_uses};
+use super::{bodies, definitions, macro_bodies, text_uses};
 use crate::error::Result;
 use crate::language::{self, ReferencesFrom};
 use crate::lsp::position::last_line;
@@ -148,6 +148,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     }
     .into_iter()
     .collect::<Vec<_>>();
+    unlisted.extend(in_macro_bodies(context, &target, &spots).await);
     for language in unread_importers(context, &target).await {
         let reason = text_uses::Reason::Unread(language);
         let languages = vec![language.to_owned()];
@@ -233,12 +234,13 @@ async fn unlisted_by_text(
         listed.insert(target.roots.display(&target.document.path));
     }
     let roots = target.roots.clone();
-    let other_definitions = definitions::Matchers::new(&word).filter(|matchers| {
-        spots.iter().any(|spot| {
-            let line = spot.source.as_deref().unwrap_or_default();
-            matchers.defines(&target.document.language_id, line)
-        })
-    });
+    let other_definitions = definitions::Matchers::new(&word, definitions::Counted::Definitions)
+        .filter(|matchers| {
+            spots.iter().any(|spot| {
+                let line = spot.source.as_deref().unwrap_or_default();
+                matchers.defines(&target.document.language_id, line)
+            })
+        });
     let search = {
         let word = word.clone();
         let sketches = context.shared.sketches.clone();
@@ -259,6 +261,28 @@ async fn unlisted_by_text(
         found.files.retain(|(path, _)| !read.holds(path));
     }
     found.note(&target.roots, &word, reason)
+}
+
+/// The note on the lines of Rust macro bodies that name the target's
+/// word and are not among the references listed, if any do.
+async fn in_macro_bodies(context: &Context, target: &Target, spots: &[Spot]) -> Option<String> {
+    if target.document.language_id != "rust" {
+        return None;
+    }
+    let word = target.word()?;
+    let listed: HashSet<(String, usize)> = spots
+        .iter()
+        .map(|spot| (spot.path.clone(), spot.line))
+        .collect();
+    let (sketches, roots) = (context.shared.sketches.clone(), target.roots.clone());
+    let search = {
+        let word = word.clone();
+        tokio::task::spawn_blocking(move || {
+            macro_bodies::unlisted_uses(&sketches, &roots, &word, &listed, text_uses::SEARCH_BUDGET)
+        })
+    };
+    let found = search.await.ok()?;
+    macro_bodies::note(&target.roots, &word, &found)
 }
 
 /// The spots of a location answer, and the note on those left out as

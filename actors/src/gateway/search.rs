@@ -4,7 +4,7 @@
 
 use super::candidates;
 use super::context::Context;
-use super::definitions;
+use super::definitions::{self, Counted};
 use super::indexed;
 use super::navigation::offset;
 use super::render::{self, Sources, failed_warning, unavailable_warning};
@@ -66,6 +66,9 @@ enum Origin {
     Index,
     /// A line that reads like its definition, which no server named.
     Text,
+    /// A line that reads like its declaration (a C prototype), where
+    /// nothing defines it.
+    TextDeclaration,
 }
 
 /// One file's matches.
@@ -276,7 +279,9 @@ async fn by_text(
         roots.clone(),
         name.to_owned(),
     );
-    let search = tokio::task::spawn_blocking(move || definitions::find(&sketches, &all, &query));
+    let search = tokio::task::spawn_blocking(move || {
+        definitions::find(&sketches, &all, &query, Counted::AlsoDeclarations)
+    });
     let Ok(definitions) = search.await else {
         return Vec::new();
     };
@@ -288,7 +293,10 @@ async fn by_text(
             path: roots.display(&definition.path),
             line: definition.line,
             column: definition.column,
-            origin: Origin::Text,
+            origin: match definitions::is_declaration(&definition.text) {
+                true => Origin::TextDeclaration,
+                false => Origin::Text,
+            },
         })
         .filter(|text| {
             !found
@@ -367,6 +375,7 @@ fn symbol_lines(query: &str, symbols: Vec<FoundSymbol>, skip: usize) -> Vec<Stri
             let (kind, source) = match (symbol.kind, symbol.origin) {
                 (Some(kind), Origin::Index) => (render::symbol_kind(kind), " (index)"),
                 (Some(kind), _) => (render::symbol_kind(kind), ""),
+                (None, Origin::TextDeclaration) => ("declaration", " (text)"),
                 (None, _) => ("definition", " (text)"),
             };
             lines.push(format!(

@@ -214,7 +214,7 @@ mod tests {
             }
         );
         fs::write(root.join("d.c"), "static int init(void) {\n").unwrap();
-        let others = definitions::Matchers::new("init");
+        let others = definitions::Matchers::new("init", definitions::Counted::Definitions);
         let without_definitions = unlisted(
             &sketches,
             &roots,

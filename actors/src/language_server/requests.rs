@@ -185,6 +185,11 @@ impl State {
             request.method,
             &request.params,
         ));
+        // rust-analyzer that failed to load a workspace answers from what
+        // it did load: no references at all, and nothing else said.
+        warnings.extend(self.health_error.as_ref().map(|error| {
+            format!("warning: {error} Its answers may leave out what it could not load.")
+        }));
         let id = self.send_request(request.method, params.clone(), myself);
         self.asked.insert(key.clone(), id);
         let sent = Sent {

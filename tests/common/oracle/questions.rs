@@ -338,26 +338,30 @@ fn search(places: &Places, pages: &[ToolOutcome], place: &str) -> (Verdict, Stri
     (answered(right, last), question, text.join("\n---\n"))
 }
 
-/// The files a references answer's cross-check by text names as holding
+/// The files a references answer's cross-checks by text name as holding
 /// the word where the server listed nothing: `note: by text, `w` also
-/// appears in 2 files …: a.py:3,9 b.py:4`; every file when it says there
-/// are more than it names.
+/// appears in 2 files …: a.py:3,9 b.py:4`, or `… also appears inside
+/// `macro_rules!` bodies …: src/title.rs:60`; every file when one says
+/// there are more than it names.
 fn named_by_text(text: &str) -> BTreeSet<&str> {
-    let Some(note) = text
-        .lines()
-        .find(|line| line.starts_with("note: by text, ") && line.contains(" also appears in "))
-    else {
-        return BTreeSet::new();
-    };
-    let listed = note.rsplit(": ").next().unwrap_or_default();
-    let (listed, more) = listed.split_once(" and ").unwrap_or((listed, ""));
-    if !more.is_empty() {
-        return ["*"].into_iter().collect();
+    let mut named = BTreeSet::new();
+    let notes = text.lines().filter(|line| {
+        line.starts_with("note: by text, ")
+            && (line.contains(" also appears in ") || line.contains(" also appears inside "))
+    });
+    for note in notes {
+        let listed = note.rsplit(": ").next().unwrap_or_default();
+        let (listed, more) = listed.split_once(" and ").unwrap_or((listed, ""));
+        if !more.is_empty() {
+            named.insert("*");
+        }
+        named.extend(
+            listed
+                .split_whitespace()
+                .filter_map(|place| place.split_once(':').map(|(file, _)| file)),
+        );
     }
-    listed
-        .split_whitespace()
-        .filter_map(|place| place.split_once(':').map(|(file, _)| file))
-        .collect()
+    named
 }
 
 /// The places a references answer lists, by file and line.

@@ -1,0 +1,235 @@
+//! Uses of a name inside Rust's `macro_rules!` bodies, found by text. A
+//! macro's body is tokens until it is called, so rust-analyzer resolves
+//! nothing in it and lists no reference there: renaming heck's
+//! `to_title_case` breaks the `$s1.to_title_case()` in a test macro, and
+//! its references said nothing of that line. The lines inside macro
+//! bodies that name the word, and that the answer does not list, are
+//! worth an agent's look, said as text.
+
+use super::source_files;
+use super::words::find_word;
+use crate::sketches::{Needle, Sketches};
+use crate::vocabulary::root_set::RootSet;
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::sinks::Lossy;
+use std::collections::HashSet;
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Lines named per file, and files named, at most.
+const SHOWN: usize = 5;
+
+/// The lines (1-based) of the Rust files under the roots that name `word`
+/// inside a `macro_rules!` body and are not in `listed` (paths as the
+/// roots display them, with lines), by file; searched within `budget`.
+pub fn unlisted_uses(
+    sketches: &Sketches,
+    roots: &RootSet,
+    word: &str,
+    listed: &HashSet<(String, usize)>,
+    budget: std::time::Duration,
+) -> Vec<(PathBuf, Vec<usize>)> {
+    let Ok(matcher) = RegexMatcherBuilder::new().build(r"macro_rules!") else {
+        return Vec::new();
+    };
+    let mut searcher = source_files::searcher();
+    let needle = Needle::new("macro_rules!");
+    let deadline = Instant::now() + budget;
+    let mut found = Vec::new();
+    sketches.load(roots);
+    source_files::each(roots, |path, language| {
+        if Instant::now() > deadline {
+            return false;
+        }
+        if language != "rust" {
+            return true;
+        }
+        let mut has_macro = false;
+        let _unreadable = sketches.search(
+            &mut searcher,
+            &matcher,
+            path,
+            &needle,
+            Lossy(|_, _| {
+                has_macro = true;
+                Ok(false)
+            }),
+        );
+        if !has_macro {
+            return true;
+        }
+        let Ok(text) = std::fs::read_to_string(path) else {
+            return true;
+        };
+        let display = roots.display(path);
+        let lines: Vec<usize> = uses_in_bodies(&text, word)
+            .into_iter()
+            .filter(|line| !listed.contains(&(display.clone(), *line)))
+            .collect();
+        if !lines.is_empty() {
+            found.push((path.to_path_buf(), lines));
+        }
+        true
+    });
+    found
+}
+
+/// The note under a references answer on the uses found in macro bodies.
+pub fn note(roots: &RootSet, word: &str, found: &[(PathBuf, Vec<usize>)]) -> Option<String> {
+    if found.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = found
+        .iter()
+        .take(SHOWN)
+        .map(|(path, lines)| {
+            let mut numbers: Vec<String> = lines.iter().take(SHOWN).map(usize::to_string).collect();
+            if lines.len() > SHOWN {
+                numbers.push("…".into());
+            }
+            format!("{}:{}", roots.display(path), numbers.join(","))
+        })
+        .collect();
+    let more = match found.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    Some(format!(
+        "note: by text, `{word}` also appears inside `macro_rules!` bodies, which the server does not resolve (uses once a macro is called): {}{more}",
+        shown.join(" ")
+    ))
+}
+
+/// The lines (1-based) inside `macro_rules!` bodies of `text` that name
+/// `word` as a whole word.
+fn uses_in_bodies(text: &str, word: &str) -> Vec<usize> {
+    let bodies = bodies(text);
+    text.lines()
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+        .filter(|(number, _)| bodies.iter().any(|body| body.contains(number)))
+        .filter(|(_, line)| find_word(line, word, 0).is_some())
+        .map(|(number, _)| number)
+        .collect()
+}
+
+/// The lines (1-based) each `macro_rules!` body of `text` spans: from
+/// the delimiter after the macro's name to the one that closes it, with
+/// strings, characters and comments skipped.
+fn bodies(text: &str) -> Vec<RangeInclusive<usize>> {
+    let mut bodies = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("macro_rules!") {
+        let start = from + found + "macro_rules!".len();
+        let Some(open) = text[start..].find(['{', '(', '[']).map(|at| start + at) else {
+            break;
+        };
+        let end = closing(text, open).unwrap_or(text.len());
+        bodies.push(line_of(text, open)..=line_of(text, end.min(text.len().saturating_sub(1))));
+        from = end.max(start);
+    }
+    bodies
+}
+
+/// The byte offset of the delimiter that closes the one at `open`.
+fn closing(text: &str, open: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut at = open;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'{' | b'(' | b'[' => depth += 1,
+            b'}' | b')' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(at);
+                }
+            }
+            b'"' => at = skip_string(bytes, at),
+            b'\'' => at = skip_character(bytes, at),
+            b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                at = text[at..].find('\n').map_or(bytes.len(), |end| at + end);
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                at = text[at + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |end| at + 2 + end + 1);
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
+/// The offset of the quote that ends the string opening at `at`.
+fn skip_string(bytes: &[u8], mut at: usize) -> usize {
+    at += 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 1,
+            b'"' => return at,
+            _ => {}
+        }
+        at += 1;
+    }
+    bytes.len()
+}
+
+/// The offset of the quote that ends a character literal at `at` (`'{'`,
+/// `'\n'`), or `at` itself for a lifetime or a label (`'a`).
+fn skip_character(bytes: &[u8], at: usize) -> usize {
+    match (bytes.get(at + 1), bytes.get(at + 2), bytes.get(at + 3)) {
+        (Some(b'\\'), _, _) => bytes[at + 2..]
+            .iter()
+            .position(|byte| *byte == b'\'')
+            .map_or(at, |end| at + 2 + end),
+        (Some(_), Some(b'\''), _) => at + 2,
+        _ => at,
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = "\
+fn to_title_case() {}
+#[cfg(test)]
+mod tests {
+    macro_rules! t {
+        ($t:ident : $s1:expr => $s2:expr) => {
+            // a '}' in a comment, and \"}\" in a string
+            let brace = '}';
+            assert_eq!($s1.to_title_case(), $s2)
+        };
+    }
+    t!(test1: \"abc\" => \"Abc\");
+    fn other() { to_title_case(); }
+}
+";
+
+    #[test]
+    fn a_macro_body_spans_to_its_closing_delimiter() {
+        assert_eq!(bodies(SOURCE), vec![4..=10]);
+    }
+
+    #[test]
+    fn uses_inside_a_body_are_found_and_those_outside_are_not() {
+        assert_eq!(uses_in_bodies(SOURCE, "to_title_case"), vec![8]);
+        assert_eq!(uses_in_bodies(SOURCE, "title"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_body_left_open_runs_to_the_end() {
+        assert_eq!(
+            bodies("macro_rules! m {\n  ($x:expr) => { f($x) }\n"),
+            vec![1..=2]
+        );
+    }
+}
