@@ -5,6 +5,7 @@ use super::context::Context;
 use super::render;
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
+use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::{DiagnosticsReply, read_each};
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::diagnostics::{Diagnostic, FileDiagnostics, Severity};
@@ -242,18 +243,44 @@ fn diagnostic(item: &LspDiagnostic, text: &str, reply: &DiagnosticsReply) -> Dia
         NumberOrString::Number(code) => code.to_string(),
         NumberOrString::String(code) => code.clone(),
     });
+    let mut message = item
+        .message
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(original) = original_of(item) {
+        message.push_str(&format!(" (part of the problem reported at {original})"));
+    }
     Diagnostic {
         line: u64::from(start.line) + 1,
         column: column + 1,
         severity: severity(item.severity),
         source: item.source.clone(),
         code,
-        message: item
-            .message
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" "),
+        message,
     }
+}
+
+/// Where the problem a hint belongs to is, as `path:line`, for a hint
+/// that is one of its places: rust-analyzer gives each place `cargo
+/// check` names beside an error its own hint ("trait requires 1
+/// parameter", where the error is in the macro that wrote the method),
+/// and the hint alone reads as no problem at all.
+fn original_of(item: &LspDiagnostic) -> Option<String> {
+    if item.severity != Some(DiagnosticSeverity::HINT) {
+        return None;
+    }
+    let original = item
+        .related_information
+        .as_ref()?
+        .iter()
+        .find(|related| related.message == "original diagnostic")?;
+    let path = uri_to_path(original.location.uri.as_str())?;
+    Some(format!(
+        "{}:{}",
+        path.display(),
+        original.location.range.start.line + 1
+    ))
 }
 
 /// An unknown or missing severity counts as an error.
@@ -307,6 +334,24 @@ mod tests {
             file_problem: None,
             warnings: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_hint_that_is_a_place_of_a_problem_elsewhere_says_where() {
+        let items = vec![json!({
+            "range": {"start": {"line": 437, "character": 11}, "end": {"line": 437, "character": 12}},
+            "severity": 4, "source": "rustc", "code": "E0050",
+            "message": "trait requires 1 parameter",
+            "relatedInformation": [{
+                "location": {"uri": "file:///w/src/macros.rs", "range": {"start": {"line": 15, "character": 4}, "end": {"line": 15, "character": 9}}},
+                "message": "original diagnostic"
+            }]
+        })];
+        let (found, _) = read(&items, "", &reply());
+        assert_eq!(
+            found[0].shown(),
+            "438:12 hint [rustc E0050] trait requires 1 parameter (part of the problem reported at /w/src/macros.rs:16)"
+        );
     }
 
     #[test]
