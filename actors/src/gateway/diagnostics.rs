@@ -261,15 +261,12 @@ fn diagnostic(item: &LspDiagnostic, text: &str, reply: &DiagnosticsReply) -> Dia
     }
 }
 
-/// Where the problem a hint belongs to is, as `path:line`, for a hint
-/// that is one of its places: rust-analyzer gives each place `cargo
-/// check` names beside an error its own hint ("trait requires 1
-/// parameter", where the error is in the macro that wrote the method),
-/// and the hint alone reads as no problem at all.
+/// Where the problem an item is one place of is, as `path:line`:
+/// rust-analyzer gives each place `cargo check` names beside an error an
+/// item of its own ("trait requires 1 parameter", where the error is in
+/// the macro that wrote the method), which alone does not say what it
+/// is part of.
 fn original_of(item: &LspDiagnostic) -> Option<String> {
-    if item.severity != Some(DiagnosticSeverity::HINT) {
-        return None;
-    }
     let original = item
         .related_information
         .as_ref()?

@@ -26,6 +26,7 @@
 
 use super::State;
 use super::edit_check::{Bystander, Check, Stage, Touched};
+use super::related;
 use crate::error::{Error, Result};
 use crate::messages::language_server::{
     CheckAnswer, CheckCall, CheckReply, DependentReply, DiagnosticsCall, DiagnosticsReply,
@@ -338,7 +339,7 @@ impl State {
 
     fn cached_reply(&self, items: Arc<[Value]>) -> DiagnosticsReply {
         DiagnosticsReply {
-            items: Some(items),
+            items: Some(related::with_original_severities(items, &self.diagnostics)),
             encoding: self.encoding(),
             file_problem: None,
             warnings: self.coverage.answer_warnings(&self.spec.label()),

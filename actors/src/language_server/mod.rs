@@ -40,6 +40,7 @@ mod progress;
 mod pull;
 mod quiet_window;
 mod readiness;
+mod related;
 mod requests;
 mod rounds;
 mod save_check;

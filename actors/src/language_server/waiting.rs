@@ -12,6 +12,7 @@
 
 use super::diagnostics::{Rest, Rules, Verdict, Wait};
 use super::disk_change::{DiskChange, OWN_CHECK_GRACE, OWN_CHECK_PATIENCE};
+use super::related;
 use super::{Admission, Held, HeldDiagnostics, Parked, Phase, State};
 use crate::error::{Error, Result};
 use crate::language::{FILE_QUESTIONS, WhileLoading};
@@ -347,7 +348,10 @@ impl State {
         };
         let server = self.spec.label();
         match verdict {
-            Verdict::Done(items) => Ok(reply(Some(items))),
+            Verdict::Done(items) => Ok(reply(Some(related::with_original_severities(
+                items,
+                &self.diagnostics,
+            )))),
             Verdict::NoDiagnostics => Ok(reply(None)),
             Verdict::Busy { ticks } => Err(Error::Diagnostics {
                 server,
