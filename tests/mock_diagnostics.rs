@@ -263,6 +263,45 @@ fn a_file_just_checked_is_no_dependent_of_the_next_check() {
     }
 }
 
+/// A server that publishes a document's diagnostics only when they
+/// change, and can be asked (as rust-analyzer): an edit that changes none
+/// is never published, so once the server has gone quiet without
+/// publishing it is asked, and the answer comes (it once came after the
+/// 30 s idle limit, as an error). It stays a server waited for.
+#[test]
+fn a_server_that_publishes_only_changes_is_asked_when_it_publishes_nothing() {
+    let dir = project(&[("main.py", &text(Some(2)))]);
+    let mockls = mockls_binary().display().to_string();
+    let flags = "--publish-only-changes --publish-version";
+    let config = python_server("mock", &mockls, flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        expected(Some(2))
+    );
+    let unchanged = format!("{}# a comment\n", text(Some(2)));
+    std::fs::write(dir.path().join("main.py"), unchanged).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.py"})),
+        expected(Some(2))
+    );
+    let check = session.ok(
+        "check_edit",
+        json!({"file": "main.py", "replacements": [{"old": "v4 = 4", "new": "v4 = 4  # four"}]}),
+    );
+    assert_eq!(
+        check,
+        "main.py, if edited (nothing written): no new problems, none fixed (1 problem as now)"
+    );
+    for error_line in [None, Some(3)] {
+        std::fs::write(dir.path().join("main.py"), text(error_line)).unwrap();
+        let answer = session.ok("diagnostics", json!({"file": "main.py"}));
+        assert_eq!(answer, expected(error_line));
+    }
+    assert_eq!(strategy_of(&session), "version");
+    session.keep(dir);
+}
+
 /// A server that announces it can be asked but refuses the question as
 /// an unknown method (as the CSS, JSON and HTML servers do for a client
 /// that did not announce asking) is waited for instead, even when

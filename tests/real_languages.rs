@@ -658,6 +658,78 @@ fn rust_analyzer_references_name_uses_inside_macro_bodies() {
     );
 }
 
+/// rust-analyzer publishes a document's diagnostics only when they
+/// change: an edit of a comment on heck, written or checked, is answered
+/// as the server has it when asked (it was 30 s and an error).
+#[test]
+fn rust_analyzer_answers_an_edit_that_changes_no_diagnostics() {
+    if !rust_analyzer_runs() {
+        return skip("rust-analyzer is not on PATH (or is only rustup's proxy)");
+    }
+    let Some(dir) = real_project("heck-0.5.0") else {
+        return skip("target/real-projects/heck-0.5.0 is missing (.ci/run copies it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let file = json!({"file": "src/title.rs"});
+    let clean = "src/title.rs: no problems";
+    assert_eq!(
+        past_loading_warning(&session.ok("diagnostics", file.clone())),
+        clean
+    );
+    let path = dir.path().join("src/title.rs");
+    let original = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("{original}// a comment\n")).unwrap();
+    assert_eq!(session.ok("diagnostics", file.clone()), clean);
+    std::fs::write(&path, &original).unwrap();
+    assert_eq!(session.ok("diagnostics", file), clean);
+    let check = session.ok(
+        "check_edit",
+        json!({"file": "src/title.rs", "replacements": [{"old": "use core::fmt;", "new": "use core::fmt; // formatting"}]}),
+    );
+    assert!(
+        check.ends_with("src/title.rs, if edited (nothing written): no new problems, none fixed (0 problems as now)"),
+        "{check}"
+    );
+}
+
+/// A parameter dropped from num-traits' `Real::max` is an error in the
+/// macro that writes the method (`src/macros.rs`); rust-analyzer gives
+/// the trait's line, where `cargo check` puts the error too, a hint tied
+/// to it, answered as the error it is part of.
+#[test]
+fn rust_analyzer_answers_a_hint_of_an_error_as_that_error() {
+    if !rust_analyzer_runs() {
+        return skip("rust-analyzer is not on PATH (or is only rustup's proxy)");
+    }
+    let Some(dir) = real_project("num-traits-0.2.19") else {
+        return skip("target/real-projects/num-traits-0.2.19 is missing (.ci/run copies it)");
+    };
+    let session = Session::start(&root_arg(dir.path()));
+    let file = json!({"file": "src/real.rs"});
+    let clean = "src/real.rs: no problems";
+    assert_eq!(
+        past_loading_warning(&session.ok("diagnostics", file.clone())),
+        clean
+    );
+    let path = dir.path().join("src/real.rs");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let dropped = original.replacen(
+        "    fn max(self, other: Self) -> Self;",
+        "    fn max(self) -> Self;",
+        1,
+    );
+    std::fs::write(&path, dropped).unwrap();
+    let broken = session.ok("diagnostics", file.clone());
+    assert!(
+        broken.contains(
+            "438:12 error [rustc E0050] trait requires 1 parameter (part of the problem reported at src/macros.rs:16)"
+        ),
+        "{broken}"
+    );
+    std::fs::write(&path, &original).unwrap();
+    assert_eq!(session.ok("diagnostics", file), clean);
+}
+
 /// rust-analyzer on num-traits, a second crate of the registry, whose
 /// traits' methods share their names with free functions and are
 /// implemented for every number type by macros. A method is found by

@@ -33,6 +33,10 @@ pub struct Flags {
     /// with MethodNotFound, as servers do that handle it only for a
     /// client that announced it can ask (the CSS, JSON and HTML servers).
     pub claim_pull_diagnostics: bool,
+    /// Publish a document's diagnostics only when they differ from those
+    /// last published for it, and answer `textDocument/diagnostic` too, as
+    /// rust-analyzer does: a change that alters none is never published.
+    pub publish_only_changes: bool,
     /// Announce no `diagnosticProvider`, as pyright does: a client that
     /// announced the capability's dynamic registration has it registered
     /// after `initialized`, is answered `textDocument/diagnostic` and
@@ -188,6 +192,7 @@ impl Flags {
                 "--no-diagnostics" => flags.no_diagnostics = true,
                 "--pull-diagnostics" => flags.pull_diagnostics = true,
                 "--claim-pull-diagnostics" => flags.claim_pull_diagnostics = true,
+                "--publish-only-changes" => flags.publish_only_changes = true,
                 "--register-pull" => flags.register_pull = true,
                 "--source" => flags.source = Some(value()?),
                 "--diagnostics-on-save" => flags.diagnostics_on_save = true,

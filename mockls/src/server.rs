@@ -214,7 +214,9 @@ impl Mock {
                 trigger_characters: Some(vec!["(".into(), ",".into()]),
                 ..SignatureHelpOptions::default()
             }),
-            diagnostic_provider: (self.flags.pull_diagnostics || self.flags.claim_pull_diagnostics)
+            diagnostic_provider: (self.flags.pull_diagnostics
+                || self.flags.claim_pull_diagnostics
+                || self.flags.publish_only_changes)
                 .then(|| {
                     DiagnosticServerCapabilities::Options(DiagnosticOptions {
                         identifier: Some("mockls".into()),
@@ -388,6 +390,9 @@ impl Mock {
         };
         let now = self.diagnostics_of(&state, &key);
         let before = state.last_diagnostics.insert(key.clone(), now.clone());
+        if self.flags.publish_only_changes && before.as_ref() == Some(&now) {
+            return None;
+        }
         let diagnostics = match (change && self.flags.stale_publications, before) {
             (true, Some(before)) => before,
             _ => now,
@@ -601,7 +606,7 @@ impl LanguageServer for Mock {
         &self,
         params: DocumentDiagnosticParams,
     ) -> Result<DocumentDiagnosticReportResult> {
-        if !self.pulled() {
+        if !self.pulled() && !self.flags.publish_only_changes {
             return Err(tower_lsp_server::jsonrpc::Error::method_not_found());
         }
         tokio::time::sleep(Duration::from_millis(self.flags.diagnostics_delay_ms)).await;

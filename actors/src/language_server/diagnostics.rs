@@ -228,6 +228,10 @@ pub struct Rules {
     pub idle_limit: Duration,
     /// The rest a server takes after input, if it takes one.
     pub rest: Option<Rest>,
+    /// Whether the server can be asked for a document's diagnostics
+    /// though it publishes them: one gone quiet without publishing for
+    /// a change is asked rather than waited for until the idle limit.
+    pub can_ask: bool,
 }
 
 /// A server's rest after the last message it was sent: until it ends, the
@@ -271,6 +275,10 @@ pub enum Verdict {
     },
     /// The server went idle without publishing for the change.
     Silent,
+    /// The server, which can be asked, went quiet without publishing for
+    /// the change: rust-analyzer does not publish diagnostics that did not
+    /// change, so an edit of a comment is never published at all.
+    Unpublished,
     /// The server has published for the change; only a sample finding it
     /// quiet is missing.
     Quieting,
@@ -411,9 +419,10 @@ impl Wait {
         let Some(idle_from) = idle_from.map(|idle_from| idle_from.max(self.started)) else {
             return Verdict::Wait;
         };
-        let (limit, verdict) = match observations.published_ever {
-            false => (NO_PUBLISH_GRACE, Verdict::NoDiagnostics),
-            true => (rules.idle_limit, Verdict::Silent),
+        let (limit, verdict) = match (observations.published_ever, rules.can_ask) {
+            (false, _) => (NO_PUBLISH_GRACE, Verdict::NoDiagnostics),
+            (true, true) => (NO_PUBLISH_GRACE, Verdict::Unpublished),
+            (true, false) => (rules.idle_limit, Verdict::Silent),
         };
         if now >= idle_from + limit {
             verdict
@@ -500,6 +509,7 @@ mod tests {
         fixed_settle: None,
         idle_limit: Duration::from_secs(30),
         rest: None,
+        can_ask: false,
     };
 
     fn sample(delta_ticks: u64) -> ProcessSample {
@@ -899,6 +909,32 @@ mod tests {
         assert_eq!(
             wait.verdict(None, &cache.observations, true, &RULES, due),
             Verdict::NoDiagnostics
+        );
+    }
+
+    #[test]
+    fn a_server_that_can_be_asked_is_asked_once_quiet_without_publishing() {
+        let now = Instant::now();
+        let cache = Cache {
+            observations: Observations {
+                published_ever: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let asked = Rules {
+            can_ask: true,
+            ..RULES
+        };
+        let wait = Wait::new(URI.into(), Strategy::Version, now);
+        let due = now + NO_PUBLISH_GRACE;
+        assert_eq!(
+            wait.verdict(None, &cache.observations, true, &asked, at(now, 100)),
+            Verdict::WaitUntil(due)
+        );
+        assert_eq!(
+            wait.verdict(None, &cache.observations, true, &asked, due),
+            Verdict::Unpublished
         );
     }
 

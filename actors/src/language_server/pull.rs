@@ -89,7 +89,7 @@ impl State {
             let waiting: Vec<u64> = self.waits.keys().copied().collect();
             for id in waiting {
                 if let Some(parked) = self.waits.remove(&id) {
-                    self.pull_diagnostics(myself, parked.into_call());
+                    self.pull_diagnostics(myself, parked.into_call(), Vec::new());
                 }
             }
         }
@@ -111,10 +111,14 @@ impl State {
 
     /// Asks the server for the diagnostics of `call.document` as it is
     /// now; the caller is answered when the server answers.
+    /// Asks the server for the diagnostics of the caller's document, and
+    /// answers with them and `besides` (what the server publishes but
+    /// does not give when asked).
     pub(super) fn pull_diagnostics(
         &mut self,
         myself: &ActorRef<LanguageServerMsg>,
         call: DiagnosticsCall,
+        besides: Vec<Value>,
     ) {
         let DiagnosticsCall {
             session,
@@ -148,7 +152,12 @@ impl State {
                     };
                     let _stopped = inbox.send_message(LanguageServerMsg::PullRefused(call));
                 }
-                answer => drop(reply.send(answer.and_then(|reply| report.read(reply)))),
+                answer => {
+                    let answer = answer
+                        .and_then(|reply| report.read(reply))
+                        .map(|pulled| with_besides(pulled, besides));
+                    drop(reply.send(answer));
+                }
             }
         });
         self.request(
@@ -200,6 +209,19 @@ impl Report {
             file_problem: reply.file_problem,
             warnings: reply.warnings,
         }
+    }
+}
+
+/// The diagnostics asked for, and those kept beside them.
+fn with_besides(pulled: DiagnosticsReply, besides: Vec<Value>) -> DiagnosticsReply {
+    if besides.is_empty() {
+        return pulled;
+    }
+    let mut items: Vec<Value> = pulled.items.as_deref().unwrap_or_default().to_vec();
+    items.extend(besides);
+    DiagnosticsReply {
+        items: Some(items.into()),
+        ..pulled
     }
 }
 

@@ -10,13 +10,13 @@
 //! whatever the server is doing. While anyone waits, the Monitor samples
 //! this server fast.
 
-use super::diagnostics::{Rest, Rules, Verdict, Wait};
+use super::diagnostics::{Asking, Rest, Rules, Verdict, Wait};
 use super::disk_change::{DiskChange, OWN_CHECK_GRACE, OWN_CHECK_PATIENCE};
 use super::related;
 use super::{Admission, Held, HeldDiagnostics, Parked, Phase, State};
 use crate::error::{Error, Result};
 use crate::language::{FILE_QUESTIONS, WhileLoading};
-use crate::lsp::protocol::Capabilities;
+use crate::lsp::protocol::{Capabilities, Feature};
 use crate::messages::language_server::{
     Call, DIAGNOSTICS_HARD_LIMIT, DiagnosticsCall, DiagnosticsReply, LanguageServerMsg,
     ServerRequest, Work,
@@ -24,6 +24,7 @@ use crate::messages::language_server::{
 use crate::messages::monitor::MonitorMsg;
 use crate::process::ProcessSample;
 use ractor::ActorRef;
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// How long a document sent again after a change elsewhere is waited for
@@ -45,7 +46,7 @@ impl State {
         };
         if self.pulls() {
             match self.spec.tsserver_commands {
-                false => return self.pull_diagnostics(myself, call),
+                false => return self.pull_diagnostics(myself, call, Vec::new()),
                 true if self.asks_tsserver(&call.document.language_id) => {
                     return self.ask_tsserver_diagnostics(myself, call);
                 }
@@ -223,6 +224,7 @@ impl State {
                 .rests_after_input
                 .zip(self.transport.last_sent())
                 .map(|(length, last_input)| Rest { last_input, length }),
+            can_ask: self.can_ask(),
         };
         // While the server loads, waits on another's answer, or is about
         // to begin a save's check, its silence says nothing yet.
@@ -266,7 +268,12 @@ impl State {
                     self.diagnostics.settle(&parked.wait.uri);
                 }
                 if verdict == Verdict::NoDiagnostics && self.pull_instead() {
-                    self.pull_diagnostics(myself, parked.into_call());
+                    self.pull_diagnostics(myself, parked.into_call(), Vec::new());
+                    continue;
+                }
+                if verdict == Verdict::Unpublished {
+                    let besides = self.published_beside_asked(&parked.wait.uri);
+                    self.pull_diagnostics(myself, parked.into_call(), besides);
                     continue;
                 }
                 let file_problem = self.coverage.problem(&parked.wait.uri);
@@ -324,6 +331,40 @@ impl State {
         }
     }
 
+    /// Whether the server announced that it can be asked for a document's
+    /// diagnostics, and has not refused since.
+    fn can_ask(&self) -> bool {
+        let Phase::Ready(capabilities) = &self.phase else {
+            return false;
+        };
+        !self.spec.tsserver_commands
+            && capabilities.supports(Feature::PullDiagnostics)
+            && self.diagnostics.observations.asking != Asking::Refused
+    }
+
+    /// What of `uri`'s last publication an answer asked of the server
+    /// does not hold: the findings of its check on save (rust-analyzer's
+    /// `cargo check`), which only a save brings and only a publication
+    /// tells. A save's check still to come keeps the wait from asking.
+    fn published_beside_asked(&self, uri: &str) -> Vec<Value> {
+        let sources = &self.spec.save_check_sources;
+        self.diagnostics
+            .entry(uri)
+            .map(|entry| {
+                entry
+                    .items
+                    .iter()
+                    .filter(|item| {
+                        item.get("source")
+                            .and_then(Value::as_str)
+                            .is_some_and(|source| sources.iter().any(|kept| kept == source))
+                    })
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Whether a server that has published nothing can be asked for its
     /// diagnostics instead; from then on it is.
     fn pull_instead(&mut self) -> bool {
@@ -367,7 +408,9 @@ impl State {
                     self.timeouts.request.as_secs()
                 ),
             }),
-            Verdict::Wait
+            // Asked of the server instead (`check_waits`).
+            Verdict::Unpublished
+            | Verdict::Wait
             | Verdict::WaitUntil(_)
             | Verdict::Quieting
             | Verdict::Resting
