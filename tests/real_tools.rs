@@ -176,6 +176,15 @@ fn pyright_references_name_the_files_its_include_leaves_out() {
     let named = answer.contains("it reads only the paths its configuration's `include` names")
         && answer.contains("tests/test_tools.py:1,5");
     assert!(listed != named, "listed or named, once: {answer}");
+    // Its symbols, too, are of the included paths only: the test's own
+    // function is found by text, and the answer says why.
+    let found = session.ok("search", json!({"query": "test_helper"}));
+    assert!(
+        found.contains(
+            "\nwarning: [python] names symbols only in the paths its configuration's `include` names, and the files open; the text matches in 1 file outside them: tests/test_tools.py\n"
+        ) && found.contains("definition test_helper 4:5 (text)"),
+        "{found}"
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! often, between which lines) from ripgrep's own libraries.
 
 use super::candidates;
+use super::configured_files::{self, Included};
 use super::context::Context;
 use super::definitions::{self, Counted};
 use super::indexed;
@@ -13,6 +14,7 @@ use super::symbols;
 use super::words;
 use super::workspace_names;
 use crate::error::{Error, Result};
+use crate::language::{ReferencesFrom, language_id};
 use crate::listings::Listed;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
@@ -122,11 +124,54 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
         let skip = offset(args.offset);
         lines.extend(found.warnings);
         lines.extend(unread_lines(&roots, &found.problems, &hits));
+        lines.extend(outside_included_lines(&roots, &found.included_only, &hits));
         lines.extend(symbol_lines(query, found.symbols, skip));
         lines.extend(found.outside);
         lines.extend(heatmap_lines(&roots, &hits, skip));
     }
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
+}
+
+/// The files of a server's languages the text search matched outside the
+/// paths its configuration includes: it names no symbol in them (pyright
+/// left out every `__init__` of requests' tests, which include only
+/// `src/requests`). A few are named, the rest counted.
+fn outside_included_lines(
+    roots: &RootSet,
+    included_only: &[(String, Vec<String>, Included)],
+    hits: &[FileHits],
+) -> Vec<String> {
+    included_only
+        .iter()
+        .filter_map(|(label, languages, included)| {
+            let outside: Vec<String> = hits
+                .iter()
+                .filter(|hit| {
+                    language_id(&hit.path)
+                        .is_some_and(|language| languages.iter().any(|served| served == language))
+                        && !included.holds(&hit.path)
+                })
+                .map(|hit| roots.display(&hit.path))
+                .collect();
+            if outside.is_empty() {
+                return None;
+            }
+            let more = match outside.len().saturating_sub(MAX_PROBLEMS_NAMED) {
+                0 => String::new(),
+                more => format!(" and {more} more"),
+            };
+            Some(format!(
+                "warning: [{label}] names symbols only in the paths its configuration's `include` names, and the files open; the text matches in {} outside them: {}{more}",
+                counted(outside.len(), "file"),
+                outside
+                    .iter()
+                    .take(MAX_PROBLEMS_NAMED)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ))
+        })
+        .collect()
 }
 
 /// What the servers said about files the text search matched: their
@@ -161,6 +206,10 @@ struct Found {
     problems: Vec<(String, Problem)>,
     /// The note on symbols left out as outside the roots.
     outside: Option<String>,
+    /// The servers that name symbols only in the paths their project
+    /// configuration includes (pyright's `include`), by label, with their
+    /// languages and those paths.
+    included_only: Vec<(String, Vec<String>, Included)>,
 }
 
 /// `workspace/symbol` on every server the workspace needs; a server that is
@@ -184,8 +233,15 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
     let mut sources = Sources::new(roots);
     let mut found = Vec::new();
     let mut problems = Vec::new();
+    let mut included_only = Vec::new();
     for (server, reply) in std::mem::take(&mut answers.replies) {
         let label = server.label();
+        if let ReferencesFrom::PyrightIncluded(tools) = server.spec.references_from {
+            included_only.extend(roots.roots().iter().filter_map(|root| {
+                let included = configured_files::pyright_included(&root.path, tools)?;
+                Some((label.clone(), server.spec.languages.clone(), included))
+            }));
+        }
         let mut reply = match reply {
             Ok(reply) => reply,
             Err(crate::error::Error::Unsupported { .. }) => continue,
@@ -261,6 +317,7 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
         warnings,
         problems,
         outside: sources.outside_note(),
+        included_only,
     })
 }
 
