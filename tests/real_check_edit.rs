@@ -430,7 +430,7 @@ fn check_edit_of_a_typescript_method_reaches_its_callers() {
          \x20 new 2:30 error [typescript 2339] Property 'area' does not exist on type 'Shape'.\n\
          src/b.ts, not edited, after the edit: 1 new problem, 0 fixed\n\
          \x20 new 3:12 error [typescript 2339] Property 'area' does not exist on type 'Shape'.\n\
-         also checked: 2 other files that use `area` (those not named above have no new problems)"
+         also checked: 2 other files that use `area`, `Shape` (those not named above have no new problems)"
     );
     session.keep(dir);
 }

@@ -2,7 +2,9 @@
 //! changes are read from the file's outline as it is now: a declaration
 //! whose line the edit touches (a rename, a parameter dropped, a type
 //! changed), a function or method whose body it touches (its inferred
-//! type may follow), and anything it removes whole. The files of the
+//! type may follow), anything it removes whole, and the type of a method
+//! whose declaration it touches (its subclasses and implementers must
+//! match the declaration, and may never name the method). The files of the
 //! server's languages that use one of those names as a whole word are
 //! its users; `check_edit` checks them beside the edited files, the most
 //! used first, and says which it left out past [`MAX_USERS_CHECKED`].
@@ -187,9 +189,15 @@ fn reached(
         match symbol.kind {
             // What a body does can change what calling it gives; its
             // locals are nobody else's. A constructor or an operator
-            // (`__getitem__`) is used through its type's name.
+            // (`__getitem__`) is used through its type's name, and a
+            // method's declaration is what the type's subclasses and
+            // implementers must match: renaming aiosql's
+            // `AsyncGenericAdapter.select_cursor` broke a subclass in a
+            // file that never names the method.
             SymbolKind::FUNCTION | SymbolKind::METHOD | SymbolKind::CONSTRUCTOR => {
-                let through_type = symbol.kind == SymbolKind::CONSTRUCTOR || is_special(&own);
+                let through_type = symbol.kind == SymbolKind::CONSTRUCTOR
+                    || is_special(&own)
+                    || lines.contains(&declaration);
                 names.push(own);
                 names.extend(holder.filter(|_| through_type).map(str::to_owned));
             }
@@ -287,6 +295,12 @@ mod tests {
     fn a_class_is_reached_by_its_declaration_not_by_a_method_body() {
         assert_eq!(names_for(&[7]), ["Reader"]);
         assert_eq!(names_for(&[10]), ["read"]);
+    }
+
+    #[test]
+    fn a_methods_declaration_reaches_its_type() {
+        assert_eq!(names_for(&[9]), ["read", "Reader"]);
+        assert_eq!(names_for(&[2]), ["parse"], "a function has no type");
     }
 
     #[test]
