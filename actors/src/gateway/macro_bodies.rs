@@ -190,8 +190,11 @@ fn skip_character(bytes: &[u8], at: usize) -> usize {
     }
 }
 
+/// The 1-based line of byte `offset`, which may fall inside a character
+/// (the last byte of a file whose macro body is left open).
 fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].matches('\n').count() + 1
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    before.iter().filter(|byte| **byte == b'\n').count() + 1
 }
 
 #[cfg(test)]
@@ -231,5 +234,6 @@ mod tests {
             bodies("macro_rules! m {\n  ($x:expr) => { f($x) }\n"),
             vec![1..=2]
         );
+        assert_eq!(bodies("macro_rules! m {\n  // naïve é"), vec![1..=2]);
     }
 }
