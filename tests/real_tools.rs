@@ -187,6 +187,44 @@ fn pyright_references_name_the_files_its_include_leaves_out() {
     );
 }
 
+/// `child` twice on a line, two things: the local and the method. The
+/// first is not taken for the caller; each is listed with where it is
+/// defined, and the column chooses.
+#[test]
+fn pyright_a_name_twice_on_a_line_is_chosen_by_column() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let dir = project(&[(
+        "tree.py",
+        "class Node:\n    def child(self) -> \"Node\":\n        return self\n\n\n\
+         def walk(node: Node) -> Node:\n    child = node.child()\n    return child if child else node\n",
+    )]);
+    let session = Session::start(&root_arg(dir.path()));
+    let listed = session.ok(
+        "definition",
+        json!({"file": "tree.py", "line": 7, "symbol": "child"}),
+    );
+    assert!(
+        listed.starts_with(
+            "`child` occurs 2 times on line 7 of tree.py, naming different things; ask again with `column`:"
+        ) && listed.contains("column 5: defined at tree.py:7:5  child = node.child()")
+            && listed.contains("column 18: defined at tree.py:2:9  def child(self) -> \"Node\":"),
+        "{listed}"
+    );
+    let chosen = session.ok(
+        "definition",
+        json!({"file": "tree.py", "line": 7, "column": 18}),
+    );
+    assert!(chosen.contains("tree.py:2:9"), "{chosen}");
+    // One thing written twice is not a choice.
+    let same = session.ok(
+        "find_references",
+        json!({"file": "tree.py", "line": 8, "symbol": "child"}),
+    );
+    assert!(same.starts_with("3 references in 1 file"), "{same}");
+}
+
 #[test]
 fn pyright_output_stays_compact_on_a_large_file() {
     if !have("pyright-langserver") {

@@ -12,7 +12,7 @@ use super::definitions::{self, Counted};
 use super::indexing;
 use super::render::{self, Sources, Spot, failed_warning, unavailable_warning};
 use super::symbols::{self, Found};
-use super::target::{Opened, Resolved, at_column, on_line};
+use super::target::{Opened, Resolved, at_column, at_name, on_line};
 use super::words::{self, find_word};
 use super::workspace_names;
 use crate::error::{Error, Result};
@@ -235,10 +235,11 @@ async fn in_workspace(context: &Context, symbol: &str) -> Result<Resolved> {
         1 if !disagree => {
             let spot = &found[0].spot;
             let file = spot.path.clone();
-            on_line(
+            at_name(
                 context,
                 &file,
                 u32::try_from(spot.line).unwrap_or(u32::MAX),
+                spot.column,
                 symbol,
             )
             .await

@@ -14,7 +14,7 @@ use super::context::Context;
 use super::goto::DEFINITION;
 use super::render::{self, Sources, Spot, symbol_kind};
 use super::symbols;
-use super::target::{Resolved, on_line};
+use super::target::{Resolved, at_name};
 use lsp_types::SymbolKind;
 use tokio::task::JoinSet;
 
@@ -43,7 +43,11 @@ pub async fn merge(context: &Context, symbol: &str, found: Vec<Candidate>) -> Ve
         let context = context.clone();
         let symbol = symbol.to_owned();
         let place = (candidate.spot.path.clone(), candidate.spot.line);
-        asked.spawn(async move { (index, definitions_of(&context, &symbol, &place).await) });
+        let column = candidate.spot.column;
+        asked.spawn(async move {
+            let places = definitions_of(&context, &symbol, &place, column).await;
+            (index, places)
+        });
     }
     let mut links = vec![Vec::new(); found.len()];
     while let Some(Ok((index, places))) = asked.join_next().await {
@@ -117,11 +121,17 @@ pub fn is_definition_kind(kind: SymbolKind) -> bool {
     )
 }
 
-/// Where the server says the symbol at `place` is defined; nothing when
-/// it cannot say.
-async fn definitions_of(context: &Context, symbol: &str, place: &Place) -> Vec<Place> {
+/// Where the server says the symbol at `place` and 1-based `column` is
+/// defined; nothing when it cannot say.
+async fn definitions_of(
+    context: &Context,
+    symbol: &str,
+    place: &Place,
+    column: usize,
+) -> Vec<Place> {
     let line = u32::try_from(place.1).unwrap_or(u32::MAX);
-    let Ok(Resolved::Target(target)) = on_line(context, &place.0, line, symbol).await else {
+    let Ok(Resolved::Target(target)) = at_name(context, &place.0, line, column, symbol).await
+    else {
         return Vec::new();
     };
     let Ok(request) = DEFINITION.request(&target) else {

@@ -41,6 +41,7 @@ mod proposals;
 mod read_file;
 mod record;
 mod render;
+mod same_line;
 mod schema;
 mod search;
 mod search_hints;
