@@ -71,13 +71,16 @@ fn section(tallies: &[Tally], edits: usize, seed: u64) -> String {
          Each server below is judged by its language's own checker on\n\
          published projects (`cargo bench --bench oracle`, {edits} edits a\n\
          project, seed {seed}; `tests/oracle.rs` runs a bounded sample on\n\
-         every push). An edit renames a definition or drops its last\n\
-         parameter in a copy of the project. The definition is asked about\n\
+         every push). An edit renames a definition, drops its last\n\
+         parameter, changes its return type (where the language writes one on\n\
+         the definition's line) or deletes a file, in a copy of the project.\n\
+         The definition is asked about\n\
          first: `find_references` must list every use the checker finds a\n\
          rename breaking (and name the definition on every line it lists),\n\
          `definition` from one of those uses must lead back to it, and\n\
          `definition` and `source` by name, `hover` and `search` must find\n\
-         it. Then `check_edit` is asked, the edit is written and the checker\n\
+         it. Then `check_edit` is asked (of every edit but a deletion, which\n\
+         it cannot be given), the edit is written and the checker\n\
          run, and every file whose errors grew must be in the answer with\n\
          new errors or named as not checked. Of up to four of those files\n\
          `diagnostics` is asked as on disk, with the edit written (its\n\

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::oracle::edits::without_last_parameter;
+use common::oracle::edits::{Kind, edits, without_last_parameter};
 use common::oracle::questions::{next_offset, referenced, symbols_named};
 use common::oracle::{JUDGES, Verdict, run};
 use common::*;
@@ -123,6 +123,48 @@ fn the_last_parameter_callers_give_is_dropped() {
         without_last_parameter("w int, h int", None).as_deref(),
         Some("w int")
     );
+}
+
+/// Each judge's return type pattern finds the type its language writes
+/// after the parameters, and the edit changes only that.
+#[test]
+fn a_return_type_is_changed_where_the_line_writes_it() {
+    let cases = [
+        (
+            "pyright",
+            "py",
+            "def area(self, scale: float) -> float:",
+            "def area(self, scale: float) -> int:",
+        ),
+        (
+            "typescript",
+            "ts",
+            "export function area(scale: number): number {",
+            "export function area(scale: number): string {",
+        ),
+        (
+            "gopls",
+            "go",
+            "func (s *Shape) Area(scale int) int {",
+            "func (s *Shape) Area(scale int) string {",
+        ),
+        (
+            "rust-analyzer",
+            "rs",
+            "    pub fn area(&self) -> Option<f64> where T: Copy {",
+            "    pub fn area(&self) -> u8 where T: Copy {",
+        ),
+    ];
+    for (server, extension, old, new) in cases {
+        let judge = JUDGES.iter().find(|judge| judge.server == server).unwrap();
+        let dir = project(&[(&format!("shape.{extension}"), &format!("{old}\n"))]);
+        let changed: Vec<String> = edits(judge, dir.path())
+            .into_iter()
+            .filter(|edit| edit.kind == Kind::ChangeReturnType)
+            .map(|edit| edit.new)
+            .collect();
+        assert_eq!(changed, vec![new.to_owned()], "{server}");
+    }
 }
 
 #[test]

@@ -435,6 +435,45 @@ fn check_edit_of_a_typescript_method_reaches_its_callers() {
     session.keep(dir);
 }
 
+/// `check_edit` of a function's return type, where the one file that
+/// breaks calls it only by the alias another file exports it as (zod's
+/// `_uppercase`, `export { _uppercase as uppercase }`).
+#[test]
+fn check_edit_reaches_the_users_of_an_alias() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let dir = project(&[
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2020\", \"module\": \"commonjs\"}, \"include\": [\"src\"]}\n",
+        ),
+        (
+            "src/core.ts",
+            "export function _upper(text: string): string {\n  return text.toUpperCase();\n}\n",
+        ),
+        (
+            "src/checks.ts",
+            "export {\n  _upper as upper,\n} from \"./core\";\n",
+        ),
+        (
+            "src/use.ts",
+            "import { upper } from \"./checks\";\nexport const shout: string = upper(\"hey\");\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let answer = session.ok(
+        "check_edit",
+        json!({"file": "src/core.ts", "replacements": [{"old": "(text: string): string {", "new": "(text: string): number {"}]}),
+    );
+    assert!(
+        answer.contains("src/use.ts, not edited, after the edit: 1 new problem, 0 fixed\n  new 2:14 error [typescript 2322]")
+            && answer.ends_with("also checked: 2 other files that use `_upper`, `upper` (those not named above have no new problems)"),
+        "{answer}"
+    );
+    session.keep(dir);
+}
+
 /// `check_edit` of a Go function losing a parameter: its callers in two
 /// other packages, neither open, break.
 #[test]

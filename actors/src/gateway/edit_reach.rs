@@ -6,9 +6,10 @@
 //! whose declaration it touches (its subclasses and implementers must
 //! match the declaration, and may never name the method). The files of the
 //! server's languages that use one of those names as a whole word are
-//! its users; `check_edit` checks them beside the edited files, the most
-//! used first, and says which it left out past [`MAX_USERS_CHECKED`].
+//! its users, with the users of an alias a user gives one; `check_edit`
+//! checks them beside the edited files, the most used first, and says which it left out past [`MAX_USERS_CHECKED`].
 
+use super::aliases;
 use super::symbols::Symbol;
 use super::text_uses;
 use super::words::own_name;
@@ -66,7 +67,8 @@ pub fn changed_names(old: &str, new: &str, outline: &[Symbol]) -> Vec<String> {
 }
 
 /// The files of `languages` under the roots, other than `edited` (as the
-/// roots display them), that use one of `names` as a whole word.
+/// roots display them), that use one of `names` as a whole word, or an
+/// alias a user gives one of them (`aliases.rs`), looked for after them.
 pub fn users(
     sketches: &Sketches,
     roots: &RootSet,
@@ -74,18 +76,26 @@ pub fn users(
     languages: &[String],
     edited: &HashSet<String>,
 ) -> Users {
-    let unsearched = names.split_off(names.len().min(MAX_NAMES));
     let deadline = Instant::now() + SEARCH_BUDGET;
     let mut lines: BTreeMap<PathBuf, usize> = BTreeMap::new();
     let mut complete = true;
-    for name in &names {
+    let mut searched = 0;
+    while searched < names.len().min(MAX_NAMES) {
+        let name = names[searched].clone();
+        searched += 1;
         let budget = deadline.saturating_duration_since(Instant::now());
-        let found = text_uses::unlisted(sketches, roots, name, languages, edited, None, budget);
+        let found = text_uses::unlisted(sketches, roots, &name, languages, edited, None, budget);
         complete &= found.complete;
         for (path, at) in found.files {
+            for alias in aliases::given_in(&path, &at, &name) {
+                if !names.contains(&alias) {
+                    names.push(alias);
+                }
+            }
             *lines.entry(path).or_default() += at.len();
         }
     }
+    let unsearched = names.split_off(searched);
     let mut files: Vec<(PathBuf, usize)> = lines.into_iter().collect();
     // Stable: paths stay in order among files that name them as often.
     files.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
@@ -365,5 +375,33 @@ mod tests {
         );
         assert_eq!(found.files, [root.join("b.py"), root.join("a.py")]);
         assert!(found.complete);
+    }
+
+    #[test]
+    fn the_users_of_an_alias_are_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("api.ts"), "export function _upper() {}\n").unwrap();
+        std::fs::write(
+            root.join("checks.ts"),
+            "export {\n  _upper as upper,\n} from \"./api\";\n",
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("test.ts"),
+            "import { upper } from \"./checks\";\n",
+        )
+        .unwrap();
+        let roots = RootSet::new(std::slice::from_ref(&root)).unwrap();
+        let edited: HashSet<String> = ["api.ts".to_owned()].into_iter().collect();
+        let found = users(
+            &Sketches::default(),
+            &roots,
+            vec!["_upper".into()],
+            &["typescript".to_owned()],
+            &edited,
+        );
+        assert_eq!(found.names, ["_upper", "upper"]);
+        assert_eq!(found.files, [root.join("checks.ts"), root.join("test.ts")]);
     }
 }

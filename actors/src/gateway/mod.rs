@@ -14,6 +14,7 @@
 //! roots changes), answered as data in tasks of their own.
 
 mod address;
+mod aliases;
 mod assist;
 mod attaching;
 mod bodies;

@@ -6,8 +6,8 @@
 //! the occurrences are listed with where each is defined, for the caller
 //! to choose one by `column`.
 
-use super::goto::DEFINITION;
 use super::context::Context;
+use super::goto::DEFINITION;
 use super::render::{self, Sources};
 use super::target::{Opened, Resolved};
 use crate::error::Result;

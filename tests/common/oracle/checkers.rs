@@ -201,7 +201,8 @@ fn gcc(root: &Path) -> Errors {
         serde_json::from_str(&std::fs::read_to_string(root.join("compile_commands.json")).unwrap())
             .unwrap();
     let pattern =
-        Regex::new(r"^(?P<file>[^:\s]+):(?P<line>\d+):\d+: error: (?P<message>.*)$").unwrap();
+        Regex::new(r"^(?P<file>[^:\s]+):(?P<line>\d+):\d+: (?:fatal )?error: (?P<message>.*)$")
+            .unwrap();
     let mut errors = Errors::new();
     for entry in database {
         let directory = PathBuf::from(entry["directory"].as_str().unwrap());

@@ -1,16 +1,29 @@
 //! The edits the oracle makes: for each definition a judge's pattern
-//! finds on one line, its name renamed and its last parameter dropped.
+//! finds on one line, its name renamed, its last parameter dropped and
+//! its return type changed; and each file deleted.
 
 use super::Judge;
 use regex::Regex;
 use std::path::{Path, PathBuf};
 
-/// An edit of one line of a file, as `check_edit` is given it.
+/// What an edit does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Rename,
+    DropParameter,
+    ChangeReturnType,
+    /// The whole file, which `check_edit` cannot be asked about: only
+    /// the diagnostics as on disk are.
+    Delete,
+}
+
+/// An edit of one line of a file, as `check_edit` is given it, or a
+/// file's deletion (`old` and `new` empty, `name` the file's stem).
 #[derive(Debug, Clone)]
 pub struct Edit {
     /// As the roots display it.
     pub file: String,
-    pub kind: &'static str,
+    pub kind: Kind,
     pub name: String,
     pub old: String,
     pub new: String,
@@ -18,17 +31,37 @@ pub struct Edit {
 
 impl Edit {
     pub fn describe(&self) -> String {
-        format!("{} `{}` in {}", self.kind, self.name, self.file)
+        match self.kind {
+            Kind::Rename => format!("rename `{}` in {}", self.name, self.file),
+            Kind::DropParameter => {
+                format!(
+                    "drop the last parameter of `{}` in {}",
+                    self.name, self.file
+                )
+            }
+            Kind::ChangeReturnType => {
+                format!("change the return type of `{}` in {}", self.name, self.file)
+            }
+            Kind::Delete => format!("delete {}", self.file),
+        }
     }
 }
 
 /// Every edit the judge can make in the project at `root`, in path and
-/// line order: for each definition, its name renamed, and its last
-/// parameter dropped where the line holds the whole list.
+/// line order: for each definition, its name renamed, its last
+/// parameter dropped where the line holds the whole list, and its return
+/// type changed where the line writes it; after a file's definitions,
+/// its deletion.
 pub fn edits(judge: &Judge, root: &Path) -> Vec<Edit> {
     let Ok(definition) = Regex::new(judge.definition) else {
         panic!("{}: the definition pattern does not compile", judge.server);
     };
+    let returns = judge.returns.map(|returns| {
+        let Ok(pattern) = Regex::new(returns.pattern) else {
+            panic!("{}: the return type pattern does not compile", judge.server);
+        };
+        (pattern, returns.instead)
+    });
     let mut edits = Vec::new();
     for path in files(root, judge.extensions) {
         let Ok(text) = std::fs::read_to_string(&path) else {
@@ -59,7 +92,7 @@ pub fn edits(judge: &Judge, root: &Path) -> Vec<Edit> {
             );
             edits.push(Edit {
                 file: file.clone(),
-                kind: "rename",
+                kind: Kind::Rename,
                 name: name.to_owned(),
                 old: line.to_owned(),
                 new: renamed,
@@ -69,7 +102,7 @@ pub fn edits(judge: &Judge, root: &Path) -> Vec<Edit> {
             {
                 edits.push(Edit {
                     file: file.clone(),
-                    kind: "drop the last parameter of",
+                    kind: Kind::DropParameter,
                     name: name.to_owned(),
                     old: line.to_owned(),
                     new: format!(
@@ -79,7 +112,33 @@ pub fn edits(judge: &Judge, root: &Path) -> Vec<Edit> {
                     ),
                 });
             }
+            let after = found.get(0).map_or(line.len(), |whole| whole.end());
+            if let Some((pattern, instead)) = &returns
+                && let Some(written) = pattern.captures(&line[after..])
+                && let Some(written) = written.name("type")
+            {
+                let other = match written.as_str() == instead[0] {
+                    true => instead[1],
+                    false => instead[0],
+                };
+                let (start, end) = (after + written.start(), after + written.end());
+                edits.push(Edit {
+                    file: file.clone(),
+                    kind: Kind::ChangeReturnType,
+                    name: name.to_owned(),
+                    old: line.to_owned(),
+                    new: format!("{}{other}{}", &line[..start], &line[end..]),
+                });
+            }
         }
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        edits.push(Edit {
+            file: file.clone(),
+            kind: Kind::Delete,
+            name: stem.into_owned(),
+            old: String::new(),
+            new: String::new(),
+        });
     }
     edits
 }

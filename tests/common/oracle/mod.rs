@@ -4,7 +4,8 @@
 //! found on a line, and the checker whose errors are the truth.
 //!
 //! For each of a seeded sample of definitions it makes an edit in a copy
-//! of the project (the name renamed, a parameter dropped) and:
+//! of the project (the name renamed, a parameter dropped, the return
+//! type changed, the file deleted) and:
 //! - asks about the definition first (`questions.rs`): its references
 //!   must list every use the checker finds a rename breaking, a broken
 //!   use's `definition` must lead back to it, and `definition` and
@@ -32,7 +33,7 @@ use super::projects::real_project;
 use super::*;
 use check_answers::{CheckAnswer, adds_errors, errors_in, judge_check};
 use checkers::{Errors, added, check, prepare};
-use edits::{Edit, edits, used_elsewhere};
+use edits::{Edit, Kind, edits, used_elsewhere};
 use questions::{Definition, ask_before, broken_uses};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -60,8 +61,29 @@ pub struct Judge {
     pub body: Option<&'static str>,
     /// The first parameter a method has that its callers never give.
     pub receiver: Option<&'static str>,
+    /// A return type written on the definition's line.
+    pub returns: Option<Returns>,
     pub checker: Checker,
 }
+
+/// How a definition's line writes its return type, after its parameters'
+/// `)`: the pattern's `type`, and the two types it is changed to (the
+/// second where it already is the first).
+#[derive(Clone, Copy)]
+pub struct Returns {
+    pub pattern: &'static str,
+    pub instead: [&'static str; 2],
+}
+
+const PYTHON_RETURNS: Returns = Returns {
+    pattern: r"^\s*->\s*(?P<type>[^:]+?)\s*:",
+    instead: ["int", "str"],
+};
+
+const TYPESCRIPT_RETURNS: Returns = Returns {
+    pattern: r"^\s*:\s*(?P<type>[^{;=]+?)\s*\{",
+    instead: ["number", "string"],
+};
 
 pub const JUDGES: &[Judge] = &[
     Judge {
@@ -73,6 +95,7 @@ pub const JUDGES: &[Judge] = &[
         definition: PYTHON_DEFINITION,
         body: None,
         receiver: Some("self"),
+        returns: Some(PYTHON_RETURNS),
         checker: Checker::Pyright("pyright"),
     },
     Judge {
@@ -84,6 +107,7 @@ pub const JUDGES: &[Judge] = &[
         definition: PYTHON_DEFINITION,
         body: None,
         receiver: Some("self"),
+        returns: Some(PYTHON_RETURNS),
         checker: Checker::Pyright("basedpyright"),
     },
     Judge {
@@ -95,6 +119,7 @@ pub const JUDGES: &[Judge] = &[
         definition: PYTHON_DEFINITION,
         body: None,
         receiver: Some("self"),
+        returns: Some(PYTHON_RETURNS),
         checker: Checker::Ty,
     },
     Judge {
@@ -106,6 +131,7 @@ pub const JUDGES: &[Judge] = &[
         definition: TYPESCRIPT_DEFINITION,
         body: None,
         receiver: None,
+        returns: Some(TYPESCRIPT_RETURNS),
         checker: Checker::Tsc("tsc"),
     },
     Judge {
@@ -117,6 +143,7 @@ pub const JUDGES: &[Judge] = &[
         definition: TYPESCRIPT_DEFINITION,
         body: None,
         receiver: None,
+        returns: Some(TYPESCRIPT_RETURNS),
         checker: Checker::Tsc("tsgo"),
     },
     Judge {
@@ -128,6 +155,10 @@ pub const JUDGES: &[Judge] = &[
         definition: r"^func\s+(?:\([^()]*\)\s*)?(?P<name>[A-Za-z_]\w*)\((?P<params>[^()]*)\)",
         body: None,
         receiver: None,
+        returns: Some(Returns {
+            pattern: r"^\s*(?P<type>[\w\.\*\[\]]+)\s*\{",
+            instead: ["int", "string"],
+        }),
         checker: Checker::GoVet,
     },
     Judge {
@@ -141,6 +172,7 @@ pub const JUDGES: &[Judge] = &[
             r"^(?:static\s+|inline\s+|FORCE_INLINE\s+|LZ4\w*API\s+|XXH_PUBLIC_API\s+)*[A-Za-z_][\w\s\*]*[\s\*](?P<name>[A-Za-z_]\w*)\s*\([^;{]*(?:\)\s*\{.*)?$",
         ),
         receiver: None,
+        returns: None,
         checker: Checker::Gcc,
     },
     Judge {
@@ -152,6 +184,10 @@ pub const JUDGES: &[Judge] = &[
         definition: r"^\s*(?:pub(?:\([^()]*\))?\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\((?P<params>[^()]*)\)",
         body: None,
         receiver: Some("&self"),
+        returns: Some(Returns {
+            pattern: r"^\s*->\s*(?P<type>[^{;]+?)\s*(?:\{|;|where\b)",
+            instead: ["u8", "i64"],
+        }),
         checker: Checker::Cargo,
     },
 ];
@@ -327,7 +363,8 @@ const FILES_ASKED: usize = 4;
 
 /// One edit's answers: its check; then, of the first few files the
 /// checker finds it breaking, the diagnostics as on disk, once the edit
-/// is written, and once it is undone.
+/// is written, and once it is undone. A deleted file is not asked about
+/// (it is gone), nor checked first (`check_edit` edits a file's text).
 fn try_edit(
     judge: &Judge,
     session: &Session,
@@ -338,47 +375,62 @@ fn try_edit(
 ) -> Vec<Judged> {
     let path = root.join(&edit.file);
     let original = std::fs::read_to_string(&path).unwrap();
-    let edited = original.replacen(&edit.old, &edit.new, 1);
+    let write = || match edit.kind {
+        Kind::Delete => std::fs::remove_file(&path).unwrap(),
+        _ => std::fs::write(&path, original.replacen(&edit.old, &edit.new, 1)).unwrap(),
+    };
+    let undo = || std::fs::write(&path, &original).unwrap();
     eprintln!("oracle: {}", edit.describe());
-    let definition = Definition::of(edit, &original);
+    let definition = (edit.kind != Kind::Delete)
+        .then(|| Definition::of(edit, &original))
+        .flatten();
     let questions = definition
         .as_ref()
         .map(|definition| ask_before(session, definition));
-    let answer = ask(
-        session,
-        "check_edit",
-        json!({"file": edit.file, "replacements": [{"old": edit.old, "new": edit.new}]}),
-    );
-    std::fs::write(&path, &edited).unwrap();
-    let added = added(baseline, &check(judge.checker, root));
+    let answer = (edit.kind != Kind::Delete).then(|| {
+        ask(
+            session,
+            "check_edit",
+            json!({"file": edit.file, "replacements": [{"old": edit.old, "new": edit.new}]}),
+        )
+    });
+    write();
+    let mut added = added(baseline, &check(judge.checker, root));
+    undo();
+    if edit.kind == Kind::Delete {
+        added.remove(&edit.file);
+    }
     let truth: BTreeSet<String> = added.keys().cloned().collect();
-    std::fs::write(&path, &original).unwrap();
     let judged = |verdict: Verdict, question: String, why: String| Judged {
         verdict,
         question,
         why,
         replay: replay.to_owned(),
     };
-    let (verdict, why) = match answer.is_error {
-        true if answer.text.starts_with("no answer") => {
-            (Verdict::WrongWithoutWarning, "hung".to_owned())
-        }
-        true => (Verdict::WrongAndSaid, "failed".to_owned()),
-        false => judge_check(
-            &CheckAnswer::read(&answer.text, judge.checker.severities()),
-            &truth,
-            judge.checker,
-        ),
-    };
-    let mut all = vec![judged(
-        verdict,
-        format!("check_edit: {}", edit.describe()),
-        format!("{why}\n{}", answer.text),
-    )];
+    let mut all = Vec::new();
+    if let Some(answer) = answer {
+        let (verdict, why) = match answer.is_error {
+            true if answer.text.starts_with("no answer") => {
+                (Verdict::WrongWithoutWarning, "hung".to_owned())
+            }
+            true => (Verdict::WrongAndSaid, "failed".to_owned()),
+            false => judge_check(
+                &CheckAnswer::read(&answer.text, judge.checker.severities()),
+                &truth,
+                judge.checker,
+            ),
+        };
+        all.push(judged(
+            verdict,
+            format!("check_edit: {}", edit.describe()),
+            format!("{why}\n{}", answer.text),
+        ));
+    }
     if let (Some(definition), Some(questions)) = (&definition, &questions) {
         // A rename breaks only the uses of the name; a parameter dropped
         // also breaks the function's own body.
-        let uses = (edit.kind == "rename").then(|| broken_uses(judge, &added, root, definition));
+        let uses =
+            (edit.kind == Kind::Rename).then(|| broken_uses(judge, &added, root, definition));
         let answers = questions::judge(judge, session, root, definition, questions, uses.as_ref());
         for (verdict, question, why) in answers {
             all.push(judged(verdict, question, why));
@@ -387,9 +439,9 @@ fn try_edit(
     let asked: Vec<&String> = truth.iter().take(FILES_ASKED).collect();
     let diagnostics = |file: &String| ask(session, "diagnostics", json!({"file": file}));
     let before: Vec<ToolOutcome> = asked.iter().map(|file| diagnostics(file)).collect();
-    std::fs::write(&path, &edited).unwrap();
+    write();
     let written: Vec<ToolOutcome> = asked.iter().map(|file| diagnostics(file)).collect();
-    std::fs::write(&path, &original).unwrap();
+    undo();
     let undone: Vec<ToolOutcome> = asked.iter().map(|file| diagnostics(file)).collect();
     for (((file, before), written), undone) in asked.iter().zip(&before).zip(&written).zip(&undone)
     {
