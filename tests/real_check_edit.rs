@@ -474,6 +474,43 @@ fn check_edit_reaches_the_users_of_an_alias() {
     session.keep(dir);
 }
 
+/// `check_edit` of a method renamed where it implements an abstract one:
+/// the subclass in another file, which never names the method, becomes
+/// abstract by accident (aiosql's `select_cursor`, basedpyright's
+/// `reportImplicitAbstractClass`). It names the type, which the method's
+/// declaration reaches.
+#[test]
+fn check_edit_of_a_method_declaration_reaches_its_types_subclasses() {
+    if !have("basedpyright-langserver") {
+        return skip("basedpyright-langserver is not on PATH");
+    }
+    let dir = project(&[
+        (
+            "proto.py",
+            "from abc import ABC, abstractmethod\n\n\nclass Base(ABC):\n    @abstractmethod\n    def select_cursor(self) -> int: ...\n",
+        ),
+        (
+            "generic.py",
+            "from proto import Base\n\n\nclass Generic(Base):\n    def select_cursor(self) -> int:\n        return 1\n",
+        ),
+        (
+            "fmt.py",
+            "from generic import Generic\n\n\nclass Fmt(Generic):\n    pass\n",
+        ),
+    ]);
+    let session = Session::start_with_user_config("[server.basedpyright]\n", &root_arg(dir.path()));
+    let answer = session.ok(
+        "check_edit",
+        json!({"file": "generic.py", "replacements": [{"old": "    def select_cursor(self) -> int:", "new": "    def select_rows(self) -> int:"}]}),
+    );
+    assert!(
+        answer.contains("fmt.py, not edited, after the edit: ")
+            && answer.contains("error [basedpyright reportImplicitAbstractClass]"),
+        "{answer}"
+    );
+    session.keep(dir);
+}
+
 /// `check_edit` of a Go function losing a parameter: its callers in two
 /// other packages, neither open, break.
 #[test]

@@ -420,6 +420,34 @@ fn clangd_takes_a_declaration_and_its_definition_for_one_symbol() {
     );
 }
 
+/// A name only declared, under a branch the preprocessor leaves out
+/// (Brotli's `BrotliEncoderLazyStaticInit`): clangd indexes none of it,
+/// and `search` lists the prototype by text, as a declaration.
+#[test]
+fn clangd_search_lists_a_prototype_it_does_not_index() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let dir = project(&[
+        (
+            "init.h",
+            "#ifndef INIT_H\n#define INIT_H\n#if defined(LAZY_INIT)\nvoid lazy_static_init(void);\n#endif\nint ready(void);\n#endif\n",
+        ),
+        (
+            "init.c",
+            "#include \"init.h\"\n\nint ready(void) { return 1; }\n",
+        ),
+        ("compile_flags.txt", "-xc\n"),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    session.ok("diagnostics", json!({"file": "init.c"}));
+    let found = session.ok("search", json!({"query": "lazy_static_init"}));
+    assert!(
+        found.contains("init.h") && found.contains("declaration lazy_static_init 4:6 (text)"),
+        "{found}"
+    );
+}
+
 #[test]
 fn clangd_incoming_calls_and_type_hierarchy() {
     if !have("clangd") {
