@@ -7,9 +7,11 @@
 //! Every server of `tests/common/oracle/` on each of its projects,
 //! `ORACLE_EDITS` seeded edits a project (default 12) from `ORACLE_SEED`
 //! (default 57), the questions about each edited definition, the edit's
-//! `check_edit` and diagnostics judged by the language's own checker. Prints the table of docs/languages.md and
-//! every answer wrong without a warning, with the command that asks it
-//! again; `ORACLE_WRITE=1` writes the table into docs/languages.md.
+//! `check_edit` and diagnostics judged by the language's own checker.
+//! Prints the table of docs/languages.md and every answer wrong without
+//! a warning, with the command that asks it again, then how long each
+//! server's `check_edit` took (the table of docs/benchmarks.md);
+//! `ORACLE_WRITE=1` writes the first table into docs/languages.md.
 //! `ORACLE_SERVER` runs one server.
 
 #![allow(
@@ -56,6 +58,17 @@ fn main() {
     }
     let table = section(&tallies, edits, seed);
     println!("{table}");
+    println!("| server | projects | checks | median | p90 | slowest |\n|---|---|---|---|---|---|");
+    for tally in &tallies {
+        if let Some((median, p90, slowest)) = tally.check_times() {
+            println!(
+                "| {} | {} | {} | {median:.1} s | {p90:.1} s | {slowest:.1} s |",
+                tally.server,
+                tally.projects.join(", "),
+                tally.checks.len()
+            );
+        }
+    }
     if std::env::var_os("ORACLE_WRITE").is_some() {
         let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/languages.md");
         let kept = std::fs::read_to_string(&page).unwrap();

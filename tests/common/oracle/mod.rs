@@ -233,9 +233,20 @@ pub struct Tally {
     pub projects: Vec<String>,
     pub seed: u64,
     pub judged: Vec<Judged>,
+    /// How long each `check_edit` took to answer, in seconds.
+    pub checks: Vec<f64>,
 }
 
 impl Tally {
+    /// The median, p90 and slowest `check_edit`, in seconds.
+    pub fn check_times(&self) -> Option<(f64, f64, f64)> {
+        let mut times = self.checks.clone();
+        times.sort_by(f64::total_cmp);
+        let at = |fraction: f64| times[((times.len() - 1) as f64 * fraction).round() as usize];
+        let slowest = *times.last()?;
+        Some((at(0.5), at(0.9), slowest))
+    }
+
     pub fn count(&self, verdict: Verdict) -> usize {
         self.judged
             .iter()
@@ -345,9 +356,9 @@ pub fn run(
                 "ORACLE_SERVER={} ORACLE_PROJECT={project} ORACLE_SEED={seed} ORACLE_ONLY={index} cargo test --test oracle -- --nocapture",
                 judge.server
             );
-            tally
-                .judged
-                .extend(try_edit(judge, &session, &root, &baseline, edit, &replay));
+            let (judged, check) = try_edit(judge, &session, &root, &baseline, edit, &replay);
+            tally.judged.extend(judged);
+            tally.checks.extend(check);
         }
         session.keep(dir);
     }
@@ -365,6 +376,7 @@ const FILES_ASKED: usize = 4;
 /// checker finds it breaking, the diagnostics as on disk, once the edit
 /// is written, and once it is undone. A deleted file is not asked about
 /// (it is gone), nor checked first (`check_edit` edits a file's text).
+/// With the answers, how long the check took, in seconds.
 fn try_edit(
     judge: &Judge,
     session: &Session,
@@ -372,7 +384,7 @@ fn try_edit(
     baseline: &Errors,
     edit: &Edit,
     replay: &str,
-) -> Vec<Judged> {
+) -> (Vec<Judged>, Option<f64>) {
     let path = root.join(&edit.file);
     let original = std::fs::read_to_string(&path).unwrap();
     let write = || match edit.kind {
@@ -387,6 +399,7 @@ fn try_edit(
     let questions = definition
         .as_ref()
         .map(|definition| ask_before(session, definition));
+    let started = std::time::Instant::now();
     let answer = (edit.kind != Kind::Delete).then(|| {
         ask(
             session,
@@ -394,6 +407,7 @@ fn try_edit(
             json!({"file": edit.file, "replacements": [{"old": edit.old, "new": edit.new}]}),
         )
     });
+    let took = answer.as_ref().map(|_| started.elapsed().as_secs_f64());
     write();
     let mut added = added(baseline, &check(judge.checker, root));
     undo();
@@ -466,7 +480,7 @@ fn try_edit(
             format!("before:\n{}\nundone:\n{}", before.text, undone.text),
         ));
     }
-    all
+    (all, took)
 }
 
 /// A tool's answer, waited for up to [`ANSWER_LIMIT`]: slower than a
