@@ -56,3 +56,38 @@ fn a_method_asked_with_its_class_is_found_by_typescript() {
     );
     session.keep(dir);
 }
+
+/// A function defined once for each platform, in files build constraints
+/// choose between (uuid's `getHardwareInterface`): gopls reads only this
+/// platform's, and the other is listed by text.
+#[test]
+fn a_definition_gopls_leaves_out_by_build_constraints_is_listed_by_text() {
+    if !have("gopls") {
+        return skip("gopls is not on PATH");
+    }
+    let dir = project(&[
+        ("go.mod", "module example.com/node\n\ngo 1.21\n"),
+        (
+            "node_net.go",
+            "//go:build !js\n\npackage node\n\nfunc hardware(name string) string { return name }\n",
+        ),
+        (
+            "node_js.go",
+            "//go:build js\n\npackage node\n\nfunc hardware(name string) string { return \"\" }\n",
+        ),
+        (
+            "node.go",
+            "package node\n\nfunc Node() string { return hardware(\"eth0\") }\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let answer = session.ok("search", json!({"query": "hardware"}));
+    assert!(
+        answer.contains(
+            "note: 1 definition was found only by text search; the servers did not report it"
+        ) && answer.contains("  node_js.go\n    definition hardware 5:6 (text)")
+            && answer.contains("  node_net.go\n    function hardware 5:6"),
+        "{answer}"
+    );
+    session.keep(dir);
+}

@@ -129,6 +129,39 @@ pub fn find(
     found
 }
 
+/// The definition-looking lines of `name` in `paths`, each file read
+/// whole: for the few files a text search matched where no server named
+/// the name.
+pub fn in_files(paths: &[PathBuf], name: &str) -> Vec<TextDefinition> {
+    let Some(matchers) = Matchers::new(name, Counted::Definitions) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for path in paths {
+        let Some(language) = crate::language::language_id(path) else {
+            continue;
+        };
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        for (index, line) in text.lines().enumerate() {
+            let Some(column) = find_word(line, name, 0) else {
+                continue;
+            };
+            if matchers.defines(language, line) {
+                found.push(TextDefinition {
+                    path: path.clone(),
+                    line: index + 1,
+                    column: column + 1,
+                    text: line.trim().to_owned(),
+                    language,
+                });
+            }
+        }
+    }
+    found
+}
+
 /// The definition patterns of one name, by language family.
 pub(super) struct Matchers {
     general: RegexMatcher,

@@ -115,6 +115,15 @@ pub async fn search(context: &Context, args: &SearchArgs) -> Result<String> {
         let found = symbols(context, &roots, query).await?;
         let named = started.elapsed();
         let (hits, read) = text.await.map_err(|_| Error::ShuttingDown)??;
+        let mut found = found;
+        let unnamed = in_unnamed_files(&roots, query, &found.symbols, &hits).await;
+        if !unnamed.is_empty() {
+            found
+                .warnings
+                .push(definitions::only_by_text(unnamed.len()));
+            found.symbols.extend(unnamed);
+            found.symbols = rank(std::mem::take(&mut found.symbols), query);
+        }
         tracing::debug!(
             query = %query,
             "search: names in {} ms, text in {} ms",
@@ -359,6 +368,54 @@ async fn by_text(
             !found
                 .iter()
                 .any(|symbol| symbol.path == text.path && symbol.line == text.line)
+        })
+        .collect()
+}
+
+/// Files read at most for definitions no server named, the most
+/// matching first.
+const MAX_UNNAMED_FILES: usize = 32;
+
+/// The definitions of `query` found by text in the files the text search
+/// matched where the servers named it nowhere, though they named it
+/// elsewhere: a file a server does not read (gopls one that another
+/// platform's build constraints select: uuid's `getHardwareInterface`
+/// in `node_js.go` beside the one in `node_net.go`). A qualified query,
+/// or one no server named at all (`by_text` searched everywhere), is
+/// not looked for.
+async fn in_unnamed_files(
+    roots: &RootSet,
+    query: &str,
+    symbols: &[FoundSymbol],
+    hits: &[FileHits],
+) -> Vec<FoundSymbol> {
+    let named = |symbol: &FoundSymbol| words::own_name(&symbol.name) == query;
+    if symbols::qualifier(query).is_some() || !symbols.iter().any(named) {
+        return Vec::new();
+    }
+    let unnamed: Vec<PathBuf> = hits
+        .iter()
+        .filter(|hit| {
+            let path = roots.display(&hit.path);
+            !symbols
+                .iter()
+                .any(|symbol| symbol.path == path && named(symbol))
+        })
+        .map(|hit| hit.path.clone())
+        .take(MAX_UNNAMED_FILES)
+        .collect();
+    let name = query.to_owned();
+    let read = tokio::task::spawn_blocking(move || definitions::in_files(&unnamed, &name));
+    read.await
+        .unwrap_or_default()
+        .into_iter()
+        .map(|definition| FoundSymbol {
+            name: query.to_owned(),
+            kind: None,
+            path: roots.display(&definition.path),
+            line: definition.line,
+            column: definition.column,
+            origin: Origin::Text,
         })
         .collect()
 }

@@ -138,10 +138,7 @@ pub fn judge(
     // A decorated definition's hover is the type of what its decorator
     // made of it, which need not name it (ty: `Unknown`, or a context
     // manager's type).
-    let decorated = definition.line > 1
-        && places
-            .line(definition.file, definition.line - 1)
-            .is_some_and(|above| above.trim_start().starts_with('@'));
+    let decorated = places.decorated(definition.file, definition.line);
     let hovered = asked.hover.text.contains(definition.name)
         || (decorated && !asked.hover.is_error && !asked.hover.text.trim().is_empty());
     // "No hover information" is said, not implied: clangd has none for
@@ -222,6 +219,26 @@ impl Places<'_> {
     fn line(&self, file: &str, line: usize) -> Option<String> {
         let text = std::fs::read_to_string(self.root.join(file)).ok()?;
         text.lines().nth(line.checked_sub(1)?).map(str::to_owned)
+    }
+
+    /// Whether the definition on 1-based `line` has a decorator: a line
+    /// above it starting with `@`, past the lines of a decorator's
+    /// arguments written over several (`@pytest.mark.parametrize(`, its
+    /// cases, `)`), up to a blank line or the end of a block's header.
+    fn decorated(&self, file: &str, line: usize) -> bool {
+        let Ok(text) = std::fs::read_to_string(self.root.join(file)) else {
+            return false;
+        };
+        let lines: Vec<&str> = text.lines().take(line.saturating_sub(1)).collect();
+        for above in lines.iter().rev().map(|above| above.trim()) {
+            if above.starts_with('@') {
+                return true;
+            }
+            if above.is_empty() || above.ends_with(':') {
+                return false;
+            }
+        }
+        false
     }
 
     /// Whether `file:line` is the definition: its own line, another
