@@ -86,7 +86,10 @@ fn section(tallies: &[Tally], edits: usize, seed: u64) -> String {
          project, seed {seed}; `tests/oracle.rs` runs a bounded sample on\n\
          every push). An edit renames a definition, drops its last\n\
          parameter, changes its return type (where the language writes one on\n\
-         the definition's line) or deletes a file, in a copy of the project.\n\
+         the definition's line), puts a statement a linter flags first in its\n\
+         body (`debugger;`, for Biome) or deletes a file, in a copy of the\n\
+         project; a linter's checker is its own command line, and only its\n\
+         findings are compared.\n\
          The definition is asked about\n\
          first: `find_references` must list every use the checker finds a\n\
          rename breaking (and name the definition on every line it lists),\n\

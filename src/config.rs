@@ -402,7 +402,8 @@ pub fn parse_lsp_flag(flag: &str) -> Result<(String, ServerEntry)> {
 /// Turns the merged entries into server specs: configured servers first,
 /// then, for each language no configured server serves, the built-ins
 /// whose binary is on PATH: its first language server and every linter
-/// (one with configuration files only for the files beside them).
+/// (one with configuration files only for the files beside them); for a
+/// language only configured linters serve, its first language server.
 /// A configured server that runs a built-in's command also takes that
 /// built-in's other languages, so one command never runs as two
 /// processes. Language servers come before linters, which answer only
@@ -419,11 +420,19 @@ pub fn resolve_servers(entries: &BTreeMap<String, ServerEntry>) -> Result<Vec<Se
         if entries.contains_key(built_in.name) {
             continue;
         }
-        // A language someone configured a server for has the servers
-        // configured for it; built-ins fill only the languages nobody did.
+        // A language someone configured a language server for has the
+        // servers configured for it; built-ins fill only the languages
+        // nobody did. A linter configured alone (`[server.biome]` to lint
+        // without a `biome.json`) displaces the built-in linters, not the
+        // language server whose hover and references it cannot give.
         let wanted: Vec<String> = languages
             .iter()
-            .filter(|language| !configured.iter().any(|spec| spec.serves(language)))
+            .filter(|language| {
+                !configured.iter().any(|spec| {
+                    spec.serves(language)
+                        && (spec.duties.role == Role::Language || built_in.role == Role::Linter)
+                })
+            })
             .filter(|language| {
                 built_in.role == Role::Linter
                     || !specs
@@ -852,6 +861,26 @@ mod tests {
         );
         let replaced = typescript(Some("preferences = { quotePreference = \"single\" }"));
         assert_eq!(replaced.while_loading, WhileLoading::Waits);
+    }
+
+    #[test]
+    fn a_linter_configured_alone_keeps_the_language_server() {
+        if !on_path("typescript-language-server") {
+            return;
+        }
+        let mut entries = BTreeMap::new();
+        entries.insert("biome".to_owned(), ServerEntry::default());
+        let specs = resolve_servers(&entries).unwrap();
+        let serving: Vec<&str> = specs
+            .iter()
+            .filter(|spec| spec.serves("typescript"))
+            .map(|spec| spec.command.as_str())
+            .collect();
+        assert_eq!(
+            serving,
+            ["typescript-language-server", "biome"],
+            "{specs:?}"
+        );
     }
 
     #[test]

@@ -80,6 +80,11 @@ fn oracle_typescript() {
 }
 
 #[test]
+fn oracle_biome() {
+    sample("biome");
+}
+
+#[test]
 fn oracle_gopls() {
     sample("gopls");
 }

@@ -24,6 +24,9 @@ pub enum Checker {
     Cargo,
     /// `ty check`, with the project's own configuration.
     Ty,
+    /// `biome lint` over `src`, its recommended rules: its errors and
+    /// warnings, which the server gives as the same.
+    Biome,
 }
 
 /// The checker's errors, by file as the roots display it, each by its
@@ -53,6 +56,8 @@ impl Checker {
     pub fn severities(self) -> &'static [&'static str] {
         match self {
             Self::GoVet => &["error", "warning"],
+            // Its own findings, not the language server's beside it.
+            Self::Biome => &["error [biome", "warning [biome"],
             _ => &["error"],
         }
     }
@@ -61,7 +66,7 @@ impl Checker {
 /// Makes the copy at `root` ready for its checker and server.
 pub fn prepare(checker: Checker, root: &Path) {
     match checker {
-        Checker::Tsc(_) => std::fs::write(
+        Checker::Tsc(_) | Checker::Biome => std::fs::write(
             root.join("tsconfig.json"),
             r#"{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "skipLibCheck": true, "lib": ["es2022", "dom"]}, "include": ["src"]}"#,
         )
@@ -121,6 +126,16 @@ pub fn check(checker: Checker, root: &Path) -> Errors {
             root,
             Command::new("ty").args(["check", "--output-format", "concise"]),
             r"^(?P<file>[^:\s]+\.py):(?P<line>\d+):\d+: error\[[\w-]+\] (?P<message>.*)$",
+        ),
+        Checker::Biome => by_line(
+            root,
+            Command::new("biome").args([
+                "lint",
+                "--reporter=github",
+                "--max-diagnostics=none",
+                "src",
+            ]),
+            r"^::(?:error|warning) title=(?P<rule>[^,]+),file=(?P<file>[^,]+),line=(?P<line>\d+),[^:]*::(?P<message>.*)$",
         ),
     }
 }

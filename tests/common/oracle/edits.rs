@@ -1,6 +1,7 @@
 //! The edits the oracle makes: for each definition a judge's pattern
-//! finds on one line, its name renamed, its last parameter dropped and
-//! its return type changed; and each file deleted.
+//! finds on one line, its name renamed, its last parameter dropped, its
+//! return type changed and (for a linter) a statement it flags put in its
+//! body; and each file deleted.
 
 use super::Judge;
 use regex::Regex;
@@ -12,6 +13,8 @@ pub enum Kind {
     Rename,
     DropParameter,
     ChangeReturnType,
+    /// A statement a linter flags, put first in a body.
+    InsertLint,
     /// The whole file, which `check_edit` cannot be asked about: only
     /// the diagnostics as on disk are.
     Delete,
@@ -41,6 +44,12 @@ impl Edit {
             }
             Kind::ChangeReturnType => {
                 format!("change the return type of `{}` in {}", self.name, self.file)
+            }
+            Kind::InsertLint => {
+                format!(
+                    "put a flagged statement in `{}` in {}",
+                    self.name, self.file
+                )
             }
             Kind::Delete => format!("delete {}", self.file),
         }
@@ -110,6 +119,18 @@ pub fn edits(judge: &Judge, root: &Path) -> Vec<Edit> {
                         &line[..params.start()],
                         &line[params.end()..]
                     ),
+                });
+            }
+            if let Some(statement) = judge.lint
+                && line.trim_end().ends_with('{')
+            {
+                let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
+                edits.push(Edit {
+                    file: file.clone(),
+                    kind: Kind::InsertLint,
+                    name: name.to_owned(),
+                    old: line.to_owned(),
+                    new: format!("{line}\n{indent}  {statement}"),
                 });
             }
             let after = found.get(0).map_or(line.len(), |whole| whole.end());

@@ -5,7 +5,8 @@
 //!
 //! For each of a seeded sample of definitions it makes an edit in a copy
 //! of the project (the name renamed, a parameter dropped, the return
-//! type changed, the file deleted) and:
+//! type changed, a statement a linter flags put in its body, the file
+//! deleted) and:
 //! - asks about the definition first (`questions.rs`): its references
 //!   must list every use the checker finds a rename breaking, a broken
 //!   use's `definition` must lead back to it, and `definition` and
@@ -63,6 +64,8 @@ pub struct Judge {
     pub receiver: Option<&'static str>,
     /// A return type written on the definition's line.
     pub returns: Option<Returns>,
+    /// A statement the linter flags, put first in a definition's body.
+    pub lint: Option<&'static str>,
     pub checker: Checker,
 }
 
@@ -96,6 +99,7 @@ pub const JUDGES: &[Judge] = &[
         body: None,
         receiver: Some("self"),
         returns: Some(PYTHON_RETURNS),
+        lint: None,
         checker: Checker::Pyright("pyright"),
     },
     Judge {
@@ -108,6 +112,7 @@ pub const JUDGES: &[Judge] = &[
         body: None,
         receiver: Some("self"),
         returns: Some(PYTHON_RETURNS),
+        lint: None,
         checker: Checker::Pyright("basedpyright"),
     },
     Judge {
@@ -120,6 +125,7 @@ pub const JUDGES: &[Judge] = &[
         body: None,
         receiver: Some("self"),
         returns: Some(PYTHON_RETURNS),
+        lint: None,
         checker: Checker::Ty,
     },
     Judge {
@@ -132,6 +138,7 @@ pub const JUDGES: &[Judge] = &[
         body: None,
         receiver: None,
         returns: Some(TYPESCRIPT_RETURNS),
+        lint: None,
         checker: Checker::Tsc("tsc"),
     },
     Judge {
@@ -144,7 +151,21 @@ pub const JUDGES: &[Judge] = &[
         body: None,
         receiver: None,
         returns: Some(TYPESCRIPT_RETURNS),
+        lint: None,
         checker: Checker::Tsc("tsgo"),
+    },
+    Judge {
+        server: "biome",
+        needs: &["biome", "typescript-language-server"],
+        config: "[server.biome]\n",
+        projects: &["immer-11.2.10", "zod-4.6.7", "mobx-7.1.3"],
+        extensions: &["ts"],
+        definition: TYPESCRIPT_DEFINITION,
+        body: None,
+        receiver: None,
+        returns: Some(TYPESCRIPT_RETURNS),
+        lint: Some("debugger;"),
+        checker: Checker::Biome,
     },
     Judge {
         server: "gopls",
@@ -159,6 +180,7 @@ pub const JUDGES: &[Judge] = &[
             pattern: r"^\s*(?P<type>[\w\.\*\[\]]+)\s*\{",
             instead: ["int", "string"],
         }),
+        lint: None,
         checker: Checker::GoVet,
     },
     Judge {
@@ -173,6 +195,7 @@ pub const JUDGES: &[Judge] = &[
         ),
         receiver: None,
         returns: None,
+        lint: None,
         checker: Checker::Gcc,
     },
     Judge {
@@ -188,6 +211,7 @@ pub const JUDGES: &[Judge] = &[
             pattern: r"^\s*->\s*(?P<type>[^{;]+?)\s*(?:\{|;|where\b)",
             instead: ["u8", "i64"],
         }),
+        lint: None,
         checker: Checker::Cargo,
     },
 ];

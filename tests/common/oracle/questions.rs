@@ -425,7 +425,11 @@ fn is_position(token: &str) -> bool {
 /// The places an answer names as `file:line:column` at the start of a
 /// line (definitions, candidates) or as `file:first-last` (source spans).
 fn located(text: &str) -> Vec<(String, usize)> {
-    let place = Regex::new(r"^(?P<file>[^\s:]+):(?P<line>\d+)[:-]").unwrap();
+    // A name written twice on the line asked about lists each
+    // occurrence's definition, to be chosen by column: the one asked
+    // about among them is found.
+    let place =
+        Regex::new(r"^(?:column \d+: defined at )?(?P<file>[^\s:]+):(?P<line>\d+)[:-]").unwrap();
     text.lines()
         .filter_map(|line| {
             let found = place.captures(line)?;
