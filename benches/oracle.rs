@@ -87,7 +87,7 @@ fn section(tallies: &[Tally], edits: usize, seed: u64) -> String {
          every push). An edit renames a definition, drops its last\n\
          parameter, changes its return type (where the language writes one on\n\
          the definition's line), puts a statement a linter flags first in its\n\
-         body (`debugger;`, for Biome) or deletes a file, in a copy of the\n\
+         body (`debugger;` for Biome, `var flagged = 1;` for ESLint) or deletes a file, in a copy of the\n\
          project; a linter's checker is its own command line, and only its\n\
          findings are compared.\n\
          The definition is asked about\n\

@@ -85,6 +85,11 @@ fn oracle_biome() {
 }
 
 #[test]
+fn oracle_eslint() {
+    sample("eslint");
+}
+
+#[test]
 fn oracle_gopls() {
     sample("gopls");
 }

@@ -1,7 +1,7 @@
 //! The checkers whose errors are the truth: each language's own command
 //! line, run over a copy of a project, its errors read by file.
 
-use super::super::projects::{compile_brotli, compile_lz4};
+use super::super::projects::{compile_brotli, compile_lz4, lint_with_eslint};
 use super::fnv;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,6 +27,9 @@ pub enum Checker {
     /// `biome lint` over `src`, its recommended rules: its errors and
     /// warnings, which the server gives as the same.
     Biome,
+    /// The project's own ESLint over `src`, with typescript-eslint's
+    /// recommended rules (`projects::ESLINT_CONFIG`).
+    Eslint,
 }
 
 /// The checker's errors, by file as the roots display it, each by its
@@ -58,6 +61,7 @@ impl Checker {
             Self::GoVet => &["error", "warning"],
             // Its own findings, not the language server's beside it.
             Self::Biome => &["error [biome", "warning [biome"],
+            Self::Eslint => &["error [eslint", "warning [eslint"],
             _ => &["error"],
         }
     }
@@ -66,7 +70,7 @@ impl Checker {
 /// Makes the copy at `root` ready for its checker and server.
 pub fn prepare(checker: Checker, root: &Path) {
     match checker {
-        Checker::Tsc(_) | Checker::Biome => std::fs::write(
+        Checker::Tsc(_) | Checker::Biome | Checker::Eslint => std::fs::write(
             root.join("tsconfig.json"),
             r#"{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "skipLibCheck": true, "lib": ["es2022", "dom"]}, "include": ["src"]}"#,
         )
@@ -79,6 +83,9 @@ pub fn prepare(checker: Checker, root: &Path) {
             assert!(write(root), "writing the compilation database");
         }
         Checker::Pyright(_) | Checker::GoVet | Checker::Cargo | Checker::Ty => {}
+    }
+    if matches!(checker, Checker::Eslint) {
+        assert!(lint_with_eslint(root), "linking the project's ESLint");
     }
 }
 
@@ -127,6 +134,7 @@ pub fn check(checker: Checker, root: &Path) -> Errors {
             Command::new("ty").args(["check", "--output-format", "concise"]),
             r"^(?P<file>[^:\s]+\.py):(?P<line>\d+):\d+: error\[[\w-]+\] (?P<message>.*)$",
         ),
+        Checker::Eslint => eslint(root),
         Checker::Biome => by_line(
             root,
             Command::new("biome").args([
@@ -176,6 +184,38 @@ fn pyright(command: &str, root: &Path) -> Errors {
                     .unwrap_or_default()
                     .to_owned(),
             });
+    }
+    errors
+}
+
+/// ESLint's errors and warnings, read from its JSON report.
+fn eslint(root: &Path) -> Errors {
+    let output = Command::new(root.join("node_modules/.bin/eslint"))
+        .args(["--format", "json", "src"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("ESLint's report is not JSON: {error}"));
+    let mut errors = Errors::new();
+    for file in report.as_array().into_iter().flatten() {
+        let path = Path::new(file["filePath"].as_str().unwrap_or_default());
+        let Ok(relative) = path.strip_prefix(root) else {
+            continue;
+        };
+        for message in file["messages"].as_array().into_iter().flatten() {
+            errors
+                .entry(relative.to_string_lossy().into_owned())
+                .or_default()
+                .push(CheckerError {
+                    line: message["line"].as_u64().map_or(0, |line| line as usize),
+                    message: format!(
+                        "{} {}",
+                        message["ruleId"].as_str().unwrap_or_default(),
+                        message["message"].as_str().unwrap_or_default()
+                    ),
+                });
+        }
     }
     errors
 }

@@ -168,6 +168,22 @@ pub const JUDGES: &[Judge] = &[
         checker: Checker::Biome,
     },
     Judge {
+        server: "eslint",
+        needs: &[
+            "vscode-eslint-language-server",
+            "typescript-language-server",
+        ],
+        config: "",
+        projects: &["immer-11.2.10", "zod-4.6.7", "mobx-7.1.3"],
+        extensions: &["ts"],
+        definition: TYPESCRIPT_DEFINITION,
+        body: None,
+        receiver: None,
+        returns: Some(TYPESCRIPT_RETURNS),
+        lint: Some("var flagged = 1;"),
+        checker: Checker::Eslint,
+    },
+    Judge {
         server: "gopls",
         needs: &["gopls", "go"],
         config: "",
