@@ -83,26 +83,25 @@ fn section(tallies: &[Tally], edits: usize, seed: u64) -> String {
         "{TABLE_HEADING}\n\
          Each server below is judged by its language's own checker on\n\
          published projects (`cargo bench --bench oracle`, {edits} edits a\n\
-         project, seed {seed}; `tests/oracle.rs` runs a bounded sample on\n\
-         every push). An edit renames a definition, drops its last\n\
-         parameter, changes its return type (where the language writes one on\n\
-         the definition's line), puts a statement a linter flags first in its\n\
-         body (`debugger;` for Biome, `var flagged = 1;` for ESLint) or deletes a file, in a copy of the\n\
-         project; a linter's checker is its own command line, and only its\n\
-         findings are compared.\n\
-         The definition is asked about\n\
+         project, seed {seed}; `tests/oracle.rs` runs a bounded sample on every\n\
+         push). An edit, in a copy of the project, renames a definition, drops\n\
+         its last parameter, changes its return type (where the language writes\n\
+         one on the definition's line), deletes a file, or, for a linter, puts\n\
+         a statement it flags first in a function's body (`debugger;` for Biome,\n\
+         `var flagged = 1;` for ESLint) or above a method (`$flagged = ;`, which\n\
+         `php -l` judges for intelephense); a linter's findings alone are\n\
+         compared with its own command line's. The definition is asked about\n\
          first: `find_references` must list every use the checker finds a\n\
          rename breaking (and name the definition on every line it lists),\n\
          `definition` from one of those uses must lead back to it, and\n\
-         `definition` and `source` by name, `hover` and `search` must find\n\
-         it. Then `check_edit` is asked (of every edit but a deletion, which\n\
-         it cannot be given), the edit is written and the checker\n\
-         run, and every file whose errors grew must be in the answer with\n\
-         new errors or named as not checked. Of up to four of those files\n\
-         `diagnostics` is asked as on disk, with the edit written (its\n\
-         errors must grow) and with it undone (the first answer again). An\n\
-         answer is right, partial and said, wrong and said, or wrong\n\
-         without a warning.\n\n\
+         `definition` and `source` by name, `hover` and `search` must find it.\n\
+         Then `check_edit` is asked (of every edit but a deletion, which it\n\
+         cannot be given), the edit is written and the checker run, and every\n\
+         file whose errors grew must be in the answer with new errors or named\n\
+         as not checked. Of up to four of those files `diagnostics` is asked as\n\
+         on disk, with the edit written (its errors must grow) and with it\n\
+         undone (the first answer again). An answer is right, partial and said,\n\
+         wrong and said, or wrong without a warning.\n\n\
          | server | projects | answers checked | wrong without a warning | partial and said | wrong and said | seed |\n\
          |---|---|---|---|---|---|---|\n"
     );

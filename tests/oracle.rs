@@ -90,6 +90,11 @@ fn oracle_eslint() {
 }
 
 #[test]
+fn oracle_intelephense() {
+    sample("intelephense");
+}
+
+#[test]
 fn oracle_gopls() {
     sample("gopls");
 }

@@ -30,6 +30,9 @@ pub enum Checker {
     /// The project's own ESLint over `src`, with typescript-eslint's
     /// recommended rules (`projects::ESLINT_CONFIG`).
     Eslint,
+    /// `php -l` of every PHP file: syntax errors only, which
+    /// intelephense gives as `P1001`.
+    PhpLint,
 }
 
 /// The checker's errors, by file as the roots display it, each by its
@@ -62,6 +65,7 @@ impl Checker {
             // Its own findings, not the language server's beside it.
             Self::Biome => &["error [biome", "warning [biome"],
             Self::Eslint => &["error [eslint", "warning [eslint"],
+            Self::PhpLint => &["error [intelephense P1001]"],
             _ => &["error"],
         }
     }
@@ -82,7 +86,7 @@ pub fn prepare(checker: Checker, root: &Path) {
             };
             assert!(write(root), "writing the compilation database");
         }
-        Checker::Pyright(_) | Checker::GoVet | Checker::Cargo | Checker::Ty => {}
+        Checker::Pyright(_) | Checker::GoVet | Checker::Cargo | Checker::Ty | Checker::PhpLint => {}
     }
     if matches!(checker, Checker::Eslint) {
         assert!(lint_with_eslint(root), "linking the project's ESLint");
@@ -135,6 +139,7 @@ pub fn check(checker: Checker, root: &Path) -> Errors {
             r"^(?P<file>[^:\s]+\.py):(?P<line>\d+):\d+: error\[[\w-]+\] (?P<message>.*)$",
         ),
         Checker::Eslint => eslint(root),
+        Checker::PhpLint => php_lint(root),
         Checker::Biome => by_line(
             root,
             Command::new("biome").args([
@@ -215,6 +220,32 @@ fn eslint(root: &Path) -> Errors {
                         message["message"].as_str().unwrap_or_default()
                     ),
                 });
+        }
+    }
+    errors
+}
+
+/// `php -l` of each PHP file: the first syntax error of each file that
+/// has one.
+fn php_lint(root: &Path) -> Errors {
+    let pattern =
+        Regex::new(r"(?:PHP )?Parse error: (?P<message>.*) in (?P<file>\S+) on line (?P<line>\d+)")
+            .unwrap();
+    let mut errors = Errors::new();
+    for path in super::edits::files(root, &["php"]) {
+        let Ok(relative) = path.strip_prefix(root) else {
+            continue;
+        };
+        let output = Command::new("php")
+            .args(["-d", "display_errors=stderr", "-l"])
+            .arg(relative)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned()
+            + &String::from_utf8_lossy(&output.stderr);
+        if let Some(found) = text.lines().find_map(|line| pattern.captures(line)) {
+            record(&mut errors, relative, &found);
         }
     }
     errors

@@ -13,7 +13,8 @@ pub enum Kind {
     Rename,
     DropParameter,
     ChangeReturnType,
-    /// A statement a linter flags, put first in a body.
+    /// A statement a linter flags, put first in a body (or above the
+    /// definition where the body's brace is on its own line).
     InsertLint,
     /// The whole file, which `check_edit` cannot be asked about: only
     /// the diagnostics as on disk are.
@@ -47,7 +48,7 @@ impl Edit {
             }
             Kind::InsertLint => {
                 format!(
-                    "put a flagged statement in `{}` in {}",
+                    "put a flagged statement at `{}` in {}",
                     self.name, self.file
                 )
             }
@@ -121,16 +122,20 @@ pub fn edits(judge: &Judge, root: &Path) -> Vec<Edit> {
                     ),
                 });
             }
-            if let Some(statement) = judge.lint
-                && line.trim_end().ends_with('{')
-            {
+            if let Some(statement) = judge.lint {
+                // First in the body where the line opens it; above the
+                // definition where its brace is on the next line (PHP's).
                 let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
+                let new = match line.trim_end().ends_with('{') {
+                    true => format!("{line}\n{indent}  {statement}"),
+                    false => format!("{indent}{statement}\n{line}"),
+                };
                 edits.push(Edit {
                     file: file.clone(),
                     kind: Kind::InsertLint,
                     name: name.to_owned(),
                     old: line.to_owned(),
-                    new: format!("{line}\n{indent}  {statement}"),
+                    new,
                 });
             }
             let after = found.get(0).map_or(line.len(), |whole| whole.end());
