@@ -94,8 +94,8 @@ fn section(tallies: &[Tally], edits: usize, seed: u64) -> String {
          first: `find_references` must list every use the checker finds a\n\
          rename breaking (and name the definition on every line it lists),\n\
          `definition` from one of those uses must lead back to it, and\n\
-         `definition` and `source` by name, `hover` and `search` must find it.\n\
-         Then `check_edit` is asked (of every edit but a deletion, which it\n\
+         `definition` and `source` by name, `hover` and `search` (and, for a\n\
+         method, `search` of `Type.method`) must find it. Then `check_edit` is asked (of every edit but a deletion, which it\n\
          cannot be given), the edit is written and the checker run, and every\n\
          file whose errors grew must be in the answer with new errors or named\n\
          as not checked. Of up to four of those files `diagnostics` is asked as\n\

@@ -292,7 +292,7 @@ async fn holder_in_outline(
 /// module's own (jedi), or one whose workspace symbols are partial while
 /// it checks the project (pyrefly), still outlines a file. Asked for a
 /// name alone, every definition is kept, with no kind.
-async fn held_by_owner<'a>(
+pub(super) async fn held_by_owner<'a>(
     context: &Context,
     definitions: Vec<&'a definitions::TextDefinition>,
     symbol: &str,

@@ -2,6 +2,7 @@
 //! and ranked, plus a text heatmap of the roots (which files match, how
 //! often, between which lines) from ripgrep's own libraries.
 
+use super::address;
 use super::candidates;
 use super::configured_files::{self, Included};
 use super::context::Context;
@@ -309,10 +310,9 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
             origin: Origin::Index,
         }));
     }
-    if member == query
-        && !found
-            .iter()
-            .any(|symbol| words::own_name(&symbol.name) == query)
+    if !found
+        .iter()
+        .any(|symbol| words::own_name(&symbol.name) == member)
     {
         let by_text = by_text(context, roots, query, &found).await;
         if !by_text.is_empty() {
@@ -330,32 +330,36 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
     })
 }
 
-/// The definitions of `name` found by text where no server named one
+/// The definitions of `query` found by text where no server named one
 /// (code a server reads as unreachable, as pyright does a branch for
-/// another platform; a file it could not parse), other than the places
-/// `found` holds.
+/// another platform; a file it could not parse or does not read), other
+/// than the places `found` holds. Asked as `Type.member`, those of the
+/// member that their file's outline places in `Type`, with the kind it
+/// gives them.
 async fn by_text(
     context: &Context,
     roots: &RootSet,
-    name: &str,
+    query: &str,
     found: &[FoundSymbol],
 ) -> Vec<FoundSymbol> {
-    let (sketches, all, query) = (
+    let member = symbols::qualifier(query).map_or(query, |(_, member)| member);
+    let (sketches, all, name) = (
         context.shared.sketches.clone(),
         roots.clone(),
-        name.to_owned(),
+        member.to_owned(),
     );
     let search = tokio::task::spawn_blocking(move || {
-        definitions::find(&sketches, &all, &query, Counted::AlsoDeclarations)
+        definitions::find(&sketches, &all, &name, Counted::AlsoDeclarations)
     });
     let Ok(definitions) = search.await else {
         return Vec::new();
     };
-    definitions
+    let placed = address::held_by_owner(context, definitions.iter().collect(), query).await;
+    placed
         .into_iter()
-        .map(|definition| FoundSymbol {
-            name: name.to_owned(),
-            kind: None,
+        .map(|(definition, kind)| FoundSymbol {
+            name: query.to_owned(),
+            kind,
             path: roots.display(&definition.path),
             line: definition.line,
             column: definition.column,
@@ -488,6 +492,9 @@ fn symbol_lines(query: &str, symbols: Vec<FoundSymbol>, skip: usize) -> Vec<Stri
         for symbol in shown.iter().filter(|symbol| symbol.path == path) {
             let (kind, source) = match (symbol.kind, symbol.origin) {
                 (Some(kind), Origin::Index) => (render::symbol_kind(kind), " (index)"),
+                (Some(kind), Origin::Text | Origin::TextDeclaration) => {
+                    (render::symbol_kind(kind), " (text)")
+                }
                 (Some(kind), _) => (render::symbol_kind(kind), ""),
                 (None, Origin::TextDeclaration) => ("declaration", " (text)"),
                 (None, _) => ("definition", " (text)"),

@@ -10,7 +10,8 @@
 //! - asks about the definition first (`questions.rs`): its references
 //!   must list every use the checker finds a rename breaking, a broken
 //!   use's `definition` must lead back to it, and `definition` and
-//!   `source` by name, `hover` and `search` must find it;
+//!   `source` by name, `hover` and `search` (of `Type.method` too, for a
+//!   method) must find it;
 //! - asks `check_edit`, then writes the edit and runs the checker: every
 //!   file whose errors the edit grows must be in the answer with new
 //!   errors, or named as not checked; no file may get new errors the

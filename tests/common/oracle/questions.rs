@@ -28,17 +28,22 @@ pub struct Definition<'a> {
     pub name: &'a str,
     /// Its line's text.
     pub text: &'a str,
+    /// The type that holds it, for a method: `search` is asked for
+    /// `Type.method` too.
+    pub holder: Option<String>,
 }
 
 impl<'a> Definition<'a> {
     /// The definition an edit changes, in the text of its file.
     pub fn of(edit: &'a Edit, text: &str) -> Option<Self> {
-        let line = text.lines().position(|line| line == edit.old)? + 1;
+        let lines: Vec<&str> = text.lines().collect();
+        let index = lines.iter().position(|line| *line == edit.old)?;
         Some(Self {
             file: &edit.file,
-            line,
+            line: index + 1,
             name: &edit.name,
             text: &edit.old,
+            holder: holder(&lines, index),
         })
     }
 
@@ -54,30 +59,68 @@ pub struct Asked {
     source: ToolOutcome,
     hover: ToolOutcome,
     search: Vec<ToolOutcome>,
+    /// `search` for `Type.method`, for a method.
+    qualified: Option<Vec<ToolOutcome>>,
 }
 
 /// Asks about `definition` with the project as published.
 pub fn ask_before(session: &Session, definition: &Definition) -> Asked {
     let at = json!({"file": definition.file, "line": definition.line, "symbol": definition.name});
     let named = json!({"symbol": definition.name});
-    let mut search = vec![ask(session, "search", json!({"query": definition.name}))];
-    while search.len() < SEARCH_PAGES {
-        let Some(offset) = search.last().and_then(|page| next_offset(&page.text)) else {
-            break;
-        };
-        search.push(ask(
-            session,
-            "search",
-            json!({"query": definition.name, "offset": offset}),
-        ));
-    }
+    let qualified = definition
+        .holder
+        .as_ref()
+        .map(|holder| search_pages(session, &format!("{holder}.{}", definition.name)));
     Asked {
         references: ask(session, "find_references", at.clone()),
         by_name: ask(session, "definition", named.clone()),
         source: ask(session, "source", named),
         hover: ask(session, "hover", at),
-        search,
+        search: search_pages(session, definition.name),
+        qualified,
     }
+}
+
+/// Every page of `search` for `query`, up to [`SEARCH_PAGES`].
+fn search_pages(session: &Session, query: &str) -> Vec<ToolOutcome> {
+    let mut pages = vec![ask(session, "search", json!({"query": query}))];
+    while pages.len() < SEARCH_PAGES {
+        let Some(offset) = pages.last().and_then(|page| next_offset(&page.text)) else {
+            break;
+        };
+        pages.push(ask(
+            session,
+            "search",
+            json!({"query": query, "offset": offset}),
+        ));
+    }
+    pages
+}
+
+/// The type that holds the definition on 0-based line `index`: a Go
+/// method's receiver, or the class, trait or `impl` block the nearest
+/// less indented line above opens.
+fn holder(lines: &[&str], index: usize) -> Option<String> {
+    let receiver = Regex::new(r"^func\s+\(\s*\w*\s+\*?(?P<type>[A-Za-z_]\w*)").unwrap();
+    if let Some(found) = receiver.captures(lines[index]) {
+        return Some(found["type"].to_owned());
+    }
+    let opens = Regex::new(
+        r"^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+|final\s+)*(?:class|interface|trait|impl(?:<[^>]*>)?\s+(?:[\w:]+(?:<[^>]*>)?\s+for\s+)?)\s*(?P<type>[A-Za-z_]\w*)",
+    )
+    .unwrap();
+    let depth = indentation(lines[index]);
+    if depth == 0 {
+        return None;
+    }
+    let above = lines[..index]
+        .iter()
+        .rev()
+        .find(|line| !line.trim().is_empty() && indentation(line) < depth)?;
+    let found = opens.captures(above)?;
+    // A blanket `impl<T: Float> Real for T` holds its methods for no
+    // type a search could name.
+    (found["type"].len() > 1).then(|| found["type"].to_owned())
 }
 
 /// One answer judged: its verdict, the question, and why.
@@ -157,6 +200,11 @@ pub fn judge(
     ));
     if by_name {
         verdicts.push(search(&places, &asked.search, &place));
+        if let (Some(pages), Some(holder)) = (&asked.qualified, &definition.holder) {
+            let (verdict, _, why) = search(&places, pages, &place);
+            let question = format!("search of {holder}.{} ({place})", definition.name);
+            verdicts.push((verdict, question, why));
+        }
     }
     verdicts
 }
