@@ -82,9 +82,9 @@ fn section(tallies: &[Tally], edits: usize, seed: u64) -> String {
     let mut text = format!(
         "{TABLE_HEADING}\n\
          Each server below is judged by its language's own checker on\n\
-         published projects (`cargo bench --bench oracle`, {edits} edits a\n\
-         project, seed {seed}; `tests/oracle.rs` runs a bounded sample on every\n\
-         push). An edit, in a copy of the project, renames a definition, drops\n\
+         published projects (`ORACLE_EDITS={edits} cargo bench --bench oracle`,\n\
+         {edits} edits a project, seed {seed}; `tests/oracle.rs` runs a bounded\n\
+         sample on every push). An edit, in a copy of the project, renames a definition, drops\n\
          its last parameter, changes its return type (where the language writes\n\
          one on the definition's line), deletes a file, or, for a linter, puts\n\
          a statement it flags first in a function's body (`debugger;` for Biome,\n\
