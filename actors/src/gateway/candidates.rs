@@ -11,8 +11,8 @@
 //! (asked at a body, clangd's definition is the prototype).
 
 use super::context::Context;
-use super::goto::DEFINITION;
-use super::render::{self, Sources, Spot, symbol_kind};
+use super::goto;
+use super::render::{Spot, symbol_kind};
 use super::symbols;
 use super::target::{Resolved, at_name};
 use lsp_types::SymbolKind;
@@ -134,19 +134,9 @@ async fn definitions_of(
     else {
         return Vec::new();
     };
-    let Ok(request) = DEFINITION.request(&target) else {
-        return Vec::new();
-    };
-    let Ok(mut reply) = context.request(&target.server, request).await else {
-        return Vec::new();
-    };
-    let Ok(locations) = render::locations(&mut reply, DEFINITION.feature) else {
-        return Vec::new();
-    };
-    let mut sources = Sources::new(&target.roots);
-    locations
+    goto::definition_spots(context, &target)
+        .await
         .into_iter()
-        .filter_map(|location| sources.spot(location.uri.as_str(), location.range, reply.encoding))
         .map(|spot| (spot.path, spot.line))
         .collect()
 }

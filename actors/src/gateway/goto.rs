@@ -3,6 +3,8 @@
 //! same params, so one [`Goto`] value names each; the navigation tools,
 //! `source` and the merging of candidates ask them.
 
+use super::context::Context;
+use super::render::{self, Sources, Spot};
 use super::target::Target;
 use crate::error::Result;
 use crate::lsp::protocol::Feature;
@@ -47,4 +49,23 @@ impl Goto {
         };
         target.request(self.method, &params, self.feature)
     }
+}
+
+/// The places inside the roots the server gives as the definition of
+/// what `target` names; none when it cannot say.
+pub async fn definition_spots(context: &Context, target: &Target) -> Vec<Spot> {
+    let Ok(request) = DEFINITION.request(target) else {
+        return Vec::new();
+    };
+    let Ok(mut reply) = context.request(&target.server, request).await else {
+        return Vec::new();
+    };
+    let Ok(locations) = render::locations(&mut reply, DEFINITION.feature) else {
+        return Vec::new();
+    };
+    let mut sources = Sources::new(&target.roots);
+    locations
+        .into_iter()
+        .filter_map(|location| sources.spot(location.uri.as_str(), location.range, reply.encoding))
+        .collect()
 }

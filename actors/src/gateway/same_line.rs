@@ -7,8 +7,7 @@
 //! to choose one by `column`.
 
 use super::context::Context;
-use super::goto::DEFINITION;
-use super::render::{self, Sources};
+use super::goto;
 use super::target::{Opened, Resolved};
 use crate::error::Result;
 
@@ -55,19 +54,9 @@ async fn defined_at(
     column: usize,
 ) -> Vec<String> {
     let target = opened.target(index, column);
-    let Ok(request) = DEFINITION.request(&target) else {
-        return Vec::new();
-    };
-    let Ok(mut reply) = context.request(&target.server, request).await else {
-        return Vec::new();
-    };
-    let Ok(locations) = render::locations(&mut reply, DEFINITION.feature) else {
-        return Vec::new();
-    };
-    let mut sources = Sources::new(&target.roots);
-    let mut places: Vec<String> = locations
+    let mut places: Vec<String> = goto::definition_spots(context, &target)
+        .await
         .into_iter()
-        .filter_map(|location| sources.spot(location.uri.as_str(), location.range, reply.encoding))
         .map(|spot| {
             let source = spot.source.unwrap_or_default();
             format!("{}:{}:{}  {source}", spot.path, spot.line, spot.column)
