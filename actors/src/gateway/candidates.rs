@@ -13,8 +13,9 @@
 use super::context::Context;
 use super::goto;
 use super::render::{Spot, symbol_kind};
+use super::same_line::at_name;
 use super::symbols;
-use super::target::{Resolved, at_name};
+use super::target::Resolved;
 use lsp_types::SymbolKind;
 use tokio::task::JoinSet;
 

@@ -1,12 +1,11 @@
 //! One position in one document, resolved for its server: the [`Target`]
 //! every position tool asks about, or the candidates a name may mean
-//! ([`Resolved`]). A file opened at a line and column, or at a symbol on a
-//! line, is resolved here; a symbol named alone goes through `address.rs`
-//! first, which asks the servers where it is.
+//! ([`Resolved`]). A file opened at a line and column is resolved here;
+//! at a symbol on a line, in `same_line.rs`; a symbol named alone goes
+//! through `address.rs` first, which asks the servers where it is.
 
 use super::context::Context;
-use super::same_line;
-use super::words::{find_word, own_name, word_at};
+use super::words::word_at;
 use crate::error::{Error, Result};
 use crate::lsp::position::line_at;
 use crate::lsp::protocol::Feature;
@@ -135,62 +134,4 @@ pub(super) async fn at_column(
         .checked_sub(1)
         .ok_or_else(|| Error::InvalidArgument("column is 1-based".into()))?;
     Ok(opened.at(index, column))
-}
-
-/// The position of `symbol` on 1-based `line` of `file`; where the name
-/// is written more than once there, the occurrence `same_line.rs` chooses.
-pub(super) async fn on_line(
-    context: &Context,
-    file: &str,
-    line: u32,
-    symbol: &str,
-) -> Result<Resolved> {
-    let opened = Opened::new(context, file).await?;
-    let (index, text) = opened.line(line)?;
-    // The name a server or `search` qualifies (`withStack.Cause`) is
-    // written bare on its line.
-    let mut columns = words_on(text, symbol);
-    if columns.is_empty() {
-        columns = words_on(text, own_name(symbol));
-    }
-    match columns.as_slice() {
-        [] => Err(Error::InvalidArgument(format!(
-            "`{symbol}` does not occur on line {line} of {file}"
-        ))),
-        [column] => Ok(opened.at(index, *column)),
-        _ => same_line::choose(context, opened, index, &columns, symbol).await,
-    }
-}
-
-/// The position of `symbol` at 1-based `line` and `column` of `file`,
-/// where a server placed it; on the line as [`on_line`] finds it when the
-/// column is not on the name (a range that starts at a declaration's
-/// keyword).
-pub(super) async fn at_name(
-    context: &Context,
-    file: &str,
-    line: u32,
-    column: usize,
-    symbol: &str,
-) -> Result<Resolved> {
-    let opened = Opened::new(context, file).await?;
-    let (index, text) = opened.line(line)?;
-    let column = column.saturating_sub(1);
-    let named = [symbol, own_name(symbol)]
-        .iter()
-        .any(|name| find_word(text, name, column) == Some(column));
-    if named {
-        return Ok(opened.at(index, column));
-    }
-    on_line(context, file, line, symbol).await
-}
-
-/// The code-point columns of every whole-word occurrence of `word` in
-/// `text`.
-fn words_on(text: &str, word: &str) -> Vec<usize> {
-    let mut columns = Vec::new();
-    while let Some(column) = find_word(text, word, columns.last().map_or(0, |last| last + 1)) {
-        columns.push(column);
-    }
-    columns
 }
