@@ -209,6 +209,17 @@ fn sent_again(record: &Path, name: &str) -> bool {
         .any(|message| message["method"] == "textDocument/didChange")
 }
 
+/// A Python language server that gives no diagnostics, so that a linter
+/// configured alone is not joined by a built-in one found on PATH.
+fn quiet_language_server() -> String {
+    python_server(
+        "quiet",
+        &mockls_binary().display().to_string(),
+        "",
+        "diagnostics = false",
+    )
+}
+
 /// A linter of one file at a time (ruff) has nothing to check again in
 /// an open document when another file's content changes: the document
 /// is not sent again, and its diagnostics are answered as they stand. A
@@ -223,7 +234,8 @@ fn a_linter_of_one_file_at_a_time_is_not_sent_what_did_not_change() {
         "--publish-version --watch-files --record {}",
         record.display()
     );
-    let config = python_server("ruff", &mockls_binary().display().to_string(), &flags, "");
+    let config = python_server("ruff", &mockls_binary().display().to_string(), &flags, "")
+        + &quiet_language_server();
     let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
     let main = json!({"file": "main.py"});
     let answer = session.ok("diagnostics", main.clone());
@@ -249,7 +261,12 @@ fn a_linter_of_one_file_at_a_time_is_not_sent_what_did_not_change() {
 #[test]
 fn a_check_asks_a_linter_of_one_file_at_a_time_only_of_the_edited_file() {
     let dir = project(&[("main.py", "fine\n"), ("other.py", "fine\n")]);
-    let (session, record) = start_as_built_in(dir.path(), "ruff", "--pull-diagnostics", "");
+    let (session, record) = start_as_built_in(
+        dir.path(),
+        "ruff",
+        "--pull-diagnostics",
+        &quiet_language_server(),
+    );
     let other = session.ok("diagnostics", json!({"file": "other.py"}));
     assert_eq!(other, "other.py: no problems");
     let checked = session.ok(
