@@ -382,7 +382,7 @@ const MAX_UNNAMED_FILES: usize = 32;
 
 /// The definitions of `query` found by text in the files the text search
 /// matched where the servers named it nowhere, though they named it
-/// elsewhere: a file a server does not read (gopls one that another
+/// elsewhere in a file of the same language: a file a server does not read (gopls one that another
 /// platform's build constraints select: uuid's `getHardwareInterface`
 /// in `node_js.go` beside the one in `node_net.go`). A qualified query,
 /// or one no server named at all (`by_text` searched everywhere), is
@@ -397,13 +397,21 @@ async fn in_unnamed_files(
     if symbols::qualifier(query).is_some() || !symbols.iter().any(named) {
         return Vec::new();
     }
+    // Of the languages the servers named it in: not a build's output in
+    // another (`dist/shapes.js` beside `src/shapes.ts`).
+    let languages: Vec<&str> = symbols
+        .iter()
+        .filter(|symbol| named(symbol))
+        .filter_map(|symbol| language_id(std::path::Path::new(&symbol.path)))
+        .collect();
     let unnamed: Vec<PathBuf> = hits
         .iter()
         .filter(|hit| {
             let path = roots.display(&hit.path);
-            !symbols
-                .iter()
-                .any(|symbol| symbol.path == path && named(symbol))
+            language_id(&hit.path).is_some_and(|language| languages.contains(&language))
+                && !symbols
+                    .iter()
+                    .any(|symbol| symbol.path == path && named(symbol))
         })
         .map(|hit| hit.path.clone())
         .take(MAX_UNNAMED_FILES)
