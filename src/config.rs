@@ -866,6 +866,7 @@ mod tests {
     #[test]
     fn a_linter_configured_alone_keeps_the_language_server() {
         if !on_path("typescript-language-server") {
+            eprintln!("skipped: typescript-language-server is not on PATH");
             return;
         }
         let mut entries = BTreeMap::new();

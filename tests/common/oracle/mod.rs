@@ -89,84 +89,69 @@ const TYPESCRIPT_RETURNS: Returns = Returns {
     instead: ["number", "string"],
 };
 
+/// pyright's judge, whose projects, patterns and edits every Python
+/// server's shares.
+const PYTHON: Judge = Judge {
+    server: "pyright",
+    needs: &["pyright-langserver", "pyright"],
+    config: "",
+    projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
+    extensions: &["py"],
+    definition: PYTHON_DEFINITION,
+    body: None,
+    receiver: Some("self"),
+    returns: Some(PYTHON_RETURNS),
+    lint: None,
+    checker: Checker::Pyright("pyright"),
+};
+
+/// typescript-language-server's judge, whose projects, patterns and
+/// edits every TypeScript server's (and linter's) shares.
+const TYPESCRIPT: Judge = Judge {
+    server: "typescript",
+    needs: &["typescript-language-server", "tsc"],
+    config: "",
+    projects: &["immer-11.2.10", "zod-4.6.7", "mobx-7.1.3"],
+    extensions: &["ts"],
+    definition: TYPESCRIPT_DEFINITION,
+    body: None,
+    receiver: None,
+    returns: Some(TYPESCRIPT_RETURNS),
+    lint: None,
+    checker: Checker::Tsc("tsc"),
+};
+
 pub const JUDGES: &[Judge] = &[
-    Judge {
-        server: "pyright",
-        needs: &["pyright-langserver", "pyright"],
-        config: "",
-        projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
-        extensions: &["py"],
-        definition: PYTHON_DEFINITION,
-        body: None,
-        receiver: Some("self"),
-        returns: Some(PYTHON_RETURNS),
-        lint: None,
-        checker: Checker::Pyright("pyright"),
-    },
+    PYTHON,
     Judge {
         server: "basedpyright",
         needs: &["basedpyright-langserver", "basedpyright"],
         config: "[server.basedpyright]\n",
-        projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
-        extensions: &["py"],
-        definition: PYTHON_DEFINITION,
-        body: None,
-        receiver: Some("self"),
-        returns: Some(PYTHON_RETURNS),
-        lint: None,
         checker: Checker::Pyright("basedpyright"),
+        ..PYTHON
     },
     Judge {
         server: "ty",
         needs: &["ty"],
         config: "[server.ty]\n",
-        projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
-        extensions: &["py"],
-        definition: PYTHON_DEFINITION,
-        body: None,
-        receiver: Some("self"),
-        returns: Some(PYTHON_RETURNS),
-        lint: None,
         checker: Checker::Ty,
+        ..PYTHON
     },
-    Judge {
-        server: "typescript",
-        needs: &["typescript-language-server", "tsc"],
-        config: "",
-        projects: &["immer-11.2.10", "zod-4.6.7", "mobx-7.1.3"],
-        extensions: &["ts"],
-        definition: TYPESCRIPT_DEFINITION,
-        body: None,
-        receiver: None,
-        returns: Some(TYPESCRIPT_RETURNS),
-        lint: None,
-        checker: Checker::Tsc("tsc"),
-    },
+    TYPESCRIPT,
     Judge {
         server: "tsgo",
         needs: &["tsgo"],
         config: "[server.tsgo]\n",
-        projects: &["immer-11.2.10", "zod-4.6.7", "mobx-7.1.3"],
-        extensions: &["ts"],
-        definition: TYPESCRIPT_DEFINITION,
-        body: None,
-        receiver: None,
-        returns: Some(TYPESCRIPT_RETURNS),
-        lint: None,
         checker: Checker::Tsc("tsgo"),
+        ..TYPESCRIPT
     },
     Judge {
         server: "biome",
         needs: &["biome", "typescript-language-server"],
         config: "[server.biome]\n",
-        projects: &["immer-11.2.10", "zod-4.6.7", "mobx-7.1.3"],
-        extensions: &["ts"],
-        definition: TYPESCRIPT_DEFINITION,
-        body: None,
-        receiver: None,
-        returns: Some(TYPESCRIPT_RETURNS),
         lint: Some("debugger;"),
         checker: Checker::Biome,
+        ..TYPESCRIPT
     },
     Judge {
         server: "eslint",
@@ -175,14 +160,9 @@ pub const JUDGES: &[Judge] = &[
             "typescript-language-server",
         ],
         config: "",
-        projects: &["immer-11.2.10", "zod-4.6.7", "mobx-7.1.3"],
-        extensions: &["ts"],
-        definition: TYPESCRIPT_DEFINITION,
-        body: None,
-        receiver: None,
-        returns: Some(TYPESCRIPT_RETURNS),
         lint: Some("var flagged = 1;"),
         checker: Checker::Eslint,
+        ..TYPESCRIPT
     },
     Judge {
         server: "intelephense",
