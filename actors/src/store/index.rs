@@ -111,11 +111,8 @@ pub struct IndexedSymbol {
 /// Opens (creating if needed) the index, making it again when its layout
 /// is not this build's.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
-    let connection = super::open_cache(path)?;
+    let connection = super::open_cache_at(path, LAYOUT, make_again)?;
     connection.pragma_update(None, "foreign_keys", "ON")?;
-    if super::layout(&connection)? != LAYOUT {
-        make_again(&connection)?;
-    }
     Ok(connection)
 }
 
@@ -131,13 +128,12 @@ fn make_again(connection: &Connection) -> rusqlite::Result<()> {
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?
     };
-    let mut batch = String::from("BEGIN;");
+    let mut batch = String::new();
     for (kind, name) in names {
         let kind = if kind == "view" { "VIEW" } else { "TABLE" };
         batch.push_str(&format!("DROP {kind} IF EXISTS \"{name}\";"));
     }
     batch.push_str(TABLES);
-    batch.push_str(&format!("PRAGMA user_version = {LAYOUT}; COMMIT;"));
     connection.execute_batch(&batch)
 }
 
@@ -524,6 +520,22 @@ mod tests {
         forget(&mut db, &[PathBuf::from("/w/m.py")]).unwrap();
         assert!(lookup(&db, "new_name", &roots, 10).unwrap().is_empty());
         assert!(stamps_under(&db, Path::new("/w")).unwrap().is_empty());
+    }
+
+    #[test]
+    fn processes_starting_together_open_one_new_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("index.db");
+        for _ in 0..5 {
+            let _removed = std::fs::remove_file(&path);
+            std::thread::scope(|scope| {
+                let opening: Vec<_> = (0..6).map(|_| scope.spawn(|| open(&path))).collect();
+                for opened in opening {
+                    let opened = opened.join().unwrap();
+                    assert!(opened.is_ok(), "{opened:?}");
+                }
+            });
+        }
     }
 
     #[test]

@@ -74,6 +74,29 @@ fn open_cache(path: &Path) -> rusqlite::Result<Connection> {
     Ok(connection)
 }
 
+/// Opens a cache beside the store (as [`open_cache`]), its tables made
+/// again by `make` when its file was made at another layout. Every
+/// serving process opens the caches as it starts, at once: the layout is
+/// read again inside the write transaction, so that only the first makes
+/// the tables and the others, which waited, find them made.
+fn open_cache_at(
+    path: &Path,
+    layout: i64,
+    make: impl FnOnce(&Connection) -> rusqlite::Result<()>,
+) -> rusqlite::Result<Connection> {
+    let mut connection = open_cache(path)?;
+    if self::layout(&connection)? != layout {
+        let transaction =
+            connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        if self::layout(&transaction)? != layout {
+            make(&transaction)?;
+            transaction.pragma_update(None, "user_version", layout)?;
+        }
+        transaction.commit()?;
+    }
+    Ok(connection)
+}
+
 /// The layout a cache's file was made at (`user_version`).
 fn layout(connection: &Connection) -> rusqlite::Result<i64> {
     connection.query_row("PRAGMA user_version", [], |row| row.get(0))

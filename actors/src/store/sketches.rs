@@ -68,13 +68,9 @@ pub struct Changes {
 /// Opens (creating if needed) the filters' file, making it again when
 /// its layout is not this build's.
 pub fn open(path: &Path) -> rusqlite::Result<Connection> {
-    let connection = super::open_cache(path)?;
-    if super::layout(&connection)? != LAYOUT {
-        connection.execute_batch(&format!(
-            "BEGIN; DROP TABLE IF EXISTS sketches; {TABLES} PRAGMA user_version = {LAYOUT}; COMMIT;"
-        ))?;
-    }
-    Ok(connection)
+    super::open_cache_at(path, LAYOUT, |connection| {
+        connection.execute_batch(&format!("DROP TABLE IF EXISTS sketches; {TABLES}"))
+    })
 }
 
 /// Every filter kept of a file under `root`.
