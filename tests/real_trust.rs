@@ -217,6 +217,40 @@ fn clangd_without_a_compilation_database_says_its_answers_may_be_partial() {
 }
 
 #[test]
+fn clangd_diagnostics_behind_a_missing_include_say_the_rest_is_unchecked() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let dir = project(&[
+        ("shapes.h", SHAPES_H),
+        ("main.c", MAIN_C),
+        ("compile_flags.txt", "-xc\n"),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    assert_eq!(
+        session.ok("diagnostics", json!({"file": "main.c"})),
+        "main.c: no problems"
+    );
+    // The call's error, after the include that is not found, is not
+    // reported: clang stops at a missing include.
+    let broken =
+        "#include \"gone.h\"\n#include \"shapes.h\"\n\nint main(void) { return area(2); }\n";
+    std::fs::write(dir.path().join("main.c"), broken).unwrap();
+    let answer = session.ok("diagnostics", json!({"file": "main.c"}));
+    assert!(answer.contains("'gone.h' file not found"), "{answer}");
+    assert!(
+        !answer.contains("too few arguments"),
+        "clang went on: {answer}"
+    );
+    assert!(
+        answer.contains(
+            "warning: [c,cpp] the error at line 1 is fatal: the server checks nothing after it, so problems past it are not reported"
+        ),
+        "{answer}"
+    );
+}
+
+#[test]
 fn one_clangd_serves_c_and_headers_when_configured_for_c() {
     if !have("clangd") {
         return skip("clangd is not on PATH");

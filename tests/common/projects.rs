@@ -319,6 +319,55 @@ pub fn compile_brotli(root: &Path) -> bool {
         .is_ok_and(|text| std::fs::write(root.join("compile_commands.json"), text).is_ok())
 }
 
+/// Writes the compile database PyCryptodome's build would write (each
+/// C source of `src` and of its tests, with the macros its `setup.py`
+/// defines on a 64-bit Linux) into a copy of the package; `false` when
+/// it cannot.
+pub fn compile_pycryptodome(root: &Path) -> bool {
+    let Ok(root) = root.canonicalize() else {
+        return false;
+    };
+    let sources = root.join("src");
+    let mut commands: Vec<Value> = Vec::new();
+    for folder in [sources.clone(), sources.join("test")] {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            return false;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| path.extension().is_some_and(|extension| extension == "c"))
+            .collect();
+        files.sort();
+        commands.extend(files.iter().map(|file| {
+            let mut arguments = vec![
+                "cc".to_owned(),
+                "-c".to_owned(),
+                format!("-I{}", sources.display()),
+            ];
+            arguments.extend(
+                [
+                    "HAVE_STDINT_H",
+                    "HAVE_UINT128",
+                    "HAVE_POSIX_MEMALIGN",
+                    "HAVE_CPUID_H",
+                    "HAVE_X86INTRIN_H",
+                    "USE_SSE2",
+                ]
+                .map(|macro_name| format!("-D{macro_name}")),
+            );
+            arguments.push(file.display().to_string());
+            json!({
+                "directory": folder.display().to_string(),
+                "file": file.display().to_string(),
+                "arguments": arguments,
+            })
+        }));
+    }
+    serde_json::to_string_pretty(&commands)
+        .is_ok_and(|text| std::fs::write(root.join("compile_commands.json"), text).is_ok())
+}
+
 /// A copy of the LZ4 package with its compile database, and its
 /// canonical root; `None` when .ci/run has not unpacked it.
 pub fn lz4_project() -> Option<(tempfile::TempDir, PathBuf)> {

@@ -202,6 +202,7 @@ pub fn problems(
                 server.label()
             ));
         }
+        notes.extend(stopped_at(&found, &server.label()));
         found.retain(|diagnostic| duties.shows(diagnostic.severity));
         for diagnostic in &mut found {
             diagnostic.message = roots.paths_shown_in(&diagnostic.message);
@@ -220,6 +221,27 @@ pub fn problems(
         notes,
         unanswered: Vec::new(),
     }
+}
+
+/// Clang's errors after which it checks nothing more: a file not found
+/// (in the file or in one it includes), and the limit of errors reached.
+const CLANG_FATAL: [&str; 2] = ["pp_file_not_found", "fatal_too_many_errors"];
+
+/// A warning when a fatal error hides whatever follows it: the answer
+/// is then no list of the file's problems, and the same answer before and
+/// after an edit does not mean the edit broke nothing.
+fn stopped_at(found: &[Diagnostic], label: &str) -> Option<String> {
+    let fatal = found.iter().find(|diagnostic| {
+        diagnostic.source.as_deref() == Some("clang")
+            && diagnostic
+                .code
+                .as_deref()
+                .is_some_and(|code| CLANG_FATAL.contains(&code))
+    })?;
+    Some(format!(
+        "warning: [{label}] the error at line {} is fatal: the server checks nothing after it, so problems past it are not reported",
+        fatal.line
+    ))
 }
 
 /// The server's items as problems, in line order, and how many did not
@@ -364,6 +386,31 @@ mod tests {
         assert_eq!(
             shown,
             vec!["1:3 error [x 12] bad", "2:4 warning [lint] unused variable"]
+        );
+    }
+
+    #[test]
+    fn a_fatal_error_says_that_what_follows_is_not_checked() {
+        let reply = reply();
+        let items = [
+            json!({"range": {"start": {"line": 18, "character": 9}, "end": {"line": 18, "character": 20}},
+                   "severity": 1, "source": "clang", "code": "pp_file_not_found",
+                   "message": "In included file: 'config.h' file not found"}),
+            json!({"range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 1}},
+                   "severity": 1, "source": "clang", "code": "undeclared_var_use",
+                   "message": "use of undeclared identifier 'x'"}),
+        ];
+        let (found, _) = read(&items, "", &reply);
+        assert_eq!(
+            stopped_at(&found, "c,cpp").as_deref(),
+            Some(
+                "warning: [c,cpp] the error at line 19 is fatal: the server checks nothing after it, so problems past it are not reported"
+            )
+        );
+        assert_eq!(
+            stopped_at(&found[..1], "c,cpp"),
+            None,
+            "sorted, the fatal one is last"
         );
     }
 

@@ -1,7 +1,7 @@
 //! The checkers whose errors are the truth: each language's own command
 //! line, run over a copy of a project, its errors read by file.
 
-use super::super::projects::{compile_brotli, compile_lz4, lint_with_eslint};
+use super::super::projects::{compile_brotli, compile_lz4, compile_pycryptodome, lint_with_eslint};
 use super::fnv;
 use regex::Regex;
 use std::collections::{BTreeMap, BTreeSet};
@@ -80,9 +80,12 @@ pub fn prepare(checker: Checker, root: &Path) {
         )
         .unwrap(),
         Checker::Gcc => {
-            let write = match root.join("lz4libs").is_dir() {
-                true => compile_lz4,
-                false => compile_brotli,
+            let write = if root.join("lz4libs").is_dir() {
+                compile_lz4
+            } else if root.join("c/include/brotli").is_dir() {
+                compile_brotli
+            } else {
+                compile_pycryptodome
             };
             assert!(write(root), "writing the compilation database");
         }

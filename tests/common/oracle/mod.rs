@@ -168,7 +168,11 @@ pub const JUDGES: &[Judge] = &[
         server: "intelephense",
         needs: &["intelephense", "php"],
         config: "",
-        projects: &["fast-route-1.3.0", "monolog-2.9.1"],
+        projects: &[
+            "fast-route-1.3.0",
+            "monolog-2.9.1",
+            "doctrine-inflector-2.0.6",
+        ],
         extensions: &["php"],
         definition: r"^\s*(?:(?:public|protected|private|static|abstract|final)\s+)*function\s+(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^()]*)\)",
         body: None,
@@ -197,7 +201,7 @@ pub const JUDGES: &[Judge] = &[
         server: "clangd",
         needs: &["clangd", "gcc"],
         config: "",
-        projects: &["lz4-4.4.4", "brotli-1.2.1"],
+        projects: &["lz4-4.4.4", "brotli-1.2.1", "pycryptodome-4.5.0"],
         extensions: &["h"],
         definition: r"^(?:LZ4\w*API\s+|LZ4LIB_STATIC_API\s+|XXH_PUBLIC_API\s+)?[A-Za-z_][\w\s\*]*[\s\*](?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^()]*)\)\s*;",
         body: Some(

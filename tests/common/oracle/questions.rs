@@ -294,6 +294,21 @@ impl Places<'_> {
     /// prototype beside its body), or (where the language puts a
     /// declaration apart from its body, as C does) the body of the name
     /// anywhere.
+    /// Whether the span's first line past the comments and attributes
+    /// that lead it is the definition.
+    fn opens_with_definition(&self, file: &str, first: usize, last: usize) -> bool {
+        let leading = |text: &str| {
+            let text = text.trim_start();
+            text.is_empty()
+                || ["/*", "*", "//", "#", "@"]
+                    .iter()
+                    .any(|mark| text.starts_with(mark))
+        };
+        (first..=last)
+            .find(|line| self.line(file, *line).is_none_or(|text| !leading(&text)))
+            .is_some_and(|line| self.is_definition(file, line))
+    }
+
     fn is_definition(&self, file: &str, line: usize) -> bool {
         if file == self.definition.file && line == self.definition.line {
             return true;
@@ -307,8 +322,27 @@ impl Places<'_> {
                 .captures(&text)
                 .is_some_and(|found| &found["name"] == self.definition.name)
         };
+        // A C name a macro stands for (`#define f NAMESPACE(f)`) is
+        // defined there first.
+        let defined_as_macro = || {
+            self.judge.body.is_some()
+                && text
+                    .trim_start()
+                    .strip_prefix('#')
+                    .is_some_and(|directive| {
+                        directive
+                            .trim_start()
+                            .strip_prefix("define")
+                            .is_some_and(|rest| {
+                                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                                    .find(|word| !word.is_empty())
+                                    == Some(self.definition.name)
+                            })
+                    })
+        };
         (file == self.definition.file && names_it(self.judge.definition))
             || self.judge.body.is_some_and(names_it)
+            || defined_as_macro()
     }
 }
 
@@ -377,8 +411,24 @@ fn source(places: &Places, answer: &ToolOutcome, place: &str) -> (Verdict, Strin
     let right = answer.text.lines().any(|line| line.trim_start() == shown)
         || located(&answer.text)
             .iter()
-            .any(|(file, line)| places.is_definition(file, *line));
+            .any(|(file, line)| places.is_definition(file, *line))
+        || spans(&answer.text)
+            .iter()
+            .any(|(file, first, last)| places.opens_with_definition(file, *first, *last));
     (answered(right, answer), question, answer.text.clone())
+}
+
+/// The spans a `source` answer shows, as `file:first-last`.
+fn spans(text: &str) -> Vec<(String, usize, usize)> {
+    let span = Regex::new(r"^(?P<file>[^\s:]+):(?P<first>\d+)-(?P<last>\d+)\b").unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let found = span.captures(line)?;
+            let first = found["first"].parse().ok()?;
+            let last = found["last"].parse().ok()?;
+            Some((found["file"].to_owned(), first, last))
+        })
+        .collect()
 }
 
 /// The pages of a `search` answer: the definition among its symbols.
