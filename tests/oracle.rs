@@ -12,6 +12,7 @@
 mod common;
 
 use common::oracle::edits::{Kind, edits, without_last_parameter};
+use common::oracle::occurrences::code_only;
 use common::oracle::questions::{next_offset, referenced, symbols_named};
 use common::oracle::{JUDGES, Verdict, run};
 use common::*;
@@ -207,4 +208,24 @@ fn search_symbols_are_read_by_file_and_pages_followed() {
         Some(20)
     );
     assert_eq!(next_offset(text), None);
+}
+
+#[test]
+fn comments_and_strings_are_blanked_where_they_stand() {
+    let python = "x = f(1)  # f again\ns = \"f(2)\"\n'''f\nf'''\ny = f\n";
+    assert_eq!(
+        code_only(python, "py"),
+        "x = f(1)           \ns =       \n    \n    \ny = f\n"
+    );
+    let c = "int f(void); /* f\n f */ char *s = \"f \\\" f\"; // f\nf();\n";
+    let blanked = code_only(c, "c");
+    assert_eq!(blanked.lines().count(), 3);
+    assert_eq!(blanked.matches('f').count(), 2, "{blanked}");
+    let php = "#[Route('/f')]\nfunction f() {} # f\n";
+    assert_eq!(
+        code_only(php, "php"),
+        "#[Route(    )]\nfunction f() {}    \n"
+    );
+    let rust = "fn f<'a>(s: &'a str) -> char { 'f' }\n";
+    assert_eq!(code_only(rust, "rs"), rust, "a `'` is kept in Rust");
 }

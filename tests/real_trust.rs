@@ -244,10 +244,37 @@ fn clangd_diagnostics_behind_a_missing_include_say_the_rest_is_unchecked() {
     );
     assert!(
         answer.contains(
-            "warning: [c,cpp] the error at line 1 is fatal: the server checks nothing after it, so problems past it are not reported"
+            "warning: [c,cpp] the error at main.c:1 is fatal: the server checks nothing after it, so problems past it are not reported"
         ),
         "{answer}"
     );
+}
+
+#[test]
+fn clangd_references_name_uses_in_branches_the_build_leaves_out() {
+    if !have("clangd") {
+        return skip("clangd is not on PATH");
+    }
+    let header = "#ifndef SHAPES_H\n#define SHAPES_H\n#define SHAPES_API extern\n\
+                  #ifdef SHAPES_STATIC\n#define SHAPES_STATIC_API SHAPES_API\n#endif\n\
+                  SHAPES_API int area(int w, int h);\n#endif\n";
+    let dir = project(&[
+        ("shapes.h", header),
+        ("main.c", MAIN_C),
+        ("compile_flags.txt", "-xc\n"),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let references = session.ok(
+        "find_references",
+        json!({"file": "shapes.h", "line": 3, "symbol": "SHAPES_API"}),
+    );
+    assert!(
+        references.contains(
+            "note: by text, `SHAPES_API` also appears inside `#if` branches, which the server compiles only where the build takes them: shapes.h:5"
+        ),
+        "{references}"
+    );
+    assert!(references.contains("7:1"), "{references}");
 }
 
 #[test]

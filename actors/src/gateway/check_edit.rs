@@ -111,13 +111,22 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
     let mut sources = Sources::new(&roots);
     for report in reports {
         for (index, (disk, edit)) in report.edited.into_iter().enumerate() {
-            lines.extend(disk.notes.iter().cloned());
+            said_once(&mut lines, &disk.notes);
+            // A warning the edit brings (a fatal error hiding the rest).
+            said_once(&mut lines, &edit.notes);
             before[index].push(disk);
             after[index].push(edit);
         }
         // A shared server also holds other sessions' files open.
         for (path, disk, edit) in report.dependents {
             if sources.admit(&path) {
+                let brought: Vec<String> = edit
+                    .notes
+                    .iter()
+                    .filter(|note| !disk.notes.contains(note))
+                    .cloned()
+                    .collect();
+                said_once(&mut lines, &brought);
                 let (before, after) = dependents.entry(path).or_default();
                 before.push(disk);
                 after.push(edit);
@@ -152,6 +161,15 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
     lines.extend(users.notes(&roots));
     lines.extend(sources.outside_note());
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
+}
+
+/// Adds each of `notes` that `lines` does not hold yet.
+fn said_once(lines: &mut Vec<String>, notes: &[String]) {
+    for note in notes {
+        if !lines.contains(note) {
+            lines.push(note.clone());
+        }
+    }
 }
 
 /// What a file's comparison says of it: edited, or touched without being

@@ -5,7 +5,8 @@
 //! in any language a keyword before it (`def`, `function`, `class`,
 //! `struct`, …); in shell scripts also `name() {`; in C and C++ also a
 //! function whose parameter list is followed by its body rather than `;`
-//! (and, when declarations are asked for too, a prototype ending in `;`).
+//! (and, when declarations are asked for too, a prototype ending in `;`),
+//! and a macro's `#define`.
 //! (In Python or JavaScript `name()` alone is a call.) In a Dockerfile, a
 //! build argument (`ARG name`), an environment variable (`ENV name`) and
 //! a build stage (`FROM image AS name`).
@@ -199,20 +200,22 @@ impl Matchers {
         };
         let c_function =
             format!(r"^[A-Za-z_][\w\s\*&:<>,]*[\s\*&]{name}\s*\((?:[^)]*\){ending}|(?:[^)]*,)?)$");
+        // clangd names no macro among its symbols.
+        let c_macro = format!(r"^\s*#\s*define\s+{name}\b");
         // Instructions are case-insensitive; the names they define are not.
         let dockerfile = [
             format!(r"^\s*(?i:ARG|ENV)\s+{name}(?:[=\s]|$)"),
             format!(r"^\s*(?i:FROM)\s.*\s(?i:AS)\s+{name}\s*$"),
         ];
-        let build = |extra: Option<&str>| {
+        let build = |extra: &[&str]| {
             let mut patterns: Vec<&str> = general.iter().map(String::as_str).collect();
             patterns.extend(extra);
             RegexMatcherBuilder::new().build(&patterns.join("|")).ok()
         };
         Some(Self {
-            general: build(None)?,
-            shell: build(Some(&shell_function))?,
-            c: build(Some(&c_function))?,
+            general: build(&[])?,
+            shell: build(&[&shell_function])?,
+            c: build(&[&c_function, &c_macro])?,
             styles,
             dockerfile: RegexMatcherBuilder::new()
                 .build(&dockerfile.join("|"))
@@ -357,6 +360,18 @@ mod tests {
         ));
         assert!(!is_declaration("int area(int w, int h) { return w * h; }"));
         assert!(!is_declaration("int area(int w, int h)"));
+    }
+
+    #[test]
+    fn a_macro_is_defined_by_its_define() {
+        let files = [(
+            "port.h",
+            "#ifdef STATIC\n#  define LIB_API extern\n#else\n#define LIB_API\n#endif\nLIB_API int run(void);\n#if defined(LIB_API)\n",
+        )];
+        assert_eq!(
+            counted_lines(&files, "LIB_API", Counted::Definitions),
+            vec![("port.h".to_owned(), 2), ("port.h".to_owned(), 4)]
+        );
     }
 
     #[test]

@@ -202,7 +202,8 @@ pub fn problems(
                 server.label()
             ));
         }
-        notes.extend(stopped_at(&found, &server.label()));
+        let file = roots.display(&document.path);
+        notes.extend(stopped_at(&found, &server.label(), &file));
         found.retain(|diagnostic| duties.shows(diagnostic.severity));
         for diagnostic in &mut found {
             diagnostic.message = roots.paths_shown_in(&diagnostic.message);
@@ -230,7 +231,7 @@ const CLANG_FATAL: [&str; 2] = ["pp_file_not_found", "fatal_too_many_errors"];
 /// A warning when a fatal error hides whatever follows it: the answer
 /// is then no list of the file's problems, and the same answer before and
 /// after an edit does not mean the edit broke nothing.
-fn stopped_at(found: &[Diagnostic], label: &str) -> Option<String> {
+fn stopped_at(found: &[Diagnostic], label: &str, file: &str) -> Option<String> {
     let fatal = found.iter().find(|diagnostic| {
         diagnostic.source.as_deref() == Some("clang")
             && diagnostic
@@ -239,7 +240,7 @@ fn stopped_at(found: &[Diagnostic], label: &str) -> Option<String> {
                 .is_some_and(|code| CLANG_FATAL.contains(&code))
     })?;
     Some(format!(
-        "warning: [{label}] the error at line {} is fatal: the server checks nothing after it, so problems past it are not reported",
+        "warning: [{label}] the error at {file}:{} is fatal: the server checks nothing after it, so problems past it are not reported",
         fatal.line
     ))
 }
@@ -402,13 +403,13 @@ mod tests {
         ];
         let (found, _) = read(&items, "", &reply);
         assert_eq!(
-            stopped_at(&found, "c,cpp").as_deref(),
+            stopped_at(&found, "c,cpp", "poly.h").as_deref(),
             Some(
-                "warning: [c,cpp] the error at line 19 is fatal: the server checks nothing after it, so problems past it are not reported"
+                "warning: [c,cpp] the error at poly.h:19 is fatal: the server checks nothing after it, so problems past it are not reported"
             )
         );
         assert_eq!(
-            stopped_at(&found[..1], "c,cpp"),
+            stopped_at(&found[..1], "c,cpp", "poly.h"),
             None,
             "sorted, the fatal one is last"
         );

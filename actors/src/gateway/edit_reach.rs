@@ -61,6 +61,7 @@ pub fn changed_names(old: &str, new: &str, outline: &[Symbol]) -> Vec<String> {
     let lines = touched_lines(old, new);
     let mut names = Vec::new();
     reached(outline, None, &lines, &mut names);
+    names.extend(macros_defined(old, &lines));
     let mut seen = HashSet::new();
     names.retain(|name| seen.insert(name.clone()));
     names
@@ -139,6 +140,29 @@ fn touched_lines(old: &str, new: &str) -> BTreeSet<usize> {
     differing(middle.0, middle.1)
         .into_iter()
         .map(|line| line + same_start)
+        .collect()
+}
+
+/// The macros a `#define` on one of `lines` (0-based) of `old` defines:
+/// clangd's outline leaves macros out, yet a macro renamed or redefined
+/// breaks or changes every file that expands it.
+fn macros_defined(old: &str, lines: &BTreeSet<usize>) -> Vec<String> {
+    old.lines()
+        .enumerate()
+        .filter(|(index, _)| lines.contains(index))
+        .filter_map(|(_, line)| {
+            let directive = line.trim_start().strip_prefix('#')?.trim_start();
+            let rest = directive.strip_prefix("define")?;
+            if !rest.starts_with([' ', '\t']) {
+                return None;
+            }
+            let name: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty()).then_some(name)
+        })
         .collect()
 }
 
@@ -336,6 +360,20 @@ mod tests {
         assert_eq!(
             changed_names(&old, &new, &outline),
             ["__getitem__", "CaseInsensitiveDict"]
+        );
+    }
+
+    #[test]
+    fn a_macro_renamed_or_redefined_is_reached_though_no_outline_names_it() {
+        let old = "#ifndef PORT_H\n#define PORT_H\n#  define API_64_BITS 1\n#define SQUARE(x) ((x) * (x))\nint area(int w);\n";
+        let new = old
+            .replace("API_64_BITS 1", "API_64_BITS_RENAMED 1")
+            .replace("((x) * (x))", "((x) + (x))");
+        assert_eq!(changed_names(old, &new, &[]), ["API_64_BITS", "SQUARE"]);
+        let guarded = old.replace("#ifndef PORT_H", "#ifndef PORT_H_");
+        assert!(
+            changed_names(old, &guarded, &[]).is_empty(),
+            "an `#ifndef` defines nothing"
         );
     }
 

@@ -9,7 +9,8 @@ use super::goto::{DEFINITION, Goto};
 use super::render::{self, Sources, Spot};
 use super::symbols::{self, Symbol};
 use super::target::{Resolved, Target};
-use super::{bodies, definitions, macro_bodies, text_uses};
+use super::unresolved_code::{self, Unresolved};
+use super::{bodies, definitions, text_uses};
 use crate::error::Result;
 use crate::language::{self, ReferencesFrom};
 use crate::lsp::position::last_line;
@@ -148,7 +149,7 @@ pub async fn references(context: &Context, args: &ReferencesArgs) -> Result<Stri
     }
     .into_iter()
     .collect::<Vec<_>>();
-    unlisted.extend(in_macro_bodies(context, &target, &spots).await);
+    unlisted.extend(in_unresolved_code(context, &target, &spots).await);
     for language in unread_importers(context, &target).await {
         let reason = text_uses::Reason::Unread(language);
         let languages = vec![language.to_owned()];
@@ -263,12 +264,11 @@ async fn unlisted_by_text(
     found.note(&target.roots, &word, reason)
 }
 
-/// The note on the lines of Rust macro bodies that name the target's
-/// word and are not among the references listed, if any do.
-async fn in_macro_bodies(context: &Context, target: &Target, spots: &[Spot]) -> Option<String> {
-    if target.document.language_id != "rust" {
-        return None;
-    }
+/// The note on the lines of code the target's server does not resolve
+/// (Rust's macro bodies, C's preprocessor branches) that name the
+/// target's word and are not among the references listed, if any do.
+async fn in_unresolved_code(context: &Context, target: &Target, spots: &[Spot]) -> Option<String> {
+    let unresolved = Unresolved::of(&target.document.language_id)?;
     let word = target.word()?;
     let listed: HashSet<(String, usize)> = spots
         .iter()
@@ -278,11 +278,18 @@ async fn in_macro_bodies(context: &Context, target: &Target, spots: &[Spot]) -> 
     let search = {
         let word = word.clone();
         tokio::task::spawn_blocking(move || {
-            macro_bodies::unlisted_uses(&sketches, &roots, &word, &listed, text_uses::SEARCH_BUDGET)
+            unresolved_code::unlisted_uses(
+                &sketches,
+                &roots,
+                unresolved,
+                &word,
+                &listed,
+                text_uses::SEARCH_BUDGET,
+            )
         })
     };
     let found = search.await.ok()?;
-    macro_bodies::note(&target.roots, &word, &found)
+    unresolved_code::note(&target.roots, unresolved, &word, &found)
 }
 
 /// The spots of a location answer, and the note on those left out as

@@ -58,14 +58,25 @@ impl Edit {
 }
 
 /// Every edit the judge can make in the project at `root`, in path and
-/// line order: for each definition, its name renamed, its last
-/// parameter dropped where the line holds the whole list, and its return
-/// type changed where the line writes it; after a file's definitions,
-/// its deletion.
+/// line order: for each function, its name renamed, its last parameter
+/// dropped where the line holds the whole list, and its return type
+/// changed where the line writes it; for each type or constant, its name
+/// renamed; after a file's definitions, its deletion.
 pub fn edits(judge: &Judge, root: &Path) -> Vec<Edit> {
     let Ok(definition) = Regex::new(judge.definition) else {
         panic!("{}: the definition pattern does not compile", judge.server);
     };
+    let names: Vec<Regex> = judge
+        .names
+        .iter()
+        .map(|pattern| match Regex::new(pattern) {
+            Ok(names) => names,
+            Err(error) => panic!(
+                "{}: a names pattern does not compile: {error}",
+                judge.server
+            ),
+        })
+        .collect();
     let returns = judge.returns.map(|returns| {
         let Ok(pattern) = Regex::new(returns.pattern) else {
             panic!("{}: the return type pattern does not compile", judge.server);
@@ -83,30 +94,25 @@ pub fn edits(judge: &Judge, root: &Path) -> Vec<Edit> {
             .to_string_lossy()
             .into_owned();
         for line in text.lines() {
+            // `check_edit` replaces a text that occurs once.
+            let once = || text.matches(line).count() == 1;
             let Some(found) = definition.captures(line) else {
+                let named = names.iter().find_map(|names| names.captures(line));
+                if let Some(at) = named.and_then(|named| named.name("name"))
+                    && once()
+                {
+                    edits.push(renamed(&file, line, at));
+                }
                 continue;
             };
-            // `check_edit` replaces a text that occurs once.
-            if text.matches(line).count() != 1 {
-                continue;
-            }
-            let name = &found["name"];
             let Some(at) = found.name("name") else {
                 continue;
             };
-            let renamed = format!(
-                "{}{}Renamed{}",
-                &line[..at.start()],
-                name,
-                &line[at.end()..]
-            );
-            edits.push(Edit {
-                file: file.clone(),
-                kind: Kind::Rename,
-                name: name.to_owned(),
-                old: line.to_owned(),
-                new: renamed,
-            });
+            if !once() {
+                continue;
+            }
+            let name = at.as_str();
+            edits.push(renamed(&file, line, at));
             if let Some(params) = found.name("params")
                 && let Some(dropped) = without_last_parameter(params.as_str(), judge.receiver)
             {
@@ -167,6 +173,22 @@ pub fn edits(judge: &Judge, root: &Path) -> Vec<Edit> {
         });
     }
     edits
+}
+
+/// The name `at` on `line` renamed.
+fn renamed(file: &str, line: &str, at: regex::Match) -> Edit {
+    Edit {
+        file: file.to_owned(),
+        kind: Kind::Rename,
+        name: at.as_str().to_owned(),
+        old: line.to_owned(),
+        new: format!(
+            "{}{}Renamed{}",
+            &line[..at.start()],
+            at.as_str(),
+            &line[at.end()..]
+        ),
+    }
 }
 
 /// The parameter list without its last parameter, if it has one callers

@@ -3,15 +3,17 @@
 //! server ([`JUDGES`]): the projects it is tried on, how a definition is
 //! found on a line, and the checker whose errors are the truth.
 //!
-//! For each of a seeded sample of definitions it makes an edit in a copy
-//! of the project (the name renamed, a parameter dropped, the return
-//! type changed, a statement a linter flags put in its body, the file
+//! For each of a seeded sample of definitions (functions and methods,
+//! types and constants) it makes an edit in a copy of the project (the
+//! name renamed; for a function, a parameter dropped, the return type
+//! changed, a statement a linter flags put in its body; the file
 //! deleted) and:
 //! - asks about the definition first (`questions.rs`): its references
-//!   must list every use the checker finds a rename breaking, a broken
-//!   use's `definition` must lead back to it, and `definition` and
-//!   `source` by name, `hover` and `search` (of `Type.method` too, for a
-//!   method) must find it;
+//!   must list every use the checker finds a rename breaking and every
+//!   occurrence of the name in code whose `definition` leads back to it
+//!   (`occurrences.rs`), a broken use's `definition` must lead back to
+//!   it, and `definition` and `source` by name, `hover` and `search` (of
+//!   `Type.method` too, for a method) must find it;
 //! - asks `check_edit`, then writes the edit and runs the checker: every
 //!   file whose errors the edit grows must be in the answer with new
 //!   errors, or named as not checked; no file may get new errors the
@@ -27,6 +29,7 @@
 mod check_answers;
 mod checkers;
 pub mod edits;
+pub mod occurrences;
 pub mod questions;
 
 pub use checkers::Checker;
@@ -55,9 +58,14 @@ pub struct Judge {
     pub projects: &'static [&'static str],
     /// The files whose definitions are edited, by extension.
     pub extensions: &'static [&'static str],
+    /// The files its definitions' uses are looked for in, by extension.
+    pub sources: &'static [&'static str],
     /// A definition on one line: `name` is its name, `params` its whole
     /// parameter list when the line holds it.
     pub definition: &'static str,
+    /// Definitions of other names on one line (types, constants), by
+    /// `name`: they are only renamed.
+    pub names: &'static [&'static str],
     /// A definition with its body where the language declares it apart
     /// (a C function's), by `name`: a use may lead to either.
     pub body: Option<&'static str>,
@@ -97,7 +105,12 @@ const PYTHON: Judge = Judge {
     config: "",
     projects: &["requests-2.34.2", "aiosql-15.0", "pg-activity-3.6.2"],
     extensions: &["py"],
+    sources: &["py"],
     definition: PYTHON_DEFINITION,
+    names: &[
+        r"^\s*class\s+(?P<name>[A-Za-z_]\w*)\s*[(:]",
+        r"^(?P<name>[A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=]",
+    ],
     body: None,
     receiver: Some("self"),
     returns: Some(PYTHON_RETURNS),
@@ -113,7 +126,12 @@ const TYPESCRIPT: Judge = Judge {
     config: "",
     projects: &["immer-11.2.10", "zod-4.6.7", "mobx-7.1.3"],
     extensions: &["ts"],
+    sources: &["ts", "tsx"],
     definition: TYPESCRIPT_DEFINITION,
+    names: &[
+        r"^\s*(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|type)\s+(?P<name>[A-Za-z_$][\w$]*)\b",
+        r"^(?:export\s+)?const\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=[^=>]",
+    ],
     body: None,
     receiver: None,
     returns: Some(TYPESCRIPT_RETURNS),
@@ -174,7 +192,12 @@ pub const JUDGES: &[Judge] = &[
             "doctrine-inflector-2.0.6",
         ],
         extensions: &["php"],
+        sources: &["php"],
         definition: r"^\s*(?:(?:public|protected|private|static|abstract|final)\s+)*function\s+(?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^()]*)\)",
+        names: &[
+            r"^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+(?P<name>[A-Za-z_]\w*)",
+            r"^\s*(?:(?:public|protected|private|final)\s+)*const\s+(?P<name>[A-Za-z_]\w*)\s*=",
+        ],
         body: None,
         receiver: None,
         returns: None,
@@ -187,7 +210,14 @@ pub const JUDGES: &[Judge] = &[
         config: "",
         projects: &["pkg-errors-0.9.1", "pflag-1.0.6", "uuid-1.3.0"],
         extensions: &["go"],
+        sources: &["go"],
         definition: r"^func\s+(?:\([^()]*\)\s*)?(?P<name>[A-Za-z_]\w*)\((?P<params>[^()]*)\)",
+        // A type, a constant, or a member of a `const (` or `var (` block.
+        names: &[
+            r"^type\s+(?P<name>[A-Za-z_]\w*)\s+[\w\[\*]",
+            r"^const\s+(?P<name>[A-Za-z_]\w*)\b",
+            r"^\t(?P<name>[A-Z]\w*)\s*(?:[A-Za-z_][\w.]*\s*)?=[^=]",
+        ],
         body: None,
         receiver: None,
         returns: Some(Returns {
@@ -203,7 +233,15 @@ pub const JUDGES: &[Judge] = &[
         config: "",
         projects: &["lz4-4.4.4", "brotli-1.2.1", "pycryptodome-4.5.0"],
         extensions: &["h"],
+        sources: &["h", "c"],
         definition: r"^(?:LZ4\w*API\s+|LZ4LIB_STATIC_API\s+|XXH_PUBLIC_API\s+)?[A-Za-z_][\w\s\*]*[\s\*](?P<name>[A-Za-z_]\w*)\s*\((?P<params>[^()]*)\)\s*;",
+        // A type a `typedef` names (at its end), or a constant a macro
+        // without parameters defines.
+        names: &[
+            r"^\}\s*(?P<name>[A-Za-z_]\w*)\s*;",
+            r"^typedef\s+[^;(){}]*[\s\*](?P<name>[A-Za-z_]\w*)\s*;",
+            r"^#\s*define\s+(?P<name>[A-Z][A-Z0-9_]+)\s+[^\s\\]",
+        ],
         body: Some(
             r"^(?:static\s+|inline\s+|FORCE_INLINE\s+|LZ4\w*API\s+|XXH_PUBLIC_API\s+)*[A-Za-z_][\w\s\*]*[\s\*](?P<name>[A-Za-z_]\w*)\s*\([^;{]*(?:\)\s*\{.*)?$",
         ),
@@ -218,7 +256,12 @@ pub const JUDGES: &[Judge] = &[
         config: "",
         projects: &["regex-syntax-0.8.11", "num-traits-0.2.19", "heck-0.5.0"],
         extensions: &["rs"],
+        sources: &["rs"],
         definition: r"^\s*(?:pub(?:\([^()]*\))?\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+(?P<name>[A-Za-z_]\w*)\s*(?:<[^()]*>)?\((?P<params>[^()]*)\)",
+        names: &[
+            r"^\s*(?:pub(?:\([^()]*\))?\s+)?(?:struct|enum|trait|type|union)\s+(?P<name>[A-Za-z_]\w*)",
+            r"^\s*(?:pub(?:\([^()]*\))?\s+)?(?:const|static)\s+(?P<name>[A-Z_][A-Z0-9_]*)\s*:",
+        ],
         body: None,
         receiver: Some("&self"),
         returns: Some(Returns {

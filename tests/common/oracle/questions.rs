@@ -7,6 +7,7 @@
 use super::super::{Session, ToolOutcome};
 use super::checkers::{CheckerError, Errors};
 use super::edits::Edit;
+use super::occurrences::occurrences;
 use super::{Judge, Verdict, ask};
 use regex::Regex;
 use serde_json::json;
@@ -16,6 +17,10 @@ use std::path::Path;
 /// The deepest a definition asked for by name is indented: a module's,
 /// a class's and a nested class's members.
 const MAX_NAMED_INDENT: usize = 8;
+
+/// The occurrences a references answer leaves out that are asked
+/// `definition`, at most, for one definition.
+const OCCURRENCES_ASKED: usize = 5;
 
 /// Search pages followed at most for one name.
 const SEARCH_PAGES: usize = 30;
@@ -143,9 +148,13 @@ pub fn judge(
         root,
         definition,
     };
+    let references_answer =
+        chosen_by_column(&places, session, "find_references", &asked.references);
+    let hover = chosen_by_column(&places, session, "hover", &asked.hover);
     let mut verdicts = Vec::new();
     if let Some(uses) = uses {
-        verdicts.push(references(&places, &asked.references, uses));
+        let question = format!("find_references of {place}");
+        verdicts.push(references(&places, &references_answer, uses, question));
         if let Some(from) = uses
             .iter()
             .find(|(file, _)| file != definition.file)
@@ -178,26 +187,24 @@ pub fn judge(
         ));
         verdicts.push(source(&places, &asked.source, &place));
     }
+    verdicts.push(references_by_occurrence(
+        &places,
+        session,
+        &references_answer,
+    ));
     // A decorated definition's hover is the type of what its decorator
     // made of it, which need not name it (ty: `Unknown`, or a context
     // manager's type).
     let decorated = places.decorated(definition.file, definition.line);
-    let hovered = asked.hover.text.contains(definition.name)
-        || (decorated && !asked.hover.is_error && !asked.hover.text.trim().is_empty());
+    let hovered = hover.text.contains(definition.name)
+        || (decorated && !hover.is_error && !hover.text.trim().is_empty());
     // "No hover information" is said, not implied: clangd has none for
     // code the preprocessor leaves out.
-    let verdict = match (
-        hovered,
-        asked.hover.text.starts_with("no hover information"),
-    ) {
+    let verdict = match (hovered, hover.text.starts_with("no hover information")) {
         (false, true) => Verdict::WrongAndSaid,
-        _ => answered(hovered, &asked.hover),
+        _ => answered(hovered, &hover),
     };
-    verdicts.push((
-        verdict,
-        format!("hover of {place}"),
-        asked.hover.text.clone(),
-    ));
+    verdicts.push((verdict, format!("hover of {place}"), hover.text.clone()));
     if by_name {
         verdicts.push(search(&places, &asked.search, &place));
         if let (Some(pages), Some(holder)) = (&asked.qualified, &definition.holder) {
@@ -289,11 +296,6 @@ impl Places<'_> {
         false
     }
 
-    /// Whether `file:line` is the definition: its own line, another
-    /// declaration of the name in its file (a TypeScript overload, a C
-    /// prototype beside its body), or (where the language puts a
-    /// declaration apart from its body, as C does) the body of the name
-    /// anywhere.
     /// Whether the span's first line past the comments and attributes
     /// that lead it is the definition.
     fn opens_with_definition(&self, file: &str, first: usize, last: usize) -> bool {
@@ -309,6 +311,11 @@ impl Places<'_> {
             .is_some_and(|line| self.is_definition(file, line))
     }
 
+    /// Whether `file:line` is the definition: its own line, another
+    /// declaration of the name in its file (a TypeScript overload, a C
+    /// prototype beside its body), or (where the language puts a
+    /// declaration apart from its body, as C does) the body of the name
+    /// anywhere.
     fn is_definition(&self, file: &str, line: usize) -> bool {
         if file == self.definition.file && line == self.definition.line {
             return true;
@@ -346,14 +353,88 @@ impl Places<'_> {
     }
 }
 
-/// The references answer: every broken use listed, and every listed
-/// place naming the definition on its line.
+/// The answer again, asked at the column the definition is found from,
+/// where it listed the name's occurrences on the line to choose from
+/// (`column 23: defined at errors.go:244:23 …`), as an agent that knows
+/// what it asks about would choose; the answer itself otherwise.
+fn chosen_by_column(
+    places: &Places,
+    session: &Session,
+    tool: &str,
+    answer: &ToolOutcome,
+) -> ToolOutcome {
+    let choice =
+        Regex::new(r"^column (?P<column>\d+): defined at (?P<file>[^\s:]+):(?P<line>\d+):")
+            .unwrap();
+    let column = answer.text.lines().find_map(|line| {
+        let found = choice.captures(line)?;
+        let line: usize = found["line"].parse().ok()?;
+        places
+            .is_definition(&found["file"], line)
+            .then(|| found["column"].parse::<usize>().ok())?
+    });
+    let Some(column) = column else {
+        return ToolOutcome {
+            text: answer.text.clone(),
+            is_error: answer.is_error,
+        };
+    };
+    let definition = places.definition;
+    ask(
+        session,
+        tool,
+        json!({"file": definition.file, "line": definition.line, "column": column}),
+    )
+}
+
+/// The references answer against the name's occurrences in code that it
+/// does not list (`occurrences.rs`): the first [`OCCURRENCES_ASKED`] are
+/// asked `definition`, and those that lead back to the definition are
+/// uses it missed.
+fn references_by_occurrence(
+    places: &Places,
+    session: &Session,
+    answer: &ToolOutcome,
+) -> (Verdict, String, String) {
+    let definition = places.definition;
+    let listed = referenced(&answer.text);
+    let unlisted: Vec<(String, usize)> =
+        occurrences(places.root, places.judge.sources, definition.name)
+            .into_iter()
+            .filter(|place| !listed.contains(place) && !places.is_definition(&place.0, place.1))
+            .take(OCCURRENCES_ASKED)
+            .collect();
+    let uses: BTreeSet<(String, usize)> = unlisted
+        .into_iter()
+        .filter(|(file, line)| {
+            let asked = json!({"file": file, "line": line, "symbol": definition.name});
+            // Only to it: a name a type and a value share (TypeScript's
+            // interface and const of one name) leads from a value's use
+            // to both, and only the type is asked about.
+            let found = ask(session, "definition", asked);
+            let places_found = located(&found.text);
+            !found.is_error
+                && !places_found.is_empty()
+                && places_found
+                    .iter()
+                    .all(|(file, line)| places.is_definition(file, *line))
+        })
+        .collect();
+    let question = format!(
+        "find_references of {} against `definition` at the name's occurrences",
+        definition.describe()
+    );
+    references(places, answer, &uses, question)
+}
+
+/// The references answer: every use listed, and every listed place
+/// naming the definition on its line.
 fn references(
     places: &Places,
     answer: &ToolOutcome,
     uses: &BTreeSet<(String, usize)>,
+    question: String,
 ) -> (Verdict, String, String) {
-    let question = format!("find_references of {}", places.definition.describe());
     if answer.is_error {
         return failed(answer, question);
     }
