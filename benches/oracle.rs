@@ -84,15 +84,18 @@ fn section(tallies: &[Tally], edits: usize, seed: u64) -> String {
          Each server below is judged by its language's own checker on\n\
          published projects (`ORACLE_EDITS={edits} cargo bench --bench oracle`,\n\
          {edits} edits a project, seed {seed}; `tests/oracle.rs` runs a bounded\n\
-         sample on every push). An edit, in a copy of the project, renames a definition, drops\n\
-         its last parameter, changes its return type (where the language writes\n\
-         one on the definition's line), deletes a file, or, for a linter, puts\n\
+         sample on every push). An edit, in a copy of the project, renames a\n\
+         definition (a function or method, a type, a constant), drops a\n\
+         function's last parameter, changes its return type (where the language\n\
+         writes one on the definition's line), deletes a file, or, for a linter, puts\n\
          a statement it flags first in a function's body (`debugger;` for Biome,\n\
          `var flagged = 1;` for ESLint) or above a method (`$flagged = ;`, which\n\
          `php -l` judges for intelephense); a linter's findings alone are\n\
          compared with its own command line's. The definition is asked about\n\
          first: `find_references` must list every use the checker finds a\n\
-         rename breaking (and name the definition on every line it lists),\n\
+         rename breaking, and every occurrence of the name in code (comments\n\
+         and strings left out) from which `definition` leads to it alone (and\n\
+         name the definition on every line it lists),\n\
          `definition` from one of those uses must lead back to it, and\n\
          `definition` and `source` by name, `hover` and `search` (and, for a\n\
          method, `search` of `Type.method`) must find it. Then `check_edit` is asked (of every edit but a deletion, which it\n\

@@ -610,3 +610,40 @@ fn a_c_function_asked_by_name_is_its_body() {
     }
     session.keep(dir);
 }
+
+/// A class renamed leaves what its users infer from it unknown, on lines
+/// that never name it (pyright, strict): the files that use *them* may
+/// break too, and the answer says they were not checked.
+#[test]
+fn check_edit_says_what_users_infer_from_a_renamed_class_is_not_followed() {
+    if !have("pyright-langserver") {
+        return skip("pyright-langserver is not on PATH");
+    }
+    let dir = project(&[
+        (
+            "models.py",
+            "class Prepared:\n    def body(self) -> int:\n        return 1\n",
+        ),
+        (
+            "sessions.py",
+            "from models import Prepared\n\n\ndef make() -> Prepared:\n    return Prepared()\n\n\ndef body_of():\n    return make().body()\n",
+        ),
+        (
+            "api.py",
+            "from sessions import body_of\n\nvalue = body_of()\n",
+        ),
+        ("pyrightconfig.json", r#"{"typeCheckingMode": "strict"}"#),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let check = session.ok(
+        "check_edit",
+        json!({"file": "models.py", "replacements": [{"old": "class Prepared:", "new": "class PreparedRenamed:"}]}),
+    );
+    assert!(
+        check.contains("9:12 error [Pyright reportUnknownMemberType] Type of \"body\" is unknown")
+            && check.ends_with(
+                "warning: the new errors of 1 file stand where `Prepared` is not written (what they infer from it changed); the files that use them without naming it were not checked: sessions.py"
+            ),
+        "{check}"
+    );
+}

@@ -656,6 +656,19 @@ fn rust_analyzer_references_name_uses_inside_macro_bodies() {
         ),
         "{references}"
     );
+    // From a use there, the definition is not found, and the answer says
+    // why and how to find it.
+    let definition = past_loading_warning(&session.ok(
+        "definition",
+        json!({"file": "src/title.rs", "symbol": "to_title_case", "line": 60}),
+    ));
+    assert!(
+        definition.starts_with(
+            "warning: [rust] line 60 is inside a `macro_rules!` body, which the server does not resolve; ask for `to_title_case` by name (`symbol` alone)\n\
+             no definition found for `to_title_case` at src/title.rs:60:"
+        ),
+        "{definition}"
+    );
 }
 
 /// rust-analyzer publishes a document's diagnostics only when they

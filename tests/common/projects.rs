@@ -298,15 +298,9 @@ pub fn compile_brotli(root: &Path) -> bool {
     let mut commands: Vec<Value> = Vec::new();
     for part in ["common", "dec", "enc"] {
         let folder = root.join("c").join(part);
-        let Ok(entries) = std::fs::read_dir(&folder) else {
+        let Some(sources) = c_sources(&folder) else {
             return false;
         };
-        let mut sources: Vec<PathBuf> = entries
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|extension| extension == "c"))
-            .collect();
-        sources.sort();
         commands.extend(sources.iter().map(|source| {
             json!({
                 "directory": folder.display().to_string(),
@@ -317,6 +311,19 @@ pub fn compile_brotli(root: &Path) -> bool {
     }
     serde_json::to_string_pretty(&commands)
         .is_ok_and(|text| std::fs::write(root.join("compile_commands.json"), text).is_ok())
+}
+
+/// The C sources directly in `folder`, in path order; `None` when it
+/// cannot be read.
+fn c_sources(folder: &Path) -> Option<Vec<PathBuf>> {
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(folder)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "c"))
+        .collect();
+    sources.sort();
+    Some(sources)
 }
 
 /// Writes the compile database PyCryptodome's build would write (each
@@ -330,15 +337,9 @@ pub fn compile_pycryptodome(root: &Path) -> bool {
     let sources = root.join("src");
     let mut commands: Vec<Value> = Vec::new();
     for folder in [sources.clone(), sources.join("test")] {
-        let Ok(entries) = std::fs::read_dir(&folder) else {
+        let Some(files) = c_sources(&folder) else {
             return false;
         };
-        let mut files: Vec<PathBuf> = entries
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|extension| extension == "c"))
-            .collect();
-        files.sort();
         commands.extend(files.iter().map(|file| {
             let mut arguments = vec![
                 "cc".to_owned(),

@@ -140,6 +140,14 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
             FileDiagnostics::merge(after),
         )
     };
+    let dependents: Vec<(PathBuf, FileDiagnostics, FileDiagnostics)> = dependents
+        .into_iter()
+        .map(|(path, pair)| {
+            let (before, after) = merged(pair);
+            (path, before, after)
+        })
+        .collect();
+    let beyond = users.beyond(&dependents);
     let files: Vec<(FileDiagnostics, FileDiagnostics, &str)> = before
         .into_iter()
         .zip(after)
@@ -147,9 +155,8 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
         .map(|(before, after)| (before, after, EDITED))
         .chain(
             dependents
-                .into_values()
-                .map(merged)
-                .map(|(before, after)| (before, after, DEPENDENT)),
+                .into_iter()
+                .map(|(_, before, after)| (before, after, DEPENDENT)),
         )
         .collect();
     let masking = files
@@ -159,6 +166,7 @@ pub async fn check_edit(context: &Context, args: &CheckEditArgs) -> Result<Strin
         lines.extend(compared(before, after, said, masking));
     }
     lines.extend(users.notes(&roots));
+    lines.extend(beyond);
     lines.extend(sources.outside_note());
     Ok(render::bounded(&lines, context.settings.max_output_bytes))
 }
@@ -466,7 +474,10 @@ fn reworded_apart<'a>(
 
 /// The problems of `these` that `those` has not, counted by what each
 /// says: a problem the edit only moved is in both.
-fn missing_from<'a>(these: &'a [Diagnostic], those: &[Diagnostic]) -> Vec<&'a Diagnostic> {
+pub(super) fn missing_from<'a>(
+    these: &'a [Diagnostic],
+    those: &[Diagnostic],
+) -> Vec<&'a Diagnostic> {
     let mut left: HashMap<String, usize> = HashMap::new();
     for diagnostic in those {
         *left.entry(diagnostic.what()).or_default() += 1;

@@ -2,18 +2,22 @@
 //! of the names it changes (`edit_reach`), the first
 //! [`MAX_USERS_CHECKED`] read to be checked, and what the answer says of
 //! the rest (past the bound, or past what every server of the file can
-//! check against an unsaved edit).
+//! check against an unsaved edit) and of the files beyond them (when the
+//! users' new errors stand where no changed name is written).
 
+use super::check_edit::missing_from;
 use super::context::Context;
 use super::edit_reach::{self, MAX_USERS_CHECKED, Users};
 use super::symbols::{self, Symbol};
+use super::words::{find_word, own_name};
 use crate::messages::language_server::EditedDocument;
 use crate::messages::router::ServerHandle;
 use crate::vocabulary::counted::counted;
+use crate::vocabulary::diagnostics::{FileDiagnostics, Severity};
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The files that use what an edit changes: those checked beside it, and
@@ -169,6 +173,40 @@ impl CheckedUsers {
         notes
     }
 
+    /// A warning when users' new errors stand on lines that name none of
+    /// the changed names: what those files infer from them changed (a
+    /// class renamed leaves requests' `sessions.py` with `Type of "p" is
+    /// unknown`), so the files that use *them*, naming nothing the edit
+    /// changed, may break too. They are not looked for.
+    pub fn beyond(
+        &self,
+        dependents: &[(PathBuf, FileDiagnostics, FileDiagnostics)],
+    ) -> Option<String> {
+        let names = &self.found.names;
+        if names.is_empty() {
+            return None;
+        }
+        let spread: Vec<&str> = dependents
+            .iter()
+            .filter(|(path, before, after)| errors_away_from(names, path, before, after))
+            .map(|(_, _, after)| after.file.as_str())
+            .collect();
+        if spread.is_empty() {
+            return None;
+        }
+        let shown = spread.iter().take(FILES_SHOWN).copied().collect::<Vec<_>>();
+        let more = match spread.len() - shown.len() {
+            0 => String::new(),
+            more => format!(" and {more} more"),
+        };
+        Some(format!(
+            "warning: the new errors of {} stand where {} is not written (what they infer from it changed); the files that use them without naming it were not checked: {}{more}",
+            counted(spread.len(), "file"),
+            names_list(names),
+            shown.join(" ")
+        ))
+    }
+
     /// The users that were not checked, or not looked for, and why;
     /// those not checked with what to do about them (`advice`).
     pub fn warnings(&self, roots: &RootSet, advice: &str) -> Vec<String> {
@@ -225,6 +263,36 @@ impl CheckedUsers {
 }
 
 /// "1 other file that uses", "4 other files that use".
+/// Whether an error the edit adds to the file at `path` (not edited)
+/// stands on a line that names none of `names`.
+fn errors_away_from(
+    names: &[String],
+    path: &Path,
+    before: &FileDiagnostics,
+    after: &FileDiagnostics,
+) -> bool {
+    let (Some(old), Some(new)) = (&before.diagnostics, &after.diagnostics) else {
+        return false;
+    };
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    missing_from(new, old)
+        .iter()
+        .filter(|diagnostic| diagnostic.severity == Severity::Error)
+        .any(|diagnostic| {
+            let line = usize::try_from(diagnostic.line)
+                .ok()
+                .and_then(|line| lines.get(line.checked_sub(1)?));
+            line.is_some_and(|line| {
+                !names
+                    .iter()
+                    .any(|name| find_word(line, own_name(name), 0).is_some())
+            })
+        })
+}
+
 fn files_that_use(count: usize) -> String {
     let verb = match count {
         1 => "uses",

@@ -59,8 +59,9 @@ impl Users {
 /// (the symbols of `old`), each once, in the outline's order.
 pub fn changed_names(old: &str, new: &str, outline: &[Symbol]) -> Vec<String> {
     let lines = touched_lines(old, new);
+    let texts: Vec<&str> = old.lines().collect();
     let mut names = Vec::new();
-    reached(outline, None, &lines, &mut names);
+    reached(outline, None, &lines, &texts, &mut names);
     names.extend(macros_defined(old, &lines));
     let mut seen = HashSet::new();
     names.retain(|name| seen.insert(name.clone()));
@@ -201,11 +202,12 @@ fn differing(old: &[&str], new: &[&str]) -> BTreeSet<usize> {
 }
 
 /// Adds the names of `symbols` (held by `holder`, and their children)
-/// that the changed `lines` reach.
+/// that the changed `lines` of `texts` reach.
 fn reached(
     symbols: &[Symbol],
     holder: Option<&str>,
     lines: &BTreeSet<usize>,
+    texts: &[&str],
     names: &mut Vec<String>,
 ) {
     for symbol in symbols {
@@ -219,7 +221,7 @@ fn reached(
         }
         let declaration = symbol.selection_range.start.line as usize;
         let whole = inside == end - start + 1;
-        let own = own_name(&symbol.name).to_owned();
+        let own = written_name(&symbol.name, texts.get(declaration).copied());
         match symbol.kind {
             // What a body does can change what calling it gives; its
             // locals are nobody else's. A constructor or an operator
@@ -246,13 +248,25 @@ fn reached(
                 if whole || lines.contains(&declaration) {
                     names.push(own.clone());
                 }
-                reached(&symbol.children, Some(&own), lines, names);
+                reached(&symbol.children, Some(&own), lines, texts, names);
             }
             _ => {
                 names.push(own.clone());
-                reached(&symbol.children, Some(&own), lines, names);
+                reached(&symbol.children, Some(&own), lines, texts, names);
             }
         }
+    }
+}
+
+/// A symbol's name as its declaration writes it: without the type or
+/// the sigil a server puts before it (`FlagSet.GetString`, SCSS's
+/// `$pad` asked as `pad`), but with a `$` the declaration writes, where
+/// it is part of the name (TypeScript's `$ZodNullInternals`).
+fn written_name(name: &str, declaration: Option<&str>) -> String {
+    let member = name.rsplit(['.', ':', '#']).next().unwrap_or(name);
+    match member.starts_with('$') && declaration.is_some_and(|line| line.contains(member)) {
+        true => member.to_owned(),
+        false => own_name(name).to_owned(),
     }
 }
 
@@ -375,6 +389,17 @@ mod tests {
             changed_names(old, &guarded, &[]).is_empty(),
             "an `#ifndef` defines nothing"
         );
+    }
+
+    #[test]
+    fn a_dollar_is_kept_where_the_declaration_writes_it() {
+        let declaration = Some("export interface $ZodNullInternals extends $ZodTypeInternals {");
+        assert_eq!(
+            written_name("$ZodNullInternals", declaration),
+            "$ZodNullInternals"
+        );
+        assert_eq!(written_name("$pad", Some("pad: 1px;")), "pad");
+        assert_eq!(written_name("FlagSet.GetString", None), "GetString");
     }
 
     #[test]

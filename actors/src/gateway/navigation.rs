@@ -91,6 +91,7 @@ pub async fn goto(context: &Context, position: &Position, goto: Goto) -> Result<
             .word()
             .map(|word| format!("`{word}` at "))
             .unwrap_or_default();
+        lines.extend(unresolved_here(&target));
         lines.push(format!(
             "no {} found for {what}{}",
             goto.feature.name(),
@@ -262,6 +263,26 @@ async fn unlisted_by_text(
         found.files.retain(|(path, _)| !read.holds(path));
     }
     found.note(&target.roots, &word, reason)
+}
+
+/// A warning when the target stands in code its server does not resolve
+/// (a use inside a Rust test macro's body finds no definition), with the
+/// question that finds it there: by name.
+fn unresolved_here(target: &Target) -> Option<String> {
+    let unresolved = Unresolved::of(&target.document.language_id)?;
+    if !unresolved.holds_line(&target.document.text, target.position.line) {
+        return None;
+    }
+    let by_name = target
+        .word()
+        .map(|word| format!("; ask for `{word}` by name (`symbol` alone)"))
+        .unwrap_or_default();
+    Some(format!(
+        "warning: [{}] line {} is {}{by_name}",
+        target.server.label(),
+        target.position.line + 1,
+        unresolved.one_line_is()
+    ))
 }
 
 /// The note on the lines of code the target's server does not resolve

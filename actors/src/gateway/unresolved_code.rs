@@ -59,6 +59,23 @@ impl Unresolved {
         }
     }
 
+    /// Whether 0-based line `index` of `text` is inside such code.
+    pub fn holds_line(self, text: &str, index: usize) -> bool {
+        self.regions(text)
+            .iter()
+            .any(|region| region.contains(&(index + 1)))
+    }
+
+    /// Where such a line is, said of one line.
+    pub fn one_line_is(self) -> &'static str {
+        match self {
+            Self::MacroBodies => "inside a `macro_rules!` body, which the server does not resolve",
+            Self::ConditionalBranches => {
+                "inside an `#if` branch, which the server compiles only where the build takes it"
+            }
+        }
+    }
+
     fn says(self) -> &'static str {
         match self {
             Self::MacroBodies => {
@@ -366,6 +383,8 @@ LZ4LIB_API int run(void);
             "a comment names nothing, and the guarded rest is taken"
         );
         assert_eq!(branches("#if A\nint x;\n"), vec![1..=2], "left open");
+        let branches = Unresolved::ConditionalBranches;
+        assert!(branches.holds_line(HEADER, 4) && !branches.holds_line(HEADER, 2));
     }
 
     #[test]

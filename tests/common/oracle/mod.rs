@@ -243,7 +243,8 @@ pub const JUDGES: &[Judge] = &[
             r"^#\s*define\s+(?P<name>[A-Z][A-Z0-9_]+)\s+[^\s\\]",
         ],
         body: Some(
-            r"^(?:static\s+|inline\s+|FORCE_INLINE\s+|LZ4\w*API\s+|XXH_PUBLIC_API\s+)*[A-Za-z_][\w\s\*]*[\s\*](?P<name>[A-Za-z_]\w*)\s*\([^;{]*(?:\)\s*\{.*)?$",
+            // The return type may stand on the line above.
+            r"^(?:static\s+|inline\s+|FORCE_INLINE\s+|LZ4\w*API\s+|XXH_PUBLIC_API\s+)*(?:[A-Za-z_][\w\s\*]*[\s\*])?(?P<name>[A-Za-z_]\w*)\s*\([^;{]*(?:\)\s*\{.*)?$",
         ),
         receiver: None,
         returns: None,

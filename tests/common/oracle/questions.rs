@@ -311,6 +311,13 @@ impl Places<'_> {
             .is_some_and(|line| self.is_definition(file, line))
     }
 
+    /// Whether `file:line` is the definition's own line, or (where the
+    /// language declares a function apart from its body) its body.
+    fn is_own(&self, file: &str, line: usize) -> bool {
+        (file == self.definition.file && line == self.definition.line)
+            || self.judge.body.is_some() && self.is_definition(file, line)
+    }
+
     /// Whether `file:line` is the definition: its own line, another
     /// declaration of the name in its file (a TypeScript overload, a C
     /// prototype beside its body), or (where the language puts a
@@ -410,14 +417,18 @@ fn references_by_occurrence(
             let asked = json!({"file": file, "line": line, "symbol": definition.name});
             // Only to it: a name a type and a value share (TypeScript's
             // interface and const of one name) leads from a value's use
-            // to both, and only the type is asked about.
+            // to both, and only the type is asked about; and to its own
+            // line, not to another declaration of the name in its file
+            // (pkg/errors' `withMessage.Cause` beside `withStack.Cause`).
             let found = ask(session, "definition", asked);
             let places_found = located(&found.text);
             !found.is_error
-                && !places_found.is_empty()
                 && places_found
                     .iter()
                     .all(|(file, line)| places.is_definition(file, *line))
+                && places_found
+                    .iter()
+                    .any(|(file, line)| places.is_own(file, *line))
         })
         .collect();
     let question = format!(
@@ -425,6 +436,35 @@ fn references_by_occurrence(
         definition.describe()
     );
     references(places, answer, &uses, question)
+}
+
+/// The words a reference to the definition may be written as: its
+/// name, an alias a listed line gives it (`DRAFTABLE as immerable`, then
+/// used as `immerable`), and for a constructor its class's name (a
+/// `ConfigurationError(…)` call refers to its `__init__`).
+fn referred_by(places: &Places, listed: &BTreeSet<(String, usize)>) -> Vec<String> {
+    let definition = places.definition;
+    let mut words = vec![definition.name.to_owned()];
+    let alias = Regex::new(&format!(
+        r"(?:^|[^\w$]){}\s+as\s+(?P<alias>[A-Za-z_$][\w$]*)",
+        regex::escape(definition.name)
+    ))
+    .unwrap();
+    for (file, line) in listed {
+        if let Some(text) = places.line(file, *line) {
+            words.extend(
+                alias
+                    .captures_iter(&text)
+                    .map(|found| found["alias"].to_owned()),
+            );
+        }
+    }
+    if ["__init__", "__new__", "constructor", "__construct"].contains(&definition.name) {
+        words.extend(definition.holder.clone());
+    }
+    words.sort();
+    words.dedup();
+    words
 }
 
 /// The references answer: every use listed, and every listed place
@@ -439,14 +479,17 @@ fn references(
         return failed(answer, question);
     }
     let listed = referenced(&answer.text);
-    let word = whole_word(places.definition.name);
+    let words: Vec<Regex> = referred_by(places, &listed)
+        .iter()
+        .map(|word| whole_word(word))
+        .collect();
     let missed: Vec<&(String, usize)> = uses.difference(&listed).collect();
     let invented: Vec<&(String, usize)> = listed
         .iter()
         .filter(|(file, line)| {
             places
                 .line(file, *line)
-                .is_none_or(|text| !word.is_match(&text))
+                .is_none_or(|text| !words.iter().any(|word| word.is_match(&text)))
         })
         .collect();
     let why = format!(
