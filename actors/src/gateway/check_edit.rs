@@ -12,7 +12,7 @@
 use super::address::Position;
 use super::checked_users::{served, users};
 use super::context::Context;
-use super::diagnostics::{from_each, problems, settled};
+use super::diagnostics::{from_each, missing_from, problems, settled};
 use super::proposals::{RenameProposal, proposed_rename};
 use super::render::{self, Sources};
 use super::workspace_edit::{applied, parts};
@@ -26,7 +26,7 @@ use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::root_set::RootSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -470,28 +470,6 @@ fn reworded_apart<'a>(
         }
     }
     (still_added, gone, reworded)
-}
-
-/// The problems of `these` that `those` has not, counted by what each
-/// says: a problem the edit only moved is in both.
-pub(super) fn missing_from<'a>(
-    these: &'a [Diagnostic],
-    those: &[Diagnostic],
-) -> Vec<&'a Diagnostic> {
-    let mut left: HashMap<String, usize> = HashMap::new();
-    for diagnostic in those {
-        *left.entry(diagnostic.what()).or_default() += 1;
-    }
-    these
-        .iter()
-        .filter(|diagnostic| match left.get_mut(&diagnostic.what()) {
-            Some(count) if *count > 0 => {
-                *count -= 1;
-                false
-            }
-            _ => true,
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! check against an unsaved edit) and of the files beyond them (when the
 //! users' new errors stand where no changed name is written).
 
-use super::check_edit::missing_from;
 use super::context::Context;
+use super::diagnostics::missing_from;
 use super::edit_reach::{self, MAX_USERS_CHECKED, Users};
 use super::symbols::{self, Symbol};
 use super::words::{find_word, own_name};

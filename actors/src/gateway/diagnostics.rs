@@ -15,6 +15,7 @@ use lsp_types::{Diagnostic as LspDiagnostic, DiagnosticSeverity, NumberOrString}
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::future::Future;
 use tokio::task::JoinSet;
 
@@ -243,6 +244,28 @@ fn stopped_at(found: &[Diagnostic], label: &str, file: &str) -> Option<String> {
         "warning: [{label}] the error at {file}:{} is fatal: the server checks nothing after it, so problems past it are not reported",
         fatal.line
     ))
+}
+
+/// The problems of `these` that `those` has not, counted by what each
+/// says: a problem the edit only moved is in both.
+pub(super) fn missing_from<'a>(
+    these: &'a [Diagnostic],
+    those: &[Diagnostic],
+) -> Vec<&'a Diagnostic> {
+    let mut left: HashMap<String, usize> = HashMap::new();
+    for diagnostic in those {
+        *left.entry(diagnostic.what()).or_default() += 1;
+    }
+    these
+        .iter()
+        .filter(|diagnostic| match left.get_mut(&diagnostic.what()) {
+            Some(count) if *count > 0 => {
+                *count -= 1;
+                false
+            }
+            _ => true,
+        })
+        .collect()
 }
 
 /// The server's items as problems, in line order, and how many did not
