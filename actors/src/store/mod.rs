@@ -82,7 +82,33 @@ fn open_cache(path: &Path) -> rusqlite::Result<Connection> {
 fn open_cache_at(
     path: &Path,
     layout: i64,
-    make: impl FnOnce(&Connection) -> rusqlite::Result<()>,
+    make: impl Fn(&Connection) -> rusqlite::Result<()>,
+) -> rusqlite::Result<Connection> {
+    // A new file's first connections race to make it WAL, and SQLite
+    // answers the others "busy" at once, whatever their busy timeout.
+    let mut attempt = 0;
+    loop {
+        match made_at(path, layout, &make) {
+            Err(error)
+                if attempt < OPEN_ATTEMPTS
+                    && error.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) =>
+            {
+                attempt += 1;
+                std::thread::sleep(Duration::from_millis(20 * attempt));
+            }
+            made => return made,
+        }
+    }
+}
+
+/// Times a cache is opened again after SQLite found it busy at once.
+const OPEN_ATTEMPTS: u64 = 10;
+
+/// One attempt of [`open_cache_at`].
+fn made_at(
+    path: &Path,
+    layout: i64,
+    make: &impl Fn(&Connection) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<Connection> {
     let mut connection = open_cache(path)?;
     if self::layout(&connection)? != layout {
