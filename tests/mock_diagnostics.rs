@@ -187,6 +187,37 @@ fn a_server_that_checks_on_save_is_answered_from_the_saves_check() {
     session.keep(dir);
 }
 
+/// An agent that writes the edit it has just checked, and undoes it, while
+/// the check is still giving the server its disk text back: the server
+/// keeps each text the file had, and its check on save (which reads the
+/// file as a compiler does) runs again for the undo, so nothing the
+/// written edit's check found is left in the answer.
+#[test]
+fn an_edit_written_and_undone_as_its_check_ends_is_checked_on_disk_again() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let mockls = mockls_binary().display().to_string();
+    let flags =
+        "--publish-version --publish-dependents --check-on-save 300 --diagnostics-delay 400";
+    let config = python_server("rust", &mockls, flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    let both = json!({"files": ["lib.py", "main.py"]});
+    let clean = "lib.py: no problems\nmain.py: no problems";
+    assert_eq!(session.ok("diagnostics", both.clone()), clean);
+    let check = session.ok(
+        "check_edit",
+        json!({"file": "lib.py", "replacements": [{"old": "fine", "new": "ERROR"}]}),
+    );
+    assert!(check.contains("main.py, not edited"), "{check}");
+    // Written while the server is given the disk text back (its
+    // diagnostics take 400 ms), and undone once the save's check of the
+    // written text has run.
+    std::fs::write(dir.path().join("lib.py"), "ERROR\n").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1_500));
+    std::fs::write(dir.path().join("lib.py"), "fine\n").unwrap();
+    assert_eq!(session.ok("diagnostics", both), clean);
+    session.keep(dir);
+}
+
 /// A server that serves diagnostics on request only to a client that
 /// announced it can take their registration, and then stops publishing
 /// (as pyright does), is asked from its registration on: its answers are

@@ -705,6 +705,46 @@ fn rust_analyzer_answers_an_edit_that_changes_no_diagnostics() {
     );
 }
 
+/// A file the agent never asked about, written on disk, is checked again
+/// by `cargo check` (which rust-analyzer runs on a save): a bound on a
+/// generic function that its caller in another file does not meet, an
+/// error only the compiler finds, is taken out and put back, and the
+/// caller's answers follow.
+#[test]
+fn rust_analyzer_checks_again_when_a_file_no_one_asked_about_is_written() {
+    if !rust_analyzer_runs() {
+        return skip("rust-analyzer is not on PATH (or is only rustup's proxy)");
+    }
+    let bound = "pub fn keep<T: Clone>(value: T) -> T {\n    value\n}\n";
+    let dir = project(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"bounds\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+        ("src/lib.rs", "pub mod caller;\npub mod generic;\n"),
+        ("src/generic.rs", bound),
+        (
+            "src/caller.rs",
+            "pub struct Plain;\n\npub fn call() -> Plain {\n    crate::generic::keep(Plain)\n}\n",
+        ),
+    ]);
+    let session = Session::start(&root_arg(dir.path()));
+    let caller = json!({"file": "src/caller.rs"});
+    let unmet = "4:26 error [rustc E0277] the trait bound `Plain: Clone` is not satisfied";
+    let first = session.ok("diagnostics", caller.clone());
+    assert!(first.contains(unmet), "{first}");
+    let path = dir.path().join("src/generic.rs");
+    std::fs::write(&path, bound.replace("<T: Clone>", "<T>")).unwrap();
+    assert_eq!(
+        session.ok("diagnostics", caller.clone()),
+        "src/caller.rs: no problems"
+    );
+    std::fs::write(&path, bound).unwrap();
+    let again = session.ok("diagnostics", caller);
+    assert!(again.contains(unmet), "{again}");
+    session.keep(dir);
+}
+
 /// A parameter dropped from num-traits' `Real::max` is an error in the
 /// macro that writes the method (`src/macros.rs`); rust-analyzer gives
 /// the trait's line, where `cargo check` puts the error too, a hint tied

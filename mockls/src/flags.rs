@@ -48,7 +48,8 @@ pub struct Flags {
     /// Publish diagnostics only when a document is saved (and opened).
     pub diagnostics_on_save: bool,
     /// Check a saved document this long after `didSave`, under progress,
-    /// as rust-analyzer runs `cargo check`: the check's findings (source
+    /// as rust-analyzer runs `cargo check`, of the file as it is on disk
+    /// then: the check's findings (source
     /// `mockcheck`) are published with the document's own until the next
     /// save's check replaces them, so a change publishes the last check's
     /// findings at once, whatever the text is now.

@@ -450,9 +450,12 @@ impl Mock {
             tokio::time::sleep(check_time).await;
             let published = state.lock().ok().map(|mut state| {
                 let key = uri.as_str().to_owned();
-                let text = state.workspace.open.get(&key).cloned().unwrap_or_default();
-                let found = diagnostics(&state.workspace, encoding, &key, &text, "mockcheck");
+                // A compiler reads the file, whatever the editor holds.
+                let on_disk = path_of(&key).and_then(|path| std::fs::read_to_string(path).ok());
+                let checked = on_disk.unwrap_or_default();
+                let found = diagnostics(&state.workspace, encoding, &key, &checked, "mockcheck");
                 state.checked_on_save.insert(key.clone(), found);
+                let text = state.workspace.open.get(&key).cloned().unwrap_or_default();
                 let mut all = diagnostics(&state.workspace, encoding, &key, &text, &source);
                 all.extend(state.checked_on_save[&key].iter().cloned());
                 (

@@ -30,7 +30,7 @@ use super::related;
 use crate::error::{Error, Result};
 use crate::messages::language_server::{
     CheckAnswer, CheckCall, CheckReply, DependentReply, DiagnosticsCall, DiagnosticsReply,
-    LanguageServerMsg, Work,
+    EditedDocument, LanguageServerMsg, Work,
 };
 use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::ids::SessionId;
@@ -312,8 +312,25 @@ impl State {
         check.sent_again.clear();
         check.step = vec![None; check.edits.len()];
         let session = check.session;
-        let disk: Vec<DocumentSnapshot> = check.documents().map(restored).collect();
+        let disk: Vec<DocumentSnapshot> = self
+            .check
+            .iter()
+            .flat_map(|check| &check.edits)
+            .map(|edit| self.given_back(edit))
+            .collect();
         self.check_diagnostics(myself, id, session, disk, &[]);
+    }
+
+    /// An edited document as the check leaves it: the disk text the check
+    /// began with while the server still holds the edit's; otherwise as
+    /// the server holds it now, since the file changed on disk meanwhile
+    /// (an agent wrote the edit it had checked) and that is the newer
+    /// text, already sent.
+    fn given_back(&self, edit: &EditedDocument) -> DocumentSnapshot {
+        match self.documents.snapshot(&edit.document.uri) {
+            Some(now) if now.on_disk || *now.text != *edit.text => now,
+            _ => edit.document.clone(),
+        }
     }
 
     /// A bystander's diagnostics with the edit in, if they may have
@@ -375,8 +392,8 @@ impl State {
         };
         if let super::Phase::Ready(capabilities) = &self.phase {
             let capabilities = capabilities.clone();
-            for document in check.documents() {
-                self.sync_document(restored(document), &capabilities);
+            for edit in &check.edits {
+                self.sync_document(self.given_back(edit), &capabilities);
             }
         }
         self.close_users(&check.opened, check.users_last_used);
@@ -478,15 +495,5 @@ impl State {
                 work.fail(error.clone());
             }
         }
-    }
-}
-
-/// A document's disk text as a check gives it back: no save, since
-/// nothing was written (told of one, rust-analyzer runs `cargo check`
-/// after every check, and its answers wait for it).
-fn restored(document: &DocumentSnapshot) -> DocumentSnapshot {
-    DocumentSnapshot {
-        on_disk: false,
-        ..document.clone()
     }
 }

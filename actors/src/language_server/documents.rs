@@ -17,18 +17,26 @@ pub enum SyncAction {
     },
     /// `previous` is the text the server has, for incremental sync;
     /// `stale` says the change was sent because the server's view of the
-    /// document may be out of date after a change elsewhere.
+    /// document may be out of date after a change elsewhere; `written`
+    /// that the file was written since the server last had its text (not
+    /// so when a check gives back the disk text it had replaced).
     Change {
         version: i32,
         previous: Arc<str>,
         stale: bool,
+        written: bool,
     },
+    /// The server has the text already, as an unsaved version, and the
+    /// file was written with it (an agent wrote the edit it had checked).
+    Saved,
     Unchanged,
 }
 
 #[derive(Debug)]
 struct OpenDocument {
     snapshot: DocumentSnapshot,
+    /// The hash of the last text of the file on disk the server was sent.
+    disk_hash: Option<u64>,
     version: i32,
     last_used: Instant,
     /// A file this one depends on may have changed since it was sent.
@@ -55,6 +63,16 @@ pub enum Use {
 }
 
 impl OpenDocument {
+    /// Whether `snapshot`, about to be the server's copy, is a text the
+    /// file was written with since the server last had the file's text;
+    /// records it as the file's.
+    fn written(&mut self, snapshot: &DocumentSnapshot) -> bool {
+        if !snapshot.on_disk {
+            return false;
+        }
+        self.disk_hash.replace(snapshot.hash) != Some(snapshot.hash)
+    }
+
     fn used(&mut self, used: Use) {
         match used {
             Use::Question => self.in_passing = None,
@@ -86,18 +104,24 @@ impl Documents {
             Some(open) if open.snapshot.hash == snapshot.hash && !open.stale => {
                 open.last_used = now;
                 open.used(used);
-                SyncAction::Unchanged
+                open.snapshot.on_disk |= snapshot.on_disk;
+                match open.written(&snapshot) {
+                    true => SyncAction::Saved,
+                    false => SyncAction::Unchanged,
+                }
             }
             Some(open) => {
                 open.version += 1;
                 open.last_used = now;
                 open.used(used);
                 let stale = std::mem::take(&mut open.stale);
+                let written = open.written(&snapshot);
                 let previous = std::mem::replace(&mut open.snapshot, snapshot).text;
                 SyncAction::Change {
                     version: open.version,
                     previous,
                     stale,
+                    written,
                 }
             }
             None => {
@@ -106,6 +130,7 @@ impl Documents {
                 self.open.insert(
                     uri,
                     OpenDocument {
+                        disk_hash: snapshot.on_disk.then_some(snapshot.hash),
                         snapshot,
                         version,
                         last_used: now,
@@ -325,10 +350,46 @@ mod tests {
                 version: 2,
                 previous: "a".into(),
                 stale: false,
+                written: true,
             }
         );
         assert_eq!(documents.text("file:///w/a.py"), Some("b"));
         assert_eq!(documents.len(), 1);
+    }
+
+    #[test]
+    fn a_checked_text_the_file_comes_to_hold_is_saved_and_a_text_given_back_is_not() {
+        let mut documents = Documents::default();
+        let disk = snapshot("a");
+        let edited = snapshot("b");
+        documents.sync(disk.clone(), Use::Question);
+        documents.sync(disk.unsaved("b".into()), Use::Question);
+        assert_eq!(
+            documents.sync(disk.clone(), Use::Question),
+            SyncAction::Change {
+                version: 3,
+                previous: "b".into(),
+                stale: false,
+                written: false,
+            },
+            "given back: the file was never written"
+        );
+        documents.sync(disk.unsaved("b".into()), Use::Question);
+        assert_eq!(
+            documents.sync(edited.clone(), Use::Refresh),
+            SyncAction::Saved
+        );
+        assert_eq!(documents.sync(edited, Use::Refresh), SyncAction::Unchanged);
+        assert_eq!(
+            documents.sync(disk, Use::Refresh),
+            SyncAction::Change {
+                version: 5,
+                previous: "b".into(),
+                stale: false,
+                written: true,
+            },
+            "undone on disk"
+        );
     }
 
     #[test]
@@ -342,6 +403,7 @@ mod tests {
                 version: 2,
                 previous: "a".into(),
                 stale: true,
+                written: false,
             }
         );
         assert_eq!(

@@ -14,6 +14,7 @@ use crate::vocabulary::documents::DocumentSnapshot;
 use crate::vocabulary::server_states::Strategy;
 use ractor::ActorRef;
 use serde_json::{Value, json};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How long after answering its configuration a server is given to take
@@ -98,6 +99,7 @@ impl State {
         used: Use,
     ) -> bool {
         let uri = document.uri.clone();
+        let path = document.path.clone();
         let text = document.text.clone();
         let language = document.language_id.clone();
         let on_disk = document.on_disk;
@@ -110,12 +112,16 @@ impl State {
                     self.readiness.reload(Instant::now());
                 }
                 self.did_open(&uri, &language, version, &text);
+                if on_disk && self.changed_since_checked(&path) {
+                    self.did_save(&uri, Some(&text), capabilities);
+                }
                 true
             }
             SyncAction::Change {
                 version,
                 previous,
                 stale,
+                written,
             } => {
                 self.diagnostics
                     .note_change(&uri, i64::from(version), true, Instant::now());
@@ -133,19 +139,43 @@ impl State {
                 self.did_change(&change, force, capabilities);
                 // Nothing was saved; and clangd, told of a save, parses its
                 // open documents again unforced, which undoes the rebuild.
-                if let Some(include_text) = capabilities.save.filter(|_| on_disk && !force) {
-                    let mut params = json!({"textDocument": {"uri": uri}});
-                    if include_text {
-                        params["text"] = json!(&*text);
-                    }
-                    self.notify("textDocument/didSave", params);
-                    if self.save_check.saved(Instant::now()) {
-                        // Its answer is final only once the save's check ends.
-                        self.diagnostics.observations.progress_in_checks = true;
-                    }
+                if written && !force {
+                    self.did_save(&uri, Some(&text), capabilities);
                 }
                 false
             }
+            SyncAction::Saved => {
+                self.did_save(&uri, Some(&text), capabilities);
+                false
+            }
+        }
+    }
+
+    /// Whether the file changed on disk after the server's last check on
+    /// save read it (written before the watcher said so), which a save
+    /// then brings up to date.
+    fn changed_since_checked(&self, path: &Path) -> bool {
+        std::fs::metadata(path)
+            .and_then(|metadata| metadata.modified())
+            .is_ok_and(|modified| self.save_check.misses(modified))
+    }
+
+    /// Tells the server a file was saved, with its text when it asked for
+    /// it and it is known. A server that checks on save (rust-analyzer's
+    /// `cargo check`) checks the files as they are on disk then, so its
+    /// answers wait for that check.
+    pub(super) fn did_save(&mut self, uri: &str, text: Option<&str>, capabilities: &Capabilities) {
+        let Some(include_text) = capabilities.save else {
+            return;
+        };
+        let mut params = json!({"textDocument": {"uri": uri}});
+        if let Some(text) = text.filter(|_| include_text) {
+            params["text"] = json!(text);
+        }
+        self.notify("textDocument/didSave", params);
+        if self.save_check.saved(Instant::now()) {
+            // Its answer is final only once the save's check ends.
+            self.diagnostics.observations.progress_in_checks = true;
         }
     }
 

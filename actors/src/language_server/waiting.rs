@@ -228,9 +228,9 @@ impl State {
         };
         // While the server loads, waits on another's answer, or is about
         // to begin a save's check, its silence says nothing yet.
-        let save_check = self.save_check.awaited_until(now);
-        let progress_idle =
-            self.progress.is_idle() && !self.loading() && self.relayed == 0 && save_check.is_none();
+        let busy = !self.progress.is_idle() || self.loading() || self.relayed > 0;
+        let save_check = self.save_check.awaited_until(now, busy);
+        let progress_idle = !busy && save_check.is_none();
         let mut settled = Vec::new();
         let mut expired = Vec::new();
         let mut quieting = false;

@@ -159,6 +159,12 @@ impl State {
                 if self.spec.reads_disk_only_at_start && change.kind != ChangeKind::Deleted {
                     self.show_once(change);
                 }
+                // Its last check read the file as it was: a save starts
+                // the next (rust-analyzer takes one for any file of its
+                // workspace, open or not).
+                if self.spec.checks_on_save() && self.serves(change) {
+                    self.did_save(&change.uri, None, &capabilities);
+                }
                 continue;
             }
             resent.push(change.uri.as_str());
