@@ -218,6 +218,33 @@ fn an_edit_written_and_undone_as_its_check_ends_is_checked_on_disk_again() {
     session.keep(dir);
 }
 
+/// A file no document is open for, written on disk, starts the check on
+/// save too: the server's last check read it as it was, and its findings
+/// about the open documents that depend on it (the compiler's, in a
+/// workspace-wide check such as `cargo check`) would stay as they were.
+#[test]
+fn a_file_not_open_written_on_disk_starts_the_check_on_save() {
+    let dir = project(&[("lib.py", "fine\n"), ("main.py", "uses lib.py\n")]);
+    let mockls = mockls_binary().display().to_string();
+    let flags = "--publish-version --check-on-save 300";
+    let config = python_server("rust", &mockls, flags, "");
+    let session = Session::start_with_user_config(&config, &root_arg(dir.path()));
+    let main = json!({"file": "main.py"});
+    assert_eq!(
+        session.ok("diagnostics", main.clone()),
+        "main.py: no problems"
+    );
+    std::fs::write(dir.path().join("lib.py"), "ERROR\n").unwrap();
+    let broken = session.ok("diagnostics", main.clone());
+    assert!(
+        broken.contains("error [mockcheck E2] mockls: lib.py has an ERROR"),
+        "the check's finding: {broken}"
+    );
+    std::fs::write(dir.path().join("lib.py"), "fine\n").unwrap();
+    assert_eq!(session.ok("diagnostics", main), "main.py: no problems");
+    session.keep(dir);
+}
+
 /// A server that serves diagnostics on request only to a client that
 /// announced it can take their registration, and then stops publishing
 /// (as pyright does), is asked from its registration on: its answers are

@@ -47,12 +47,12 @@ pub struct Flags {
     pub source: Option<String>,
     /// Publish diagnostics only when a document is saved (and opened).
     pub diagnostics_on_save: bool,
-    /// Check a saved document this long after `didSave`, under progress,
-    /// as rust-analyzer runs `cargo check`, of the file as it is on disk
-    /// then: the check's findings (source
-    /// `mockcheck`) are published with the document's own until the next
-    /// save's check replaces them, so a change publishes the last check's
-    /// findings at once, whatever the text is now.
+    /// Check the workspace this long after `didSave`, under progress, as
+    /// rust-analyzer runs `cargo check`, every file as it is on disk then:
+    /// the check's findings (source `mockcheck`) are published with each
+    /// document's own until the next save's check replaces them, so a
+    /// change publishes the last check's findings at once, whatever the
+    /// text is now.
     pub check_on_save_ms: u64,
     /// Echo the document version in `publishDiagnostics`.
     pub publish_version: bool,

@@ -433,8 +433,10 @@ impl Mock {
         found
     }
 
-    /// `--check-on-save`: checks the saved document under progress after
-    /// the delay, and publishes its findings with the document's own.
+    /// `--check-on-save`: checks the workspace under progress after the
+    /// delay, as `cargo check` does, each file as it is on disk, and
+    /// publishes the findings of every file they changed for, and of the
+    /// saved and open documents, with each document's own.
     fn check_on_save(&self, uri: Uri) {
         let delay = Duration::from_millis(self.flags.check_on_save_ms);
         let check_time = Duration::from_millis(self.flags.diagnostics_delay_ms.max(50));
@@ -448,31 +450,71 @@ impl Mock {
             tokio::time::sleep(delay).await;
             begin_progress(&client, &token, "cargo check").await;
             tokio::time::sleep(check_time).await;
-            let published = state.lock().ok().map(|mut state| {
-                let key = uri.as_str().to_owned();
-                // A compiler reads the file, whatever the editor holds.
-                let on_disk = path_of(&key).and_then(|path| std::fs::read_to_string(path).ok());
-                let checked = on_disk.unwrap_or_default();
-                let found = diagnostics(&state.workspace, encoding, &key, &checked, "mockcheck");
-                state.checked_on_save.insert(key.clone(), found);
-                let text = state.workspace.open.get(&key).cloned().unwrap_or_default();
-                let mut all = diagnostics(&state.workspace, encoding, &key, &text, &source);
-                all.extend(state.checked_on_save[&key].iter().cloned());
-                (
-                    all,
-                    state
-                        .versions
-                        .get(&key)
-                        .copied()
-                        .filter(|_| publish_version),
-                )
-            });
-            if let Some((all, version)) = published {
-                client.publish_diagnostics(uri, all, version).await;
+            let published = state
+                .lock()
+                .map(|mut state| {
+                    checked_workspace(&mut state, encoding, uri.as_str(), &source, publish_version)
+                })
+                .unwrap_or_default();
+            for (uri, all, version) in published {
+                if let Ok(uri) = Uri::from_str(&uri) {
+                    client.publish_diagnostics(uri, all, version).await;
+                }
             }
             end_progress(&client, &token).await;
         });
     }
+}
+
+/// A check on save of every file as on disk (a compiler reads the files,
+/// whatever the editor holds): the publications it makes, each with the
+/// document's own diagnostics of the text mockls holds.
+fn checked_workspace(
+    state: &mut State,
+    encoding: Encoding,
+    saved: &str,
+    source: &str,
+    publish_version: bool,
+) -> Vec<(String, Vec<Diagnostic>, Option<i32>)> {
+    let mut uris: Vec<String> = state.workspace.documents().into_keys().collect();
+    if !uris.iter().any(|uri| uri == saved) {
+        uris.push(saved.to_owned());
+    }
+    let mut published = Vec::new();
+    for uri in uris {
+        let on_disk = path_of(&uri).and_then(|path| std::fs::read_to_string(path).ok());
+        let found = diagnostics(
+            &state.workspace,
+            encoding,
+            &uri,
+            &on_disk.unwrap_or_default(),
+            "mockcheck",
+        );
+        let open = state.workspace.open.get(&uri).cloned();
+        let changed = state
+            .checked_on_save
+            .get(&uri)
+            .map_or(!found.is_empty(), |before| *before != found);
+        state.checked_on_save.insert(uri.clone(), found.clone());
+        if !(changed || open.is_some() || uri == saved) {
+            continue;
+        }
+        let version = state
+            .versions
+            .get(&uri)
+            .copied()
+            .filter(|_| publish_version && open.is_some());
+        let mut all = diagnostics(
+            &state.workspace,
+            encoding,
+            &uri,
+            &open.unwrap_or_default(),
+            source,
+        );
+        all.extend(found);
+        published.push((uri, all, version));
+    }
+    published
 }
 
 impl LanguageServer for Mock {

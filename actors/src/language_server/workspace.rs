@@ -153,17 +153,15 @@ impl State {
         // small, and reading them now puts their new text ahead of every
         // request already queued behind this message.
         let mut resent = Vec::new();
+        let mut unopened = None;
         for change in &relevant {
             self.coverage.forget(&change.uri);
             if !self.documents.is_open(&change.uri) {
                 if self.spec.reads_disk_only_at_start && change.kind != ChangeKind::Deleted {
                     self.show_once(change);
                 }
-                // Its last check read the file as it was: a save starts
-                // the next (rust-analyzer takes one for any file of its
-                // workspace, open or not).
-                if self.spec.checks_on_save() && self.serves(change) {
-                    self.did_save(&change.uri, None, &capabilities);
+                if self.serves(change) {
+                    unopened = unopened.or(Some(change.uri.as_str()));
                 }
                 continue;
             }
@@ -174,6 +172,13 @@ impl State {
                 }
                 _ => self.close_document(&change.uri),
             }
+        }
+        // The last check on save read the files as they were: a save
+        // starts the next. rust-analyzer takes one for any file of its
+        // workspace, open or not, and checks the whole workspace for it,
+        // so one for the files not open is enough.
+        if let Some(uri) = unopened.filter(|_| self.spec.checks_on_save()) {
+            self.did_save(uri, None, &capabilities);
         }
         // Another language's code alone changed: the server was told, as
         // it asked, but its view of its documents is what it was.
