@@ -121,6 +121,43 @@ fn source_of_a_typescript_function_brings_the_comment_above_it() {
     );
 }
 
+/// zod's `isFinite` is declared by an interface and assigned below it in
+/// the same file (`inst.isFinite = true`), where the server's definition
+/// leads to the declaration: the name asked alone lists the declaration,
+/// not the assignment, among its candidates.
+#[test]
+fn a_property_named_alone_is_its_declaration_not_an_assignment_to_it() {
+    if !have("typescript-language-server") {
+        return skip("typescript-language-server is not on PATH");
+    }
+    let Some(dir) = real_project("zod-4.6.7") else {
+        return skip("target/real-projects/zod-4.6.7 is missing (.ci/run unpacks it)");
+    };
+    std::fs::write(
+        dir.path().join("tsconfig.json"),
+        r#"{"compilerOptions": {"strict": true, "target": "es2022", "module": "esnext", "moduleResolution": "bundler", "skipLibCheck": true}, "include": ["src"]}"#,
+    )
+    .unwrap();
+    let schemas = "src/v4/classic/schemas.ts";
+    let text = std::fs::read_to_string(dir.path().join(schemas)).unwrap();
+    let line_of = |written: &str| {
+        1 + text
+            .lines()
+            .position(|line| line.trim() == written)
+            .unwrap_or_else(|| panic!("{schemas} no longer writes {written}"))
+    };
+    let declared = format!(
+        "{schemas}:{}:3  property isFinite",
+        line_of("isFinite: boolean;")
+    );
+    let assigned = format!("{schemas}:{}:", line_of("inst.isFinite = true;"));
+    let session = Session::start(&root_arg(dir.path()));
+    let answer = session.ok("definition", json!({"symbol": "isFinite"}));
+    assert!(answer.contains(&declared), "{answer}");
+    assert!(!answer.contains(&assigned), "{answer}");
+    session.keep(dir);
+}
+
 #[test]
 fn source_of_a_c_function_gives_its_definition_then_its_header_declaration() {
     if !have("clangd") {

@@ -194,11 +194,12 @@ fn groups(places: &[Place], links: &[Vec<Place>]) -> Vec<Vec<usize>> {
 }
 
 /// The member that stands for a group: the first in a header or a stub,
-/// where declarations without bodies live; else the first that is not a
-/// re-export or an import of another member (its definition leads to
-/// that member in another file: Rust's `pub use`, Python's `from … import`
-/// in a package's `__init__.py`), which is the thing it names; else the
-/// first.
+/// where declarations without bodies live; else the first whose
+/// definition leads to no other member, which is the thing the others
+/// name (a re-export or an import leads to it in another file: Rust's
+/// `pub use`, Python's `from … import` in a package's `__init__.py`; an
+/// assignment to a property in its own file: zod's `inst.isFinite =
+/// true` below the interface that declares `isFinite`); else the first.
 fn primary(group: &[usize], places: &[Place], links: &[Vec<Place>]) -> usize {
     if let Some(declaration) = group
         .iter()
@@ -209,10 +210,9 @@ fn primary(group: &[usize], places: &[Place], links: &[Vec<Place>]) -> usize {
     }
     let names_another = |member: usize| {
         links[member].iter().any(|place| {
-            place.0 != places[member].0
-                && group
-                    .iter()
-                    .any(|&other| other != member && places[other] == *place)
+            group
+                .iter()
+                .any(|&other| other != member && places[other] == *place)
         })
     };
     group
@@ -268,6 +268,18 @@ mod tests {
         let grouped = groups(&places, &links);
         assert_eq!(grouped, vec![vec![0, 1], vec![2]]);
         assert_eq!(primary(&grouped[0], &places, &links), 0);
+    }
+
+    #[test]
+    fn an_assignment_to_a_property_stands_for_nothing_beside_its_declaration() {
+        let places = vec![place("schemas.ts", 1154), place("schemas.ts", 1140)];
+        let links = vec![
+            vec![place("schemas.ts", 1140)],
+            vec![place("schemas.ts", 1140)],
+        ];
+        let group = groups(&places, &links).remove(0);
+        assert_eq!(group, vec![0, 1]);
+        assert_eq!(primary(&group, &places, &links), 1);
     }
 
     #[test]

@@ -100,9 +100,12 @@ pub fn errors_in<'a>(answer: &'a str, severities: &[&str]) -> Vec<&'a str> {
         .filter_map(|line| line.strip_prefix("  "))
         .filter_map(|line| line.split_once(' ').map(|(_, what)| what))
         .filter(|what| {
-            severities
-                .iter()
-                .any(|severity| what.starts_with(&format!("{severity} ")))
+            // A linter's finding without a rule (a parse error) ends its
+            // source's brackets at once: `error [eslint] Parsing error`.
+            severities.iter().any(|severity| {
+                what.starts_with(&format!("{severity} "))
+                    || what.starts_with(&format!("{severity}]"))
+            })
         })
         .collect();
     errors.sort_unstable();

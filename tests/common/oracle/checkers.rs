@@ -39,11 +39,13 @@ pub enum Checker {
 /// message.
 pub type Errors = BTreeMap<String, Vec<CheckerError>>;
 
-/// One error of a checker: its line (1-based) and what it says. Errors
-/// are compared by what they say: an edit moves the lines below it.
+/// One error of a checker: its line and column (1-based; the column
+/// where the checker gives one) and what it says. Errors are compared by
+/// what they say: an edit moves the lines below it.
 #[derive(Debug, Clone)]
 pub struct CheckerError {
     pub line: usize,
+    pub column: Option<usize>,
     pub message: String,
 }
 
@@ -103,7 +105,7 @@ pub fn check(checker: Checker, root: &Path) -> Errors {
         Checker::Tsc(command) => by_line(
             root,
             Command::new(command).args(["--noEmit", "-p", "."]),
-            r"^(?P<file>[^(\s][^(]*)\((?P<line>\d+),\d+\): error (?P<message>.*)$",
+            r"^(?P<file>[^(\s][^(]*)\((?P<line>\d+),(?P<column>\d+)\): error (?P<message>.*)$",
         ),
         Checker::GoVet => by_line(
             root,
@@ -111,7 +113,7 @@ pub fn check(checker: Checker, root: &Path) -> Errors {
                 .args(["vet", "./..."])
                 .env("GOFLAGS", "-mod=mod")
                 .env("GOPROXY", "off"),
-            r"^(?:vet: )?(?:\./)?(?P<file>[^:\s]+\.go):(?P<line>\d+):\d+: (?P<message>.*)$",
+            r"^(?:vet: )?(?:\./)?(?P<file>[^:\s]+\.go):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$",
         ),
         Checker::Gcc => gcc(root),
         Checker::Cargo => by_line(
@@ -134,12 +136,12 @@ pub fn check(checker: Checker, root: &Path) -> Errors {
                         fnv(&root.display().to_string())
                     )),
                 ),
-            r"^(?P<file>[^:\s]+\.rs):(?P<line>\d+):\d+: error(?:\[\w+\])?: (?P<message>.*)$",
+            r"^(?P<file>[^:\s]+\.rs):(?P<line>\d+):(?P<column>\d+): error(?:\[\w+\])?: (?P<message>.*)$",
         ),
         Checker::Ty => by_line(
             root,
             Command::new("ty").args(["check", "--output-format", "concise"]),
-            r"^(?P<file>[^:\s]+\.py):(?P<line>\d+):\d+: error\[[\w-]+\] (?P<message>.*)$",
+            r"^(?P<file>[^:\s]+\.py):(?P<line>\d+):(?P<column>\d+): error\[[\w-]+\] (?P<message>.*)$",
         ),
         Checker::Eslint => eslint(root),
         Checker::PhpLint => php_lint(root),
@@ -187,6 +189,9 @@ fn pyright(command: &str, root: &Path) -> Errors {
                 line: diagnostic["range"]["start"]["line"]
                     .as_u64()
                     .map_or(0, |line| line as usize + 1),
+                column: diagnostic["range"]["start"]["character"]
+                    .as_u64()
+                    .map(|character| character as usize + 1),
                 message: diagnostic["message"]
                     .as_str()
                     .unwrap_or_default()
@@ -217,6 +222,7 @@ fn eslint(root: &Path) -> Errors {
                 .or_default()
                 .push(CheckerError {
                     line: message["line"].as_u64().map_or(0, |line| line as usize),
+                    column: message["column"].as_u64().map(|column| column as usize),
                     message: format!(
                         "{} {}",
                         message["ruleId"].as_str().unwrap_or_default(),
@@ -271,7 +277,8 @@ fn by_line(root: &Path, command: &mut Command, pattern: &str) -> Errors {
     errors
 }
 
-/// Adds the error a checker's line gave (its `line` and `message`) to
+/// Adds the error a checker's line gave (its `line`, `column` where it
+/// has one, and `message`) to
 /// those of `file`, relative to the root.
 fn record(errors: &mut Errors, file: &Path, found: &regex::Captures) {
     errors
@@ -279,6 +286,9 @@ fn record(errors: &mut Errors, file: &Path, found: &regex::Captures) {
         .or_default()
         .push(CheckerError {
             line: found["line"].parse().unwrap_or(0),
+            column: found
+                .name("column")
+                .and_then(|column| column.as_str().parse().ok()),
             message: said(&found["message"]),
         });
 }
@@ -306,9 +316,10 @@ fn gcc(root: &Path) -> Errors {
     let database: Vec<serde_json::Value> =
         serde_json::from_str(&std::fs::read_to_string(root.join("compile_commands.json")).unwrap())
             .unwrap();
-    let pattern =
-        Regex::new(r"^(?P<file>[^:\s]+):(?P<line>\d+):\d+: (?:fatal )?error: (?P<message>.*)$")
-            .unwrap();
+    let pattern = Regex::new(
+        r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<column>\d+): (?:fatal )?error: (?P<message>.*)$",
+    )
+    .unwrap();
     let mut errors = Errors::new();
     for entry in database {
         let directory = PathBuf::from(entry["directory"].as_str().unwrap());

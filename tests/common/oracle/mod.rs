@@ -63,8 +63,8 @@ pub struct Judge {
     /// A definition on one line: `name` is its name, `params` its whole
     /// parameter list when the line holds it.
     pub definition: &'static str,
-    /// Definitions of other names on one line (types, constants), by
-    /// `name`: they are only renamed.
+    /// Definitions of other names on one line (types, constants,
+    /// fields), by `name`: they are only renamed.
     pub names: &'static [&'static str],
     /// A definition with its body where the language declares it apart
     /// (a C function's), by `name`: a use may lead to either.
@@ -110,6 +110,8 @@ const PYTHON: Judge = Judge {
     names: &[
         r"^\s*class\s+(?P<name>[A-Za-z_]\w*)\s*[(:]",
         r"^(?P<name>[A-Z][A-Z0-9_]+)\s*(?::[^=]+)?=[^=]",
+        // An attribute a class body declares with its type.
+        r"^    (?P<name>[a-z_][a-z0-9_]*): [^=(,]*[^,=(\s](?: = [^,(]*[^,\s])?$",
     ],
     body: None,
     receiver: Some("self"),
@@ -131,6 +133,8 @@ const TYPESCRIPT: Judge = Judge {
     names: &[
         r"^\s*(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(?:class|interface|enum|type)\s+(?P<name>[A-Za-z_$][\w$]*)\b",
         r"^(?:export\s+)?const\s+(?P<name>[A-Za-z_$][\w$]*)\s*(?::[^=]+)?=[^=>]",
+        // A property a class, interface or type literal declares.
+        r"^\s+(?:(?:public|private|protected|readonly|static|declare|abstract)\s+)*(?P<name>[A-Za-z_$][\w$]*)[?!]?: [^=;]+;$",
     ],
     body: None,
     receiver: None,
@@ -197,6 +201,8 @@ pub const JUDGES: &[Judge] = &[
         names: &[
             r"^\s*(?:(?:abstract|final|readonly)\s+)*(?:class|interface|trait|enum)\s+(?P<name>[A-Za-z_]\w*)",
             r"^\s*(?:(?:public|protected|private|final)\s+)*const\s+(?P<name>[A-Za-z_]\w*)\s*=",
+            // A property a class declares.
+            r"^\s*(?:(?:public|protected|private|static|readonly)\s+)+(?:\??[\w\\|]+\s+)?\$(?P<name>\w+)\s*[;=]",
         ],
         body: None,
         receiver: None,
@@ -217,6 +223,8 @@ pub const JUDGES: &[Judge] = &[
             r"^type\s+(?P<name>[A-Za-z_]\w*)\s+[\w\[\*]",
             r"^const\s+(?P<name>[A-Za-z_]\w*)\b",
             r"^\t(?P<name>[A-Z]\w*)\s*(?:[A-Za-z_][\w.]*\s*)?=[^=]",
+            // An exported field of a struct.
+            r"^\t(?P<name>[A-Z]\w*)\s+[\*\[\]\w.]+(?:\s+`[^`]*`)?$",
         ],
         body: None,
         receiver: None,
@@ -262,6 +270,8 @@ pub const JUDGES: &[Judge] = &[
         names: &[
             r"^\s*(?:pub(?:\([^()]*\))?\s+)?(?:struct|enum|trait|type|union)\s+(?P<name>[A-Za-z_]\w*)",
             r"^\s*(?:pub(?:\([^()]*\))?\s+)?(?:const|static)\s+(?P<name>[A-Z_][A-Z0-9_]*)\s*:",
+            // A public field of a struct.
+            r"^\s+pub(?:\([^()]*\))?\s+(?P<name>[a-z_][a-z0-9_]*)\s*:\s*[^:]",
         ],
         body: None,
         receiver: Some("&self"),

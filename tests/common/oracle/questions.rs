@@ -250,16 +250,38 @@ pub fn broken_uses(
             continue;
         };
         let lines: Vec<&str> = text.lines().collect();
-        for CheckerError { line, .. } in errors {
+        for CheckerError { line, column, .. } in errors {
+            // Where the checker points, the name must be: a line may name
+            // it for something else (a local `def` beside a property `def`).
             let names_it = lines
                 .get(line.wrapping_sub(1))
-                .is_some_and(|text| word.is_match(text));
+                .is_some_and(|text| match column {
+                    Some(column) => names_at(text, definition.name, *column),
+                    None => word.is_match(text),
+                });
             if names_it && !places.is_definition(file, *line) {
                 uses.insert((file.clone(), *line));
             }
         }
     }
     uses
+}
+
+/// Whether `text` writes `name` as a word over its 1-based character
+/// `column`.
+fn names_at(text: &str, name: &str, column: usize) -> bool {
+    let at = text
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(text.len(), |(at, _)| at);
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(name).any(|(start, found)| {
+        let end = start + found.len();
+        start <= at
+            && at < end
+            && !text[..start].chars().next_back().is_some_and(is_word)
+            && !text[end..].chars().next().is_some_and(is_word)
+    })
 }
 
 /// Where the oracle reads the project, and what it looks for there.
