@@ -85,7 +85,7 @@ fn section(tallies: &[Tally], edits: usize, seed: u64) -> String {
          published projects (`ORACLE_EDITS={edits} cargo bench --bench oracle`,\n\
          {edits} edits a project, seed {seed}; `tests/oracle.rs` runs a bounded\n\
          sample on every push). An edit, in a copy of the project, renames a\n\
-         definition (a function or method, a type, a constant), drops a\n\
+         definition (a function or method, a type, a constant, a field), drops a\n\
          function's last parameter, changes its return type (where the language\n\
          writes one on the definition's line), deletes a file, or, for a linter, puts\n\
          a statement it flags first in a function's body (`debugger;` for Biome,\n\

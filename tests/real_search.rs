@@ -1,7 +1,7 @@
 //! `search` for a member asked as `Type.member` with servers that match
 //! workspace symbols by name alone (pyright on requests, tsserver on
-//! immer): the member, kept only where the server places it in that
-//! type.
+//! immer, ty on pg_activity): the member, kept only where the server or
+//! its file's outline places it in that type.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -52,6 +52,36 @@ fn a_method_asked_with_its_class_is_found_by_typescript() {
     assert!(
         symbols_part(&answer)
             .ends_with("symbols (1)\n  src/core/immerClass.ts\n    method createDraft 153:2"),
+        "{answer}"
+    );
+    session.keep(dir);
+}
+
+/// ty names a class's fields without their class, and finds no field by
+/// text (an annotated attribute is no `def`): the field asked with its
+/// class (pg_activity's `ServerInformation.insert_per_second`) is placed
+/// by its file's outline.
+#[test]
+fn a_field_asked_with_its_class_is_found_by_ty() {
+    if !have("ty") {
+        return skip("ty is not on PATH");
+    }
+    let Some(dir) = real_project("pg-activity-3.6.2") else {
+        return skip("target/real-projects/pg-activity-3.6.2 is missing (.ci/run unpacks it)");
+    };
+    let types = std::fs::read_to_string(dir.path().join("pgactivity/types.py")).unwrap();
+    let line = 1 + types
+        .lines()
+        .position(|line| line == "    insert_per_second: int")
+        .expect("pg_activity declares insert_per_second");
+    let session = Session::start_with_user_config("[server.ty]\n", &root_arg(dir.path()));
+    let answer = session.ok(
+        "search",
+        json!({"query": "ServerInformation.insert_per_second"}),
+    );
+    assert_eq!(
+        symbols_part(&answer),
+        format!("symbols (1)\n  pgactivity/types.py\n    field insert_per_second {line}:5"),
         "{answer}"
     );
     session.keep(dir);

@@ -273,7 +273,7 @@ fn asks_member(found: &str, symbol: &str) -> bool {
 /// The name of the symbol that holds `name` at `location` in its file's
 /// outline: typescript-language-server names a method alone and gives no
 /// container, so `Immer.produce` is told from another `produce` there.
-async fn holder_in_outline(
+pub(super) async fn holder_in_outline(
     context: &Context,
     name: &str,
     location: &lsp_types::Location,

@@ -17,6 +17,7 @@ use super::workspace_names;
 use crate::error::{Error, Result};
 use crate::language::{ReferencesFrom, language_id};
 use crate::listings::Listed;
+use crate::lsp::position::PositionEncoding;
 use crate::lsp::uri::uri_to_path;
 use crate::messages::language_server::Problem;
 use crate::sketches::{Needle, Sketches, Tally};
@@ -275,8 +276,20 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
                 .drain(..)
                 .map(|problem| (label.clone(), problem)),
         );
+        let mut outlines_left = MAX_OUTLINED_MEMBERS;
         for symbol in symbols {
-            if !wanted(&symbol.name, symbol.container.as_deref()) {
+            let unplaced_member = symbol.container.is_none()
+                && member != query
+                && symbols::names(&symbol.name, member);
+            let placed = match wanted(&symbol.name, symbol.container.as_deref()) {
+                true => true,
+                false if unplaced_member && outlines_left > 0 => {
+                    outlines_left -= 1;
+                    held_in(context, &symbol.location, reply.encoding, query).await
+                }
+                false => false,
+            };
+            if !placed {
                 continue;
             }
             let location = symbol.location;
@@ -328,6 +341,27 @@ async fn symbols(context: &Context, roots: &RootSet, query: &str) -> Result<Foun
         outside: sources.outside_note(),
         included_only,
     })
+}
+
+/// How many members named without a container one server's answer to a
+/// `Type.member` query has placed by their file's outline.
+const MAX_OUTLINED_MEMBERS: usize = 32;
+
+/// Whether the member a server named alone, without a container (ty's
+/// fields, typescript-language-server's members), at `location` is held
+/// by the type `query` names, by its file's outline.
+async fn held_in(
+    context: &Context,
+    location: &lsp_types::Location,
+    encoding: PositionEncoding,
+    query: &str,
+) -> bool {
+    let Some((_, member)) = symbols::qualifier(query) else {
+        return false;
+    };
+    address::holder_in_outline(context, member, location, encoding)
+        .await
+        .is_some_and(|holder| symbols::names_in(member, Some(&holder), query))
 }
 
 /// The definitions of `query` found by text where no server named one

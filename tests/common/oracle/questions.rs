@@ -197,7 +197,8 @@ pub fn judge(
     // manager's type).
     let decorated = places.decorated(definition.file, definition.line);
     let hovered = hover.text.contains(definition.name)
-        || (decorated && !hover.is_error && !hover.text.trim().is_empty());
+        || (decorated && !hover.is_error && !hover.text.trim().is_empty())
+        || declared_type(definition).is_some_and(|declared| hover.text.contains(declared));
     // "No hover information" is said, not implied: clangd has none for
     // code the preprocessor leaves out.
     let verdict = match (hovered, hover.text.starts_with("no hover information")) {
@@ -214,6 +215,16 @@ pub fn judge(
         }
     }
     verdicts
+}
+
+/// The type a field's line declares it with (`insert_per_second: int`),
+/// which a hover of the field may give alone (ty's is `int`).
+fn declared_type<'a>(definition: &Definition<'a>) -> Option<&'a str> {
+    let text = definition.text;
+    let after = &text[text.find(definition.name)? + definition.name.len()..];
+    let declared = after.trim_start_matches(['?', '!']).strip_prefix(':')?;
+    let declared = declared.split(['=', ';', ',']).next()?.trim();
+    (!declared.is_empty()).then_some(declared)
 }
 
 /// The columns of white space a line starts with, a tab as four.
@@ -693,9 +704,11 @@ pub fn symbols_named(text: &str, name: &str) -> Vec<(String, usize)> {
         }
         if let Some(symbol) = line.strip_prefix("    ") {
             let tokens: Vec<&str> = symbol.split_whitespace().collect();
-            let named = tokens
-                .iter()
-                .any(|token| *token == name || token.rsplit(['.', ':', '#']).next() == Some(name));
+            let named = tokens.iter().any(|token| {
+                // PHP's properties are listed with their sigil.
+                let token = token.strip_prefix('$').unwrap_or(token);
+                token == name || token.rsplit(['.', ':', '#']).next() == Some(name)
+            });
             let position = tokens.iter().find(|token| is_position(token));
             if let (true, Some(file), Some(position)) = (named, file, position)
                 && let Some(line) = position
