@@ -155,9 +155,11 @@ impl State {
     /// save read it (written before the watcher said so), which a save
     /// then brings up to date.
     fn changed_since_checked(&self, path: &Path) -> bool {
-        std::fs::metadata(path)
-            .and_then(|metadata| metadata.modified())
-            .is_ok_and(|modified| self.save_check.misses(modified))
+        // Only a server that checks on save pays for reading the stamp.
+        self.spec.checks_on_save()
+            && std::fs::metadata(path)
+                .and_then(|metadata| metadata.modified())
+                .is_ok_and(|modified| self.save_check.misses(modified))
     }
 
     /// Tells the server a file was saved, with its text when it asked for
